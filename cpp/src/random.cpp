@@ -1,0 +1,427 @@
+#include "privlearn/random.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "privlearn/checks.hpp"
+#include "privlearn/parallel.hpp"
+
+#if defined(__linux__)
+#include <sys/random.h>
+#endif
+
+namespace privlearn::random {
+
+namespace {
+
+constexpr std::uint32_t kSigma[4] = {0x61707865u, 0x3320646eu, 0x79622d32u, 0x6b206574u};
+constexpr double kTwoPi = 6.283185307179586;  // the double nearest 2 pi (== 2 * numpy.pi)
+constexpr std::size_t kChunkBlocks = 64;      // blocks generated per work item
+constexpr std::uint64_t kU64Max = ~std::uint64_t{0};
+
+inline std::uint32_t rotl(std::uint32_t v, int n) noexcept { return (v << n) | (v >> (32 - n)); }
+
+#define PRIVLEARN_QR(a, b, c, d) \
+  a += b;                        \
+  d ^= a;                        \
+  d = ROT(d, 16);                \
+  c += d;                        \
+  b ^= c;                        \
+  b = ROT(b, 12);                \
+  a += b;                        \
+  d ^= a;                        \
+  d = ROT(d, 8);                 \
+  c += d;                        \
+  b ^= c;                        \
+  b = ROT(b, 7);
+
+#define PRIVLEARN_DOUBLE_ROUND(x)                \
+  PRIVLEARN_QR(x[0], x[4], x[8], x[12])          \
+  PRIVLEARN_QR(x[1], x[5], x[9], x[13])          \
+  PRIVLEARN_QR(x[2], x[6], x[10], x[14])         \
+  PRIVLEARN_QR(x[3], x[7], x[11], x[15])         \
+  PRIVLEARN_QR(x[0], x[5], x[10], x[15])         \
+  PRIVLEARN_QR(x[1], x[6], x[11], x[12])         \
+  PRIVLEARN_QR(x[2], x[7], x[8], x[13])          \
+  PRIVLEARN_QR(x[3], x[4], x[9], x[14])
+
+inline void init_state(const Key& key, std::uint64_t counter, std::uint64_t stream,
+                       std::uint32_t s[16]) noexcept {
+  for (int w = 0; w < 4; ++w) s[w] = kSigma[w];
+  for (int w = 0; w < 8; ++w) s[4 + w] = key[w];
+  s[12] = static_cast<std::uint32_t>(counter);
+  s[13] = static_cast<std::uint32_t>(counter >> 32);
+  s[14] = static_cast<std::uint32_t>(stream);
+  s[15] = static_cast<std::uint32_t>(stream >> 32);
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+// Eight blocks at once, one block per vector lane (GCC/Clang vector extensions: SSE2 pairs on
+// baseline x86-64, one AVX2 register where available).
+typedef std::uint32_t v8u __attribute__((vector_size(32)));
+
+void blocks8(const Key& key, std::uint64_t counter, std::uint64_t stream,
+             std::uint32_t* out) noexcept {
+  v8u s[16];
+  for (int w = 0; w < 4; ++w) s[w] = v8u{} + kSigma[w];
+  for (int w = 0; w < 8; ++w) s[4 + w] = v8u{} + key[w];
+  for (int l = 0; l < 8; ++l) {
+    const std::uint64_t c = counter + static_cast<std::uint64_t>(l);
+    s[12][l] = static_cast<std::uint32_t>(c);
+    s[13][l] = static_cast<std::uint32_t>(c >> 32);
+  }
+  s[14] = v8u{} + static_cast<std::uint32_t>(stream);
+  s[15] = v8u{} + static_cast<std::uint32_t>(stream >> 32);
+  v8u x[16];
+  for (int w = 0; w < 16; ++w) x[w] = s[w];
+#define ROT(v, n) (((v) << (n)) | ((v) >> (32 - (n))))
+  for (int r = 0; r < 10; ++r) {
+    PRIVLEARN_DOUBLE_ROUND(x)
+  }
+#undef ROT
+  for (int w = 0; w < 16; ++w) x[w] += s[w];
+  for (int l = 0; l < 8; ++l)
+    for (int w = 0; w < 16; ++w) out[16 * l + w] = x[w][l];
+}
+#else
+void blocks8(const Key& key, std::uint64_t counter, std::uint64_t stream,
+             std::uint32_t* out) noexcept {
+  for (int l = 0; l < 8; ++l) chacha20_block(key, counter + l, stream, out + 16 * l);
+}
+#endif
+
+// Calls body(first_block, words, n_blocks) on consecutive chunks of the block range
+// [first_block, first_block + n_blocks), in parallel; each chunk's words are generated locally.
+template <class Body>
+void for_block_chunks(const Key& key, std::uint64_t stream, std::uint64_t first_block,
+                      std::uint64_t n_blocks, int n_threads, Body&& body) {
+  if (n_blocks == 0) return;
+  const std::uint64_t n_chunks = (n_blocks + kChunkBlocks - 1) / kChunkBlocks;
+  const int threads = parallel::resolve_threads(n_threads);
+  const std::int64_t chunks = static_cast<std::int64_t>(n_chunks);
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp parallel num_threads(threads) if (threads > 1 && chunks > 1)
+#endif
+  {
+    std::uint32_t buffer[16 * kChunkBlocks];
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      const std::uint64_t b0 = first_block + static_cast<std::uint64_t>(c) * kChunkBlocks;
+      const std::uint64_t nb =
+          std::min<std::uint64_t>(kChunkBlocks, n_blocks - static_cast<std::uint64_t>(c) * kChunkBlocks);
+      chacha20_blocks(key, b0, stream, static_cast<std::size_t>(nb), buffer);
+      body(b0 - first_block, buffer, nb);
+    }
+  }
+  (void)threads;
+}
+
+// Calls f(k, raw) for k in [0, n), raw = 64-bit draw (base_raw + k) where draw j lives in block
+// block_base + j / 8. Parallel and order-independent.
+template <class F>
+void for_raws(const Key& key, std::uint64_t stream, std::uint64_t block_base, std::uint64_t start,
+              std::uint64_t n, int n_threads, F&& f) {
+  if (n == 0) return;
+  const std::uint64_t last = start + (n - 1);
+  const std::uint64_t first_block = start >> 3;
+  const std::uint64_t n_blocks = (last >> 3) - first_block + 1;
+  for_block_chunks(key, stream, block_base + first_block, n_blocks, n_threads,
+                   [&](std::uint64_t block_offset, const std::uint32_t* w, std::uint64_t nb) {
+                     const std::uint64_t raw0 = (first_block + block_offset) << 3;
+                     const std::uint64_t lo = std::max(raw0, start);
+                     const std::uint64_t hi = std::min(raw0 + nb * 8 - 1, last);
+                     for (std::uint64_t j = lo; j <= hi; ++j) {
+                       const std::uint64_t q = j - raw0;
+                       const std::uint64_t raw = static_cast<std::uint64_t>(w[2 * q]) |
+                                                 (static_cast<std::uint64_t>(w[2 * q + 1]) << 32);
+                       f(j - start, raw);
+                     }
+                   });
+}
+
+inline double to_unit(std::uint64_t raw) noexcept {
+  return static_cast<double>(raw >> 11) * 0x1.0p-53;
+}
+
+inline double std_exponential(std::uint64_t raw) noexcept { return -std::log(1.0 - to_unit(raw)); }
+
+inline void box_muller(std::uint64_t a, std::uint64_t b, double& c, double& s) noexcept {
+  const double r = std::sqrt(-2.0 * std::log(1.0 - to_unit(a)));
+  const double t = kTwoPi * to_unit(b);
+  c = r * std::cos(t);
+  s = r * std::sin(t);
+}
+
+void check_range(std::uint64_t start, std::size_t n, std::uint64_t limit, const char* what) {
+  if (start > limit || static_cast<std::uint64_t>(n) > limit - start)
+    checks::fail(std::string(what) + ": start + n exceeds the address space (" +
+                 std::to_string(limit) + ")");
+}
+
+bool is_integer_shape(double shape) noexcept {
+  return shape >= 1.0 && shape == std::floor(shape) && shape <= static_cast<double>(kDirectionOffset);
+}
+
+}  // namespace
+
+void chacha20_block(const Key& key, std::uint64_t counter, std::uint64_t stream,
+                    std::uint32_t out[16]) noexcept {
+  std::uint32_t s[16], x[16];
+  init_state(key, counter, stream, s);
+  std::memcpy(x, s, sizeof(s));
+#define ROT(v, n) rotl(v, n)
+  for (int r = 0; r < 10; ++r) {
+    PRIVLEARN_DOUBLE_ROUND(x)
+  }
+#undef ROT
+  for (int w = 0; w < 16; ++w) out[w] = x[w] + s[w];
+}
+
+void chacha20_blocks(const Key& key, std::uint64_t counter, std::uint64_t stream, std::size_t n,
+                     std::uint32_t* out) noexcept {
+  std::size_t b = 0;
+  for (; b + 8 <= n; b += 8) blocks8(key, counter + b, stream, out + 16 * b);
+  if (b < n) {
+    std::uint32_t tmp[16 * 8];
+    blocks8(key, counter + b, stream, tmp);
+    std::memcpy(out + 16 * b, tmp, sizeof(std::uint32_t) * 16 * (n - b));
+  }
+}
+
+Key key_from_bytes(const std::uint8_t bytes[32]) noexcept {
+  Key key;
+  for (int w = 0; w < 8; ++w)
+    key[w] = static_cast<std::uint32_t>(bytes[4 * w]) |
+             (static_cast<std::uint32_t>(bytes[4 * w + 1]) << 8) |
+             (static_cast<std::uint32_t>(bytes[4 * w + 2]) << 16) |
+             (static_cast<std::uint32_t>(bytes[4 * w + 3]) << 24);
+  return key;
+}
+
+Key key_from_seed(std::uint64_t seed) noexcept {
+  const Key zero{};
+  std::uint32_t block[16];
+  chacha20_block(zero, seed, kSeedStream, block);
+  Key key;
+  for (int w = 0; w < 8; ++w) key[w] = block[w];
+  return key;
+}
+
+Key key_from_os() {
+  std::uint8_t bytes[32];
+  std::size_t got = 0;
+#if defined(__linux__)
+  while (got < sizeof(bytes)) {
+    const ssize_t r = getrandom(bytes + got, sizeof(bytes) - got, 0);
+    if (r <= 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+#endif
+  if (got < sizeof(bytes)) {
+    std::random_device device;
+    for (auto& b : bytes) b = static_cast<std::uint8_t>(device());
+  }
+  return key_from_bytes(bytes);
+}
+
+void words(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
+           std::uint32_t* out, int n_threads) {
+  check_range(start, n, kU64Max, "words");
+  if (n == 0) return;
+  const std::uint64_t last = start + (n - 1);
+  const std::uint64_t first_block = start >> 4;
+  const std::uint64_t n_blocks = (last >> 4) - first_block + 1;
+  for_block_chunks(key, stream, first_block, n_blocks, n_threads,
+                   [&](std::uint64_t block_offset, const std::uint32_t* w, std::uint64_t nb) {
+                     const std::uint64_t w0 = (first_block + block_offset) << 4;
+                     const std::uint64_t lo = std::max(w0, start);
+                     const std::uint64_t hi = std::min(w0 + nb * 16 - 1, last);
+                     std::memcpy(out + (lo - start), w + (lo - w0),
+                                 sizeof(std::uint32_t) * static_cast<std::size_t>(hi - lo + 1));
+                   });
+}
+
+void raws(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
+          std::uint64_t* out, int n_threads) {
+  check_range(start, n, kU64Max >> 1, "raws");
+  for_raws(key, stream, 0, start, n, n_threads, [out](std::uint64_t k, std::uint64_t raw) { out[k] = raw; });
+}
+
+void uniform(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n, double* out,
+             int n_threads) {
+  check_range(start, n, kU64Max >> 1, "uniform");
+  for_raws(key, stream, 0, start, n, n_threads,
+           [out](std::uint64_t k, std::uint64_t raw) { out[k] = to_unit(raw); });
+}
+
+void exponential(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
+                 double scale, double* out, int n_threads) {
+  checks::positive(scale, "scale");
+  check_range(start, n, kU64Max >> 1, "exponential");
+  for_raws(key, stream, 0, start, n, n_threads,
+           [out, scale](std::uint64_t k, std::uint64_t raw) { out[k] = std_exponential(raw) * scale; });
+}
+
+void laplace(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
+             double scale, double* out, int n_threads) {
+  checks::positive(scale, "scale");
+  check_range(start, n, kU64Max >> 1, "laplace");
+  for_raws(key, stream, 0, start, n, n_threads, [out, scale](std::uint64_t k, std::uint64_t raw) {
+    const double e = std_exponential(raw) * scale;
+    out[k] = (raw & 1u) ? -e : e;
+  });
+}
+
+void normal(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n, double* out,
+            int n_threads) {
+  check_range(start, n, kU64Max >> 2, "normal");
+  if (n == 0) return;
+  const std::uint64_t last = start + (n - 1);
+  const std::uint64_t first_pair = start >> 1;
+  const std::uint64_t last_pair = last >> 1;
+  // A block holds 8 raws = 4 Box-Muller pairs, so pair p lives in block p / 4.
+  const std::uint64_t first_block = first_pair >> 2;
+  const std::uint64_t n_blocks = (last_pair >> 2) - first_block + 1;
+  for_block_chunks(key, stream, first_block, n_blocks, n_threads,
+                   [&](std::uint64_t block_offset, const std::uint32_t* w, std::uint64_t nb) {
+                     const std::uint64_t p0 = (first_block + block_offset) << 2;
+                     const std::uint64_t lo = std::max(p0, first_pair);
+                     const std::uint64_t hi = std::min(p0 + nb * 4 - 1, last_pair);
+                     for (std::uint64_t p = lo; p <= hi; ++p) {
+                       const std::uint32_t* q = w + 4 * (p - p0);
+                       const std::uint64_t a = static_cast<std::uint64_t>(q[0]) |
+                                               (static_cast<std::uint64_t>(q[1]) << 32);
+                       const std::uint64_t b = static_cast<std::uint64_t>(q[2]) |
+                                               (static_cast<std::uint64_t>(q[3]) << 32);
+                       double c, s;
+                       box_muller(a, b, c, s);
+                       const std::uint64_t i0 = 2 * p;  // normal index of the cosine branch
+                       if (i0 >= start) out[i0 - start] = c;
+                       if (i0 + 1 <= last) out[i0 + 1 - start] = s;
+                     }
+                   });
+}
+
+RowCursor::RowCursor(const Key& key, std::uint64_t stream, std::uint64_t row, std::uint64_t offset)
+    : key_(key), stream_(stream), row_(row), offset_(offset) {}
+
+std::uint64_t RowCursor::next_raw() noexcept {
+  const std::uint64_t block = (row_ << 32) + (offset_ >> 3);
+  if (block != cached_block_) {
+    chacha20_block(key_, block, stream_, block_);
+    cached_block_ = block;
+  }
+  const std::uint64_t q = offset_ & 7u;
+  ++offset_;
+  return static_cast<std::uint64_t>(block_[2 * q]) | (static_cast<std::uint64_t>(block_[2 * q + 1]) << 32);
+}
+
+double RowCursor::next_normal_cos() noexcept {
+  const std::uint64_t a = next_raw();
+  const std::uint64_t b = next_raw();
+  const double r = std::sqrt(-2.0 * std::log(1.0 - to_unit(a)));
+  return r * std::cos(kTwoPi * to_unit(b));
+}
+
+std::uint64_t RowCursor::next_below(std::uint64_t m) noexcept {
+  const std::uint64_t t = (0 - m) % m;  // 2^64 mod m
+  std::uint64_t x = next_raw();
+  while (t != 0 && x >= 0 - t) x = next_raw();
+  return x % m;
+}
+
+double gamma_row(const Key& key, std::uint64_t stream, std::uint64_t row, double shape,
+                 double scale) noexcept {
+  if (is_integer_shape(shape)) {
+    RowCursor cursor(key, stream, row, 0);
+    const std::uint64_t k = static_cast<std::uint64_t>(shape);
+    double sum = 0.0;
+    for (std::uint64_t j = 0; j < k; ++j) sum += std_exponential(cursor.next_raw());
+    return sum * scale;
+  }
+  // Marsaglia & Tsang (2000), "A simple method for generating gamma variables".
+  double a = shape;
+  double boost = 1.0;
+  std::uint64_t offset = 0;
+  if (a < 1.0) {
+    RowCursor first(key, stream, row, 0);
+    boost = std::pow(1.0 - first.next_uniform(), 1.0 / shape);
+    a += 1.0;
+    offset = 1;
+  }
+  const double d = a - 1.0 / 3.0;
+  const double c = 1.0 / std::sqrt(9.0 * d);
+  RowCursor cursor(key, stream, row, offset);
+  for (;;) {
+    const double x = cursor.next_normal_cos();
+    const double u = cursor.next_uniform();
+    double v = 1.0 + c * x;
+    if (v <= 0.0) continue;
+    v = v * v * v;
+    if (std::log(u) < 0.5 * x * x + d - d * v + d * std::log(v)) {
+      double g = d * v;
+      if (offset == 1) g = g * boost;
+      return g * scale;
+    }
+  }
+}
+
+void gamma(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n, double shape,
+           double scale, double* out, int n_threads) {
+  checks::positive(shape, "shape");
+  checks::positive(scale, "scale");
+  check_range(start, n, kRowCount, "gamma");
+  const int threads = parallel::resolve_threads(n_threads);
+  const std::int64_t count = static_cast<std::int64_t>(n);
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 64) if (threads > 1 && count > 64)
+#endif
+  for (std::int64_t k = 0; k < count; ++k)
+    out[k] = gamma_row(key, stream, start + static_cast<std::uint64_t>(k), shape, scale);
+  (void)threads;
+}
+
+void l2_laplace(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
+                std::size_t dim, double epsilon, double* out, int n_threads) {
+  checks::positive(epsilon, "epsilon");
+  checks::require(dim >= 1, "dim must be >= 1");
+  checks::require(static_cast<std::uint64_t>(dim) <= kDirectionOffset, "dim is too large");
+  check_range(start, n, kRowCount, "l2_laplace");
+  const int threads = parallel::resolve_threads(n_threads);
+  const std::int64_t count = static_cast<std::int64_t>(n);
+  const double scale = 2.0 / epsilon;
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 16) if (threads > 1 && count > 16)
+#endif
+  for (std::int64_t k = 0; k < count; ++k) {
+    const std::uint64_t row = start + static_cast<std::uint64_t>(k);
+    double* z = out + static_cast<std::size_t>(k) * dim;
+    const double radius = gamma_row(key, stream, row, static_cast<double>(dim), scale);
+    RowCursor cursor(key, stream, row, kDirectionOffset);
+    for (std::size_t j = 0; j < dim; j += 2) {
+      const std::uint64_t a = cursor.next_raw();
+      const std::uint64_t b = cursor.next_raw();
+      double c, s;
+      box_muller(a, b, c, s);
+      z[j] = c;
+      if (j + 1 < dim) z[j + 1] = s;
+    }
+    double norm2 = 0.0;
+    for (std::size_t j = 0; j < dim; ++j) norm2 += z[j] * z[j];
+    const double norm = std::sqrt(norm2);
+    if (norm > 0.0) {
+      const double factor = radius / norm;
+      for (std::size_t j = 0; j < dim; ++j) z[j] *= factor;
+    } else {  // probability ~2^-53 per coordinate pair: fall back to the first axis
+      z[0] = radius;
+    }
+  }
+  (void)threads;
+}
+
+}  // namespace privlearn::random

@@ -1,0 +1,88 @@
+#include "privlearn/samplers.hpp"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+#include "privlearn/checks.hpp"
+#include "privlearn/parallel.hpp"
+
+namespace privlearn::samplers {
+
+std::vector<std::int64_t> choice_without_replacement(const random::Key& key, std::uint64_t stream,
+                                                     std::uint64_t index, std::int64_t population,
+                                                     std::int64_t k) {
+  checks::require(population >= 0, "population must be >= 0, got " + std::to_string(population));
+  checks::require(k >= 0 && k <= population, "k must lie in [0, population], got k=" +
+                                                  std::to_string(k) + ", population=" +
+                                                  std::to_string(population));
+  checks::require(index < random::kRowCount, "index must be < 2^32");
+  std::vector<std::int64_t> result(static_cast<std::size_t>(k));
+  random::RowCursor cursor(key, stream, index, 0);
+  // Partial Fisher-Yates on the identity permutation; only touched positions are stored.
+  const bool dense = k * 4 >= population;
+  std::vector<std::int64_t> table;
+  std::unordered_map<std::int64_t, std::int64_t> sparse;
+  if (dense) {
+    table.resize(static_cast<std::size_t>(population));
+    for (std::int64_t i = 0; i < population; ++i) table[static_cast<std::size_t>(i)] = i;
+  } else {
+    sparse.reserve(static_cast<std::size_t>(2 * k));
+  }
+  auto get = [&](std::int64_t i) -> std::int64_t {
+    if (dense) return table[static_cast<std::size_t>(i)];
+    auto it = sparse.find(i);
+    return it == sparse.end() ? i : it->second;
+  };
+  auto set = [&](std::int64_t i, std::int64_t v) {
+    if (dense)
+      table[static_cast<std::size_t>(i)] = v;
+    else
+      sparse[i] = v;
+  };
+  for (std::int64_t j = 0; j < k; ++j) {
+    const std::uint64_t m = static_cast<std::uint64_t>(population - j);
+    const std::int64_t r = j + static_cast<std::int64_t>(cursor.next_below(m));
+    const std::int64_t vj = get(j);
+    const std::int64_t vr = get(r);
+    set(r, vj);
+    set(j, vr);
+    result[static_cast<std::size_t>(j)] = vr;
+  }
+  return result;
+}
+
+void poisson_mask(const random::Key& key, std::uint64_t stream, std::uint64_t index,
+                  std::int64_t population, double q, bool* out, int n_threads) {
+  checks::require(population >= 0, "population must be >= 0, got " + std::to_string(population));
+  checks::require(static_cast<std::uint64_t>(population) <= random::kRowLength,
+                  "population must be <= 2^35");
+  checks::probability(q, "q");
+  checks::require(index < random::kRowCount, "index must be < 2^32");
+  if (population == 0) return;
+  // Row `index` is the block range starting at index * 2^32; draw e of the row is raw e there.
+  const std::uint64_t first_block = index << 32;
+  const std::int64_t chunk = 512;  // raws per work item
+  const std::int64_t n_chunks = (population + chunk - 1) / chunk;
+  const int threads = parallel::resolve_threads(n_threads);
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && n_chunks > 1)
+#endif
+  for (std::int64_t c = 0; c < n_chunks; ++c) {
+    std::uint32_t words[16 * (chunk / 8)];
+    const std::int64_t e0 = c * chunk;
+    const std::int64_t e1 = std::min<std::int64_t>(population, e0 + chunk);
+    const std::uint64_t nb = static_cast<std::uint64_t>((e1 - e0 + 7) / 8);
+    random::chacha20_blocks(key, first_block + static_cast<std::uint64_t>(e0 / 8), stream,
+                            static_cast<std::size_t>(nb), words);
+    for (std::int64_t e = e0; e < e1; ++e) {
+      const std::int64_t qi = e - e0;
+      const std::uint64_t raw = static_cast<std::uint64_t>(words[2 * qi]) |
+                                (static_cast<std::uint64_t>(words[2 * qi + 1]) << 32);
+      out[e] = static_cast<double>(raw >> 11) * 0x1.0p-53 < q;
+    }
+  }
+  (void)threads;
+}
+
+}  // namespace privlearn::samplers

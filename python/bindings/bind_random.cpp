@@ -1,0 +1,159 @@
+// Bindings of privlearn/random.hpp and privlearn/samplers.hpp.
+
+#include <cstdint>
+#include <vector>
+
+#include "bindings.hpp"
+#include "privlearn/samplers.hpp"
+
+namespace privlearn::bindings {
+
+namespace {
+
+template <class T, class Fill>
+py::array_t<T> filled(std::size_t n, Fill&& fill) {
+  py::array_t<T> out(static_cast<py::ssize_t>(n));
+  T* data = out.mutable_data();
+  {
+    py::gil_scoped_release release;
+    fill(data);
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_random(py::module_& m) {
+  m.def(
+      "chacha20_block",
+      [](const py::bytes& key, std::uint64_t counter, std::uint64_t stream) {
+        const random::Key k = key_from_py(key);
+        return filled<std::uint32_t>(16, [&](std::uint32_t* out) {
+          random::chacha20_block(k, counter, stream, out);
+        });
+      },
+      py::arg("key"), py::arg("counter"), py::arg("stream"),
+      "RFC 8439 ChaCha20 block (64-bit counter in words 12-13, 64-bit stream in words 14-15).");
+  m.def(
+      "key_from_seed", [](std::uint64_t seed) { return key_to_py(random::key_from_seed(seed)); },
+      py::arg("seed"), "Deterministic 256-bit key from a 64-bit seed.");
+  m.def(
+      "key_from_os", []() { return key_to_py(random::key_from_os()); },
+      "256-bit key from the operating system's entropy.");
+
+  m.def(
+      "random_words",
+      [](const py::bytes& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
+         int n_threads) {
+        const random::Key k = key_from_py(key);
+        return filled<std::uint32_t>(n, [&](std::uint32_t* out) {
+          random::words(k, stream, start, n, out, n_threads);
+        });
+      },
+      py::arg("key"), py::arg("stream"), py::arg("start"), py::arg("n"), py::arg("n_threads") = 0);
+  m.def(
+      "random_raws",
+      [](const py::bytes& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
+         int n_threads) {
+        const random::Key k = key_from_py(key);
+        return filled<std::uint64_t>(n, [&](std::uint64_t* out) {
+          random::raws(k, stream, start, n, out, n_threads);
+        });
+      },
+      py::arg("key"), py::arg("stream"), py::arg("start"), py::arg("n"), py::arg("n_threads") = 0);
+  m.def(
+      "random_uniform",
+      [](const py::bytes& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
+         int n_threads) {
+        const random::Key k = key_from_py(key);
+        return filled<double>(
+            n, [&](double* out) { random::uniform(k, stream, start, n, out, n_threads); });
+      },
+      py::arg("key"), py::arg("stream"), py::arg("start"), py::arg("n"), py::arg("n_threads") = 0);
+  m.def(
+      "random_normal",
+      [](const py::bytes& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
+         int n_threads) {
+        const random::Key k = key_from_py(key);
+        return filled<double>(
+            n, [&](double* out) { random::normal(k, stream, start, n, out, n_threads); });
+      },
+      py::arg("key"), py::arg("stream"), py::arg("start"), py::arg("n"), py::arg("n_threads") = 0);
+  m.def(
+      "random_exponential",
+      [](const py::bytes& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
+         double scale, int n_threads) {
+        const random::Key k = key_from_py(key);
+        return filled<double>(n, [&](double* out) {
+          random::exponential(k, stream, start, n, scale, out, n_threads);
+        });
+      },
+      py::arg("key"), py::arg("stream"), py::arg("start"), py::arg("n"), py::arg("scale"),
+      py::arg("n_threads") = 0);
+  m.def(
+      "random_laplace",
+      [](const py::bytes& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
+         double scale, int n_threads) {
+        const random::Key k = key_from_py(key);
+        return filled<double>(n, [&](double* out) {
+          random::laplace(k, stream, start, n, scale, out, n_threads);
+        });
+      },
+      py::arg("key"), py::arg("stream"), py::arg("start"), py::arg("n"), py::arg("scale"),
+      py::arg("n_threads") = 0);
+  m.def(
+      "random_gamma",
+      [](const py::bytes& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
+         double shape, double scale, int n_threads) {
+        const random::Key k = key_from_py(key);
+        return filled<double>(n, [&](double* out) {
+          random::gamma(k, stream, start, n, shape, scale, out, n_threads);
+        });
+      },
+      py::arg("key"), py::arg("stream"), py::arg("start"), py::arg("n"), py::arg("shape"),
+      py::arg("scale"), py::arg("n_threads") = 0);
+  m.def(
+      "random_l2_laplace",
+      [](const py::bytes& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
+         std::size_t dim, double epsilon, int n_threads) {
+        const random::Key k = key_from_py(key);
+        py::array_t<double> out({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(dim)});
+        double* data = out.mutable_data();
+        {
+          py::gil_scoped_release release;
+          random::l2_laplace(k, stream, start, n, dim, epsilon, data, n_threads);
+        }
+        return out;
+      },
+      py::arg("key"), py::arg("stream"), py::arg("start"), py::arg("n"), py::arg("dim"),
+      py::arg("epsilon"), py::arg("n_threads") = 0);
+  m.def(
+      "choice_without_replacement",
+      [](const py::bytes& key, std::uint64_t stream, std::uint64_t index, std::int64_t population,
+         std::int64_t k) {
+        const random::Key kk = key_from_py(key);
+        std::vector<std::int64_t> result;
+        {
+          py::gil_scoped_release release;
+          result = samplers::choice_without_replacement(kk, stream, index, population, k);
+        }
+        py::array_t<std::int64_t> out(static_cast<py::ssize_t>(result.size()));
+        std::copy(result.begin(), result.end(), out.mutable_data());
+        return out;
+      },
+      py::arg("key"), py::arg("stream"), py::arg("index"), py::arg("population"), py::arg("k"));
+  m.def(
+      "poisson_mask",
+      [](const py::bytes& key, std::uint64_t stream, std::uint64_t index, std::int64_t population,
+         double q, int n_threads) {
+        const random::Key k = key_from_py(key);
+        if (population < 0) throw std::invalid_argument("population must be >= 0");
+        return filled<bool>(static_cast<std::size_t>(population), [&](bool* out) {
+          samplers::poisson_mask(k, stream, index, population, q, out, n_threads);
+        });
+      },
+      py::arg("key"), py::arg("stream"), py::arg("index"), py::arg("population"), py::arg("q"),
+      py::arg("n_threads") = 0);
+}
+
+}  // namespace privlearn::bindings

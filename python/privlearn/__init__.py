@@ -1,0 +1,26 @@
+"""privlearn: privacy-preserving machine learning on a fast C++ core.
+
+Submodules are imported on first use so that ``import privlearn`` stays cheap:
+
+- :mod:`privlearn.random` -- the ChaCha20 counter-based generator (C++ core);
+- :mod:`privlearn.reference` -- pure-numpy twins of every core routine;
+- :mod:`privlearn.data` -- data loaders, preprocessing and synthetic generators;
+- :mod:`privlearn.exceptions` -- warnings and errors shared by the package.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+_SUBMODULES = {"random", "reference", "data", "exceptions", "cli"}
+
+__all__ = ["__version__", *sorted(_SUBMODULES)]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'privlearn' has no attribute {name!r}")

@@ -1,0 +1,14 @@
+"""Warnings and errors shared across privlearn."""
+
+from __future__ import annotations
+
+__all__ = ["PrivacyLeakWarning"]
+
+
+class PrivacyLeakWarning(UserWarning):
+    """A step computed something from the private data outside any privacy accounting.
+
+    Raised, for example, when features are scaled with statistics (max, min, norms) computed
+    from the data itself instead of public bounds: the scaled data then depends on every row,
+    so a differential-privacy guarantee computed afterwards does not cover that step.
+    """

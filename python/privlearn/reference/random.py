@@ -1,0 +1,247 @@
+"""Pure-numpy ChaCha20 counter-based streams: the reference twin of :mod:`privlearn.random`.
+
+The ChaCha20 block function (RFC 8439, Section 2.3) is vectorised over blocks: the state is a
+``(16, n_blocks)`` array of ``uint32`` and every quarter round acts on whole rows. The transforms
+repeat the core's arithmetic operation by operation, so words and raw draws agree exactly and
+floating-point draws agree to the last few ulps (libm differences only).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from privlearn._checks import as_index
+from privlearn._stream_base import DIRECTION_OFFSET, SEED_STREAM, StreamBase
+
+__all__ = ["Stream", "chacha20_block", "chacha20_blocks", "key_from_seed"]
+
+_SIGMA = np.array([0x61707865, 0x3320646E, 0x79622D32, 0x6B206574], dtype=np.uint32)
+_TWO_PI = 2.0 * np.pi
+_U32 = np.uint64(0xFFFFFFFF)
+_M53 = 2.0**-53
+
+
+def _rotl(v: np.ndarray, n: int) -> np.ndarray:
+    return (v << np.uint32(n)) | (v >> np.uint32(32 - n))
+
+
+def _quarter(x: np.ndarray, a: int, b: int, c: int, d: int) -> None:
+    """RFC 8439 Section 2.1 quarter round on rows a, b, c, d of the state (in place)."""
+    x[a] += x[b]
+    x[d] = _rotl(x[d] ^ x[a], 16)
+    x[c] += x[d]
+    x[b] = _rotl(x[b] ^ x[c], 12)
+    x[a] += x[b]
+    x[d] = _rotl(x[d] ^ x[a], 8)
+    x[c] += x[d]
+    x[b] = _rotl(x[b] ^ x[c], 7)
+
+
+def _key_words(key: bytes) -> np.ndarray:
+    return np.frombuffer(key, dtype="<u4").astype(np.uint32)
+
+
+def chacha20_blocks(key: bytes, counters: np.ndarray, stream: int) -> np.ndarray:
+    """ChaCha20 blocks for an array of 64-bit counters: ``(len(counters), 16)`` uint32."""
+    counters = np.asarray(counters, dtype=np.uint64)
+    nb = counters.shape[0]
+    s = np.empty((16, nb), dtype=np.uint32)
+    s[0:4] = _SIGMA[:, None]
+    s[4:12] = _key_words(key)[:, None]
+    s[12] = (counters & _U32).astype(np.uint32)
+    s[13] = (counters >> np.uint64(32)).astype(np.uint32)
+    s[14] = np.uint32(stream & 0xFFFFFFFF)
+    s[15] = np.uint32(stream >> 32)
+    x = s.copy()
+    with np.errstate(over="ignore"):
+        for _ in range(10):
+            _quarter(x, 0, 4, 8, 12)
+            _quarter(x, 1, 5, 9, 13)
+            _quarter(x, 2, 6, 10, 14)
+            _quarter(x, 3, 7, 11, 15)
+            _quarter(x, 0, 5, 10, 15)
+            _quarter(x, 1, 6, 11, 12)
+            _quarter(x, 2, 7, 8, 13)
+            _quarter(x, 3, 4, 9, 14)
+        x += s
+    return np.ascontiguousarray(x.T)
+
+
+def chacha20_block(key: bytes, counter: int, stream: int) -> np.ndarray:
+    """RFC 8439 block function: 16 ``uint32`` words (as :func:`privlearn.random.chacha20_block`)."""
+    counter = as_index(counter, "counter", upper=(1 << 64) - 1)
+    stream = as_index(stream, "stream", upper=(1 << 64) - 1)
+    if not isinstance(key, (bytes, bytearray, memoryview)) or len(bytes(key)) != 32:
+        raise ValueError("key must be exactly 32 bytes")
+    return chacha20_blocks(bytes(key), np.array([counter], dtype=np.uint64), stream)[0]
+
+
+def key_from_seed(seed: int) -> bytes:
+    """The 32-byte key that ``Stream(seed=seed)`` uses: words 0-7 of the ChaCha20 block with the
+    all-zero key, counter ``seed`` and stream ``SEED_STREAM``, little-endian."""
+    seed = as_index(seed, "seed", upper=(1 << 64) - 1)
+    words = chacha20_blocks(bytes(32), np.array([seed], dtype=np.uint64), SEED_STREAM)[0, :8]
+    return words.astype("<u4").tobytes()
+
+
+def _combine(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    return lo.astype(np.uint64) | (hi.astype(np.uint64) << np.uint64(32))
+
+
+def _unit(raw: np.ndarray) -> np.ndarray:
+    return (raw >> np.uint64(11)).astype(np.float64) * _M53
+
+
+def _std_exponential(raw: np.ndarray) -> np.ndarray:
+    return -np.log(1.0 - _unit(raw))
+
+
+def _box_muller(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r = np.sqrt(-2.0 * np.log(1.0 - _unit(a)))
+    t = _TWO_PI * _unit(b)
+    return r * np.cos(t), r * np.sin(t)
+
+
+class Stream(StreamBase):
+    __doc__ = StreamBase.__doc__
+
+    @staticmethod
+    def _key_from_seed(seed: int) -> bytes:
+        return key_from_seed(seed)
+
+    # ---- sequential address space ----------------------------------------------------------
+    def _blocks(self, first: int, count: int) -> np.ndarray:
+        counters = np.uint64(first) + np.arange(count, dtype=np.uint64)
+        return chacha20_blocks(self._key, counters, self._stream)
+
+    def _words(self, start: int, n: int, n_threads: int) -> np.ndarray:
+        if n == 0:
+            return np.empty(0, dtype=np.uint32)
+        first, last = start >> 4, (start + n - 1) >> 4
+        flat = self._blocks(first, last - first + 1).reshape(-1)
+        return flat[start - 16 * first : start - 16 * first + n].copy()
+
+    def _raws(self, start: int, n: int, n_threads: int) -> np.ndarray:
+        w = self._words(2 * start, 2 * n, n_threads)
+        return _combine(w[0::2], w[1::2])
+
+    def _uniform(self, start: int, n: int, n_threads: int) -> np.ndarray:
+        return _unit(self._raws(start, n, n_threads))
+
+    def _exponential(self, start: int, n: int, scale: float, n_threads: int) -> np.ndarray:
+        return _std_exponential(self._raws(start, n, n_threads)) * scale
+
+    def _laplace(self, start: int, n: int, scale: float, n_threads: int) -> np.ndarray:
+        raw = self._raws(start, n, n_threads)
+        e = _std_exponential(raw) * scale
+        return np.where((raw & np.uint64(1)) == 1, -e, e)
+
+    def _normal(self, start: int, n: int, n_threads: int) -> np.ndarray:
+        if n == 0:
+            return np.empty(0)
+        first_pair, last_pair = start >> 1, (start + n - 1) >> 1
+        raw = self._raws(2 * first_pair, 2 * (last_pair - first_pair + 1), n_threads)
+        c, s = _box_muller(raw[0::2], raw[1::2])
+        z = np.empty(2 * c.shape[0])
+        z[0::2], z[1::2] = c, s
+        return z[start - 2 * first_pair : start - 2 * first_pair + n]
+
+    # ---- row-addressed draws ---------------------------------------------------------------
+    def _row_raws(self, rows: np.ndarray, offset: int, count: int) -> np.ndarray:
+        """``row(i, offset .. offset + count - 1)`` for every i in ``rows``: (len(rows), count)."""
+        rows = np.asarray(rows, dtype=np.uint64)
+        if count == 0 or rows.shape[0] == 0:
+            return np.empty((rows.shape[0], count), dtype=np.uint64)
+        first, last = offset >> 3, (offset + count - 1) >> 3
+        nb = last - first + 1
+        counters = (rows[:, None] << np.uint64(32)) + np.uint64(first) + np.arange(
+            nb, dtype=np.uint64
+        )
+        words = chacha20_blocks(self._key, counters.reshape(-1), self._stream)
+        words = words.reshape(rows.shape[0], nb * 16)
+        raw = _combine(words[:, 0::2], words[:, 1::2])
+        lo = offset - 8 * first
+        return raw[:, lo : lo + count]
+
+    def _gamma_rows(self, rows: np.ndarray, shape: float, scale: float) -> np.ndarray:
+        rows = np.asarray(rows, dtype=np.uint64)
+        if shape >= 1.0 and shape == np.floor(shape) and shape <= DIRECTION_OFFSET:
+            e = _std_exponential(self._row_raws(rows, 0, int(shape)))
+            # cumsum: strictly sequential, the core's summation order
+            return np.cumsum(e, axis=1)[:, -1] * scale
+        # Marsaglia & Tsang (2000), vectorised over rows; attempt m uses 3 draws per row.
+        a, boost, offset = shape, np.ones(rows.shape[0]), 0
+        if a < 1.0:
+            boost = np.power(1.0 - _unit(self._row_raws(rows, 0, 1)[:, 0]), 1.0 / shape)
+            a, offset = a + 1.0, 1
+        d = a - 1.0 / 3.0
+        c = 1.0 / np.sqrt(9.0 * d)
+        out = np.empty(rows.shape[0])
+        pending = np.arange(rows.shape[0])
+        attempt = 0
+        while pending.size:
+            raw = self._row_raws(rows[pending], offset + 3 * attempt, 3)
+            x = np.sqrt(-2.0 * np.log(1.0 - _unit(raw[:, 0]))) * np.cos(_TWO_PI * _unit(raw[:, 1]))
+            u = _unit(raw[:, 2])
+            v = 1.0 + c * x
+            ok = v > 0.0
+            v = np.where(ok, v, 1.0)
+            v = v * v * v
+            with np.errstate(divide="ignore"):
+                ok &= np.log(u) < 0.5 * x * x + d - d * v + d * np.log(v)
+            g = d * v[ok]
+            if offset == 1:
+                g = g * boost[pending[ok]]
+            out[pending[ok]] = g * scale
+            pending = pending[~ok]
+            attempt += 1
+        return out
+
+    def _gamma(self, start: int, n: int, shape: float, scale: float, n_threads: int) -> np.ndarray:
+        return self._gamma_rows(np.arange(start, start + n, dtype=np.uint64), shape, scale)
+
+    def _l2_laplace(
+        self, start: int, n: int, dim: int, epsilon: float, n_threads: int
+    ) -> np.ndarray:
+        rows = np.arange(start, start + n, dtype=np.uint64)
+        radius = self._gamma_rows(rows, float(dim), 2.0 / epsilon)
+        n_pairs = (dim + 1) // 2
+        raw = self._row_raws(rows, DIRECTION_OFFSET, 2 * n_pairs)
+        c, s = _box_muller(raw[:, 0::2], raw[:, 1::2])
+        z = np.empty((n, 2 * n_pairs))
+        z[:, 0::2], z[:, 1::2] = c, s
+        z = z[:, :dim]
+        norm = np.sqrt(np.cumsum(z * z, axis=1)[:, -1]) if n else np.empty(0)
+        bad = ~(norm > 0.0)
+        factor = radius / np.where(bad, 1.0, norm)
+        z = z * factor[:, None]
+        if bad.any():  # probability ~2^-53 per pair: the core falls back to the first axis
+            z[bad] = 0.0
+            z[bad, 0] = radius[bad]
+        return z
+
+    def _choice(self, index: int, population: int, k: int) -> np.ndarray:
+        out = np.empty(k, dtype=np.int64)
+        if k == 0:
+            return out
+        swapped: dict[int, int] = {}
+        buffer = self._row_raws(np.array([index]), 0, k)[0].tolist()
+        used = 0
+        for j in range(k):
+            m = population - j
+            t = (1 << 64) % m
+            while True:
+                if used == len(buffer):  # rejections (probability < m / 2^64 each) need more
+                    buffer += self._row_raws(np.array([index]), used, 64)[0].tolist()
+                x = buffer[used]
+                used += 1
+                if t == 0 or x < (1 << 64) - t:
+                    break
+            r = j + x % m
+            vj, vr = swapped.get(j, j), swapped.get(r, r)
+            swapped[r], swapped[j] = vj, vr
+            out[j] = vr
+        return out
+
+    def _poisson_mask(self, index: int, population: int, q: float, n_threads: int) -> np.ndarray:
+        return _unit(self._row_raws(np.array([index]), 0, population)[0]) < q
