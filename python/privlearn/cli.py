@@ -1,0 +1,139 @@
+"""The ``privlearn`` command line: ``info``, ``datasets`` and ``reproduce``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import privlearn
+
+__all__ = ["main"]
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    from privlearn import _core
+    from privlearn.data import dataset_inventory, get_data_home
+
+    home = get_data_home(args.data_home)
+    files = dataset_inventory(home, checksums=False)
+    found = sorted({f["dataset"] for f in files if f["found"]})
+    missing = sorted({f["dataset"] for f in files if not f["found"]} - set(found))
+    print(f"privlearn {privlearn.__version__}")
+    print(f"python     {platform.python_version()} ({sys.executable})")
+    print(f"openmp     {'yes' if _core.has_openmp else 'no'}")
+    print(f"threads    {_core.default_threads()} by default (cpu count {os.cpu_count()})")
+    print(f"data home  {home}{'' if home.is_dir() else '  (not found)'}")
+    print(f"data sets  found: {', '.join(found) or 'none'}")
+    if missing:
+        print(f"           missing: {', '.join(missing)}")
+    return 0
+
+
+def _cmd_datasets(args: argparse.Namespace) -> int:
+    from privlearn.data import dataset_inventory, get_data_home
+
+    home = get_data_home(args.data_home)
+    rows = dataset_inventory(home, checksums=not args.no_checksums)
+    print(f"data home: {home}")
+    print(f"{'dataset':<10} {'file':<34} {'size':>11}  sha256")
+    for row in rows:
+        size = f"{row['size']:,}" if row["found"] else "missing"
+        digest = row["sha256"] or ("" if row["found"] else "-")
+        print(f"{row['dataset']:<10} {row['file']:<34} {size:>11}  {digest}")
+    n_found = sum(r["found"] for r in rows)
+    print(f"{n_found} of {len(rows)} files found")
+    return 0
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from privlearn.experiments import REGISTRY
+
+    _load_reproductions()
+    if args.list or args.name is None:
+        if not REGISTRY:
+            print("no reproductions are registered yet")
+        for rep in REGISTRY.values():
+            print(f"{rep.name:<10} {rep.paper}: {rep.summary}")
+        return 0
+    names = list(REGISTRY) if args.name == "all" else [args.name]
+    unknown = [n for n in names if n not in REGISTRY]
+    if unknown:
+        print(f"unknown reproduction {unknown[0]!r}; available: all, {', '.join(REGISTRY)}",
+              file=sys.stderr)
+        return 2
+    if not names:
+        print("no reproductions are registered yet: nothing to run")
+        return 0
+    out_root = Path(args.out)
+    for name in names:
+        start = time.perf_counter()
+        out_dir = out_root / name
+        out_dir.mkdir(parents=True, exist_ok=True)
+        written = REGISTRY[name].run(out_dir, args.quick)
+        print(f"[{name}] {len(written)} files in {out_dir} ({time.perf_counter() - start:.1f} s)")
+        for path in written:
+            print(f"    {path}")
+    return 0
+
+
+def _load_reproductions() -> None:
+    """Import every experiments module so each registers itself."""
+    import importlib
+    import pkgutil
+
+    import privlearn.experiments as pkg
+
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{pkg.__name__}.{info.name}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="privlearn",
+        description="Privacy-preserving machine learning: build facts, data sets and paper "
+        "reproductions.",
+    )
+    parser.add_argument("--version", action="version", version=f"privlearn {privlearn.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    data_help = "data folder (default: $PRIVLEARN_DATA, else ~/privlearn_data)"
+    p = sub.add_parser("info", help="version, OpenMP, thread count and data sets found")
+    p.add_argument("--data-home", default=None, help=data_help)
+    p.set_defaults(func=_cmd_info)
+
+    p = sub.add_parser("datasets", help="which data files are found, with sizes and sha256")
+    p.add_argument("--data-home", default=None, help=data_help)
+    p.add_argument("--no-checksums", action="store_true", help="skip the sha256 of each file")
+    p.set_defaults(func=_cmd_datasets)
+
+    p = sub.add_parser(
+        "reproduce",
+        help="regenerate a paper's headline table or figure (CSV + PNG)",
+        description="Regenerate a paper's headline table or figure. NAME is a registered "
+        "reproduction or 'all'; without NAME (or with --list) the available ones are listed.",
+    )
+    p.add_argument("name", nargs="?", default=None, metavar="NAME", help="reproduction or 'all'")
+    p.add_argument("--quick", action="store_true", help="small sizes for a fast check")
+    p.add_argument(
+        "--out", default="privlearn-results", help="output folder (default: %(default)s)"
+    )
+    p.add_argument("--list", action="store_true", help="list the available reproductions")
+    p.set_defaults(func=_cmd_reproduce)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``privlearn`` console script."""
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,41 @@
+"""Paper reproductions: one module per paper, each registered here under a short name.
+
+A reproduction is a function ``run(out_dir: pathlib.Path, quick: bool) -> list[pathlib.Path]``
+that regenerates the paper's headline table or figure (CSV + PNG) in ``out_dir`` and returns the
+files it wrote. ``privlearn reproduce NAME`` runs one, ``privlearn reproduce all`` runs them all.
+Later modules add themselves with :func:`register`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+__all__ = ["Reproduction", "REGISTRY", "register"]
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """A registered paper reproduction."""
+
+    name: str
+    paper: str
+    summary: str
+    run: Callable[[Path, bool], list[Path]]
+
+
+#: name -> Reproduction, in registration order.
+REGISTRY: dict[str, Reproduction] = {}
+
+
+def register(name: str, paper: str, summary: str) -> Callable:
+    """Decorator registering ``run(out_dir, quick)`` as the reproduction ``name``."""
+
+    def wrap(run: Callable[[Path, bool], list[Path]]) -> Callable[[Path, bool], list[Path]]:
+        if name in REGISTRY or name == "all":
+            raise ValueError(f"reproduction name {name!r} is taken")
+        REGISTRY[name] = Reproduction(name, paper, summary, run)
+        return run
+
+    return wrap

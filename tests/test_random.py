@@ -1,0 +1,329 @@
+"""ChaCha20 streams: RFC test vectors, an independent oracle, core == reference, thread
+independence, distributions and bad input.
+
+Statistical tests use fixed seeds, so each is deterministic; the stated false-failure
+probability is the chance that a correct sampler fails at that threshold for a seed chosen at
+random (each KS/chi-square test rejects at p < 1e-4, each z-test at |z| > 4.5: about 1e-5).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from privlearn import _core
+from privlearn import random as core_random
+from privlearn.reference import random as ref_random
+
+P_MIN = 1e-4  # KS / chi-square rejection threshold = false-failure probability per test
+Z_MAX = 4.5  # z-test threshold, two-sided false-failure probability ~7e-6
+
+STREAMS = [core_random.Stream, ref_random.Stream]
+BLOCKS = [core_random.chacha20_block, ref_random.chacha20_block]
+
+
+def _le_bytes(words: np.ndarray) -> str:
+    return np.asarray(words, dtype="<u4").tobytes().hex()
+
+
+# ---- ChaCha20 block function ----------------------------------------------------------------
+@pytest.mark.parametrize("block", BLOCKS)
+def test_rfc8439_section_2_3_2(block):
+    key = bytes(range(32))
+    # nonce 00 00 00 09 00 00 00 4a 00 00 00 00 and block count 1 in the 64/64 layout
+    out = block(key, 0x0900000000000001, 0x4A000000)
+    expected = [
+        0xE4E7F110, 0x15593BD1, 0x1FDD0F50, 0xC47120A3, 0xC7F4D1C7, 0x0368C033, 0x9AAA2204,
+        0x4E6CD4C3, 0x466482D2, 0x09AA9F07, 0x05D7C214, 0xA2028BD9, 0xD19C12B5, 0xB94E16DE,
+        0xE883D0CB, 0x4E3C50A2,
+    ]
+    assert out.dtype == np.uint32
+    assert out.tolist() == expected
+
+
+@pytest.mark.parametrize("block", BLOCKS)
+def test_rfc8439_appendix_a1_vectors(block):
+    # A.1 test vectors #1 and #2: all-zero key and nonce, block counters 0 and 1
+    assert _le_bytes(block(bytes(32), 0, 0)) == (
+        "76b8e0ada0f13d90405d6ae55386bd28bdd219b8a08ded1aa836efcc8b770dc7"
+        "da41597c5157488d7724e03fb8d84a376a43b8f41518a11cc387b669b2ee6586"
+    )
+    assert _le_bytes(block(bytes(32), 1, 0)) == (
+        "9f07e7be5551387a98ba977c732d080dcb0f29a048e3656912c6533e32ee7aed"
+        "29b721769ce64e43d57133b074d839d531ed1f28510afb45ace10a1f4b794d6f"
+    )
+
+
+def test_block_matches_cryptography_oracle():
+    """OpenSSL's ChaCha20 (via `cryptography`) takes state words 12-15 as a 16-byte nonce."""
+    ciphers = pytest.importorskip("cryptography.hazmat.primitives.ciphers")
+    rng = np.random.default_rng(20261120)
+    for _ in range(25):
+        key = rng.bytes(32)
+        counter = int(rng.integers(0, 2**63)) * 2 + int(rng.integers(0, 2))
+        stream = int(rng.integers(0, 2**63)) * 2 + int(rng.integers(0, 2))
+        nonce = counter.to_bytes(8, "little") + stream.to_bytes(8, "little")
+        enc = ciphers.Cipher(ciphers.algorithms.ChaCha20(key, nonce), mode=None).encryptor()
+        keystream = enc.update(bytes(64))
+        for block in BLOCKS:
+            assert _le_bytes(block(key, counter, stream)) == keystream.hex()
+
+
+# ---- keys and seeds -----------------------------------------------------------------------------
+def test_seed_expansion_identical_and_documented():
+    for seed in [0, 1, 42, 2**64 - 1]:
+        k = core_random.key_from_seed(seed)
+        assert k == ref_random.key_from_seed(seed)
+        assert len(k) == 32
+        # documented: words 0-7 of block(zero key, counter=seed, stream=SEED_STREAM)
+        from privlearn._stream_base import SEED_STREAM
+
+        assert k == ref_random.chacha20_block(bytes(32), seed, SEED_STREAM)[:8].astype(
+            "<u4"
+        ).tobytes()
+    assert core_random.key_from_seed(1) != core_random.key_from_seed(2)
+
+
+@pytest.mark.parametrize("Stream", STREAMS)
+def test_seed_none_draws_fresh_keys_and_explicit_key_is_used(Stream):
+    a, b = Stream(), Stream()
+    assert a.key != b.key and len(a.key) == 32
+    key = bytes(range(32))
+    s = Stream(key=key, stream=0x4A000000 << 0)
+    assert s.key == key
+    # word 16 of stream 0x4a000000 is word 0 of block 1 under this key
+    np.testing.assert_array_equal(s.words(16, 16), ref_random.chacha20_block(key, 1, 0x4A000000))
+
+
+@pytest.mark.parametrize("Stream", STREAMS)
+def test_substream_changes_only_the_stream(Stream):
+    s = Stream(seed=5, stream=1)
+    t = s.substream(2)
+    assert t.key == s.key and t.stream == 2
+    assert not np.array_equal(s.words(0, 8), t.words(0, 8))
+
+
+# ---- core == reference --------------------------------------------------------------------------
+SPANS = [(0, 1), (3, 37), (15, 100), (1001, 555), (2**40 + 5, 77)]
+
+
+@pytest.mark.parametrize("seed", [0, 7, 123456789])
+@pytest.mark.parametrize("start,n", SPANS)
+@pytest.mark.parametrize("n_threads", [1, 2, 4])
+def test_core_equals_reference_all_samplers(seed, start, n, n_threads):
+    c, r = core_random.Stream(seed=seed, stream=3), ref_random.Stream(seed=seed, stream=3)
+    t = {"n_threads": n_threads}
+    np.testing.assert_array_equal(c.words(start, n, **t), r.words(start, n))
+    np.testing.assert_array_equal(c.raws(start, n, **t), r.raws(start, n))
+    np.testing.assert_array_equal(c.uniform(start, n, **t), r.uniform(start, n))
+    np.testing.assert_allclose(c.normal(start, n, **t), r.normal(start, n), rtol=1e-14)
+    np.testing.assert_allclose(
+        c.exponential(start, n, 2.5, **t), r.exponential(start, n, 2.5), rtol=1e-14
+    )
+    np.testing.assert_allclose(c.laplace(start, n, 0.7, **t), r.laplace(start, n, 0.7), rtol=1e-14)
+    row = start % 2**31
+    for shape in [1.0, 4.0, 0.3, 2.5, 17.2]:
+        np.testing.assert_allclose(
+            c.gamma(row, n, shape, 1.5, **t), r.gamma(row, n, shape, 1.5), rtol=1e-14
+        )
+    np.testing.assert_allclose(
+        c.l2_laplace(row, min(n, 40), 7, 0.5, **t), r.l2_laplace(row, min(n, 40), 7, 0.5),
+        rtol=1e-14,
+    )
+    np.testing.assert_array_equal(
+        c.choice_without_replacement(row, 1000, 50), r.choice_without_replacement(row, 1000, 50)
+    )
+    np.testing.assert_array_equal(c.permutation(row, 300), r.permutation(row, 300))
+    np.testing.assert_array_equal(c.poisson_mask(row, 999, 0.1, **t), r.poisson_mask(row, 999, 0.1))
+
+
+@pytest.mark.parametrize("population,k", [(10, 10), (10**6, 3), (97, 40), (2**40, 5)])
+def test_choice_dense_and_sparse_paths_agree_with_reference(population, k):
+    c, r = core_random.Stream(seed=11), ref_random.Stream(seed=11)
+    got = c.choice_without_replacement(9, population, k)
+    np.testing.assert_array_equal(got, r.choice_without_replacement(9, population, k))
+    assert got.dtype == np.int64 and len(set(got.tolist())) == k
+    assert got.min() >= 0 and got.max() < population
+
+
+def test_core_is_bit_identical_across_thread_counts():
+    s = core_random.Stream(seed=99, stream=17)
+    n = 300_001  # several work chunks, an odd tail
+    for method, args in [
+        ("words", ()), ("uniform", ()), ("normal", ()), ("exponential", (3.0,)),
+        ("laplace", (3.0,)),
+    ]:
+        base = getattr(s, method)(5, n, *args, n_threads=1)
+        for t in (2, 4):
+            assert np.array_equal(getattr(s, method)(5, n, *args, n_threads=t), base), method
+    for t in (2, 4):
+        assert np.array_equal(s.gamma(0, 3000, 2.5, n_threads=t), s.gamma(0, 3000, 2.5, n_threads=1))
+        assert np.array_equal(
+            s.l2_laplace(0, 500, 9, 1.0, n_threads=t), s.l2_laplace(0, 500, 9, 1.0, n_threads=1)
+        )
+        assert np.array_equal(
+            s.poisson_mask(3, 100_000, 0.3, n_threads=t), s.poisson_mask(3, 100_000, 0.3, n_threads=1)
+        )
+
+
+@settings(max_examples=40, deadline=None)
+@given(start=st.integers(0, 2**45), n=st.integers(0, 200), cut=st.integers(0, 200))
+def test_any_draw_is_addressable(start, n, cut):
+    """A draw depends on its address only: slices of a long request equal short requests."""
+    cut = min(cut, n)
+    s = core_random.Stream(seed=2024)
+    for method in ("words", "raws", "normal", "uniform"):
+        full = getattr(s, method)(start, n)
+        assert full.shape == (n,)
+        np.testing.assert_array_equal(getattr(s, method)(start + cut, n - cut), full[cut:])
+    w = s.words(2 * start, 2 * n)
+    expected = w[0::2].astype(np.uint64) | (w[1::2].astype(np.uint64) << np.uint64(32))
+    np.testing.assert_array_equal(s.raws(start, n), expected)
+
+
+def test_words_are_consecutive_blocks():
+    s = core_random.Stream(seed=3, stream=8)
+    blocks = np.concatenate([core_random.chacha20_block(s.key, c, 8) for c in range(4)])
+    np.testing.assert_array_equal(s.words(0, 64), blocks)
+
+
+def test_uniform_and_laplace_bit_layout():
+    s = core_random.Stream(seed=4)
+    raw = s.raws(0, 1000)
+    np.testing.assert_array_equal(s.uniform(0, 1000), (raw >> np.uint64(11)) * 2.0**-53)
+    lap = s.laplace(0, 1000, 1.0)
+    assert np.array_equal(lap < 0, (raw & np.uint64(1)) == 1)
+
+
+# ---- distributions -------------------------------------------------------------------------------
+N_STAT = 200_000
+
+
+def _ks_ok(sample, cdf, *args):
+    return stats.kstest(sample, cdf, args=args).pvalue > P_MIN
+
+
+def test_uniform_distribution():
+    u = core_random.Stream(seed=101).uniform(0, N_STAT)
+    assert u.min() >= 0.0 and u.max() < 1.0
+    assert _ks_ok(u, "uniform")
+
+
+def test_normal_distribution_and_pair_independence():
+    z = core_random.Stream(seed=102).normal(0, N_STAT)
+    assert _ks_ok(z, "norm")
+    assert abs(z.mean()) * np.sqrt(N_STAT) < Z_MAX
+    assert abs(z.var() - 1.0) / np.sqrt(2.0 / N_STAT) < Z_MAX
+    # cosine and sine branches of one Box-Muller pair are independent normals
+    r = np.corrcoef(z[0::2], z[1::2])[0, 1]
+    assert abs(r) * np.sqrt(N_STAT / 2) < Z_MAX
+    assert _ks_ok(z[0::2], "norm") and _ks_ok(z[1::2], "norm")
+
+
+@pytest.mark.parametrize("scale", [0.5, 3.0])
+def test_exponential_and_laplace_distributions(scale):
+    s = core_random.Stream(seed=103)
+    assert _ks_ok(s.exponential(0, N_STAT, scale), "expon", 0.0, scale)
+    assert _ks_ok(s.laplace(0, N_STAT, scale), "laplace", 0.0, scale)
+
+
+@pytest.mark.parametrize("shape", [1.0, 3.0, 10.0, 0.3, 2.5, 17.2])
+def test_gamma_distribution(shape):
+    g = core_random.Stream(seed=104).gamma(0, 50_000, shape, 2.0)
+    assert g.min() > 0.0
+    assert _ks_ok(g, "gamma", shape, 0.0, 2.0)
+
+
+@pytest.mark.parametrize("dim,epsilon", [(1, 1.0), (3, 0.5), (15, 2.0)])
+def test_l2_laplace_radius_and_direction(dim, epsilon):
+    z = core_random.Stream(seed=105).l2_laplace(0, 40_000, dim, epsilon)
+    radius = np.linalg.norm(z, axis=1)
+    # Song, Chaudhuri, Sarwate (2013): density prop. to exp(-(eps/2)||z||) <=> ||z|| ~ Gamma(d, 2/eps)
+    assert _ks_ok(radius, "gamma", dim, 0.0, 2.0 / epsilon)
+    u = z / radius[:, None]
+    n = u.shape[0]
+    # uniform direction: mean 0 and second moment I/d
+    assert np.all(np.abs(u.mean(axis=0)) * np.sqrt(n * dim) < Z_MAX)
+    if dim == 3:  # Archimedes: each coordinate of a uniform point on S^2 is U(-1, 1)
+        assert _ks_ok(u[:, 0], "uniform", -1.0, 2.0)
+    if dim == 1:
+        assert abs((u[:, 0] > 0).mean() - 0.5) * np.sqrt(4 * n) < Z_MAX
+    second = (u.T @ u) / n
+    assert np.allclose(np.diag(second), 1.0 / dim, atol=Z_MAX * np.sqrt(2.0 / n))
+
+
+def test_choice_is_uniform():
+    s = core_random.Stream(seed=106)
+    population, k, reps = 20, 5, 8000
+    counts = np.zeros(population)
+    first = np.zeros(population)
+    for t in range(reps):
+        c = s.choice_without_replacement(t, population, k)
+        assert len(set(c.tolist())) == k
+        counts[c] += 1
+        first[c[0]] += 1
+    assert stats.chisquare(counts).pvalue > P_MIN
+    assert stats.chisquare(first).pvalue > P_MIN  # the order is random too
+    positions = np.array([np.argmax(s.permutation(t, 10) == 0) for t in range(5000)])
+    assert stats.chisquare(np.bincount(positions, minlength=10)).pvalue > P_MIN
+
+
+@pytest.mark.parametrize("q", [0.0, 0.01, 0.3, 1.0])
+def test_poisson_mask_rate(q):
+    m = core_random.Stream(seed=107).poisson_mask(0, 100_000, q)
+    assert m.dtype == np.bool_ and m.shape == (100_000,)
+    if q in (0.0, 1.0):
+        assert m.all() == (q == 1.0) and m.any() == (q == 1.0)
+    else:
+        assert abs(m.sum() - q * m.size) / np.sqrt(m.size * q * (1 - q)) < Z_MAX
+
+
+# ---- bad input ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("Stream", STREAMS)
+def test_bad_arguments_raise_clear_errors(Stream):
+    with pytest.raises(ValueError, match="seed"):
+        Stream(seed=-1)
+    with pytest.raises(TypeError, match="seed"):
+        Stream(seed=1.5)
+    with pytest.raises(ValueError, match="32 bytes"):
+        Stream(key=b"short")
+    with pytest.raises(ValueError, match="either seed or key"):
+        Stream(seed=1, key=bytes(32))
+    with pytest.raises(ValueError, match="stream"):
+        Stream(seed=1, stream=2**64)
+    s = Stream(seed=1)
+    with pytest.raises(ValueError, match="n must"):
+        s.normal(0, -1)
+    with pytest.raises(TypeError, match="start"):
+        s.uniform(0.5, 3)
+    with pytest.raises(ValueError, match="scale"):
+        s.laplace(0, 3, 0.0)
+    with pytest.raises(ValueError, match="shape"):
+        s.gamma(0, 3, float("nan"))
+    with pytest.raises(ValueError, match="epsilon"):
+        s.l2_laplace(0, 3, 2, -1.0)
+    with pytest.raises(ValueError, match="dim"):
+        s.l2_laplace(0, 3, 0, 1.0)
+    with pytest.raises(ValueError, match="k must"):
+        s.choice_without_replacement(0, 5, 6)
+    with pytest.raises(ValueError, match="q must"):
+        s.poisson_mask(0, 5, 1.5)
+    with pytest.raises(ValueError, match="n_threads"):
+        s.uniform(0, 3, n_threads=0)
+    with pytest.raises(ValueError, match="address space"):
+        s.gamma(2**32 - 1, 2, 1.0)
+
+
+def test_core_checks_arrive_as_value_error():
+    """The C++ layer re-checks its input; std::invalid_argument arrives as ValueError."""
+    with pytest.raises(ValueError, match="32 bytes"):
+        _core.random_normal(b"x" * 31, 0, 0, 4)
+    with pytest.raises(ValueError, match="scale"):
+        _core.random_laplace(bytes(32), 0, 0, 4, -1.0)
+    with pytest.raises(ValueError, match="k must"):
+        _core.choice_without_replacement(bytes(32), 0, 0, 3, 4)
+    with pytest.raises(ValueError, match="address space"):
+        _core.random_gamma(bytes(32), 0, 2**32, 1, 1.0, 1.0)
