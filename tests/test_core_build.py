@@ -7,9 +7,8 @@ import ast
 from pathlib import Path
 
 import numpy as np
-import pytest
-
 import privlearn
+import pytest
 from privlearn import _core
 from privlearn.reference import parallel as ref_parallel
 
@@ -26,8 +25,9 @@ def test_stub_lists_exactly_the_bound_names():
     tree = ast.parse(stub.read_text())
     declared = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
     declared |= {
-        n.target.id for n in tree.body if isinstance(n, ast.AnnAssign)
-        and isinstance(n.target, ast.Name)
+        n.target.id
+        for n in tree.body
+        if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
     }
     bound = {name for name in dir(_core) if not name.startswith("__")} | {"__version__"}
     assert declared == bound

@@ -12,11 +12,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import stats
-
 from privlearn import _core
 from privlearn import random as core_random
 from privlearn.reference import random as ref_random
+from scipy import stats
 
 P_MIN = 1e-4  # KS / chi-square rejection threshold = false-failure probability per test
 Z_MAX = 4.5  # z-test threshold, two-sided false-failure probability ~7e-6
@@ -36,9 +35,22 @@ def test_rfc8439_section_2_3_2(block):
     # nonce 00 00 00 09 00 00 00 4a 00 00 00 00 and block count 1 in the 64/64 layout
     out = block(key, 0x0900000000000001, 0x4A000000)
     expected = [
-        0xE4E7F110, 0x15593BD1, 0x1FDD0F50, 0xC47120A3, 0xC7F4D1C7, 0x0368C033, 0x9AAA2204,
-        0x4E6CD4C3, 0x466482D2, 0x09AA9F07, 0x05D7C214, 0xA2028BD9, 0xD19C12B5, 0xB94E16DE,
-        0xE883D0CB, 0x4E3C50A2,
+        0xE4E7F110,
+        0x15593BD1,
+        0x1FDD0F50,
+        0xC47120A3,
+        0xC7F4D1C7,
+        0x0368C033,
+        0x9AAA2204,
+        0x4E6CD4C3,
+        0x466482D2,
+        0x09AA9F07,
+        0x05D7C214,
+        0xA2028BD9,
+        0xD19C12B5,
+        0xB94E16DE,
+        0xE883D0CB,
+        0x4E3C50A2,
     ]
     assert out.dtype == np.uint32
     assert out.tolist() == expected
@@ -81,9 +93,9 @@ def test_seed_expansion_identical_and_documented():
         # documented: words 0-7 of block(zero key, counter=seed, stream=SEED_STREAM)
         from privlearn._stream_base import SEED_STREAM
 
-        assert k == ref_random.chacha20_block(bytes(32), seed, SEED_STREAM)[:8].astype(
-            "<u4"
-        ).tobytes()
+        assert (
+            k == ref_random.chacha20_block(bytes(32), seed, SEED_STREAM)[:8].astype("<u4").tobytes()
+        )
     assert core_random.key_from_seed(1) != core_random.key_from_seed(2)
 
 
@@ -130,7 +142,8 @@ def test_core_equals_reference_all_samplers(seed, start, n, n_threads):
             c.gamma(row, n, shape, 1.5, **t), r.gamma(row, n, shape, 1.5), rtol=1e-14
         )
     np.testing.assert_allclose(
-        c.l2_laplace(row, min(n, 40), 7, 0.5, **t), r.l2_laplace(row, min(n, 40), 7, 0.5),
+        c.l2_laplace(row, min(n, 40), 7, 0.5, **t),
+        r.l2_laplace(row, min(n, 40), 7, 0.5),
         rtol=1e-14,
     )
     np.testing.assert_array_equal(
@@ -153,19 +166,25 @@ def test_core_is_bit_identical_across_thread_counts():
     s = core_random.Stream(seed=99, stream=17)
     n = 300_001  # several work chunks, an odd tail
     for method, args in [
-        ("words", ()), ("uniform", ()), ("normal", ()), ("exponential", (3.0,)),
+        ("words", ()),
+        ("uniform", ()),
+        ("normal", ()),
+        ("exponential", (3.0,)),
         ("laplace", (3.0,)),
     ]:
         base = getattr(s, method)(5, n, *args, n_threads=1)
         for t in (2, 4):
             assert np.array_equal(getattr(s, method)(5, n, *args, n_threads=t), base), method
     for t in (2, 4):
-        assert np.array_equal(s.gamma(0, 3000, 2.5, n_threads=t), s.gamma(0, 3000, 2.5, n_threads=1))
+        assert np.array_equal(
+            s.gamma(0, 3000, 2.5, n_threads=t), s.gamma(0, 3000, 2.5, n_threads=1)
+        )
         assert np.array_equal(
             s.l2_laplace(0, 500, 9, 1.0, n_threads=t), s.l2_laplace(0, 500, 9, 1.0, n_threads=1)
         )
         assert np.array_equal(
-            s.poisson_mask(3, 100_000, 0.3, n_threads=t), s.poisson_mask(3, 100_000, 0.3, n_threads=1)
+            s.poisson_mask(3, 100_000, 0.3, n_threads=t),
+            s.poisson_mask(3, 100_000, 0.3, n_threads=1),
         )
 
 
@@ -241,7 +260,7 @@ def test_gamma_distribution(shape):
 def test_l2_laplace_radius_and_direction(dim, epsilon):
     z = core_random.Stream(seed=105).l2_laplace(0, 40_000, dim, epsilon)
     radius = np.linalg.norm(z, axis=1)
-    # Song, Chaudhuri, Sarwate (2013): density prop. to exp(-(eps/2)||z||) <=> ||z|| ~ Gamma(d, 2/eps)
+    # Song et al. (2013): density prop. to exp(-(eps/2)||z||) <=> ||z|| ~ Gamma(d, 2/eps)
     assert _ks_ok(radius, "gamma", dim, 0.0, 2.0 / epsilon)
     u = z / radius[:, None]
     n = u.shape[0]
