@@ -63,7 +63,15 @@ inline void init_state(const Key& key, std::uint64_t counter, std::uint64_t stre
 // baseline x86-64, one AVX2 register where available).
 typedef std::uint32_t v8u __attribute__((vector_size(32)));
 
-void blocks8(const Key& key, std::uint64_t counter, std::uint64_t stream,
+#if defined(__x86_64__) && defined(__linux__) && !defined(__clang__)
+// One AVX2 register per state word where the CPU has it (chosen at load time), SSE2 pairs
+// otherwise. Integer-only code: both clones give identical bits.
+#define PRIVLEARN_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PRIVLEARN_CLONES
+#endif
+
+PRIVLEARN_CLONES void blocks8(const Key& key, std::uint64_t counter, std::uint64_t stream,
              std::uint32_t* out) noexcept {
   v8u s[16];
   for (int w = 0; w < 4; ++w) s[w] = v8u{} + kSigma[w];
