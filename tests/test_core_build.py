@@ -70,3 +70,18 @@ def test_openmp_is_built_in_ci():
     if os.environ.get("CI", "").lower() != "true":
         pytest.skip("only meaningful under CI")
     assert _core.has_openmp
+
+
+def test_public_thread_control_and_reduction():
+    from privlearn import parallel
+
+    X = np.arange(12.0).reshape(4, 3)
+    np.testing.assert_array_equal(parallel.blocked_column_sum(X.tolist()), X.sum(axis=0))
+    with parallel.thread_limit(1):
+        assert parallel.get_num_threads() == 1
+        np.testing.assert_array_equal(parallel.blocked_column_sum(X), X.sum(axis=0))
+    assert parallel.get_num_threads() == _core.default_threads()
+    with pytest.raises(ValueError, match="2-D"):
+        parallel.blocked_column_sum(np.ones(3))
+    with pytest.raises(ValueError, match="n_threads"):
+        parallel.set_num_threads(0)

@@ -3,6 +3,7 @@
 Submodules are imported on first use so that ``import privlearn`` stays cheap:
 
 - :mod:`privlearn.random` -- the ChaCha20 counter-based generator (C++ core);
+- :mod:`privlearn.parallel` -- thread control and the deterministic reduction;
 - :mod:`privlearn.reference` -- pure-numpy twins of every core routine;
 - :mod:`privlearn.data` -- data loaders, preprocessing and synthetic generators;
 - :mod:`privlearn.exceptions` -- warnings and errors shared by the package.
@@ -15,7 +16,7 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-_SUBMODULES = {"random", "reference", "data", "exceptions", "cli"}
+_SUBMODULES = {"random", "reference", "data", "exceptions", "parallel", "experiments", "cli"}
 
 __all__ = ["__version__", *sorted(_SUBMODULES)]
 
