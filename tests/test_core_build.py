@@ -7,8 +7,9 @@ import ast
 from pathlib import Path
 
 import numpy as np
-import privlearn
 import pytest
+
+import privlearn
 from privlearn import _core
 from privlearn.reference import parallel as ref_parallel
 

@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
+
 from privlearn import _core
 from privlearn import random as core_random
 from privlearn.reference import random as ref_random
-from scipy import stats
 
 P_MIN = 1e-4  # KS / chi-square rejection threshold = false-failure probability per test
 Z_MAX = 4.5  # z-test threshold, two-sided false-failure probability ~7e-6

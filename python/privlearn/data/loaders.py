@@ -1,0 +1,1056 @@
+"""Loaders for the real data sets used by the papers privlearn reproduces.
+
+Every loader returns ``X`` as a C-contiguous ``float64`` array of shape
+``(n_samples, n_features)`` (or a :class:`scipy.sparse.csr_matrix` where asked for) and the
+labels ``y``:
+
+- binary classification: ``int64`` in ``{-1, +1}`` (each loader documents which class is ``+1``);
+- multi-class: the natural ``int64`` labels (MNIST digits);
+- regression: ``float64`` (YearPredictionMSD years).
+
+Every loader takes ``return_feature_names=False``; when it is true the loader returns
+``(X, y, feature_names)`` with ``feature_names`` a ``list[str]`` of length ``n_features``.
+One-hot columns are named ``"<column>=<level>"``.
+
+Files are looked up in a data folder (see :func:`get_data_home`); a missing file raises
+:class:`FileNotFoundError` naming the file and the folder. Loaders never write to the folder and
+never download anything.
+"""
+
+from __future__ import annotations
+
+import bz2
+import contextlib
+import errno
+import gzip
+import os
+import zipfile
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any, Union
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..exceptions import PrivacyLeakWarning
+
+__all__ = [
+    "get_data_home",
+    "read_idx",
+    "load_helr",
+    "load_idash",
+    "load_phishing",
+    "load_adult",
+    "adult_scaler_stats",
+    "load_kddcup99",
+    "load_mnist",
+    "load_mnist38",
+    "load_msd",
+    "HELR_NAMES",
+    "ADULT_NUMERIC_COLUMNS",
+    "ADULT_CATEGORIES",
+    "KDDCUP99_COLUMNS",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+ENV_VAR = "PRIVLEARN_DATA"
+DEFAULT_DATA_DIR = "~/privlearn_data"
+
+# --------------------------------------------------------------------------------------------
+# The registry of known files (relative to the data folder). ``inventory.py`` lists exactly
+# these; loaders use the same paths.
+# --------------------------------------------------------------------------------------------
+
+HELR_NAMES: tuple[str, ...] = ("edin", "lbw", "nhanes3", "pcs", "uis")
+"""Data sets of Kim et al. 2018 (HELR) accepted by :func:`load_helr`."""
+
+_MNIST_FILES: dict[str, tuple[str, str]] = {
+    "train": ("mnist/train-images-idx3-ubyte.gz", "mnist/train-labels-idx1-ubyte.gz"),
+    "test": ("mnist/t10k-images-idx3-ubyte.gz", "mnist/t10k-labels-idx1-ubyte.gz"),
+}
+_KDD_FILE = "kddcup99/kddcup.data_10_percent.gz"
+_PHISHING_FILE = "phishing/phishing.txt.gz"
+_ADULT_FILES: dict[str, str] = {"train": "adult/adult.data", "test": "adult/adult.test"}
+_ADULT_NAMES_FILE = "adult/adult.names"
+
+KNOWN_FILES: tuple[tuple[str, str], ...] = (
+    *(("helr", f"helr/{name}.txt") for name in HELR_NAMES),
+    ("mnist", _MNIST_FILES["train"][0]),
+    ("mnist", _MNIST_FILES["train"][1]),
+    ("mnist", _MNIST_FILES["test"][0]),
+    ("mnist", _MNIST_FILES["test"][1]),
+    ("kddcup99", _KDD_FILE),
+    ("phishing", _PHISHING_FILE),
+    ("adult", _ADULT_FILES["train"]),
+    ("adult", _ADULT_FILES["test"]),
+    ("adult", _ADULT_NAMES_FILE),
+)
+"""Every file the loaders know, as ``(dataset, path relative to the data folder)``."""
+
+
+# --------------------------------------------------------------------------------------------
+# Small helpers: data folder, argument checks, file lookup, output conventions.
+# --------------------------------------------------------------------------------------------
+
+
+def get_data_home(data_home: PathLike | None = None) -> Path:
+    """Return the folder the loaders read data files from.
+
+    Resolution order: the ``data_home`` argument if given; else the environment variable
+    ``PRIVLEARN_DATA`` if set and non-empty; else ``~/privlearn_data``. ``~`` is expanded.
+    The folder is neither created nor required to exist (a loader reports a missing file).
+
+    Parameters
+    ----------
+    data_home : str or os.PathLike, optional
+        Explicit data folder.
+
+    Returns
+    -------
+    pathlib.Path
+        The resolved folder.
+
+    Raises
+    ------
+    TypeError
+        If ``data_home`` is neither ``None``, a ``str`` nor a path-like object.
+    """
+    if data_home is None:
+        env = os.environ.get(ENV_VAR, "")
+        data_home = env if env else DEFAULT_DATA_DIR
+    elif not isinstance(data_home, (str, os.PathLike)):
+        raise TypeError(
+            f"data_home must be None, a str or an os.PathLike, got {type(data_home).__name__}"
+        )
+    return Path(os.fspath(data_home)).expanduser()
+
+
+def _check_bool(name: str, value: Any) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return bool(value)
+
+
+def _check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
+    if not isinstance(value, str):
+        raise TypeError(
+            f"{name} must be a str (one of {list(choices)}), got {type(value).__name__}"
+        )
+    if value not in choices:
+        raise ValueError(f"unknown {name} {value!r}; expected one of {list(choices)}")
+    return value
+
+
+def _check_path(path: Any, what: str) -> Path:
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{what} path must be a str or an os.PathLike, got {type(path).__name__}")
+    p = Path(os.fspath(path)).expanduser()
+    if not p.is_file():
+        raise FileNotFoundError(
+            errno.ENOENT, f"{what} file {p.name!r} not found in folder '{p.parent}'", str(p)
+        )
+    return p
+
+
+def _data_file(relative: str, data_home: PathLike | None) -> Path:
+    """Return ``data_home / relative``; raise a helpful FileNotFoundError if it is absent."""
+    home = get_data_home(data_home)
+    path = home / relative
+    if not path.is_file():
+        raise FileNotFoundError(
+            errno.ENOENT,
+            f"data file {relative!r} not found in data folder '{home}'. Pass data_home=... "
+            f"or set the {ENV_VAR} environment variable to the folder that holds the data "
+            "sets (privlearn never downloads data)",
+            str(path),
+        )
+    return path
+
+
+def _as_X(X: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(X, dtype=np.float64)
+
+
+def _binary_labels(raw: np.ndarray, positive: Any, negative: Any, what: str) -> np.ndarray:
+    """Map ``positive -> +1`` and ``negative -> -1``; any other value is a ValueError."""
+    raw = np.asarray(raw)
+    pos = raw == positive
+    neg = raw == negative
+    bad = ~(pos | neg)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{what}: label {raw[i]!r} in row {i} is neither {positive!r} nor {negative!r}"
+        )
+    return np.where(pos, 1, -1).astype(np.int64)
+
+
+def _result(X: Any, y: np.ndarray, names: list[str], return_feature_names: bool) -> tuple[Any, ...]:
+    if X.shape[1] != len(names):  # internal consistency; never expected to fire
+        raise AssertionError(f"{X.shape[1]} columns but {len(names)} feature names")
+    if return_feature_names:
+        return X, y, names
+    return X, y
+
+
+@contextlib.contextmanager
+def _open_binary(path: Path) -> Iterator[IO[bytes]]:
+    """Open ``path`` for binary reading, decompressing gzip, bzip2 or single-member zip.
+
+    The compression is detected from the file's magic bytes, not its name.
+    """
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+    if head[:2] == b"\x1f\x8b":
+        with gzip.open(path, "rb") as stream:
+            yield stream
+    elif head[:3] == b"BZh":
+        with bz2.open(path, "rb") as stream:
+            yield stream
+    elif head[:4] == b"PK\x03\x04":
+        with zipfile.ZipFile(path) as zf:
+            members = [m for m in zf.infolist() if not m.is_dir()]
+            if len(members) != 1:
+                raise ValueError(
+                    f"zip archive '{path}' must hold exactly one file, it holds {len(members)}"
+                )
+            with zf.open(members[0]) as stream:
+                yield stream
+    else:
+        with open(path, "rb") as stream:
+            yield stream
+
+
+# --------------------------------------------------------------------------------------------
+# HELR (Kim et al. 2018) and iDASH
+# --------------------------------------------------------------------------------------------
+
+
+def load_helr(
+    name: str, data_home: PathLike | None = None, *, return_feature_names: bool = False
+) -> tuple[Any, ...]:
+    """Load one of the small medical data sets of Kim et al. 2018 (HELR).
+
+    The quadratic-gradient paper (Chiang, "Privacy-preserving logistic regression training with a
+    faster gradient variant") evaluates on the same sets as its baseline Kim et al. 2018a:
+    edin, lbw, nhanes3, pcs and uis. The file ``helr/{name}.txt`` is TAB separated, has no
+    header, and holds a 0/1 label in its LAST column (the convention of the HELR code's
+    ``readData``). Features are returned unscaled.
+
+    Parameters
+    ----------
+    name : {"edin", "lbw", "nhanes3", "pcs", "uis"}
+        Data set name. ``nhanes3`` is not in the shared data folder but is accepted: its
+        loader raises :class:`FileNotFoundError` when the file is absent.
+    data_home : str or os.PathLike, optional
+        Data folder (see :func:`get_data_home`).
+    return_feature_names : bool, default False
+        Also return the feature names. The files have no header, so the names are
+        ``"x1", ..., "xd"`` in file order.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features), float64
+    y : ndarray of shape (n_samples,), int64
+        ``+1`` where the file's label is 1, ``-1`` where it is 0.
+    feature_names : list of str
+        Only when ``return_feature_names`` is true.
+    """
+    name = _check_choice("HELR data set name", name, HELR_NAMES)
+    return_feature_names = _check_bool("return_feature_names", return_feature_names)
+    path = _data_file(f"helr/{name}.txt", data_home)
+    import pandas as pd
+
+    frame = pd.read_csv(path, sep="\t", header=None, dtype=np.float64)
+    values = frame.to_numpy(dtype=np.float64)
+    if values.ndim != 2 or values.shape[1] < 2:
+        raise ValueError(f"'{path}' must have at least 2 TAB separated columns")
+    if not np.isfinite(values).all():
+        raise ValueError(f"'{path}' has missing or non-finite values")
+    y = _binary_labels(values[:, -1], 1.0, 0.0, f"'{path}'")
+    X = _as_X(values[:, :-1])
+    names = [f"x{j + 1}" for j in range(X.shape[1])]
+    return _result(X, y, names, return_feature_names)
+
+
+def load_idash(path: PathLike, *, return_feature_names: bool = False) -> tuple[Any, ...]:
+    """Load the iDASH 2017 genomic data set (or any CSV laid out the same way).
+
+    The file is a CSV with a header row; the FIRST column is the 0/1 label (cancer status in
+    the iDASH 2017 task 3 data used by Kim et al. 2018a and the quadratic-gradient paper), the
+    other columns are numeric features.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The CSV file (may be gzip/bzip2 compressed).
+    return_feature_names : bool, default False
+        Also return the feature names (the header of the feature columns).
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features), float64
+    y : ndarray of shape (n_samples,), int64
+        ``+1`` for label 1, ``-1`` for label 0.
+    feature_names : list of str
+        Only when ``return_feature_names`` is true.
+    """
+    p = _check_path(path, "iDASH")
+    return_feature_names = _check_bool("return_feature_names", return_feature_names)
+    import pandas as pd
+
+    with _open_binary(p) as stream:
+        frame = pd.read_csv(stream, header=0)
+    if frame.shape[1] < 2:
+        raise ValueError(f"'{p}' must have a label column and at least one feature column")
+    try:
+        values = frame.to_numpy(dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"'{p}' has non-numeric entries: {exc}") from None
+    if not np.isfinite(values).all():
+        raise ValueError(f"'{p}' has missing or non-finite values")
+    y = _binary_labels(values[:, 0], 1.0, 0.0, f"'{p}'")
+    X = _as_X(values[:, 1:])
+    names = [str(c) for c in frame.columns[1:]]
+    return _result(X, y, names, return_feature_names)
+
+
+# --------------------------------------------------------------------------------------------
+# Phishing (LIBSVM)
+# --------------------------------------------------------------------------------------------
+
+PHISHING_N_FEATURES = 68
+
+
+def load_phishing(
+    data_home: PathLike | None = None,
+    *,
+    sparse: bool = False,
+    return_feature_names: bool = False,
+) -> tuple[Any, ...]:
+    """Load the LIBSVM "phishing" data set (11,055 x 68), used by DP-SCD (Damaskinos et al. 2021).
+
+    Read from ``phishing/phishing.txt.gz`` with :func:`sklearn.datasets.load_svmlight_file`
+    (``n_features=68``). The LIBSVM version is already binarised and every row has unit L2
+    norm.
+
+    Parameters
+    ----------
+    data_home : str or os.PathLike, optional
+        Data folder (see :func:`get_data_home`).
+    sparse : bool, default False
+        Return ``X`` as a :class:`scipy.sparse.csr_matrix` instead of a dense array.
+    return_feature_names : bool, default False
+        Also return the feature names ``"f1", ..., "f68"`` (the LIBSVM 1-based indices).
+
+    Returns
+    -------
+    X : ndarray or csr_matrix of shape (11055, 68), float64
+    y : ndarray of shape (n_samples,), int64
+        ``+1`` for LIBSVM label 1, ``-1`` for LIBSVM label 0.
+    feature_names : list of str
+        Only when ``return_feature_names`` is true.
+    """
+    sparse = _check_bool("sparse", sparse)
+    return_feature_names = _check_bool("return_feature_names", return_feature_names)
+    path = _data_file(_PHISHING_FILE, data_home)
+    from sklearn.datasets import load_svmlight_file
+
+    X, raw = load_svmlight_file(str(path), n_features=PHISHING_N_FEATURES, dtype=np.float64)
+    y = _binary_labels(raw, 1.0, 0.0, f"'{path}'")
+    X = sp.csr_matrix(X, dtype=np.float64) if sparse else _as_X(X.toarray())
+    names = [f"f{j + 1}" for j in range(PHISHING_N_FEATURES)]
+    return _result(X, y, names, return_feature_names)
+
+
+# --------------------------------------------------------------------------------------------
+# UCI Adult
+# --------------------------------------------------------------------------------------------
+
+ADULT_COLUMNS: tuple[str, ...] = (
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "income",
+)
+
+ADULT_NUMERIC_COLUMNS: tuple[str, ...] = (
+    "age",
+    "fnlwgt",
+    "education-num",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+)
+"""The continuous columns of Adult, in file order."""
+
+# The public schema, copied from the attribute list at the end of ``adult/adult.names``
+# (order as listed there). Using it, rather than the levels seen in the data, gives train and
+# test identical columns and keeps the column layout independent of the private rows.
+ADULT_CATEGORIES: dict[str, tuple[str, ...]] = {
+    "workclass": (
+        "Private", "Self-emp-not-inc", "Self-emp-inc", "Federal-gov", "Local-gov", "State-gov",
+        "Without-pay", "Never-worked",
+    ),
+    "education": (
+        "Bachelors", "Some-college", "11th", "HS-grad", "Prof-school", "Assoc-acdm",
+        "Assoc-voc", "9th", "7th-8th", "12th", "Masters", "1st-4th", "10th", "Doctorate",
+        "5th-6th", "Preschool",
+    ),
+    "marital-status": (
+        "Married-civ-spouse", "Divorced", "Never-married", "Separated", "Widowed",
+        "Married-spouse-absent", "Married-AF-spouse",
+    ),
+    "occupation": (
+        "Tech-support", "Craft-repair", "Other-service", "Sales", "Exec-managerial",
+        "Prof-specialty", "Handlers-cleaners", "Machine-op-inspct", "Adm-clerical",
+        "Farming-fishing", "Transport-moving", "Priv-house-serv", "Protective-serv",
+        "Armed-Forces",
+    ),
+    "relationship": (
+        "Wife", "Own-child", "Husband", "Not-in-family", "Other-relative", "Unmarried",
+    ),
+    "race": ("White", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other", "Black"),
+    "sex": ("Female", "Male"),
+    "native-country": (
+        "United-States", "Cambodia", "England", "Puerto-Rico", "Canada", "Germany",
+        "Outlying-US(Guam-USVI-etc)", "India", "Japan", "Greece", "South", "China", "Cuba",
+        "Iran", "Honduras", "Philippines", "Italy", "Poland", "Jamaica", "Vietnam", "Mexico",
+        "Portugal", "Ireland", "France", "Dominican-Republic", "Laos", "Ecuador", "Taiwan",
+        "Haiti", "Columbia", "Hungary", "Guatemala", "Nicaragua", "Scotland", "Thailand",
+        "Yugoslavia", "El-Salvador", "Trinadad&Tobago", "Peru", "Hong", "Holand-Netherlands",
+    ),
+}  # fmt: skip
+"""Public one-hot vocabularies of the Adult categorical columns (from ``adult.names``)."""
+
+_ADULT_DPSCD_DROP = ("fnlwgt", "education")
+_ADULT_DPSCD_NUMERIC = tuple(c for c in ADULT_NUMERIC_COLUMNS if c not in _ADULT_DPSCD_DROP)
+
+
+def _read_adult(subset: str, data_home: PathLike | None) -> Any:
+    import pandas as pd
+
+    path = _data_file(_ADULT_FILES[subset], data_home)
+    # adult.test starts with the line "|1x3 Cross validator"; both files may end in blank lines.
+    frame = pd.read_csv(
+        path,
+        header=None,
+        names=list(ADULT_COLUMNS),
+        sep=",",
+        skipinitialspace=True,
+        skiprows=1 if subset == "test" else 0,
+        skip_blank_lines=True,
+        dtype=str,
+        keep_default_na=False,
+        engine="c",
+    )
+    if frame.isna().any().any():
+        raise ValueError(f"'{path}' has rows with fewer than {len(ADULT_COLUMNS)} fields")
+    return frame, path
+
+
+def _one_hot_fixed(
+    values: np.ndarray, column: str, vocabulary: Sequence[str], where: str, missing: str | None
+) -> np.ndarray:
+    """One-hot ``values`` against a fixed vocabulary; ``missing`` gives an all-zero row."""
+    import pandas as pd
+
+    codes = np.asarray(pd.Index(list(vocabulary)).get_indexer(values), dtype=np.intp)
+    unknown = codes < 0
+    if missing is not None:
+        unknown &= np.asarray(values) != missing
+    if unknown.any():
+        i = int(np.flatnonzero(unknown)[0])
+        raise ValueError(
+            f"{where}: value {values[i]!r} of column {column!r} (row {i}) is not in the "
+            f"public schema {list(vocabulary)}"
+        )
+    block = np.zeros((len(values), len(vocabulary)), dtype=np.float64)
+    rows = np.flatnonzero(codes >= 0)
+    block[rows, codes[rows]] = 1.0
+    return block
+
+
+def _validate_scaler_stats(stats: Any) -> dict[str, tuple[float, float]]:
+    if not isinstance(stats, Mapping):
+        raise TypeError(
+            f"scaler_stats must be a mapping {{column: (mean, std)}}, got {type(stats).__name__}"
+        )
+    unknown = sorted(set(stats) - set(_ADULT_DPSCD_NUMERIC))
+    missing = [c for c in _ADULT_DPSCD_NUMERIC if c not in stats]
+    if unknown or missing:
+        raise ValueError(
+            f"scaler_stats must have exactly the keys {list(_ADULT_DPSCD_NUMERIC)}; "
+            f"missing {missing}, unknown {unknown}"
+        )
+    out: dict[str, tuple[float, float]] = {}
+    for col in _ADULT_DPSCD_NUMERIC:
+        try:
+            mean, std = (float(v) for v in stats[col])
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"scaler_stats[{col!r}] must be a pair of numbers (mean, std), got {stats[col]!r}"
+            ) from None
+        if not (np.isfinite(mean) and np.isfinite(std) and std > 0):
+            raise ValueError(
+                f"scaler_stats[{col!r}] = ({mean}, {std}): mean must be finite and std > 0"
+            )
+        out[col] = (mean, std)
+    return out
+
+
+def _adult_numeric(frame: Any, columns: Sequence[str], path: Path) -> np.ndarray:
+    import pandas as pd
+
+    block = np.empty((len(frame), len(columns)), dtype=np.float64)
+    for j, col in enumerate(columns):
+        vals = pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype=np.float64)
+        if not np.isfinite(vals).all():
+            i = int(np.flatnonzero(~np.isfinite(vals))[0])
+            raise ValueError(f"'{path}': non-numeric {col!r} value in row {i}")
+        block[:, j] = vals
+    return block
+
+
+def _stats_from(block: np.ndarray) -> dict[str, tuple[float, float]]:
+    mean = block.mean(axis=0)
+    std = block.std(axis=0)
+    return {c: (float(m), float(s)) for c, m, s in zip(_ADULT_DPSCD_NUMERIC, mean, std)}
+
+
+def adult_scaler_stats(
+    subset: str = "train", data_home: PathLike | None = None
+) -> dict[str, tuple[float, float]]:
+    """Compute the mean and standard deviation of Adult's DP-SCD numeric columns.
+
+    The usual pattern is to compute these on the training set and pass them to
+    ``load_adult("test", preprocess="dpscd", scaler_stats=...)``, so that train and test are
+    scaled identically. Because the statistics come from the (private) data, this emits a
+    :class:`~privlearn.exceptions.PrivacyLeakWarning` -- once, here, where the leak happens.
+
+    Parameters
+    ----------
+    subset : {"train", "test"}, default "train"
+        Which file the statistics are computed on.
+    data_home : str or os.PathLike, optional
+        Data folder (see :func:`get_data_home`).
+
+    Returns
+    -------
+    dict
+        ``{column: (mean, std)}`` for ``age``, ``education-num``, ``capital-gain``,
+        ``capital-loss`` and ``hours-per-week`` (population std, ``ddof=0``).
+    """
+    import warnings
+
+    subset = _check_choice("subset", subset, ("train", "test"))
+    frame, path = _read_adult(subset, data_home)
+    block = _adult_numeric(frame, _ADULT_DPSCD_NUMERIC, path)
+    warnings.warn(
+        "adult_scaler_stats computes means and standard deviations from the private data; "
+        "standard-scaling with them leaks privacy outside any DP accounting",
+        PrivacyLeakWarning,
+        stacklevel=2,
+    )
+    return _stats_from(block)
+
+
+def load_adult(
+    subset: str = "train",
+    data_home: PathLike | None = None,
+    *,
+    preprocess: str | None = None,
+    scaler_stats: Mapping[str, Sequence[float]] | None = None,
+    return_feature_names: bool = False,
+) -> tuple[Any, ...]:
+    """Load the UCI Adult (census income) data set from the raw UCI files.
+
+    Reads ``adult/adult.data`` (32,561 rows, ``subset="train"``) or ``adult/adult.test``
+    (16,281 rows, ``subset="test"``; its first comment line and the trailing ``.`` of its labels
+    are handled). The label is income: ``">50K"`` -> ``+1``, ``"<=50K"`` -> ``-1``.
+
+    Columns of ``X`` are the numeric columns (file order) followed by one one-hot block per
+    categorical column (file order). The one-hot vocabularies are the PUBLIC schema listed in
+    ``adult/adult.names`` (:data:`ADULT_CATEGORIES`), so train and test have identical columns
+    and the layout does not depend on the data; a missing value (``?``) gives an all-zero
+    block, and a value outside the schema is a ``ValueError``.
+
+    Parameters
+    ----------
+    subset : {"train", "test"}, default "train"
+    data_home : str or os.PathLike, optional
+        Data folder (see :func:`get_data_home`).
+    preprocess : {None, "dpscd"}, default None
+        ``None``: the 6 raw numeric columns (unscaled) + one-hot of all 8 categoricals
+        (105 columns). ``"dpscd"``: the preprocessing of the DP-SCD paper (Damaskinos,
+        Mendler-Dunner, Guerraoui, Papandreou, Parnell, AAAI 2021, Appendix E): drop ``fnlwgt``
+        and ``education``, standard-scale the 5 remaining numeric columns, one-hot the 7
+        remaining categoricals (88 columns). Rows are NOT normalised; DP-SCD assumes
+        ``||x_i|| = 1``, so follow with :func:`privlearn.data.normalize_rows`.
+    scaler_stats : mapping, optional
+        Only with ``preprocess="dpscd"``: public ``{column: (mean, std)}`` for exactly
+        ``age``, ``education-num``, ``capital-gain``, ``capital-loss``, ``hours-per-week``.
+        When omitted, the mean and std of the loaded subset itself are used and a
+        :class:`~privlearn.exceptions.PrivacyLeakWarning` is emitted, because scaling with
+        statistics of the private data leaks privacy. See :func:`adult_scaler_stats`.
+    return_feature_names : bool, default False
+        Also return the feature names (numeric column names, then ``"<column>=<level>"``).
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 105) or (n_samples, 88), float64
+    y : ndarray of shape (n_samples,), int64
+        ``+1`` for ``>50K``, ``-1`` for ``<=50K``.
+    feature_names : list of str
+        Only when ``return_feature_names`` is true.
+    """
+    import warnings
+
+    subset = _check_choice("subset", subset, ("train", "test"))
+    if preprocess is not None:
+        preprocess = _check_choice("preprocess", preprocess, ("dpscd",))
+    return_feature_names = _check_bool("return_feature_names", return_feature_names)
+    if scaler_stats is not None:
+        if preprocess != "dpscd":
+            raise ValueError('scaler_stats is only used with preprocess="dpscd"')
+        stats = _validate_scaler_stats(scaler_stats)
+
+    frame, path = _read_adult(subset, data_home)
+    labels = frame["income"].str.rstrip(".").to_numpy()
+    y = _binary_labels(labels, ">50K", "<=50K", f"'{path}'")
+
+    if preprocess == "dpscd":
+        numeric = _ADULT_DPSCD_NUMERIC
+        categorical = [c for c in ADULT_CATEGORIES if c not in _ADULT_DPSCD_DROP]
+    else:
+        numeric = ADULT_NUMERIC_COLUMNS
+        categorical = list(ADULT_CATEGORIES)
+
+    num = _adult_numeric(frame, numeric, path)
+    if preprocess == "dpscd":
+        if scaler_stats is None:
+            warnings.warn(
+                "load_adult(preprocess='dpscd') standard-scales the numeric columns with the "
+                "mean and std of the loaded (private) data, which leaks privacy outside any DP "
+                "accounting; pass public scaler_stats={column: (mean, std)} to avoid it",
+                PrivacyLeakWarning,
+                stacklevel=2,
+            )
+            stats = _stats_from(num)
+        mean = np.array([stats[c][0] for c in numeric])
+        std = np.array([stats[c][1] for c in numeric])
+        std = np.where(std > 0, std, 1.0)
+        num = (num - mean) / std
+
+    blocks = [num]
+    names = list(numeric)
+    for col in categorical:
+        vocab = ADULT_CATEGORIES[col]
+        blocks.append(_one_hot_fixed(frame[col].to_numpy(), col, vocab, f"'{path}'", missing="?"))
+        names.extend(f"{col}={level}" for level in vocab)
+    X = _as_X(np.hstack(blocks))
+    return _result(X, y, names, return_feature_names)
+
+
+# --------------------------------------------------------------------------------------------
+# KDD Cup 1999 (10 percent)
+# --------------------------------------------------------------------------------------------
+
+KDDCUP99_COLUMNS: tuple[str, ...] = (
+    "duration", "protocol_type", "service", "flag", "src_bytes", "dst_bytes", "land",
+    "wrong_fragment", "urgent", "hot", "num_failed_logins", "logged_in", "num_compromised",
+    "root_shell", "su_attempted", "num_root", "num_file_creations", "num_shells",
+    "num_access_files", "num_outbound_cmds", "is_host_login", "is_guest_login", "count",
+    "srv_count", "serror_rate", "srv_serror_rate", "rerror_rate", "srv_rerror_rate",
+    "same_srv_rate", "diff_srv_rate", "srv_diff_host_rate", "dst_host_count",
+    "dst_host_srv_count", "dst_host_same_srv_rate", "dst_host_diff_srv_rate",
+    "dst_host_same_src_port_rate", "dst_host_srv_diff_host_rate", "dst_host_serror_rate",
+    "dst_host_srv_serror_rate", "dst_host_rerror_rate", "dst_host_srv_rerror_rate",
+)  # fmt: skip
+"""The 41 feature names of KDD Cup 1999 (``kddcup.names``), in file order."""
+
+_KDD_CATEGORICAL = ("protocol_type", "service", "flag")
+_KDD_N_ROWS = 494_021
+
+
+def _check_seed(seed: Any) -> Any:
+    if seed is None or isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(
+            f"seed must be None, an int or a numpy.random.Generator, got {type(seed).__name__}"
+        )
+    if seed < 0:
+        raise ValueError(f"seed must be non-negative, got {seed}")
+    return int(seed)
+
+
+def load_kddcup99(
+    data_home: PathLike | None = None,
+    *,
+    n_samples: int | None = None,
+    seed: int | np.random.Generator | None = None,
+    return_feature_names: bool = False,
+) -> tuple[Any, ...]:
+    """Load the KDD Cup 1999 10% data set, normal vs. malicious (Song, Chaudhuri, Sarwate 2013).
+
+    Reads ``kddcup99/kddcup.data_10_percent.gz`` (494,021 rows, 41 features + label) with
+    :func:`pandas.read_csv`. ``X`` holds the 38 numeric columns (file order) followed by one-hot
+    blocks for ``protocol_type``, ``service`` and ``flag``. Their vocabularies are the sorted
+    distinct values of the WHOLE file (3, 66 and 11 levels in the 10% file), so the layout is
+    the same for every subsample; this is a data-dependent schema, acceptable here because the
+    levels are protocol/service/flag names, not personal attributes.
+
+    Song et al. 2013 use a random subsample of 50,000 rows, normalise each feature, project
+    rows onto the unit ball and randomly project to d = 9 (see :mod:`privlearn.data.preprocess`).
+
+    Parameters
+    ----------
+    data_home : str or os.PathLike, optional
+        Data folder (see :func:`get_data_home`).
+    n_samples : int, optional
+        If given, a uniformly random subset of this many rows drawn WITHOUT replacement with
+        ``numpy.random.default_rng(seed)``; rows keep their original file order.
+    seed : int or numpy.random.Generator, optional
+        Seed of the subsample (``None``: fresh OS entropy).
+    return_feature_names : bool, default False
+        Also return the feature names.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 118), float64
+    y : ndarray of shape (n_samples,), int64
+        ``-1`` for ``normal.`` connections, ``+1`` for every attack type.
+    feature_names : list of str
+        Only when ``return_feature_names`` is true.
+    """
+    import pandas as pd
+
+    return_feature_names = _check_bool("return_feature_names", return_feature_names)
+    seed = _check_seed(seed)
+    if n_samples is not None:
+        if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, (int, np.integer)):
+            raise TypeError(f"n_samples must be None or an int, got {type(n_samples).__name__}")
+        if not 1 <= n_samples <= _KDD_N_ROWS:
+            raise ValueError(f"n_samples must be in [1, {_KDD_N_ROWS}], got {n_samples}")
+    path = _data_file(_KDD_FILE, data_home)
+
+    names_all = [*KDDCUP99_COLUMNS, "label"]
+    dtypes: dict[str, Any] = {c: np.float64 for c in KDDCUP99_COLUMNS}
+    for c in (*_KDD_CATEGORICAL, "label"):
+        dtypes[c] = str
+    try:
+        frame = pd.read_csv(path, header=None, names=names_all, dtype=dtypes, engine="c")
+    except ValueError as exc:
+        raise ValueError(f"'{path}' is not a valid KDD Cup 1999 file: {exc}") from None
+    if frame.isna().any().any():
+        raise ValueError(f"'{path}' has rows with missing fields")
+
+    # Vocabulary from the whole file, before any subsampling.
+    vocabs = {c: sorted(frame[c].unique()) for c in _KDD_CATEGORICAL}
+    if n_samples is not None:
+        rng = np.random.default_rng(seed)
+        rows = np.sort(rng.choice(len(frame), size=n_samples, replace=False))
+        frame = frame.iloc[rows]
+
+    labels = frame["label"].to_numpy()
+    y = np.where(labels == "normal.", -1, 1).astype(np.int64)
+    numeric = [c for c in KDDCUP99_COLUMNS if c not in _KDD_CATEGORICAL]
+    blocks = [frame[numeric].to_numpy(dtype=np.float64)]
+    names = list(numeric)
+    for col in _KDD_CATEGORICAL:
+        blocks.append(
+            _one_hot_fixed(frame[col].to_numpy(), col, vocabs[col], f"'{path}'", missing=None)
+        )
+        names.extend(f"{col}={level}" for level in vocabs[col])
+    X = _as_X(np.hstack(blocks))
+    return _result(X, y, names, return_feature_names)
+
+
+# --------------------------------------------------------------------------------------------
+# MNIST (IDX files)
+# --------------------------------------------------------------------------------------------
+
+_IDX_DTYPES: dict[int, np.dtype] = {
+    0x08: np.dtype(np.uint8),
+    0x09: np.dtype(np.int8),
+    0x0B: np.dtype(">i2"),
+    0x0C: np.dtype(">i4"),
+    0x0D: np.dtype(">f4"),
+    0x0E: np.dtype(">f8"),
+}
+
+
+def read_idx(path: PathLike) -> np.ndarray:
+    """Read an IDX file (the MNIST format), gzip-compressed or not.
+
+    The header is big-endian: two zero bytes, a type code (``0x08`` unsigned byte, ``0x09``
+    signed byte, ``0x0B`` int16, ``0x0C`` int32, ``0x0D`` float32, ``0x0E`` float64), the
+    number of dimensions, then one uint32 size per dimension, followed by the data.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file; gzip compression is detected from its magic bytes.
+
+    Returns
+    -------
+    ndarray
+        Array of the stored shape, in native byte order.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    ValueError
+        If the header is corrupt (bad magic, unknown type, zero dimensions) or the data length
+        does not match the sizes in the header, or the gzip stream is corrupt.
+    """
+    p = _check_path(path, "IDX")
+    try:
+        with _open_binary(p) as stream:
+            raw = stream.read()
+    except (OSError, EOFError, zlib.error, zipfile.BadZipFile) as exc:
+        raise ValueError(f"'{p}' is not a readable IDX file: {exc}") from None
+    if len(raw) < 4:
+        raise ValueError(f"'{p}': IDX header truncated ({len(raw)} bytes)")
+    if raw[0] != 0 or raw[1] != 0:
+        raise ValueError(
+            f"'{p}': bad IDX magic number 0x{raw[:4].hex()} (must start with two zero bytes)"
+        )
+    type_code, ndim = raw[2], raw[3]
+    if type_code not in _IDX_DTYPES:
+        raise ValueError(f"'{p}': unknown IDX data type code 0x{type_code:02x}")
+    if ndim == 0:
+        raise ValueError(f"'{p}': IDX header declares 0 dimensions")
+    header_len = 4 + 4 * ndim
+    if len(raw) < header_len:
+        raise ValueError(f"'{p}': IDX header truncated (needs {header_len} bytes)")
+    shape = tuple(int(s) for s in np.frombuffer(raw, dtype=">u4", count=ndim, offset=4))
+    dtype = _IDX_DTYPES[type_code]
+    expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    actual = len(raw) - header_len
+    if actual != expected:
+        raise ValueError(
+            f"'{p}': IDX sizes {shape} need {expected} data bytes but the file has {actual}"
+        )
+    data = np.frombuffer(raw, dtype=dtype, offset=header_len).reshape(shape)
+    return data.astype(dtype.newbyteorder("="), copy=True)
+
+
+def _read_mnist_raw(subset: str, data_home: PathLike | None) -> tuple[np.ndarray, np.ndarray]:
+    """Return the uint8 images (n, 28, 28) and uint8 labels (n,) of one MNIST subset."""
+    img_rel, lab_rel = _MNIST_FILES[subset]
+    img_path = _data_file(img_rel, data_home)
+    lab_path = _data_file(lab_rel, data_home)
+    images = read_idx(img_path)
+    labels = read_idx(lab_path)
+    if images.dtype != np.uint8 or images.ndim != 3 or images.shape[1:] != (28, 28):
+        raise ValueError(
+            f"'{img_path}': expected unsigned-byte images of shape (n, 28, 28), got "
+            f"{images.dtype} {images.shape}"
+        )
+    if labels.dtype != np.uint8 or labels.ndim != 1:
+        raise ValueError(
+            f"'{lab_path}': expected a 1-d unsigned-byte label file, got "
+            f"{labels.dtype} {labels.shape}"
+        )
+    if labels.shape[0] != images.shape[0]:
+        raise ValueError(
+            f"MNIST {subset}: {images.shape[0]} images in '{img_path}' but "
+            f"{labels.shape[0]} labels in '{lab_path}'"
+        )
+    if labels.size and labels.max() > 9:
+        raise ValueError(f"'{lab_path}': label {int(labels.max())} is not a digit 0..9")
+    return images, labels
+
+
+def load_mnist(
+    subset: str = "train",
+    data_home: PathLike | None = None,
+    *,
+    return_feature_names: bool = False,
+) -> tuple[Any, ...]:
+    """Load MNIST from the official IDX files in ``mnist/``.
+
+    Used with raw pixels by DP k-means (Chaturvedi, Nguyen, Xu 2021: 70,000 x 784) and for the
+    1-vs-all task of Song, Chaudhuri, Sarwate 2013.
+
+    Parameters
+    ----------
+    subset : {"train", "test", "all"}, default "train"
+        ``"train"`` (60,000 rows), ``"test"`` (10,000 rows) or ``"all"`` (train then test,
+        70,000 rows).
+    data_home : str or os.PathLike, optional
+        Data folder (see :func:`get_data_home`).
+    return_feature_names : bool, default False
+        Also return the feature names ``"pixel_<row>_<col>"`` (row-major, 0-based).
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 784), float64
+        Pixel values 0..255 (not rescaled).
+    y : ndarray of shape (n_samples,), int64
+        The digits 0..9.
+    feature_names : list of str
+        Only when ``return_feature_names`` is true.
+
+    Raises
+    ------
+    ValueError
+        On a corrupt IDX header, inconsistent sizes, or an unknown ``subset``.
+    """
+    subset = _check_choice("subset", subset, ("train", "test", "all"))
+    return_feature_names = _check_bool("return_feature_names", return_feature_names)
+    parts = ("train", "test") if subset == "all" else (subset,)
+    raws = [_read_mnist_raw(s, data_home) for s in parts]
+    n = sum(img.shape[0] for img, _ in raws)
+    X = np.empty((n, 784), dtype=np.float64)
+    y = np.empty(n, dtype=np.int64)
+    start = 0
+    for img, lab in raws:
+        stop = start + img.shape[0]
+        X[start:stop] = img.reshape(img.shape[0], 784)
+        y[start:stop] = lab
+        start = stop
+    names = [f"pixel_{r}_{c}" for r in range(28) for c in range(28)]
+    return _result(X, y, names, return_feature_names)
+
+
+def _pool2x2_floor_mean(images: np.ndarray) -> np.ndarray:
+    """floor(sum of each 2x2 block / 4) of uint8 images (n, 28, 28) -> int (n, 14, 14)."""
+    n, h, w = images.shape
+    blocks = images.reshape(n, h // 2, 2, w // 2, 2).astype(np.int64)
+    return blocks.sum(axis=(2, 4)) // 4
+
+
+def load_mnist38(
+    subset: str = "train",
+    data_home: PathLike | None = None,
+    *,
+    return_feature_names: bool = False,
+) -> tuple[Any, ...]:
+    """Load the MNIST 3-vs-8 task downsampled to 14 x 14 (quadratic-gradient paper).
+
+    The restructured MNIST of Han et al. 2019, used by the quadratic-gradient paper (11,982
+    training rows, 196 features): only the digits 3 and 8, in their original order; each
+    feature is ``floor(sum of a 2x2 pixel block / 4)`` (values 0..255), blocks in row-major
+    order.
+
+    Parameters
+    ----------
+    subset : {"train", "test"}, default "train"
+        ``"train"`` gives 11,982 rows, ``"test"`` 1,984 rows.
+    data_home : str or os.PathLike, optional
+        Data folder (see :func:`get_data_home`).
+    return_feature_names : bool, default False
+        Also return the feature names ``"block_<row>_<col>"`` (0-based, 14 x 14).
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 196), float64
+        Integer values 0..255.
+    y : ndarray of shape (n_samples,), int64
+        ``+1`` for digit 3, ``-1`` for digit 8.
+    feature_names : list of str
+        Only when ``return_feature_names`` is true.
+    """
+    subset = _check_choice("subset", subset, ("train", "test"))
+    return_feature_names = _check_bool("return_feature_names", return_feature_names)
+    images, labels = _read_mnist_raw(subset, data_home)
+    keep = (labels == 3) | (labels == 8)
+    pooled = _pool2x2_floor_mean(images[keep])
+    X = _as_X(pooled.reshape(pooled.shape[0], 196))
+    y = np.where(labels[keep] == 3, 1, -1).astype(np.int64)
+    names = [f"block_{r}_{c}" for r in range(14) for c in range(14)]
+    return _result(X, y, names, return_feature_names)
+
+
+# --------------------------------------------------------------------------------------------
+# YearPredictionMSD
+# --------------------------------------------------------------------------------------------
+
+MSD_N_FEATURES = 90
+_MSD_NAMES = [f"timbre_avg_{j + 1}" for j in range(12)] + [f"timbre_cov_{j + 1}" for j in range(78)]
+
+
+def load_msd(path: PathLike, *, return_feature_names: bool = False) -> tuple[Any, ...]:
+    """Load YearPredictionMSD (Million Song Dataset year prediction), used by DP-SCD.
+
+    Two layouts are recognised from the first non-empty line of the file:
+
+    - the UCI CSV (``YearPredictionMSD.txt``): no header, 91 comma-separated fields, the year
+      first, then 12 timbre averages and 78 timbre covariances;
+    - the LIBSVM/svmlight version (``YearPredictionMSD`` / ``.t``): ``year idx:value ...``,
+      read with :func:`sklearn.datasets.load_svmlight_file` (``n_features=90``).
+
+    gzip, bzip2 and single-member zip compression are detected from the magic bytes. The UCI
+    convention is to train on the first 463,715 rows (the DP-SCD paper's training set) and
+    test on the last 51,630; the LIBSVM files are already split that way.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    return_feature_names : bool, default False
+        Also return the feature names (``timbre_avg_1..12``, ``timbre_cov_1..78``).
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 90), float64
+    y : ndarray of shape (n_samples,), float64
+        The release years.
+    feature_names : list of str
+        Only when ``return_feature_names`` is true.
+    """
+    import pandas as pd
+    from sklearn.datasets import load_svmlight_file
+
+    p = _check_path(path, "YearPredictionMSD")
+    return_feature_names = _check_bool("return_feature_names", return_feature_names)
+    first = b""
+    with _open_binary(p) as stream:
+        for line in stream:
+            if line.strip():
+                first = line.strip()
+                break
+    if not first:
+        raise ValueError(f"'{p}' is empty")
+    if b":" in first:
+        with _open_binary(p) as stream:
+            try:
+                Xs, y = load_svmlight_file(stream, n_features=MSD_N_FEATURES, dtype=np.float64)
+            except ValueError as exc:
+                raise ValueError(f"'{p}' is not a valid 90-feature svmlight file: {exc}") from None
+        X = Xs.toarray()
+    else:
+        with _open_binary(p) as stream:
+            try:
+                frame = pd.read_csv(stream, header=None, dtype=np.float64, engine="c")
+            except ValueError as exc:
+                raise ValueError(f"'{p}' is not a numeric CSV file: {exc}") from None
+        if frame.shape[1] != MSD_N_FEATURES + 1:
+            raise ValueError(
+                f"'{p}': expected {MSD_N_FEATURES + 1} comma-separated fields (year + 90 "
+                f"features), found {frame.shape[1]}"
+            )
+        values = frame.to_numpy(dtype=np.float64)
+        y, X = values[:, 0], values[:, 1:]
+    X = _as_X(X)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if not (np.isfinite(X).all() and np.isfinite(y).all()):
+        raise ValueError(f"'{p}' has missing or non-finite values")
+    return _result(X, y, list(_MSD_NAMES), return_feature_names)
