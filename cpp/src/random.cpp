@@ -116,7 +116,7 @@ void for_block_chunks(const Key& key, std::uint64_t stream, std::uint64_t first_
   {
     std::uint32_t buffer[16 * kChunkBlocks];
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 4)
 #endif
     for (std::int64_t c = 0; c < chunks; ++c) {
       const std::uint64_t b0 = first_block + static_cast<std::uint64_t>(c) * kChunkBlocks;

@@ -48,7 +48,7 @@ void deterministic_sum(Index n_rows, Index dim, int n_threads, AddRow&& add_row,
   for (Index wave_start = 0; wave_start < n_blocks; wave_start += kReduceWave) {
     const Index wave = std::min(kReduceWave, n_blocks - wave_start);
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && wave > 1)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && wave > 1)
 #endif
     for (Index b = 0; b < wave; ++b) {
       VectorXd acc = VectorXd::Zero(dim);
