@@ -146,7 +146,12 @@ class StreamBase(abc.ABC):
         return self._laplace(start, n, _as_positive(scale, "scale"), _as_threads(n_threads))
 
     def gamma(
-        self, start: int, n: int, shape: float, scale: float = 1.0, *,
+        self,
+        start: int,
+        n: int,
+        shape: float,
+        scale: float = 1.0,
+        *,
         n_threads: int | None = None,
     ) -> np.ndarray:
         """Gamma(shape, scale) draws, draw ``k`` from row ``start + k``.
@@ -159,7 +164,10 @@ class StreamBase(abc.ABC):
         """
         start, n = self._span(start, n, ROW_COUNT, "gamma")
         return self._gamma(
-            start, n, _as_positive(shape, "shape"), _as_positive(scale, "scale"),
+            start,
+            n,
+            _as_positive(shape, "shape"),
+            _as_positive(scale, "scale"),
             _as_threads(n_threads),
         )
 
@@ -177,8 +185,9 @@ class StreamBase(abc.ABC):
         dim = _as_index(dim, "dim", upper=DIRECTION_OFFSET)
         if dim < 1:
             raise ValueError("dim must be >= 1")
-        return self._l2_laplace(start, n, dim, _as_positive(epsilon, "epsilon"),
-                                _as_threads(n_threads))
+        return self._l2_laplace(
+            start, n, dim, _as_positive(epsilon, "epsilon"), _as_threads(n_threads)
+        )
 
     def choice_without_replacement(self, index: int, population: int, k: int) -> np.ndarray:
         """``k`` distinct ints from ``range(population)`` (int64), from row ``index``.
@@ -254,5 +263,6 @@ class StreamBase(abc.ABC):
     def _choice(self, index: int, population: int, k: int) -> np.ndarray: ...
 
     @abc.abstractmethod
-    def _poisson_mask(self, index: int, population: int, q: float, n_threads: int) -> np.ndarray:
-        ...
+    def _poisson_mask(
+        self, index: int, population: int, q: float, n_threads: int
+    ) -> np.ndarray: ...

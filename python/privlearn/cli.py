@@ -63,8 +63,10 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     names = list(REGISTRY) if args.name == "all" else [args.name]
     unknown = [n for n in names if n not in REGISTRY]
     if unknown:
-        print(f"unknown reproduction {unknown[0]!r}; available: all, {', '.join(REGISTRY)}",
-              file=sys.stderr)
+        print(
+            f"unknown reproduction {unknown[0]!r}; available: all, {', '.join(REGISTRY)}",
+            file=sys.stderr,
+        )
         return 2
     if not names:
         print("no reproductions are registered yet: nothing to run")

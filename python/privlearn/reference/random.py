@@ -154,8 +154,8 @@ class Stream(StreamBase):
             return np.empty((rows.shape[0], count), dtype=np.uint64)
         first, last = offset >> 3, (offset + count - 1) >> 3
         nb = last - first + 1
-        counters = (rows[:, None] << np.uint64(32)) + np.uint64(first) + np.arange(
-            nb, dtype=np.uint64
+        counters = (
+            (rows[:, None] << np.uint64(32)) + np.uint64(first) + np.arange(nb, dtype=np.uint64)
         )
         words = chacha20_blocks(self._key, counters.reshape(-1), self._stream)
         words = words.reshape(rows.shape[0], nb * 16)
