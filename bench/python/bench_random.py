@@ -390,11 +390,11 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
     return f"| `{BENCH}` | {result} | {targets} | {machine} | {m['date'][:10]} | {details} |"
 
 
-def update_readme(path: Path, row: str) -> None:
-    """Create README.md with its header, or replace/append this benchmark's table row."""
+def update_readme(path: Path, row: str, bench: str = BENCH) -> None:
+    """Create README.md with its header, or replace/append the table row of ``bench``."""
     text = path.read_text() if path.exists() else README_HEADER
     lines = text.splitlines()
-    prefix = f"| `{BENCH}` |"
+    prefix = f"| `{bench}` |"
     for i, line in enumerate(lines):
         if line.startswith(prefix):
             lines[i] = row

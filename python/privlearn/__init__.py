@@ -6,6 +6,9 @@ Submodules are imported on first use so that ``import privlearn`` stays cheap:
 - :mod:`privlearn.parallel` -- thread control and the deterministic reduction;
 - :mod:`privlearn.reference` -- pure-numpy twins of every core routine;
 - :mod:`privlearn.data` -- data loaders, preprocessing and synthetic generators;
+- :mod:`privlearn.accounting` -- RDP / pure-DP accountants, calibration, the privacy ledger;
+- :mod:`privlearn.mechanisms` -- floating-point-safe Laplace, discrete and Gaussian mechanisms;
+- :mod:`privlearn.audit` -- empirical (Clopper-Pearson) privacy audits;
 - :mod:`privlearn.exceptions` -- warnings and errors shared by the package.
 """
 
@@ -16,7 +19,18 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-_SUBMODULES = {"random", "reference", "data", "exceptions", "parallel", "experiments", "cli"}
+_SUBMODULES = {
+    "accounting",
+    "audit",
+    "cli",
+    "data",
+    "exceptions",
+    "experiments",
+    "mechanisms",
+    "parallel",
+    "random",
+    "reference",
+}
 
 __all__ = ["__version__", *sorted(_SUBMODULES)]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["PrivacyLeakWarning"]
+__all__ = ["BudgetExceededError", "PrivacyLeakWarning"]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -11,4 +11,12 @@ class PrivacyLeakWarning(UserWarning):
     Raised, for example, when features are scaled with statistics (max, min, norms) computed
     from the data itself instead of public bounds: the scaled data then depends on every row,
     so a differential-privacy guarantee computed afterwards does not cover that step.
+    """
+
+
+class BudgetExceededError(RuntimeError):
+    """A privacy spend was refused because it would exceed the budget's cap.
+
+    Raised by :meth:`privlearn.accounting.PrivacyLedger.spend` *before* anything is recorded
+    or released, so the budget and the data stay as they were.
     """

@@ -1,0 +1,105 @@
+"""Privacy accounting: Renyi DP and pure-DP composition, accountants, budgets, calibration.
+
+The pure math (functions of numbers) is kept apart from the stateful objects:
+
+- :mod:`~privlearn.accounting.rdp` -- RDP of the Gaussian, Laplace and pure-DP mechanisms, of
+  the Poisson-subsampled Gaussian (exact at integer and fractional orders; Mironov, Talwar,
+  Zhang 2019) and of fixed-size sampling without replacement (Wang, Balle, Kasiviswanathan
+  2019); conversion RDP -> (epsilon, delta) with the tight Canonne-Kamath-Steinke / Balle et
+  al. 2020 formula.
+- :mod:`~privlearn.accounting.pure` -- basic, advanced (Dwork-Rothblum-Vadhan 2010) and
+  parallel composition; amplification of pure DP by subsampling.
+- :mod:`~privlearn.accounting.events` -- immutable mechanism events (dp_accounting style).
+- :mod:`~privlearn.accounting.accountant` -- :class:`RDPAccountant`, :class:`PureDPAccountant`
+  and :class:`PrivacyStatement`.
+- :mod:`~privlearn.accounting.ledger` -- :class:`PrivacyLedger`, a budget with a hard cap.
+- :mod:`~privlearn.accounting.calibrate` -- :func:`calibrate_sigma` and friends.
+- :mod:`~privlearn.accounting.bridge` -- optional bridge to Google's ``dp_accounting``
+  (:func:`to_dp_accounting`, :func:`epsilon_pld`); needs ``pip install dp-accounting``.
+
+Example
+-------
+>>> from privlearn.accounting import RDPAccountant, PoissonSampled, GaussianEvent
+>>> acc = RDPAccountant().compose(PoissonSampled(0.01, GaussianEvent(4.0)), count=10_000)
+>>> round(acc.get_epsilon(1e-5), 4)
+1.0355
+"""
+
+from __future__ import annotations
+
+from ..exceptions import BudgetExceededError
+from .accountant import NEIGHBORING_RELATIONS, PrivacyStatement, PureDPAccountant, RDPAccountant
+from .bridge import epsilon_pld, pld_statement, to_dp_accounting
+from .calibrate import calibrate_laplace_scale, calibrate_sigma, epsilon_for_sigma
+from .events import (
+    Composed,
+    DisjointBatches,
+    Event,
+    GaussianEvent,
+    LaplaceEvent,
+    PoissonSampled,
+    PureDPEvent,
+    SampledWithoutReplacement,
+    SelfComposed,
+    UnsupportedEventError,
+)
+from .ledger import Budget, LedgerEntry, PrivacyLedger
+from .pure import (
+    advanced_composition,
+    amplify_poisson,
+    amplify_without_replacement,
+    basic_composition,
+    laplace_epsilon,
+    parallel_composition,
+)
+from .rdp import (
+    DEFAULT_ORDERS,
+    rdp_gaussian,
+    rdp_laplace,
+    rdp_poisson_gaussian,
+    rdp_pure_dp,
+    rdp_to_delta,
+    rdp_to_epsilon,
+    rdp_without_replacement_gaussian,
+)
+
+__all__ = [
+    "DEFAULT_ORDERS",
+    "NEIGHBORING_RELATIONS",
+    "Budget",
+    "BudgetExceededError",
+    "Composed",
+    "DisjointBatches",
+    "Event",
+    "GaussianEvent",
+    "LaplaceEvent",
+    "LedgerEntry",
+    "PoissonSampled",
+    "PrivacyLedger",
+    "PrivacyStatement",
+    "PureDPAccountant",
+    "PureDPEvent",
+    "RDPAccountant",
+    "SampledWithoutReplacement",
+    "SelfComposed",
+    "UnsupportedEventError",
+    "advanced_composition",
+    "amplify_poisson",
+    "amplify_without_replacement",
+    "basic_composition",
+    "calibrate_laplace_scale",
+    "calibrate_sigma",
+    "epsilon_for_sigma",
+    "epsilon_pld",
+    "laplace_epsilon",
+    "parallel_composition",
+    "pld_statement",
+    "rdp_gaussian",
+    "rdp_laplace",
+    "rdp_poisson_gaussian",
+    "rdp_pure_dp",
+    "rdp_to_delta",
+    "rdp_to_epsilon",
+    "rdp_without_replacement_gaussian",
+    "to_dp_accounting",
+]
