@@ -3,13 +3,21 @@ names the argument and what was wrong. Pure Python (the numpy reference may use 
 
 from __future__ import annotations
 
+import numbers
 import operator
 import os
 from typing import Any
 
 import numpy as np
 
-__all__ = ["as_index", "as_positive", "as_probability", "as_threads"]
+__all__ = [
+    "as_index",
+    "as_non_negative",
+    "as_positive",
+    "as_probability",
+    "as_real",
+    "as_threads",
+]
 
 
 def as_index(value: Any, name: str, *, upper: int, lower: int = 0) -> int:
@@ -25,8 +33,21 @@ def as_index(value: Any, name: str, *, upper: int, lower: int = 0) -> int:
     return value
 
 
-def _as_real(value: Any, name: str) -> float:
-    if isinstance(value, (str, bytes)) or value is None:
+def as_real(
+    value: Any, name: str, *, allow_bool: bool = False, numbers_only: bool = False
+) -> float:
+    """``float(value)``, or ``TypeError("<name> must be a real number, got <type>")``.
+
+    ``None``, ``str`` and ``bytes`` are rejected, and so is ``bool`` unless ``allow_bool``.
+    Anything else ``float()`` accepts (numpy scalars, 0-d arrays, objects with ``__float__``)
+    is converted, unless ``numbers_only``: then only instances of :class:`numbers.Real`
+    (Python and numpy integers and floats, ``Fraction``) are, and numpy bools are rejected.
+    The value is not range-checked: NaN and infinities pass through.
+    """
+    bad = isinstance(value, (str, bytes)) or value is None
+    bad = bad or (isinstance(value, bool) and not allow_bool)
+    bad = bad or (numbers_only and not isinstance(value, numbers.Real))
+    if bad:
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     try:
         return float(value)
@@ -34,17 +55,25 @@ def _as_real(value: Any, name: str) -> float:
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}") from None
 
 
+def as_non_negative(value: Any, name: str) -> float:
+    """A finite float >= 0; bools raise ``TypeError``."""
+    value = as_real(value, name)
+    if not (np.isfinite(value) and value >= 0.0):
+        raise ValueError(f"{name} must be a finite number >= 0, got {value}")
+    return value
+
+
 def as_positive(value: Any, name: str) -> float:
-    """A finite float > 0."""
-    value = _as_real(value, name)
+    """A finite float > 0 (``True``/``False`` are accepted as 1.0/0.0)."""
+    value = as_real(value, name, allow_bool=True)
     if not (np.isfinite(value) and value > 0.0):
         raise ValueError(f"{name} must be a finite number > 0, got {value}")
     return value
 
 
 def as_probability(value: Any, name: str) -> float:
-    """A float in ``[0, 1]``."""
-    value = _as_real(value, name)
+    """A float in ``[0, 1]`` (``True``/``False`` are accepted as 1.0/0.0)."""
+    value = as_real(value, name, allow_bool=True)
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"{name} must lie in [0, 1], got {value}")
     return value

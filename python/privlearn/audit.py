@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from privlearn._checks import as_positive
+from privlearn._checks import as_positive, as_real
 
 __all__ = [
     "AuditResult",
@@ -48,9 +48,7 @@ def _as_alpha(alpha: Any) -> float:
 
 
 def _as_delta(delta: Any) -> float:
-    if isinstance(delta, (str, bytes, bool)) or delta is None:
-        raise TypeError(f"delta must be a real number, got {type(delta).__name__}")
-    delta = float(delta)
+    delta = as_real(delta, "delta")
     if not 0.0 <= delta < 1.0:
         raise ValueError(f"delta must lie in [0, 1), got {delta}")
     return delta

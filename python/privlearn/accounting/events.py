@@ -19,12 +19,11 @@ replace-one for sampling without replacement).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .._checks import as_index, as_positive
+from .._checks import as_index, as_non_negative, as_positive, as_real
 
 __all__ = [
     "Composed",
@@ -123,15 +122,7 @@ class PureDPEvent(Event):
     epsilon: float
 
     def __post_init__(self) -> None:
-        eps = self.epsilon
-        if isinstance(eps, (str, bytes, bool)) or eps is None:
-            raise TypeError(f"epsilon must be a real number, got {type(eps).__name__}")
-        try:
-            eps = float(eps)
-        except (TypeError, ValueError):
-            raise TypeError(f"epsilon must be a real number, got {type(eps).__name__}") from None
-        if not (math.isfinite(eps) and eps >= 0.0):
-            raise ValueError(f"epsilon must be a finite number >= 0, got {eps}")
+        eps = as_non_negative(self.epsilon, "epsilon")
         object.__setattr__(self, "epsilon", eps)
 
     def __str__(self) -> str:
@@ -155,13 +146,7 @@ class PoissonSampled(Event):
     event: Event
 
     def __post_init__(self) -> None:
-        q = self.q
-        if isinstance(q, (str, bytes, bool)) or q is None:
-            raise TypeError(f"q must be a real number, got {type(q).__name__}")
-        try:
-            q = float(q)
-        except (TypeError, ValueError):
-            raise TypeError(f"q must be a real number, got {type(q).__name__}") from None
+        q = as_real(self.q, "q")
         if not 0.0 < q <= 1.0:
             raise ValueError(f"q (sampling probability) must lie in (0, 1], got {q}")
         object.__setattr__(self, "q", q)

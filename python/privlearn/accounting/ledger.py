@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from .._checks import as_non_negative, as_real
 from ..exceptions import BudgetExceededError
 
 __all__ = ["Budget", "LedgerEntry", "PrivacyLedger"]
@@ -40,15 +41,6 @@ class LedgerEntry:
     delta: float
 
 
-def _real(value: Any, name: str) -> float:
-    if isinstance(value, (str, bytes, bool)) or value is None:
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}") from None
-
-
 class PrivacyLedger:
     """A privacy budget ``(epsilon_cap, delta_cap)`` and the spends charged to it.
 
@@ -69,10 +61,10 @@ class PrivacyLedger:
     """
 
     def __init__(self, epsilon_cap: float, delta_cap: float = 0.0) -> None:
-        eps = _real(epsilon_cap, "epsilon_cap")
+        eps = as_real(epsilon_cap, "epsilon_cap")
         if not (math.isfinite(eps) and eps > 0.0):
             raise ValueError(f"epsilon_cap must be a finite number > 0, got {eps}")
-        delta = _real(delta_cap, "delta_cap")
+        delta = as_real(delta_cap, "delta_cap")
         if not 0.0 <= delta < 1.0:
             raise ValueError(f"delta_cap must lie in [0, 1), got {delta}")
         self._cap = Budget(eps, delta)
@@ -104,10 +96,8 @@ class PrivacyLedger:
         )
 
     def _validate(self, epsilon: Any, delta: Any, label: Any) -> tuple[float, float, str]:
-        eps = _real(epsilon, "epsilon")
-        if not (math.isfinite(eps) and eps >= 0.0):
-            raise ValueError(f"epsilon must be a finite number >= 0, got {eps}")
-        d = _real(delta, "delta")
+        eps = as_non_negative(epsilon, "epsilon")
+        d = as_real(delta, "delta")
         if not 0.0 <= d < 1.0:
             raise ValueError(f"delta must lie in [0, 1), got {d}")
         if not isinstance(label, str):

@@ -24,7 +24,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from .._checks import as_index, as_positive
+from .._checks import as_index, as_non_negative, as_positive
 
 __all__ = [
     "advanced_composition",
@@ -36,20 +36,8 @@ __all__ = [
 ]
 
 
-def _nonneg(value: Any, name: str) -> float:
-    if isinstance(value, (str, bytes, bool)) or value is None:
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}") from None
-    if not (math.isfinite(value) and value >= 0.0):
-        raise ValueError(f"{name} must be a finite number >= 0, got {value}")
-    return value
-
-
 def _delta(value: Any, name: str, *, allow_zero: bool = True) -> float:
-    value = _nonneg(value, name)
+    value = as_non_negative(value, name)
     if not (value < 1.0 and (allow_zero or value > 0.0)):
         interval = "[0, 1)" if allow_zero else "(0, 1)"
         raise ValueError(f"{name} must lie in {interval}, got {value}")
@@ -59,7 +47,7 @@ def _delta(value: Any, name: str, *, allow_zero: bool = True) -> float:
 def _pairs(epsilons: Any, deltas: Any) -> tuple[list[float], list[float]]:
     if not isinstance(epsilons, Iterable) or isinstance(epsilons, (str, bytes)):
         raise TypeError(f"epsilons must be an iterable of numbers, got {type(epsilons).__name__}")
-    eps = [_nonneg(e, f"epsilons[{i}]") for i, e in enumerate(epsilons)]
+    eps = [as_non_negative(e, f"epsilons[{i}]") for i, e in enumerate(epsilons)]
     if deltas is None:
         dels = [0.0] * len(eps)
     else:
@@ -122,7 +110,7 @@ def advanced_composition(epsilon: float, delta: float, k: int, delta_prime: floa
     (float, float)
         ``(eps', min(1, k delta + delta'))``.
     """
-    eps = _nonneg(epsilon, "epsilon")
+    eps = as_non_negative(epsilon, "epsilon")
     delta = _delta(delta, "delta")
     k = as_index(k, "k", lower=1, upper=1 << 62)
     dp = _delta(delta_prime, "delta_prime", allow_zero=False)
@@ -185,8 +173,8 @@ def amplify_poisson(epsilon: float, q: float) -> float:
     -------
     float
     """
-    eps = _nonneg(epsilon, "epsilon")
-    q = _nonneg(q, "q")
+    eps = as_non_negative(epsilon, "epsilon")
+    q = as_non_negative(q, "q")
     if not 0.0 < q <= 1.0:
         raise ValueError(f"q (sampling probability) must lie in (0, 1], got {q}")
     return math.log1p(q * math.expm1(eps))
@@ -209,7 +197,7 @@ def amplify_without_replacement(epsilon: float, n: int, m: int) -> float:
     -------
     float
     """
-    eps = _nonneg(epsilon, "epsilon")
+    eps = as_non_negative(epsilon, "epsilon")
     n = as_index(n, "n", lower=1, upper=1 << 62)
     m = as_index(m, "m", lower=0, upper=1 << 62)
     if not 1 <= m <= n:

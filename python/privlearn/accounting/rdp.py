@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .._checks import as_index, as_positive
+from .._checks import as_index, as_positive, as_real
 
 __all__ = [
     "DEFAULT_ORDERS",
@@ -93,24 +93,14 @@ def _as_orders(orders: Any) -> np.ndarray:
 
 
 def _as_rate(value: Any, name: str) -> float:
-    if isinstance(value, (str, bytes, bool)) or value is None:
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}") from None
+    value = as_real(value, name)
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"{name} (sampling probability) must lie in [0, 1], got {value}")
     return value
 
 
 def _as_delta(delta: Any) -> float:
-    if isinstance(delta, (str, bytes, bool)) or delta is None:
-        raise TypeError(f"delta must be a real number, got {type(delta).__name__}")
-    try:
-        delta = float(delta)
-    except (TypeError, ValueError):
-        raise TypeError(f"delta must be a real number, got {type(delta).__name__}") from None
+    delta = as_real(delta, "delta")
     if not 0.0 < delta < 1.0:
         raise ValueError(f"delta must lie in (0, 1), got {delta}")
     return delta

@@ -25,13 +25,13 @@ input is never modified.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from typing import Any, Union
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._checks import as_real
 from ..exceptions import PrivacyLeakWarning
 
 __all__ = [
@@ -80,9 +80,7 @@ def _check_matrix(X: Any, name: str = "X", *, accept_sparse: bool) -> ArrayOrCSR
 
 
 def _check_positive_real(value: Any, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
+    value = as_real(value, name, numbers_only=True)
     if not (np.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be positive and finite, got {value}")
     return value

@@ -7,11 +7,11 @@ reproducible bit for bit, ``seed=None`` (the default) draws fresh OS entropy. A
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 
+from .._checks import as_real
 from .preprocess import _row_norms, _shrink_to_radius
 
 __all__ = [
@@ -31,9 +31,7 @@ def _check_int(value: Any, name: str, minimum: int) -> int:
 
 
 def _check_real(value: Any, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
+    value = as_real(value, name, numbers_only=True)
     if not np.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
     return value

@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from privlearn._checks import as_index, as_positive
+from privlearn._checks import as_index, as_positive, as_real
 from privlearn.mechanisms._bits import STREAM_EXPONENTIAL, as_seed, make_stream, spend
 
 __all__ = ["REMAINDER", "Remainder", "exponential", "exponential_log_probabilities"]
@@ -58,10 +58,8 @@ def _as_remainder(remainder: Any) -> Remainder | None:
         raise TypeError(
             "remainder must be a pair (log_remainder_count, remainder_score) or a Remainder"
         ) from None
-    for name, v in (("log_remainder_count", log_count), ("remainder_score", score)):
-        if isinstance(v, (str, bytes, bool)) or v is None:
-            raise TypeError(f"{name} must be a real number, got {type(v).__name__}")
-    log_count, score = float(log_count), float(score)
+    log_count = as_real(log_count, "log_remainder_count")
+    score = as_real(score, "remainder_score")
     if not (math.isfinite(log_count) and log_count >= 0.0):
         raise ValueError(f"log_remainder_count must be finite and >= 0 (R >= 1), got {log_count}")
     if not math.isfinite(score):
