@@ -43,6 +43,10 @@ void deterministic_sum(Index n_rows, Index dim, int n_threads, AddRow&& add_row,
   out.setZero();
   if (n_rows == 0) return;
   const Index n_blocks = (n_rows + kReduceBlock - 1) / kReduceBlock;
+  if (n_blocks == 1) {  // one block: the same sequential sum, without temporaries
+    for (Index i = 0; i < n_rows; ++i) add_row(i, out);
+    return;
+  }
   const int threads = resolve_threads(n_threads);
   RowMatrixXd partial(std::min(n_blocks, kReduceWave), dim);
   for (Index wave_start = 0; wave_start < n_blocks; wave_start += kReduceWave) {

@@ -6,6 +6,6 @@ core against it to ``rtol=1e-10`` (exactly, for random words).
 
 from __future__ import annotations
 
-from privlearn.reference import parallel, random
+from privlearn.reference import linear, parallel, random
 
-__all__ = ["parallel", "random"]
+__all__ = ["linear", "parallel", "random"]

@@ -1,0 +1,63 @@
+#pragma once
+// Row access for the linear-model kernels: one interface, a dense and a CSR implementation, so
+// each kernel is written once (a template over the row type) and instantiated for both.
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "privlearn/checks.hpp"
+#include "privlearn/types.hpp"
+
+namespace privlearn {
+
+// Dense rows: X is (n_samples, n_features), row-major (zero-copy from NumPy).
+struct DenseRows {
+  MatRef X;
+  explicit DenseRows(const MatRef& X_) : X(X_) {}
+  Index rows() const { return X.rows(); }
+  Index cols() const { return X.cols(); }
+  double dot(Index i, const VectorXd& w) const { return X.row(i).dot(w); }
+  template <class Vec>
+  void axpy(Index i, double a, Vec& acc) const { acc.noalias() += a * X.row(i).transpose(); }
+  double norm(Index i) const { return X.row(i).norm(); }
+};
+
+// CSR rows (scipy.sparse.csr_matrix arrays); indices within a row need not be sorted.
+struct CsrRows {
+  const double* data;
+  const std::int64_t* indices;
+  const std::int64_t* indptr;
+  Index n_rows;
+  Index n_cols;
+  Index rows() const { return n_rows; }
+  Index cols() const { return n_cols; }
+  double dot(Index i, const VectorXd& w) const {
+    double s = 0.0;
+    for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) s += data[k] * w[indices[k]];
+    return s;
+  }
+  template <class Vec>
+  void axpy(Index i, double a, Vec& acc) const {
+    for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) acc[indices[k]] += a * data[k];
+  }
+  double norm(Index i) const {
+    double s = 0.0;
+    for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) s += data[k] * data[k];
+    return std::sqrt(s);
+  }
+  // Structural checks (before any parallel region).
+  void validate(std::int64_t nnz) const {
+    checks::require(n_rows >= 0 && n_cols >= 0, "CSR matrix has a negative shape");
+    checks::require(indptr[0] == 0 && indptr[n_rows] == nnz, "CSR indptr is inconsistent");
+    for (Index i = 0; i < n_rows; ++i)
+      checks::require(indptr[i] <= indptr[i + 1], "CSR indptr is not non-decreasing");
+    for (std::int64_t k = 0; k < nnz; ++k) {
+      checks::require(indices[k] >= 0 && indices[k] < n_cols,
+                      "CSR column index out of range at position " + std::to_string(k));
+      checks::finite(data[k], "X");
+    }
+  }
+};
+
+}  // namespace privlearn

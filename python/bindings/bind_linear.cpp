@@ -1,0 +1,114 @@
+// Bindings of privlearn/linear/*.hpp (thin: argument conversion only).
+
+#include <pybind11/eigen.h>
+#include <pybind11/stl.h>
+
+#include <string>
+
+#include "bindings.hpp"
+#include "privlearn/linear/sgd.hpp"
+
+namespace privlearn::bindings {
+
+namespace {
+
+using linear::SgdParams;
+using linear::SgdResult;
+
+SgdParams sgd_params(const std::string& loss, const std::string& mechanism,
+                     const std::string& sampling, const std::string& schedule, double lam,
+                     Index batch_size, Index epochs, Index steps, double eta0, double clip,
+                     double epsilon, double sigma, double radius, const py::bytes& key,
+                     std::uint64_t batch_stream, std::uint64_t noise_stream, Index record_every,
+                     int n_threads) {
+  SgdParams p;
+  p.loss = linear::loss_from_string(loss);
+  p.mechanism = linear::mechanism_from_string(mechanism);
+  p.sampling = linear::sampling_from_string(sampling);
+  p.schedule = linear::schedule_from_string(schedule);
+  p.lam = lam;
+  p.batch_size = batch_size;
+  p.epochs = epochs;
+  p.steps = steps;
+  p.eta0 = eta0;
+  p.clip = clip;
+  p.epsilon = epsilon;
+  p.sigma = sigma;
+  p.radius = radius;
+  p.key = key_from_py(key);
+  p.batch_stream = batch_stream;
+  p.noise_stream = noise_stream;
+  p.record_every = record_every;
+  p.n_threads = n_threads;
+  return p;
+}
+
+py::tuple to_py(SgdResult&& r) {
+  return py::make_tuple(std::move(r.w), std::move(r.path), std::move(r.path_steps), r.steps);
+}
+
+#define PRIVLEARN_SGD_ARGS                                                                       \
+  py::arg("loss"), py::arg("mechanism"), py::arg("sampling"), py::arg("schedule"), py::arg("lam"), \
+      py::arg("batch_size"), py::arg("epochs"), py::arg("steps"), py::arg("eta0"),               \
+      py::arg("clip"), py::arg("epsilon"), py::arg("sigma"), py::arg("radius"), py::arg("key"),  \
+      py::arg("batch_stream"), py::arg("noise_stream"), py::arg("record_every"),                 \
+      py::arg("n_threads")
+
+}  // namespace
+
+void bind_linear(py::module_& m) {
+  m.def(
+      "sgd_train_dense",
+      [](const MatRef& X, const VecRef& y, const VecRef& w0, const std::string& loss,
+         const std::string& mechanism, const std::string& sampling, const std::string& schedule,
+         double lam, Index batch_size, Index epochs, Index steps, double eta0, double clip,
+         double epsilon, double sigma, double radius, const py::bytes& key,
+         std::uint64_t batch_stream, std::uint64_t noise_stream, Index record_every,
+         int n_threads) {
+        const SgdParams p = sgd_params(loss, mechanism, sampling, schedule, lam, batch_size,
+                                       epochs, steps, eta0, clip, epsilon, sigma, radius, key,
+                                       batch_stream, noise_stream, record_every, n_threads);
+        SgdResult r;
+        {
+          py::gil_scoped_release release;
+          checks::all_finite(X, "X");
+          r = linear::sgd_train(DenseRows(X), y, w0, p);
+        }
+        return to_py(std::move(r));
+      },
+      py::arg("X").noconvert(), py::arg("y"), py::arg("w0"), PRIVLEARN_SGD_ARGS,
+      "Private mini-batch SGD on dense rows (privlearn/linear/sgd.hpp). Returns (w, path, "
+      "path_steps, steps).");
+  m.def(
+      "sgd_train_csr",
+      [](py::array_t<double, py::array::c_style | py::array::forcecast> data,
+         py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> indices,
+         py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> indptr,
+         Index n_cols, const VecRef& y, const VecRef& w0, const std::string& loss,
+         const std::string& mechanism, const std::string& sampling, const std::string& schedule,
+         double lam, Index batch_size, Index epochs, Index steps, double eta0, double clip,
+         double epsilon, double sigma, double radius, const py::bytes& key,
+         std::uint64_t batch_stream, std::uint64_t noise_stream, Index record_every,
+         int n_threads) {
+        const SgdParams p = sgd_params(loss, mechanism, sampling, schedule, lam, batch_size,
+                                       epochs, steps, eta0, clip, epsilon, sigma, radius, key,
+                                       batch_stream, noise_stream, record_every, n_threads);
+        if (indptr.size() < 1) throw std::invalid_argument("CSR indptr is empty");
+        if (data.size() != indices.size())
+          throw std::invalid_argument("CSR data and indices differ in length");
+        CsrRows rows{data.data(), indices.data(), indptr.data(),
+                     static_cast<Index>(indptr.size() - 1), n_cols};
+        SgdResult r;
+        {
+          py::gil_scoped_release release;
+          rows.validate(static_cast<std::int64_t>(data.size()));
+          r = linear::sgd_train(rows, y, w0, p);
+        }
+        return to_py(std::move(r));
+      },
+      py::arg("data"), py::arg("indices"), py::arg("indptr"), py::arg("n_cols"), py::arg("y"),
+      py::arg("w0"), PRIVLEARN_SGD_ARGS,
+      "Private mini-batch SGD on CSR rows (scipy.sparse.csr_matrix arrays).");
+}
+
+}  // namespace privlearn::bindings
