@@ -111,7 +111,7 @@ void for_block_chunks(const Key& key, std::uint64_t stream, std::uint64_t first_
   const int threads = parallel::resolve_threads(n_threads);
   const std::int64_t chunks = static_cast<std::int64_t>(n_chunks);
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel num_threads(threads) if (threads > 1 && chunks > 1)
+#pragma omp parallel num_threads(threads) if (threads > 1 && chunks >= parallel::kMinParallelItems)
 #endif
   {
     std::uint32_t buffer[16 * kChunkBlocks];
@@ -387,7 +387,7 @@ void gamma(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_
   const int threads = parallel::resolve_threads(n_threads);
   const std::int64_t count = static_cast<std::int64_t>(n);
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 64) if (threads > 1 && count > 64)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 64) if (threads > 1 && count >= 64 * parallel::kMinParallelItems)
 #endif
   for (std::int64_t k = 0; k < count; ++k)
     out[k] = gamma_row(key, stream, start + static_cast<std::uint64_t>(k), shape, scale);
@@ -404,7 +404,7 @@ void l2_laplace(const Key& key, std::uint64_t stream, std::uint64_t start, std::
   const std::int64_t count = static_cast<std::int64_t>(n);
   const double scale = 2.0 / epsilon;
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 16) if (threads > 1 && count > 16)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 16) if (threads > 1 && count >= 16 * parallel::kMinParallelItems)
 #endif
   for (std::int64_t k = 0; k < count; ++k) {
     const std::uint64_t row = start + static_cast<std::uint64_t>(k);

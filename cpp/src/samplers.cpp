@@ -66,7 +66,7 @@ void poisson_mask(const random::Key& key, std::uint64_t stream, std::uint64_t in
   const std::int64_t n_chunks = (population + chunk - 1) / chunk;
   const int threads = parallel::resolve_threads(n_threads);
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1 && n_chunks > 1)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1 && n_chunks >= 2 * parallel::kMinParallelItems)
 #endif
   for (std::int64_t c = 0; c < n_chunks; ++c) {
     std::uint32_t words[16 * (chunk / 8)];

@@ -22,6 +22,10 @@ namespace privlearn::parallel {
 inline constexpr Index kReduceBlock = 256;
 // Blocks whose partial sums are held at once (bounds memory to kWave * dim doubles).
 inline constexpr Index kReduceWave = 64;
+// Minimum number of independent work items before a parallel region is opened: below it the
+// work (microseconds) is smaller than the cost of waking threads, which on a loaded machine is
+// a scheduler time slice (milliseconds). Results never depend on it.
+inline constexpr Index kMinParallelItems = 4;
 
 // True when the core was compiled with OpenMP.
 bool has_openmp() noexcept;
@@ -52,7 +56,7 @@ void deterministic_sum(Index n_rows, Index dim, int n_threads, AddRow&& add_row,
   for (Index wave_start = 0; wave_start < n_blocks; wave_start += kReduceWave) {
     const Index wave = std::min(kReduceWave, n_blocks - wave_start);
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && wave > 1)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && wave >= kMinParallelItems)
 #endif
     for (Index b = 0; b < wave; ++b) {
       VectorXd acc = VectorXd::Zero(dim);

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from privlearn.linear.estimators import DPSGDClassifier, DPSGDPrivacy, DPSGDRegressor
 from privlearn.linear.sgd import sgd_train
 
-__all__ = ["sgd_train"]
+__all__ = ["DPSGDClassifier", "DPSGDPrivacy", "DPSGDRegressor", "sgd_train"]

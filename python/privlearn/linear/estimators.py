@@ -1,0 +1,912 @@
+"""scikit-learn estimators for private mini-batch SGD: :class:`DPSGDClassifier` and
+:class:`DPSGDRegressor`.
+
+Two mechanisms, both run by :func:`privlearn.linear.sgd_train` (or its numpy twin
+:func:`privlearn.reference.linear.sgd_train` with ``backend="reference"``):
+
+``"l2-laplace"`` -- Song, Chaudhuri, Sarwate (2013), "Stochastic gradient descent with
+    differentially private updates", Section III: the mini-batch update (eq. 6) with noise of
+    density proportional to ``exp(-(epsilon/2) ||z||)`` (eq. 5), disjoint batches (one random
+    permutation per pass), rows with ``||x_i|| <= 1`` so that ``||grad loss|| <= 1`` for the
+    log and hinge losses, and the projection onto the ball of radius ``1 / alpha`` used in
+    their experiments. One pass is ``epsilon``-DP (Theorem 1: the sensitivity of each update is
+    ``2 eta_t / b`` and the batches are disjoint, so parallel composition applies); several
+    passes compose by basic composition. Pure DP, replace-one neighbours.
+
+``"gaussian"`` -- Abadi et al. (2016), "Deep learning with differential privacy",
+    Algorithm 1: per-example clipping to ``clip``, Gaussian noise ``N(0, sigma^2 clip^2 I)`` on
+    the summed clipped gradients, Poisson sampling (rate ``q = batch_size / n``) or fixed-size
+    batches drawn without replacement, and the RDP (moments) accountant of
+    :mod:`privlearn.accounting`. ``sigma`` is calibrated to the target ``(epsilon, delta)``
+    with :func:`privlearn.accounting.calibrate_sigma`, or given as ``noise_multiplier``.
+
+Both minimise ``(alpha/2) ||w||^2 + (1/n) sum_i loss(x_i^T w, y_i)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
+
+from privlearn._checks import as_index, as_real
+from privlearn._linear_common import SCHEDULES, SGDRun, as_design_matrix, objective
+from privlearn.accounting import (
+    DisjointBatches,
+    GaussianEvent,
+    PoissonSampled,
+    PrivacyStatement,
+    PureDPAccountant,
+    PureDPEvent,
+    RDPAccountant,
+    SampledWithoutReplacement,
+    calibrate_sigma,
+)
+from privlearn.random import Stream
+
+__all__ = ["DPSGDClassifier", "DPSGDPrivacy", "DPSGDRegressor"]
+
+#: Rows may exceed the unit norm by this relative rounding tolerance (``x / ||x||`` computed in
+#: floating point can have norm ``1 + 1 ulp``).
+ROW_NORM_TOLERANCE = 1e-12
+#: Default number of recorded iterates of the (non-private) objective diagnostic.
+PATH_POINTS = 150
+
+_BACKENDS = ("core", "reference")
+_EPSILON_SPLITS = ("total", "per_pass")
+_SAMPLINGS = {"l2-laplace": ("disjoint",), "gaussian": ("poisson", "fixed")}
+_DEFAULT_SAMPLING = {"l2-laplace": "disjoint", "gaussian": "poisson"}
+_ACCOUNTED_AS = {"poisson": "poisson", "fixed": "without_replacement"}
+_NEIGHBORING = {"poisson": "add_remove", "fixed": "replace_one"}
+
+
+@dataclass(frozen=True)
+class DPSGDPrivacy:
+    """What a DP-SGD fit spent, and how (the ``privacy_`` attribute of the estimators).
+
+    Attributes
+    ----------
+    epsilon : float
+        Total epsilon of the whole fit (``inf``: not private).
+    delta : float
+        Total delta (0 for the pure-DP ``"l2-laplace"`` mechanism and for non-private fits).
+    mechanism : str
+        ``"l2-laplace"``, ``"gaussian"`` or ``"none"`` (``epsilon = inf``: no noise).
+    accountant : str
+        ``"pure"`` (basic + parallel composition), ``"rdp"`` or ``"none"``.
+    neighboring : str or None
+        ``"replace_one"`` (l2-laplace; Gaussian with fixed-size batches) or ``"add_remove"``
+        (Gaussian with Poisson sampling).
+    sampling : str
+        The batch sampler the trainer used (``"disjoint"``, ``"poisson"`` or ``"fixed"``).
+    steps : int
+        SGD steps (noisy releases).
+    clip : float
+        Bound ``C`` on the per-example gradient norm used for the sensitivity (``inf`` when
+        unbounded, i.e. a non-private fit without clipping).
+    sensitivity : float
+        L2 sensitivity of the summed batch gradient under ``neighboring``: ``2 C``
+        (replace-one) or ``C`` (add/remove-one).
+    noise_multiplier : float or None
+        Gaussian: standard deviation of the noise divided by ``C`` (``sigma`` of Abadi et al.,
+        the value given to the trainer). The accountant's events hold ``noise std /
+        sensitivity``, which is ``sigma / 2`` for fixed-size batches (replace-one).
+    noise_scale : float or None
+        l2-laplace: ``2 C / epsilon_per_pass``, the noise density being proportional to
+        ``exp(-||z|| / noise_scale)``; Gaussian: the noise standard deviation ``sigma C``.
+    epsilon_per_pass : float or None
+        l2-laplace: the epsilon of one pass over the data.
+    passes : int or None
+        l2-laplace: the number of passes (``epochs``).
+    epsilon_split : str or None
+        l2-laplace: ``"total"`` or ``"per_pass"`` (how the ``epsilon`` parameter was read).
+    statement : PrivacyStatement or None
+        The accountant's statement (composed events, best RDP order, ...); None if not private.
+    """
+
+    epsilon: float
+    delta: float
+    mechanism: str
+    accountant: str
+    neighboring: str | None
+    sampling: str
+    steps: int
+    clip: float
+    sensitivity: float
+    noise_multiplier: float | None = None
+    noise_scale: float | None = None
+    epsilon_per_pass: float | None = None
+    passes: int | None = None
+    epsilon_split: str | None = None
+    statement: PrivacyStatement | None = None
+
+    @property
+    def private(self) -> bool:
+        """Whether the fit is differentially private (finite epsilon)."""
+        return math.isfinite(self.epsilon)
+
+    def __str__(self) -> str:
+        if not self.private:
+            return (
+                f"not private (epsilon = inf): plain SGD without noise, {self.steps} steps, "
+                f"{self.sampling} batches"
+            )
+        lines = [f"({self.epsilon:.6g}, {self.delta:.6g})-DP, {self.mechanism} mechanism"]
+        if self.mechanism == "l2-laplace":
+            lines.append(
+                f"  {self.passes} pass(es) x {self.epsilon_per_pass:.6g}-DP per pass "
+                f"(disjoint batches: parallel composition within a pass, basic composition "
+                f"across passes; epsilon_split={self.epsilon_split!r})"
+            )
+            lines.append(
+                f"  noise density ~ exp(-||z|| / {self.noise_scale:.6g}), gradient bound "
+                f"C = {self.clip:g}, sensitivity 2C = {self.sensitivity:g}, {self.steps} steps"
+            )
+        else:
+            lines.append(
+                f"  noise multiplier sigma = {self.noise_multiplier:.6g} (noise std "
+                f"{self.noise_scale:.6g}), clip C = {self.clip:g}, sensitivity "
+                f"{self.sensitivity:g}, {self.sampling} sampling, {self.steps} steps"
+            )
+        if self.statement is not None:
+            lines += ["  " + line for line in str(self.statement).splitlines()]
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Everything the trainer is called with, resolved from the parameters and the data."""
+
+    mechanism: str  # passed to sgd_train
+    sampling: str
+    epsilon: float  # l2-laplace: epsilon per pass given to the trainer
+    sigma: float  # gaussian: noise multiplier given to the trainer
+    clip: float  # given to the trainer (0 = no clipping)
+    radius: float
+    steps: int  # 0 = let the trainer compute it (disjoint batches)
+    privacy: DPSGDPrivacy
+
+
+# ---- parameter checks ---------------------------------------------------------------------------
+def _choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+    return value
+
+
+def _flag(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return bool(value)
+
+
+def _finite_positive(value: Any, name: str) -> float:
+    v = as_real(value, name, numbers_only=True)
+    if not (math.isfinite(v) and v > 0.0):
+        raise ValueError(f"{name} must be a finite number > 0, got {v}")
+    return v
+
+
+def _epsilon(value: Any) -> float:
+    eps = as_real(value, "epsilon", numbers_only=True)
+    if not eps > 0.0:  # also rejects NaN
+        raise ValueError(f"epsilon must be > 0 (float('inf') for a non-private fit), got {eps}")
+    return eps
+
+
+def _seed(seed: Any) -> int | None:
+    if seed is None:
+        return None
+    return as_index(seed, "seed", upper=(1 << 64) - 1)
+
+
+def _row_norms(X: np.ndarray | sp.csr_matrix) -> np.ndarray:
+    if sp.issparse(X):
+        return np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).reshape(-1))
+    return np.linalg.norm(X, axis=1)
+
+
+def _scale_rows(X: np.ndarray | sp.csr_matrix, scale: np.ndarray) -> Any:
+    if sp.issparse(X):
+        return as_design_matrix(sp.diags(scale) @ X)
+    return np.ascontiguousarray(X * scale[:, None])
+
+
+class _DPSGDBase(BaseEstimator):
+    """Shared fitting logic; subclasses define the loss, the label handling and the mechanism."""
+
+    # ---- to be provided by subclasses ----------------------------------------------------------
+    def _loss_name(self) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _mechanism_name(self) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _clip_rows(self) -> bool:
+        return False
+
+    # ---- fitting ---------------------------------------------------------------------------------
+    def _fit(self, X: Any, y_internal: np.ndarray) -> None:
+        n, d = X.shape
+        mechanism = _choice(self._mechanism_name(), "mechanism", ("l2-laplace", "gaussian"))
+        loss = self._loss_name()
+        backend = _choice(self.backend, "backend", _BACKENDS)
+        seed = _seed(self.seed)
+        fit_intercept = _flag(self.fit_intercept, "fit_intercept")
+        clip_rows = self._clip_rows()
+        alpha = as_real(self.alpha, "alpha", numbers_only=True)
+        if not (math.isfinite(alpha) and alpha >= 0.0):
+            raise ValueError(f"alpha must be a finite number >= 0, got {alpha}")
+        batch_size = as_index(self.batch_size, "batch_size", lower=1, upper=1 << 62)
+        if batch_size > n:
+            raise ValueError(f"batch_size ({batch_size}) must be <= n_samples = {n}")
+        epochs = as_index(self.epochs, "epochs", lower=1, upper=1 << 31)
+        learning_rate = _choice(self.learning_rate, "learning_rate", SCHEDULES)
+        eta0 = _finite_positive(self.eta0, "eta0")
+        clip = as_real(self.clip, "clip", numbers_only=True)
+        if not (math.isfinite(clip) and clip >= 0.0):
+            raise ValueError(f"clip must be a finite number >= 0 (0 = no clipping), got {clip}")
+        record_every = None
+        if self.record_every is not None:
+            record_every = as_index(self.record_every, "record_every", lower=1, upper=1 << 62)
+        scaling = self._intercept_scaling(mechanism, fit_intercept)
+        plan = self._plan(mechanism, n, batch_size, epochs, alpha, clip)
+
+        # Rows the trainer sees: optional projection, then the constant intercept column.
+        augmented_bound = fit_intercept and mechanism == "l2-laplace"
+        bound = math.sqrt(1.0 - scaling**2) if augmented_bound else 1.0
+        if clip_rows:
+            norms = _row_norms(X)
+            big = norms > bound
+            if big.any():
+                X = _scale_rows(X, np.where(big, bound / np.where(big, norms, 1.0), 1.0))
+        elif mechanism == "l2-laplace":
+            self._check_row_norms(X, bound, scaling if fit_intercept else None)
+        if fit_intercept:
+            column = np.full((n, 1), scaling)
+            if sp.issparse(X):
+                X = as_design_matrix(sp.hstack([X, sp.csr_matrix(column)], format="csr"))
+            else:
+                X = np.ascontiguousarray(np.hstack([X, column]))
+
+        if record_every is None:
+            total = plan.steps if plan.steps else epochs * (-(-n // batch_size))
+            record_every = max(1, total // PATH_POINTS)
+        if backend == "core":
+            from privlearn.linear.sgd import sgd_train
+        else:
+            from privlearn.reference.linear import sgd_train
+        run: SGDRun = sgd_train(
+            X,
+            y_internal,
+            key=Stream(seed).key,
+            n_threads=self.n_threads,
+            loss=loss,
+            mechanism=plan.mechanism,
+            sampling=plan.sampling,
+            learning_rate=learning_rate,
+            alpha=alpha,
+            batch_size=batch_size,
+            epochs=epochs,
+            steps=plan.steps,
+            eta0=eta0,
+            clip=plan.clip,
+            epsilon=plan.epsilon,
+            sigma=plan.sigma,
+            radius=plan.radius,
+            record_every=record_every,
+        )
+        if run.n_steps != plan.privacy.steps:  # the accountant must see every step
+            raise RuntimeError(
+                f"the trainer ran {run.n_steps} steps but {plan.privacy.steps} were accounted"
+            )
+        w = np.asarray(run.coef, dtype=np.float64)
+        self._set_coef(w[:d], float(w[d] * scaling) if fit_intercept else 0.0)
+        self.n_features_in_ = d
+        self.privacy_ = plan.privacy
+        self.objective_path_ = objective(X, y_internal, run.path, loss, alpha)
+        self.objective_steps_ = np.asarray(run.path_steps, dtype=np.int64)
+        self.n_steps_ = int(run.n_steps)
+
+    def _intercept_scaling(self, mechanism: str, fit_intercept: bool) -> float:
+        s = self.intercept_scaling
+        if s is None:
+            s = 0.5 if mechanism == "l2-laplace" else 1.0
+        s = _finite_positive(s, "intercept_scaling")
+        if fit_intercept and mechanism == "l2-laplace" and not s < 1.0:
+            raise ValueError(
+                "with mechanism='l2-laplace' and fit_intercept=True the augmented rows "
+                f"[x_i, intercept_scaling] must have norm <= 1: intercept_scaling must be < 1, "
+                f"got {s}"
+            )
+        return s
+
+    @staticmethod
+    def _check_row_norms(X: Any, bound: float, scaling: float | None) -> None:
+        norms = _row_norms(X)
+        bad = np.flatnonzero(norms > bound * (1.0 + ROW_NORM_TOLERANCE))
+        if bad.size == 0:
+            return
+        i = int(bad[0])
+        if scaling is None:
+            what = f"row {i} of X has L2 norm {norms[i]:.6g} > 1"
+        else:
+            what = (
+                f"row {i} of X has L2 norm {norms[i]:.6g} > sqrt(1 - intercept_scaling^2) = "
+                f"{bound:.6g} (the row augmented with intercept_scaling={scaling:g} must have "
+                f"norm <= 1)"
+            )
+        raise ValueError(
+            f"{what} ({bad.size} such rows): the l2-laplace mechanism (Song et al. 2013, "
+            "Theorem 1) needs ||x_i|| <= 1 so that ||grad loss|| <= 1. Scale the data with "
+            "public bounds, or pass clip_rows=True to project each row onto the unit ball "
+            "(a per-row map: no privacy cost)."
+        )
+
+    def _plan(
+        self,
+        mechanism: str,
+        n: int,
+        batch_size: int,
+        epochs: int,
+        alpha: float,
+        clip: float,
+    ) -> _Plan:
+        sampling = self.sampling
+        if sampling is None:
+            sampling = _DEFAULT_SAMPLING[mechanism]
+        _choice(sampling, "sampling", ("disjoint", "poisson", "fixed"))
+        if sampling not in _SAMPLINGS[mechanism]:
+            why = (
+                "Song et al.'s guarantee is by parallel composition over disjoint batches"
+                if mechanism == "l2-laplace"
+                else "the RDP accountant covers Poisson and fixed-size (without replacement) "
+                "sampling"
+            )
+            raise ValueError(
+                f"sampling={sampling!r} does not match mechanism={mechanism!r}: {why}; use "
+                f"sampling in {_SAMPLINGS[mechanism]}"
+            )
+        epsilon = None if self.epsilon is None else _epsilon(self.epsilon)
+        noise_multiplier = self.noise_multiplier
+        if noise_multiplier is not None:
+            if mechanism != "gaussian":
+                raise ValueError("noise_multiplier is a parameter of the gaussian mechanism")
+            if epsilon is not None:
+                raise ValueError(
+                    "give either epsilon (the noise is calibrated to it) or noise_multiplier "
+                    "(epsilon is then reported in privacy_), not both: set epsilon=None"
+                )
+            noise_multiplier = _finite_positive(noise_multiplier, "noise_multiplier")
+        elif epsilon is None:
+            raise ValueError(
+                "epsilon is None: give epsilon (or, for the gaussian mechanism, noise_multiplier)"
+            )
+        split = _choice(getattr(self, "epsilon_split", "total"), "epsilon_split", _EPSILON_SPLITS)
+        delta = self.delta
+        if delta is not None:
+            delta = as_real(delta, "delta", numbers_only=True)
+            if mechanism == "l2-laplace":
+                if delta != 0.0:
+                    raise ValueError(
+                        f"the l2-laplace mechanism is pure epsilon-DP: delta must be None or 0, "
+                        f"got {delta}"
+                    )
+            elif not 0.0 < delta < 1.0:
+                raise ValueError(f"delta must lie in (0, 1), got {delta}")
+        if mechanism == "l2-laplace" and not alpha > 0.0:
+            raise ValueError(
+                "the l2-laplace mechanism projects onto the ball of radius 1/alpha (Song et "
+                f"al. 2013): alpha must be > 0, got {alpha}"
+            )
+        private = noise_multiplier is not None or math.isfinite(epsilon)  # type: ignore[arg-type]
+
+        if mechanism == "l2-laplace":
+            assert epsilon is not None
+            steps = epochs * (-(-n // batch_size))
+            # ||grad loss|| <= ||x|| <= 1 for the log and hinge losses; clip < 1 bounds it more.
+            bound_c = clip if 0.0 < clip < 1.0 else 1.0
+            core_clip = clip if 0.0 < clip < 1.0 else 0.0
+            radius = 1.0 / alpha
+            if not private:
+                return _Plan(
+                    "none", sampling, math.inf, 0.0, core_clip, radius, 0,
+                    _not_private(sampling, steps, bound_c),
+                )  # fmt: skip
+            eps_pass = epsilon / epochs if split == "total" else epsilon
+            acc = PureDPAccountant(neighboring="replace_one")
+            acc.compose(DisjointBatches(PureDPEvent(eps_pass)), count=epochs)
+            statement = acc.statement(0.0)
+            privacy = DPSGDPrivacy(
+                epsilon=statement.epsilon,
+                delta=0.0,
+                mechanism="l2-laplace",
+                accountant="pure",
+                neighboring="replace_one",
+                sampling=sampling,
+                steps=steps,
+                clip=bound_c,
+                sensitivity=2.0 * bound_c,
+                noise_scale=2.0 * bound_c / eps_pass,
+                epsilon_per_pass=eps_pass,
+                passes=epochs,
+                epsilon_split=split,
+                statement=statement,
+            )
+            return _Plan("l2-laplace", sampling, eps_pass, 0.0, core_clip, radius, 0, privacy)
+
+        # Gaussian mechanism (Abadi et al. 2016, Algorithm 1).
+        steps = -(-(epochs * n) // batch_size)
+        if not private:
+            bound_c = clip if clip > 0.0 else math.inf
+            return _Plan(
+                "none", sampling, math.inf, 0.0, clip, 0.0, steps,
+                _not_private(sampling, steps, bound_c),
+            )  # fmt: skip
+        if not clip > 0.0:
+            raise ValueError(
+                "the gaussian mechanism needs clip > 0 (the per-example gradient bound is its "
+                "sensitivity); clip=0 is only allowed with epsilon=inf"
+            )
+        if delta is None:
+            delta = 1.0 / n**2
+        q = batch_size / n
+        # Noise multiplier of the accounted event = noise std / L2 sensitivity of the summed
+        # clipped gradients: C under add/remove-one (Poisson), 2C under replace-one (fixed).
+        ratio = 1.0 if sampling == "poisson" else 2.0
+        if noise_multiplier is None:
+            sigma_event = calibrate_sigma(
+                epsilon, delta, q=q, steps=steps, sampling=_ACCOUNTED_AS[sampling], n=n
+            )
+            sigma = sigma_event * ratio
+        else:
+            sigma = noise_multiplier
+            sigma_event = sigma / ratio
+        if sampling == "poisson":
+            event = PoissonSampled(q, GaussianEvent(sigma_event))
+        else:
+            event = SampledWithoutReplacement(n, batch_size, GaussianEvent(sigma_event))
+        # The accountant is fixed to the sampler's neighbouring relation: a mismatched event
+        # raises UnsupportedEventError instead of a wrong number.
+        acc = RDPAccountant(neighboring=_NEIGHBORING[sampling]).compose(event, count=steps)
+        statement = acc.statement(delta)
+        privacy = DPSGDPrivacy(
+            epsilon=statement.epsilon,
+            delta=delta,
+            mechanism="gaussian",
+            accountant="rdp",
+            neighboring=_NEIGHBORING[sampling],
+            sampling=sampling,
+            steps=steps,
+            clip=clip,
+            sensitivity=ratio * clip,
+            noise_multiplier=sigma,
+            noise_scale=sigma * clip,
+            statement=statement,
+        )
+        return _Plan("gaussian", sampling, math.inf, sigma, clip, 0.0, steps, privacy)
+
+    def _set_coef(self, coef: np.ndarray, intercept: float) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    # ---- prediction ------------------------------------------------------------------------------
+    def _validate_X_predict(self, X: Any) -> np.ndarray | sp.csr_matrix:
+        check_is_fitted(self, "coef_")
+        X = as_design_matrix(check_array(X, accept_sparse="csr", dtype=np.float64, estimator=self))
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input"
+            )
+        return X
+
+    def _linear(self, X: Any) -> np.ndarray:
+        X = self._validate_X_predict(X)
+        coef = np.asarray(self.coef_, dtype=np.float64).reshape(-1)
+        intercept = float(np.asarray(self.intercept_).reshape(-1)[0])
+        return np.asarray(X @ coef).reshape(-1) + intercept
+
+    def __sklearn_tags__(self) -> Any:  # scikit-learn >= 1.6
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.non_deterministic = self.seed is None
+        return tags
+
+
+def _not_private(sampling: str, steps: int, clip: float) -> DPSGDPrivacy:
+    return DPSGDPrivacy(
+        epsilon=math.inf,
+        delta=0.0,
+        mechanism="none",
+        accountant="none",
+        neighboring=None,
+        sampling=sampling,
+        steps=steps,
+        clip=clip,
+        sensitivity=math.inf,
+    )
+
+
+_COMMON_PARAMS = """
+    epsilon : float or None, default=1.0
+        Privacy target. ``float("inf")`` runs the same code path without noise (plain SGD;
+        ``privacy_`` then says "not private"). ``None`` only together with
+        ``noise_multiplier``.
+    delta : float or None, default=None
+        Gaussian mechanism: the target delta in (0, 1); ``None`` means ``1 / n_samples**2``
+        (``n`` is treated as public). The l2-laplace mechanism is pure DP: ``None`` or 0.
+    noise_multiplier : float or None, default=None
+        Gaussian mechanism only: Abadi et al.'s ``sigma`` (noise std / ``clip``) instead of a
+        target epsilon (give ``epsilon=None``); the epsilon it achieves at ``delta`` is
+        reported in ``privacy_``.
+    batch_size : int, default=10
+        ``b`` (disjoint / fixed batches) or the expected lot size ``L`` (Poisson: rate
+        ``q = batch_size / n``). Must be <= n_samples.
+    epochs : int, default=1
+        Passes over the data. Disjoint batches: ``epochs * ceil(n / b)`` steps; Poisson and
+        fixed batches: ``ceil(epochs * n / batch_size)`` steps.
+    alpha : float, default=1e-4
+        L2 regularisation ``lambda`` of the objective.
+    learning_rate : {"inv_sqrt", "inv_lambda_t", "constant"}, default="inv_sqrt"
+        ``eta0 / sqrt(t)``, ``1 / (alpha t)`` or ``eta0`` at step ``t = 1, 2, ...``.
+    eta0 : float, default=1.0
+        Base learning rate."""
+
+_TAIL_PARAMS = """
+    fit_intercept : bool, default=False
+        Append a constant column of value ``intercept_scaling`` and learn its weight ``w_b``
+        like any other (it is regularised); ``intercept_ = intercept_scaling * w_b``.
+    record_every : int or None, default=None
+        Record the iterate every ``record_every`` steps (and at the end) for
+        ``objective_path_``; ``None`` gives about 150 points.
+    n_threads : int or None, default=None
+        Threads of the core's batch gradient (results do not depend on it).
+    seed : int or None, default=None
+        Named ``seed`` rather than ``random_state`` because it is not a numpy RandomState: it
+        selects the 256-bit ChaCha20 key of :class:`privlearn.random.Stream`. ``None`` (the
+        default, right for a private release) draws the key from the operating system; an int
+        makes ``fit`` reproducible (research runs).
+    backend : {"core", "reference"}, default="core"
+        The C++ core or its numpy twin (identical results up to rounding)."""
+
+_ATTRIBUTES = """
+    n_features_in_ : int
+    privacy_ : DPSGDPrivacy
+        The privacy the fit spent: epsilon, delta, mechanism, noise, sensitivity and the
+        accountant's statement (``str(privacy_)`` is readable).
+    objective_path_ : ndarray of shape (n_recorded,)
+        ``(alpha/2)||w||^2 + mean_i loss`` at the recorded iterates, computed on the training
+        rows the trainer saw (after ``clip_rows`` and the intercept column). A NON-PRIVATE
+        diagnostic: it reads the data without noise, so it must not be released as part of a
+        private model.
+    objective_steps_ : ndarray of shape (n_recorded,)
+        Steps done at each recorded iterate.
+    n_steps_ : int
+        Steps run."""
+
+
+class DPSGDClassifier(ClassifierMixin, _DPSGDBase):
+    __doc__ = f"""Binary linear classifier trained by differentially private mini-batch SGD.
+
+    Minimises ``(alpha/2)||w||^2 + (1/n) sum_i loss(y_i x_i^T w)`` with labels mapped to
+    ``{{-1, +1}}`` (``classes_[1]`` is ``+1``).
+
+    Parameters
+    ----------
+    mechanism : {{"l2-laplace", "gaussian"}}, default="l2-laplace"
+        ``"l2-laplace"``: Song, Chaudhuri, Sarwate (2013), Section III, eq. (6) with the noise
+        of eq. (5), density ``prop. to exp(-(eps/2)||z||)``; disjoint batches (one random
+        permutation per pass); rows must satisfy ``||x_i|| <= 1`` (Theorem 1), the iterate is
+        projected onto the ball of radius ``1 / alpha``. Pure DP under replace-one neighbours.
+        ``"gaussian"``: Abadi et al. (2016), Algorithm 1: per-example clipping to ``clip``,
+        noise ``N(0, sigma^2 clip^2 I)``, Poisson or fixed-size batches, RDP accountant.
+    loss : {{"log_loss", "hinge"}}, default="log_loss"
+{_COMMON_PARAMS}
+    epsilon_split : {{"total", "per_pass"}}, default="total"
+        l2-laplace: how ``epsilon`` is spread over the ``epochs`` passes. ``"total"``: each
+        pass is ``epsilon / epochs``-DP, so the whole fit is ``epsilon``-DP (basic
+        composition). ``"per_pass"``: each pass is ``epsilon``-DP, the fit ``epochs * epsilon``
+        -DP (Song et al. make a single pass, where both agree). Ignored by the Gaussian
+        mechanism, whose epsilon always covers the whole fit.
+    clip : float, default=1.0
+        Gaussian: the per-example gradient clipping norm ``C`` (required > 0 unless
+        ``epsilon=inf``; 0 = no clipping). l2-laplace: the rows already bound the gradient by
+        1, so ``clip >= 1`` (or 0) is Song et al.'s unclipped update with sensitivity 2, and
+        ``0 < clip < 1`` clips to ``C = clip`` with sensitivity ``2 C`` and noise density
+        ``prop. to exp(-(eps/(2C))||z||)``.
+    sampling : {{"disjoint", "poisson", "fixed"}} or None, default=None
+        ``None``: ``"disjoint"`` for l2-laplace, ``"poisson"`` for Gaussian. l2-laplace only
+        accepts ``"disjoint"``; Gaussian accepts ``"poisson"`` (add/remove-one neighbours) and
+        ``"fixed"`` (batches of exactly ``batch_size`` without replacement, replace-one
+        neighbours, sensitivity ``2 clip``). Anything else is a ValueError: the sampler and
+        the accountant must agree.
+    clip_rows : bool, default=False
+        Project each training row onto the unit ball (l2-laplace with ``fit_intercept``: the
+        ball of radius ``sqrt(1 - intercept_scaling^2)``, so that the augmented row has norm
+        <= 1). A per-row map, so it costs no privacy. Without it, the l2-laplace mechanism
+        raises ValueError naming the first row with norm > 1. Prediction uses ``X`` as given.
+    intercept_scaling : float or None, default=None
+        Value of the constant intercept column. ``None``: 0.5 for l2-laplace (rows then need
+        ``||x_i|| <= sqrt(0.75)``) and 1.0 for Gaussian. Must be < 1 for l2-laplace.
+{_TAIL_PARAMS}
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is the positive class (``+1``).
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+{_ATTRIBUTES}
+
+    Notes
+    -----
+    Privacy of the l2-laplace fit (Song et al. 2013, Theorem 1): with ``||x_i|| <= 1`` the
+    log and hinge losses have ``||grad loss|| <= 1``, so replacing one example changes the
+    update by at most ``2 eta_t / b``; noise ``Z_t / b`` with density ``prop. to
+    exp(-(eps/2)||z||)`` makes each update ``eps``-DP, and since every example is in exactly one
+    batch of a pass, a pass is ``eps``-DP (parallel composition). Passes add up (basic
+    composition). ``w0 = 0`` and the permutation do not depend on the data.
+
+    Privacy of the Gaussian fit: ``steps`` Poisson-subsampled (or without-replacement)
+    Gaussian mechanisms composed by the RDP accountant (``privacy_.statement``), with the
+    tight RDP -> (eps, delta) conversion.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from privlearn.linear import DPSGDClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(500, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X @ [1.0, -1.0, 0.5] > 0, "yes", "no")
+    >>> clf = DPSGDClassifier(epsilon=1.0, batch_size=20, seed=0).fit(X, y)
+    >>> clf.privacy_.epsilon
+    1.0
+    >>> clf.classes_.tolist()
+    ['no', 'yes']
+    """
+
+    def __init__(
+        self,
+        *,
+        mechanism: str = "l2-laplace",
+        loss: str = "log_loss",
+        epsilon: float | None = 1.0,
+        delta: float | None = None,
+        noise_multiplier: float | None = None,
+        epsilon_split: str = "total",
+        batch_size: int = 10,
+        epochs: int = 1,
+        alpha: float = 1e-4,
+        learning_rate: str = "inv_sqrt",
+        eta0: float = 1.0,
+        clip: float = 1.0,
+        sampling: str | None = None,
+        clip_rows: bool = False,
+        fit_intercept: bool = False,
+        intercept_scaling: float | None = None,
+        record_every: int | None = None,
+        n_threads: int | None = None,
+        seed: int | None = None,
+        backend: str = "core",
+    ) -> None:
+        self.mechanism = mechanism
+        self.loss = loss
+        self.epsilon = epsilon
+        self.delta = delta
+        self.noise_multiplier = noise_multiplier
+        self.epsilon_split = epsilon_split
+        self.batch_size = batch_size
+        self.epochs = epochs
+        self.alpha = alpha
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.clip = clip
+        self.sampling = sampling
+        self.clip_rows = clip_rows
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.record_every = record_every
+        self.n_threads = n_threads
+        self.seed = seed
+        self.backend = backend
+
+    def _loss_name(self) -> str:
+        return _choice(self.loss, "loss", ("log_loss", "hinge"))
+
+    def _mechanism_name(self) -> str:
+        return _choice(self.mechanism, "mechanism", ("l2-laplace", "gaussian"))
+
+    def _clip_rows(self) -> bool:
+        return _flag(self.clip_rows, "clip_rows")
+
+    def fit(self, X: Any, y: Any) -> DPSGDClassifier:
+        """Fit the model (spends the privacy budget described in ``privacy_``).
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            Finite values; converted to float64 (C-contiguous) or canonical CSR.
+        y : array-like of shape (n_samples,)
+            Exactly two distinct labels (any hashable, sortable values).
+
+        Returns
+        -------
+        self
+        """
+        X, y = _check_fit_data(X, y, self, y_numeric=False)
+        check_classification_targets(y)
+        classes = np.unique(y)
+        if classes.size != 2:
+            raise ValueError(
+                f"Only binary classification is supported: y must contain exactly 2 classes, "
+                f"got {classes.size} class(es): {classes[:10].tolist()}"
+            )
+        y_internal = np.where(y == classes[1], 1.0, -1.0)
+        self._fit(X, y_internal)
+        self.classes_ = classes
+        return self
+
+    def _set_coef(self, coef: np.ndarray, intercept: float) -> None:
+        self.coef_ = coef.reshape(1, -1)
+        self.intercept_ = np.array([intercept])
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """``X @ coef_.T + intercept_``: positive values predict ``classes_[1]``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self._linear(X)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Class labels: ``classes_[1]`` where the decision function is > 0."""
+        positive = self.decision_function(X) > 0.0
+        return self.classes_[positive.astype(np.intp)]
+
+    def _has_proba(self) -> bool:
+        if self.loss != "log_loss":
+            raise AttributeError(
+                f"predict_proba is only available for loss='log_loss' (the logistic model); "
+                f"loss={self.loss!r} has no probabilistic interpretation"
+            )
+        return True
+
+    @available_if(_has_proba)
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Probabilities of ``classes_`` under the logistic model (``loss="log_loss"`` only;
+        for ``"hinge"`` the attribute does not exist and accessing it raises AttributeError).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+        """
+        p = expit(self.decision_function(X))
+        return np.column_stack([1.0 - p, p])
+
+    def __sklearn_tags__(self) -> Any:  # scikit-learn >= 1.6
+        tags = super().__sklearn_tags__()
+        if getattr(tags, "classifier_tags", None) is not None:
+            tags.classifier_tags.multi_class = False
+        return tags
+
+    def _more_tags(self) -> dict[str, Any]:  # scikit-learn < 1.6
+        return {"binary_only": True, "non_deterministic": self.seed is None}
+
+
+class DPSGDRegressor(RegressorMixin, _DPSGDBase):
+    __doc__ = f"""Linear least-squares regression by differentially private mini-batch SGD
+    (Abadi et al. 2016, Algorithm 1: per-example clipping, Gaussian noise, RDP accountant).
+
+    Minimises ``(alpha/2)||w||^2 + (1/n) sum_i (x_i^T w - y_i)^2 / 2``. The squared loss has
+    no bounded gradient, so privacy comes from clipping each example's gradient to ``clip``
+    (the Song et al. mechanism, which relies on bounded gradients, is offered by
+    :class:`DPSGDClassifier`).
+
+    Parameters
+    ----------
+{_COMMON_PARAMS}
+    clip : float, default=1.0
+        Per-example gradient clipping norm ``C`` (> 0; 0 = no clipping, only with
+        ``epsilon=inf``).
+    sampling : {{"poisson", "fixed"}} or None, default=None
+        ``None`` = ``"poisson"`` (add/remove-one neighbours); ``"fixed"``: batches of exactly
+        ``batch_size`` drawn without replacement (replace-one neighbours, sensitivity
+        ``2 clip``).
+    intercept_scaling : float or None, default=None
+        Value of the constant intercept column (``None`` = 1.0).
+{_TAIL_PARAMS}
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+{_ATTRIBUTES}
+    """
+
+    def __init__(
+        self,
+        *,
+        epsilon: float | None = 1.0,
+        delta: float | None = None,
+        noise_multiplier: float | None = None,
+        batch_size: int = 10,
+        epochs: int = 1,
+        alpha: float = 1e-4,
+        learning_rate: str = "inv_sqrt",
+        eta0: float = 1.0,
+        clip: float = 1.0,
+        sampling: str | None = None,
+        fit_intercept: bool = False,
+        intercept_scaling: float | None = None,
+        record_every: int | None = None,
+        n_threads: int | None = None,
+        seed: int | None = None,
+        backend: str = "core",
+    ) -> None:
+        self.epsilon = epsilon
+        self.delta = delta
+        self.noise_multiplier = noise_multiplier
+        self.batch_size = batch_size
+        self.epochs = epochs
+        self.alpha = alpha
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.clip = clip
+        self.sampling = sampling
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.record_every = record_every
+        self.n_threads = n_threads
+        self.seed = seed
+        self.backend = backend
+
+    def _loss_name(self) -> str:
+        return "squared"
+
+    def _mechanism_name(self) -> str:
+        return "gaussian"
+
+    def fit(self, X: Any, y: Any) -> DPSGDRegressor:
+        """Fit the model (spends the privacy budget described in ``privacy_``).
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Finite real targets.
+
+        Returns
+        -------
+        self
+        """
+        X, y = _check_fit_data(X, y, self, y_numeric=True)
+        self._fit(X, np.ascontiguousarray(y, dtype=np.float64))
+        return self
+
+    def _set_coef(self, coef: np.ndarray, intercept: float) -> None:
+        self.coef_ = coef
+        self.intercept_ = intercept
+
+    def predict(self, X: Any) -> np.ndarray:
+        """``X @ coef_ + intercept_``."""
+        return self._linear(X)
+
+
+def _check_fit_data(
+    X: Any, y: Any, estimator: Any, *, y_numeric: bool
+) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
+    """scikit-learn's checks (2-D, non-empty, finite, real, 1-D y of matching length), then
+    float64 C-contiguous or canonical CSR."""
+    X, y = check_X_y(
+        X, y, accept_sparse="csr", dtype=np.float64, y_numeric=y_numeric, estimator=estimator
+    )
+    return as_design_matrix(X), y
