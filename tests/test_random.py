@@ -347,3 +347,55 @@ def test_core_checks_arrive_as_value_error():
         _core.choice_without_replacement(bytes(32), 0, 0, 3, 4)
     with pytest.raises(ValueError, match="address space"):
         _core.random_gamma(bytes(32), 0, 2**32, 1, 1.0, 1.0)
+
+
+# ---- Poisson subsampling by geometric gaps -------------------------------------------------------
+@pytest.mark.parametrize(
+    "index,population,q",
+    [
+        (0, 1000, 0.01),
+        (3, 100_000, 0.00256),
+        (7, 50, 1.0),
+        (9, 50, 0.0),
+        (11, 10, 0.5),
+        (2**32 - 1, 5000, 0.3),
+        (4, 10**6, 1e-7),
+        (5, 0, 0.5),
+    ],
+)
+def test_poisson_sample_core_equals_reference(index, population, q):
+    c, r = core_random.Stream(seed=5), ref_random.Stream(seed=5)
+    got = c.poisson_sample(index, population, q)
+    np.testing.assert_array_equal(got, r.poisson_sample(index, population, q))
+    assert got.dtype == np.int64
+    assert np.all(np.diff(got) > 0) and (got.size == 0 or (got[0] >= 0 and got[-1] < population))
+    if q == 1.0:
+        np.testing.assert_array_equal(got, np.arange(population))
+
+
+def test_poisson_sample_is_independent_bernoulli():
+    """Every element kept with probability q, independently: uniform per-element counts
+    (chi-square), Binomial(n, q) batch sizes (mean and variance z-tests) and no correlation
+    between neighbours (geometric gaps)."""
+    s = core_random.Stream(seed=108)
+    n, q, reps = 200, 0.05, 20_000
+    masks = np.zeros((reps, n), dtype=bool)
+    for t in range(reps):
+        masks[t, s.poisson_sample(t, n, q)] = True
+    assert stats.chisquare(masks.sum(axis=0)).pvalue > P_MIN
+    sizes = masks.sum(axis=1)
+    assert abs(sizes.mean() - n * q) / np.sqrt(n * q * (1 - q) / reps) < Z_MAX
+    var_se = np.sqrt(2.0 / reps) * n * q * (1 - q)  # normal approximation of the variance's s.e.
+    assert abs(sizes.var() - n * q * (1 - q)) / var_se < Z_MAX
+    a, b = masks[:, :-1].ravel(), masks[:, 1:].ravel()
+    r = np.corrcoef(a, b)[0, 1]
+    assert abs(r) * np.sqrt(a.size) < Z_MAX
+
+
+@pytest.mark.parametrize("Stream", STREAMS)
+def test_poisson_sample_bad_arguments(Stream):
+    s = Stream(seed=1)
+    with pytest.raises(ValueError, match="q must"):
+        s.poisson_sample(0, 10, -0.1)
+    with pytest.raises(ValueError, match="index"):
+        s.poisson_sample(2**32, 10, 0.1)

@@ -1,6 +1,7 @@
 #include "privlearn/samplers.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <unordered_map>
 
@@ -50,6 +51,34 @@ std::vector<std::int64_t> choice_without_replacement(const random::Key& key, std
     result[static_cast<std::size_t>(j)] = vr;
   }
   return result;
+}
+
+std::vector<std::int64_t> poisson_sample(const random::Key& key, std::uint64_t stream,
+                                         std::uint64_t index, std::int64_t population, double q) {
+  checks::require(population >= 0, "population must be >= 0, got " + std::to_string(population));
+  checks::require(static_cast<std::uint64_t>(population) < random::kRowLength,
+                  "population must be < 2^35");
+  checks::probability(q, "q");
+  checks::require(index < random::kRowCount, "index must be < 2^32");
+  std::vector<std::int64_t> out;
+  if (q == 0.0 || population == 0) return out;
+  if (q == 1.0) {
+    out.resize(static_cast<std::size_t>(population));
+    for (std::int64_t i = 0; i < population; ++i) out[static_cast<std::size_t>(i)] = i;
+    return out;
+  }
+  out.reserve(static_cast<std::size_t>(q * static_cast<double>(population) * 1.1) + 16);
+  random::RowCursor cursor(key, stream, index, 0);
+  const double log_keep = std::log1p(-q);
+  std::int64_t pos = -1;
+  for (;;) {
+    const double x = std::log(1.0 - cursor.next_uniform()) / log_keep;
+    if (!(x < static_cast<double>(population - pos))) break;  // also stops on NaN
+    pos += static_cast<std::int64_t>(std::floor(x)) + 1;
+    if (pos >= population) break;
+    out.push_back(pos);
+  }
+  return out;
 }
 
 void poisson_mask(const random::Key& key, std::uint64_t stream, std::uint64_t index,

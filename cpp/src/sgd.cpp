@@ -104,7 +104,6 @@ SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdP
   VectorXd& w = result.w;
   VectorXd grad(d), noise(d);
   std::vector<std::int64_t> perm, batch;
-  std::vector<char> mask;
   std::vector<VectorXd> recorded;
 
   for (Index t = 0; t < steps; ++t) {
@@ -125,13 +124,8 @@ SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdP
       rows = batch.data();
       count = p.batch_size;
     } else {
-      mask.resize(static_cast<std::size_t>(n));
-      samplers::poisson_mask(p.key, p.batch_stream, static_cast<std::uint64_t>(t), n,
-                             static_cast<double>(p.batch_size) / static_cast<double>(n),
-                             reinterpret_cast<bool*>(mask.data()), p.n_threads);
-      batch.clear();
-      for (Index i = 0; i < n; ++i)
-        if (mask[static_cast<std::size_t>(i)]) batch.push_back(i);
+      batch = samplers::poisson_sample(p.key, p.batch_stream, static_cast<std::uint64_t>(t), n,
+                                       static_cast<double>(p.batch_size) / static_cast<double>(n));
       rows = batch.data();
       count = static_cast<Index>(batch.size());
     }

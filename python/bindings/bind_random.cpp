@@ -143,6 +143,21 @@ void bind_random(py::module_& m) {
       },
       py::arg("key"), py::arg("stream"), py::arg("index"), py::arg("population"), py::arg("k"));
   m.def(
+      "poisson_sample",
+      [](const py::bytes& key, std::uint64_t stream, std::uint64_t index, std::int64_t population,
+         double q) {
+        const random::Key k = key_from_py(key);
+        std::vector<std::int64_t> result;
+        {
+          py::gil_scoped_release release;
+          result = samplers::poisson_sample(k, stream, index, population, q);
+        }
+        py::array_t<std::int64_t> out(static_cast<py::ssize_t>(result.size()));
+        std::copy(result.begin(), result.end(), out.mutable_data());
+        return out;
+      },
+      py::arg("key"), py::arg("stream"), py::arg("index"), py::arg("population"), py::arg("q"));
+  m.def(
       "poisson_mask",
       [](const py::bytes& key, std::uint64_t stream, std::uint64_t index, std::int64_t population,
          double q, int n_threads) {

@@ -44,6 +44,9 @@ def random_l2_laplace(
 def choice_without_replacement(
     key: bytes, stream: int, index: int, population: int, k: int
 ) -> npt.NDArray[np.int64]: ...
+def poisson_sample(
+    key: bytes, stream: int, index: int, population: int, q: float
+) -> npt.NDArray[np.int64]: ...
 def poisson_mask(
     key: bytes, stream: int, index: int, population: int, q: float, n_threads: int = 0
 ) -> npt.NDArray[np.bool_]: ...

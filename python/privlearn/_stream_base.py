@@ -68,7 +68,8 @@ class StreamBase(abc.ABC):
       with the sign taken from the lowest bit of ``raw(j)`` (set = negative).
     - Row-addressed draws (variable length): ``row(i, j)`` is the 64-bit draw from words
       ``2(j % 8), 2(j % 8) + 1`` of block ``i * 2**32 + j // 8``. ``gamma``, ``l2_laplace``,
-      ``choice_without_replacement`` and ``poisson_mask`` use row ``start + k`` (or ``index``).
+      ``choice_without_replacement``, ``poisson_sample`` and ``poisson_mask`` use row
+      ``start + k`` (or ``index``).
     """
 
     def __init__(self, seed: int | None = None, *, key: bytes | None = None, stream: int = 0):
@@ -209,6 +210,19 @@ class StreamBase(abc.ABC):
         """A uniformly random permutation of ``range(n)`` from row ``index``."""
         return self.choice_without_replacement(index, n, n)
 
+    def poisson_sample(self, index: int, population: int, q: float) -> np.ndarray:
+        """Sorted int64 indices of a Poisson subsample (each element kept with probability
+        ``q``), in time proportional to the sample, from row ``index``.
+
+        Geometric gaps: with ``x_j = log(1 - uniform(row(index, j))) / log1p(-q)`` the next kept
+        index is ``pos + floor(x_j) + 1`` (``pos`` starts at -1); the walk stops at the first
+        index ``>= population``. Used by DP-SGD with Poisson sampling, where the mask form costs
+        ``population`` draws per step.
+        """
+        index = _as_index(index, "index", upper=ROW_COUNT - 1)
+        population = _as_index(population, "population", upper=ROW_LENGTH - 1)
+        return self._poisson_sample(index, population, as_probability(q, "q"))
+
     def poisson_mask(
         self, index: int, population: int, q: float, *, n_threads: int | None = None
     ) -> np.ndarray:
@@ -261,6 +275,9 @@ class StreamBase(abc.ABC):
 
     @abc.abstractmethod
     def _choice(self, index: int, population: int, k: int) -> np.ndarray: ...
+
+    @abc.abstractmethod
+    def _poisson_sample(self, index: int, population: int, q: float) -> np.ndarray: ...
 
     @abc.abstractmethod
     def _poisson_mask(

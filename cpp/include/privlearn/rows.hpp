@@ -51,11 +51,13 @@ struct CsrRows {
     checks::require(n_rows >= 0 && n_cols >= 0, "CSR matrix has a negative shape");
     checks::require(indptr[0] == 0 && indptr[n_rows] == nnz, "CSR indptr is inconsistent");
     for (Index i = 0; i < n_rows; ++i)
-      checks::require(indptr[i] <= indptr[i + 1], "CSR indptr is not non-decreasing");
+      if (indptr[i] > indptr[i + 1]) checks::fail("CSR indptr is not non-decreasing");
+    // Messages are built only on failure: this loop runs over every stored value.
     for (std::int64_t k = 0; k < nnz; ++k) {
-      checks::require(indices[k] >= 0 && indices[k] < n_cols,
-                      "CSR column index out of range at position " + std::to_string(k));
-      checks::finite(data[k], "X");
+      if (indices[k] < 0 || indices[k] >= n_cols)
+        checks::fail("CSR column index out of range at position " + std::to_string(k));
+      if (!std::isfinite(data[k]))
+        checks::fail("X contains a non-finite value at stored position " + std::to_string(k));
     }
   }
 };

@@ -53,7 +53,7 @@ def sgd_train(
         elif spec.sampling == "fixed":
             rows = batches.choice_without_replacement(t, n, spec.batch_size)
         else:
-            rows = np.flatnonzero(batches.poisson_mask(t, n, spec.batch_size / n))
+            rows = batches.poisson_sample(t, n, spec.batch_size / n)
         Xb = X[rows]
         c = loss_derivative(spec.loss, np.asarray(Xb @ w).reshape(-1), y[rows])
         if spec.clip > 0:

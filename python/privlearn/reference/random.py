@@ -8,6 +8,8 @@ floating-point draws agree to the last few ulps (libm differences only).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from privlearn._checks import as_index
@@ -242,6 +244,31 @@ class Stream(StreamBase):
             swapped[r], swapped[j] = vj, vr
             out[j] = vr
         return out
+
+    def _poisson_sample(self, index: int, population: int, q: float) -> np.ndarray:
+        if q == 0.0 or population == 0:
+            return np.empty(0, dtype=np.int64)
+        if q == 1.0:
+            return np.arange(population, dtype=np.int64)
+        # math.log is the C library's log, as in the core (numpy's SIMD log may differ by 1 ulp,
+        # which could move a gap across an integer).
+        log_keep = math.log1p(-q)
+        chunk = max(64, int(q * population * 1.1) + 16)
+        out: list[int] = []
+        pos, consumed, k, buffer = -1, 0, 0, []
+        while True:
+            if k == len(buffer):  # the next draws of the row, row(index, consumed ...)
+                buffer, k = self._row_raws(np.array([index]), consumed, chunk)[0].tolist(), 0
+            x = math.log(1.0 - (buffer[k] >> 11) * _M53) / log_keep
+            k += 1
+            consumed += 1
+            if not x < population - pos:
+                break
+            pos += math.floor(x) + 1
+            if pos >= population:
+                break
+            out.append(pos)
+        return np.array(out, dtype=np.int64)
 
     def _poisson_mask(self, index: int, population: int, q: float, n_threads: int) -> np.ndarray:
         return _unit(self._row_raws(np.array([index]), 0, population)[0]) < q

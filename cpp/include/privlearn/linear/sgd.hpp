@@ -14,7 +14,8 @@
 // Randomness (privlearn/random.hpp), for iteration t = 0..T-1 (0-based):
 //   disjoint  pass p uses choice_without_replacement(index = p, n, n) on batch_stream; batch k of
 //             the pass is positions [k b, min(n, (k+1) b)) of that permutation;
-//   poisson   poisson_mask(index = t, n, q = batch_size / n) on batch_stream, rows ascending;
+//   poisson   poisson_sample(index = t, n, q = batch_size / n) on batch_stream (ascending rows,
+//             O(batch) per step by geometric gaps);
 //   fixed     choice_without_replacement(index = t, n, batch_size) on batch_stream;
 //   noise     l2_laplace row t (times C) / normal draws t*d .. t*d + d - 1 (times sigma C) on
 //             noise_stream.
