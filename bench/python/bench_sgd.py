@@ -1,0 +1,867 @@
+"""Private logistic regression throughput: the C++ core vs the numpy reference vs Opacus and
+diffprivlib, examples per second for one epoch.
+
+All contenders run in one process, side by side on the same data, with their repetitions
+interleaved (round robin over every contender), so that the ratios are measured under the same
+background load. Reported numbers are medians over ``--reps`` repetitions.
+
+Data
+----
+- ``dense``: synthetic, ``n = 1,000,000`` (``--quick``: 100,000) rows, ``d = 100``; each row a
+  uniformly random direction times a radius uniform in [0, 1] (rows in the unit ball, as Song et
+  al. assume); labels ``sign(x^T w* + 0.1 e)``.
+- ``a9a-like``: **synthetic** sparse data shaped like LIBSVM's a9a (the real file is not used):
+  ``n = 32,561`` rows (a9a's training size), 123 binary features in 14 one-hot groups of a9a's
+  sizes (so exactly 14 non-zeros per row, with skewed category frequencies), rows normalised to
+  unit norm (every non-zero is ``1/sqrt(14)``), CSR; labels from a sparse linear model, ~25%
+  positive.
+
+Algorithms (L2-regularised logistic regression, ``alpha = 1e-4``, one epoch)
+---------------------------------------------------------------------------
+- ``song``: Song, Chaudhuri, Sarwate (2013): l2-laplace noise with ``epsilon = 1``, disjoint
+  batches of ``b = 10`` (one permutation per pass), no clipping (unit-norm rows).
+- ``gaussian``: Abadi et al. (2016) DP-SGD: Poisson sampling with expected lot size ``L = 256``
+  (rate ``L / n``, ``ceil(n / L)`` steps), per-example clipping ``C = 1``, noise multiplier
+  ``sigma = 1``.
+
+Contenders
+----------
+- ``core``: :func:`privlearn.linear.sgd_train` (C++), 1 and 2 threads (``--threads``), through
+  the public Python function (input validation included), on the full data; and again on the
+  reference's subsample for the like-for-like core / reference ratio.
+- ``reference``: :func:`privlearn.reference.linear.sgd_train` (numpy), single-threaded (BLAS
+  limited to 1 thread), on a **subsample** (the first ``--ref-n`` rows, default 10,000), reported
+  per example. For Poisson sampling the per-example cost grows with ``n`` (each step draws an
+  ``n``-long mask), so the core / reference ratio compares both on that same subsample.
+- ``opacus``: CPU, ``nn.Linear(d, 1, bias=False)`` with ``BCEWithLogitsLoss``, SGD with weight
+  decay ``alpha``, ``PrivacyEngine.make_private`` with Poisson sampling (``DataLoader`` with
+  batch size ``L``, so the same rate ``L / n``), ``noise_multiplier = sigma``,
+  ``max_grad_norm = C``: the same algorithm as ``core gaussian``. ``torch.set_num_threads`` is
+  set to the contender's thread count. Timed: the training loop over one epoch of the private
+  data loader (sampling, batching, per-sample gradients, clipping, noise, step); untimed: data
+  conversion to float32 tensors, model / optimiser / ``make_private`` setup. The a9a-like data
+  is given to Opacus as a dense float32 tensor.
+- ``diffprivlib``: ``LogisticRegression(epsilon=1, data_norm=1)`` ``fit`` time (BLAS limited
+  to the contender's thread count), examples/s = n / fit time. A **different algorithm**
+  (objective perturbation, then L-BFGS over the full data): this is a time-to-a-private-model
+  comparison, not a like-for-like one. Dense input only, so the a9a-like data is given dense.
+
+Missing peers are recorded as "not installed" (or "unusable: <reason>") and skipped.
+
+Targets (1 thread, every data set): core >= 30x the reference (both mechanisms, same subsample);
+core gaussian >= 20x Opacus (same algorithm, same data).
+
+Usage::
+
+    python bench/python/bench_sgd.py [--quick] [--reps 5] [--out bench/results]
+
+Writes ``<out>/sgd.json`` (all measurements, ratios, machine) and updates this benchmark's row in
+``<out>/README.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import json
+import math
+import os
+import statistics
+import sys
+import time
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import scipy.sparse as sp
+
+from privlearn.linear import sgd_train as core_sgd_train
+from privlearn.random import key_from_seed
+from privlearn.reference.linear import sgd_train as reference_sgd_train
+
+# generic helpers (machine description, background load, README table, number formatting) are
+# shared with the other benchmarks of this folder
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+_common = importlib.import_module("bench_random")
+BackgroundLoad = _common.BackgroundLoad
+fmt = _common.fmt
+machine_info = _common.machine_info
+parse_threads = _common.parse_threads
+
+BENCH = "sgd"
+TARGET_REFERENCE = 30.0  # core 1-thread examples/s / reference examples/s (same subsample)
+TARGET_OPACUS = 20.0  # core gaussian 1-thread examples/s / Opacus 1-thread examples/s
+
+ALPHA = 1e-4
+SONG_BATCH = 10
+SONG_EPSILON = 1.0
+LOT = 256
+CLIP = 1.0
+SIGMA = 1.0
+A9A_N = 32561
+#: a9a's 14 one-hot groups (Adult attributes, discretised): 123 features in all
+A9A_GROUPS = (5, 8, 5, 16, 5, 7, 14, 6, 5, 2, 2, 2, 5, 41)
+MIN_SAMPLE_S = 0.2  # a timed sample repeats a fast contender until it lasts this long
+
+MECHANISMS: dict[str, dict[str, Any]] = {
+    "song": {
+        "mechanism": "l2-laplace",
+        "sampling": "disjoint",
+        "batch_size": SONG_BATCH,
+        "epsilon": SONG_EPSILON,
+        "clip": 0.0,
+    },
+    "gaussian": {
+        "mechanism": "gaussian",
+        "sampling": "poisson",
+        "batch_size": LOT,
+        "clip": CLIP,
+        "sigma": SIGMA,
+    },
+}
+
+
+# ---- data ---------------------------------------------------------------------------------
+
+
+class Dataset:
+    """A design matrix, its +/-1 labels and lazily made float32 / dense views for the peers."""
+
+    def __init__(self, name: str, X: np.ndarray | sp.csr_matrix, y: np.ndarray, note: str):
+        self.name = name
+        self.X = X
+        self.y = y
+        self.note = note
+        self._dense: np.ndarray | None = None
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def d(self) -> int:
+        return int(self.X.shape[1])
+
+    def dense(self) -> np.ndarray:
+        """Dense float64 view (the CSR data densified once, for diffprivlib)."""
+        if self._dense is None:
+            self._dense = self.X.toarray() if sp.issparse(self.X) else self.X
+        return self._dense
+
+    def head(self, m: int) -> Dataset:
+        """The first m rows (a random subsample: rows are i.i.d.)."""
+        return Dataset(f"{self.name}[:{m}]", self.X[:m], self.y[:m], self.note)
+
+    def accuracy(self, model: Any) -> float | None:
+        """Training accuracy of a linear model: coef, or (coef, intercept)."""
+        if model is None:
+            return None
+        coef, intercept = model if isinstance(model, tuple) else (model, 0.0)
+        w = np.asarray(coef, dtype=np.float64).reshape(-1)
+        z = np.asarray(self.X @ w).reshape(-1) + float(intercept)
+        return float(np.mean(np.where(z > 0, 1.0, -1.0) == self.y))
+
+
+def make_dense(n: int, d: int, seed: int = 0) -> Dataset:
+    """Rows uniform directions times radii uniform in [0, 1]; labels sign(x^T w* + 0.1 e)."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    X *= (rng.random(n) / np.linalg.norm(X, axis=1))[:, None]
+    w_star = rng.standard_normal(d)
+    y = np.where(X @ w_star + 0.1 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    return Dataset(
+        "dense",
+        X,
+        y,
+        f"synthetic dense, n = {n}, d = {d}, rows uniform in direction with norm U[0, 1]",
+    )
+
+
+def make_a9a_like(n: int = A9A_N, seed: int = 1) -> Dataset:
+    """Synthetic stand-in for a9a: 14 one-hot groups over 123 binary features, unit-norm rows."""
+    rng = np.random.default_rng(seed)
+    d = sum(A9A_GROUPS)
+    k = len(A9A_GROUPS)
+    cols = np.empty((n, k), dtype=np.int64)
+    start = 0
+    for g, size in enumerate(A9A_GROUPS):
+        p = rng.dirichlet(np.full(size, 0.5))  # skewed category frequencies, as in Adult
+        cols[:, g] = start + rng.choice(size, size=n, p=p)
+        start += size
+    X = sp.csr_matrix(
+        (
+            np.full(n * k, 1.0 / math.sqrt(k)),
+            cols.reshape(-1),
+            np.arange(0, n * k + 1, k, dtype=np.int64),
+        ),
+        shape=(n, d),
+    )
+    w_star = rng.standard_normal(d) * (rng.random(d) < 0.3) * 4.0
+    z = X @ w_star
+    z -= np.quantile(z, 0.75)  # ~25% positive, like a9a (24%)
+    y = np.where(z + rng.logistic(size=n) * 0.3 > 0, 1.0, -1.0)
+    return Dataset(
+        "a9a-like",
+        X,
+        y,
+        f"SYNTHETIC a9a-like sparse CSR (not the real a9a): n = {n}, d = {d}, 14 one-hot groups "
+        f"of a9a's sizes (14 non-zeros per row, each 1/sqrt(14)), ~25% positive",
+    )
+
+
+# ---- contenders -----------------------------------------------------------------------------
+
+
+class Contender:
+    """One timed configuration. ``fn()`` runs once and returns (seconds, model): seconds is None
+    when the whole call is the timed part (the wrapper times it); model is coef or
+    (coef, intercept), kept for the accuracy check."""
+
+    def __init__(
+        self,
+        data: Dataset,
+        impl: str,
+        algo: str,
+        threads: int,
+        fn: Callable[[], tuple[float | None, Any]],
+        warm: Callable[[], Any],
+        subsample: bool = False,
+        note: str = "",
+    ):
+        self.data = data
+        self.impl = impl
+        self.algo = algo
+        self.threads = threads
+        self.fn = fn
+        self.warm = warm
+        self.subsample = subsample
+        self.note = note
+        self.inner = 1
+        self.times: list[float] = []  # seconds per call (per epoch)
+        self.coef: Any = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.data.name}/{self.impl}/{self.algo}/{self.threads}t"
+
+    def call(self) -> float:
+        t0 = time.perf_counter()
+        seconds, coef = self.fn()
+        wall = time.perf_counter() - t0
+        self.coef = coef
+        return wall if seconds is None else seconds
+
+    def run_once(self) -> None:
+        """One timed sample: ``inner`` calls, recorded as seconds per call."""
+        total = 0.0
+        for _ in range(self.inner):
+            total += self.call()
+        self.times.append(total / self.inner)
+
+    def calibrate(self) -> None:
+        """First full call: sets ``inner`` so a sample lasts >= MIN_SAMPLE_S; kept as the first
+        repetition when one call is long enough."""
+        seconds = self.call()
+        if seconds >= MIN_SAMPLE_S:
+            self.times.append(seconds)
+        else:
+            self.inner = max(1, math.ceil(MIN_SAMPLE_S / max(seconds, 1e-6)))
+
+    def result(self) -> dict[str, Any]:
+        median = statistics.median(self.times)
+        steps = None
+        if self.algo in MECHANISMS:
+            b = MECHANISMS[self.algo]["batch_size"]
+            steps = -(-self.data.n // b)
+        return {
+            "bench": BENCH,
+            "data": self.data.name.split("[")[0],
+            "impl": self.impl,
+            "algo": self.algo,
+            "threads": self.threads,
+            "n": self.data.n,
+            "d": self.data.d,
+            "subsample": self.subsample,
+            "steps": steps,
+            "reps": len(self.times),
+            "inner": self.inner,
+            "median_s": median,
+            "min_s": min(self.times),
+            "rate": self.data.n / median,
+            "unit": "examples/s",
+            "us_per_step": None if steps is None else 1e6 * median / steps,
+            "train_accuracy": self.data.accuracy(self.coef),
+            "note": self.note,
+        }
+
+
+@contextlib.contextmanager
+def blas_threads(n: int) -> Iterator[None]:
+    """Limits BLAS / OpenMP pools of numpy and scipy (threadpoolctl) while a peer runs."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - comes with scikit-learn
+        yield
+        return
+    with threadpool_limits(limits=n):
+        yield
+
+
+def core_contender(data: Dataset, algo: str, threads: int, subsample: bool) -> Contender:
+    key = key_from_seed(1)
+    kw = {"alpha": ALPHA, **MECHANISMS[algo]}
+    small = data.head(min(data.n, 20000))
+
+    def fn() -> tuple[None, np.ndarray]:
+        return None, core_sgd_train(data.X, data.y, key=key, n_threads=threads, **kw).coef
+
+    def warm() -> None:
+        core_sgd_train(small.X, small.y, key=key, n_threads=threads, **kw)
+
+    return Contender(data, "core", algo, threads, fn, warm, subsample=subsample)
+
+
+def reference_contender(data: Dataset, algo: str) -> Contender:
+    key = key_from_seed(1)
+    kw = {"alpha": ALPHA, **MECHANISMS[algo]}
+    small = data.head(min(data.n, 2000))
+
+    def fn() -> tuple[None, np.ndarray]:
+        with blas_threads(1):
+            return None, reference_sgd_train(data.X, data.y, key=key, **kw).coef
+
+    def warm() -> None:
+        with blas_threads(1):
+            reference_sgd_train(small.X, small.y, key=key, **kw)
+
+    return Contender(
+        data, "reference", algo, 1, fn, warm, subsample=True, note="numpy twin, on a subsample"
+    )
+
+
+def opacus_contender(data: Dataset, threads: int, seed: int = 0) -> Contender:
+    import torch
+    import torch.nn.functional as F
+    from opacus import PrivacyEngine
+    from torch.utils.data import DataLoader, TensorDataset
+
+    X32 = torch.from_numpy(np.asarray(data.dense(), dtype=np.float32))
+    y01 = torch.from_numpy((data.y > 0).astype(np.float32))
+    counter = [seed]
+
+    def epoch(X: torch.Tensor, y: torch.Tensor) -> tuple[float, np.ndarray]:
+        with warnings.catch_warnings():
+            # secure-RNG notice of make_private, full-backward-hook notice of the first backward
+            warnings.simplefilter("ignore", UserWarning)
+            return _epoch(X, y)
+
+    def _epoch(X: torch.Tensor, y: torch.Tensor) -> tuple[float, np.ndarray]:
+        torch.set_num_threads(threads)
+        counter[0] += 1
+        torch.manual_seed(counter[0])
+        model = torch.nn.Linear(X.shape[1], 1, bias=False)
+        torch.nn.init.zeros_(model.weight)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.5, weight_decay=ALPHA)
+        loader = DataLoader(TensorDataset(X, y), batch_size=LOT)
+        engine = PrivacyEngine()
+        model, optimizer, loader = engine.make_private(
+            module=model,
+            optimizer=optimizer,
+            data_loader=loader,
+            noise_multiplier=SIGMA,
+            max_grad_norm=CLIP,
+            poisson_sampling=True,
+        )
+        t0 = time.perf_counter()
+        for xb, yb in loader:
+            optimizer.zero_grad()
+            loss = F.binary_cross_entropy_with_logits(model(xb).reshape(-1), yb)
+            loss.backward()
+            optimizer.step()
+        seconds = time.perf_counter() - t0
+        coef = model._module.weight.detach().numpy().reshape(-1).astype(np.float64)
+        return seconds, coef
+
+    m = min(data.n, 5000)
+    return Contender(
+        data,
+        "opacus",
+        "gaussian",
+        threads,
+        lambda: epoch(X32, y01),
+        lambda: epoch(X32[:m], y01[:m]),
+        note="float32 dense tensors; setup (make_private) not timed",
+    )
+
+
+@contextlib.contextmanager
+def _sklearn_logreg_compat() -> Iterator[None]:
+    """diffprivlib 0.6.6 passes ``multi_class`` (and ``penalty='l2'``) to scikit-learn's
+    LogisticRegression, whose constructor no longer takes ``multi_class`` (removed in 1.8).
+    While a diffprivlib model is constructed, drop the arguments scikit-learn does not know."""
+    import inspect
+
+    import sklearn.linear_model as lm
+
+    original = lm.LogisticRegression.__init__
+    params = inspect.signature(original).parameters
+    if "multi_class" in params:
+        yield
+        return
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        kwargs = {k: v for k, v in kwargs.items() if k in params}
+        if params["penalty"].default == "deprecated":
+            kwargs.pop("penalty", None)  # 'l2' is the default behaviour (l1_ratio = 0)
+        original(self, *args, **kwargs)
+
+    lm.LogisticRegression.__init__ = init  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        lm.LogisticRegression.__init__ = original  # type: ignore[method-assign]
+
+
+def import_diffprivlib() -> tuple[Any, list[str]]:
+    """diffprivlib's LogisticRegression class and the compatibility shims that were needed."""
+    shims: list[str] = []
+    try:
+        import diffprivlib  # noqa: F401
+    except ImportError as exc:
+        if "DOUBLE" not in str(exc) and "DTYPE" not in str(exc):
+            raise
+        # diffprivlib 0.6.6's forest module imports sklearn.tree._tree.DOUBLE / DTYPE (removed in
+        # scikit-learn 1.9); only its random forest uses them. Give them their former values.
+        import sklearn.tree._tree as tree
+
+        for name, value in (("DOUBLE", np.float64), ("DTYPE", np.float32)):
+            if not hasattr(tree, name):
+                setattr(tree, name, value)
+        for mod in [m for m in sys.modules if m.startswith("diffprivlib")]:
+            del sys.modules[mod]
+        import diffprivlib  # noqa: F401
+
+        shims.append(
+            "diffprivlib imports sklearn.tree._tree.DOUBLE/DTYPE, removed in this scikit-learn: "
+            "set to np.float64/np.float32 (used by its random forest only)"
+        )
+    import inspect
+
+    import sklearn.linear_model as lm
+    from diffprivlib.models import LogisticRegression
+
+    with _sklearn_logreg_compat():
+        LogisticRegression(epsilon=1.0, data_norm=1.0)  # fails here when the shim is not enough
+    if "multi_class" not in inspect.signature(lm.LogisticRegression.__init__).parameters:
+        shims.append(
+            "diffprivlib passes multi_class='ovr' to scikit-learn's LogisticRegression, which no "
+            "longer takes it: dropped at construction (binary problem, so 'ovr' changes nothing)"
+        )
+    return LogisticRegression, shims
+
+
+def diffprivlib_contender(data: Dataset, threads: int, LogisticRegression: Any) -> Contender:
+    X = data.dense()
+    y = data.y
+    counter = [0]
+
+    def fit(X: np.ndarray, y: np.ndarray) -> tuple[float, tuple[np.ndarray, float]]:
+        counter[0] += 1
+        with _sklearn_logreg_compat():
+            model = LogisticRegression(epsilon=1.0, data_norm=1.0, random_state=counter[0])
+        with blas_threads(threads), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # scipy L-BFGS-B deprecation notices
+            t0 = time.perf_counter()
+            model.fit(X, y)
+            seconds = time.perf_counter() - t0
+        return seconds, (np.asarray(model.coef_).reshape(-1), float(model.intercept_[0]))
+
+    m = min(data.n, 5000)
+    return Contender(
+        data,
+        "diffprivlib",
+        "objective-perturbation",
+        threads,
+        lambda: fit(X, y),
+        lambda: fit(X[:m], y[:m]),
+        note="LogisticRegression(epsilon=1, data_norm=1): objective perturbation + L-BFGS, "
+        "fit_intercept=True (its default); dense input",
+    )
+
+
+def peer_versions() -> tuple[dict[str, str | None], dict[str, str]]:
+    """Installed peer versions and, for each missing or unusable peer, why."""
+    versions: dict[str, str | None] = {}
+    missing: dict[str, str] = {}
+    for dist in ("torch", "opacus", "diffprivlib", "scikit-learn", "scipy", "threadpoolctl"):
+        try:
+            from importlib.metadata import version
+
+            versions[dist] = version(dist)
+        except Exception:  # noqa: BLE001 - metadata is best effort
+            versions[dist] = None
+    for module in ("torch", "opacus"):
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            missing["opacus"] = (
+                "not installed" if versions.get(module) is None else f"unusable: {exc}"
+            )
+    return versions, missing
+
+
+def build_contenders(
+    datasets: list[Dataset], ref_n: int, threads: list[int], missing: dict[str, str]
+) -> tuple[list[Contender], list[str]]:
+    contenders: list[Contender] = []
+    shims: list[str] = []
+    dpl_class = None
+    if "diffprivlib" not in missing:
+        try:
+            dpl_class, shims = import_diffprivlib()
+        except ImportError as exc:
+            missing["diffprivlib"] = "not installed" if "diffprivlib" in str(exc) else str(exc)
+        except Exception as exc:  # noqa: BLE001 - an incompatible peer is reported, not fatal
+            missing["diffprivlib"] = f"unusable: {type(exc).__name__}: {exc}"
+    for data in datasets:
+        sub = data.head(min(ref_n, data.n))
+        for algo in MECHANISMS:
+            for t in threads:
+                contenders.append(core_contender(data, algo, t, subsample=False))
+            contenders.append(core_contender(sub, algo, 1, subsample=True))
+            contenders.append(reference_contender(sub, algo))
+        if "opacus" not in missing:
+            for t in threads:
+                contenders.append(opacus_contender(data, t))
+        if dpl_class is not None:
+            for t in threads:
+                contenders.append(diffprivlib_contender(data, t, dpl_class))
+    return contenders, shims
+
+
+# ---- ratios and reporting -------------------------------------------------------------------
+
+
+def find(
+    results: list[dict[str, Any]],
+    data: str,
+    impl: str,
+    algo: str,
+    threads: int = 1,
+    subsample: bool = False,
+    key: str = "rate",
+) -> float | None:
+    for r in results:
+        if (r["data"], r["impl"], r["algo"], r["threads"], r["subsample"]) == (
+            data,
+            impl,
+            algo,
+            threads,
+            subsample,
+        ):
+            return float(r[key])
+    return None
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def compute_ratios(
+    results: list[dict[str, Any]], data_names: list[str], threads: list[int]
+) -> dict[str, Any]:
+    per_data: dict[str, Any] = {}
+    ref_ratios: list[float | None] = []
+    opacus_ratios: list[float | None] = []
+    for data in data_names:
+        r: dict[str, Any] = {}
+        for algo in MECHANISMS:
+            core_sub = find(results, data, "core", algo, 1, subsample=True)
+            ref = find(results, data, "reference", algo, 1, subsample=True)
+            r[f"core_{algo}_1t_over_reference_same_n"] = ratio(core_sub, ref)
+            ref_ratios.append(r[f"core_{algo}_1t_over_reference_same_n"])
+            # per example, core on the full data vs the reference on its subsample
+            r[f"core_{algo}_1t_full_n_over_reference_subsample"] = ratio(
+                find(results, data, "core", algo, 1), ref
+            )
+            for t in threads:
+                if t != 1:
+                    r[f"core_{algo}_{t}t_over_1t"] = ratio(
+                        find(results, data, "core", algo, t), find(results, data, "core", algo, 1)
+                    )
+                    r[f"core_{algo}_{t}t_over_1t_best_rep"] = ratio(
+                        find(results, data, "core", algo, 1, key="min_s"),
+                        find(results, data, "core", algo, t, key="min_s"),
+                    )
+        for t in threads:
+            r[f"core_gaussian_{t}t_over_opacus_{t}t"] = ratio(
+                find(results, data, "core", "gaussian", t),
+                find(results, data, "opacus", "gaussian", t),
+            )
+            for algo in MECHANISMS:
+                r[f"core_{algo}_{t}t_over_diffprivlib_{t}t"] = ratio(
+                    find(results, data, "core", algo, t),
+                    find(results, data, "diffprivlib", "objective-perturbation", t),
+                )
+        opacus_ratios.append(r["core_gaussian_1t_over_opacus_1t"])
+        per_data[data] = r
+
+    def worst(values: list[float | None]) -> float | None:
+        present = [v for v in values if v is not None]
+        return min(present) if present and len(present) == len(values) else None
+
+    ref_min = worst(ref_ratios)
+    opacus_min = worst(opacus_ratios)
+    return {
+        "per_data": per_data,
+        "core_over_reference_min": ref_min,
+        "core_gaussian_over_opacus_min": opacus_min,
+        "targets": {
+            "core_over_reference_min": {
+                "target": f">= {TARGET_REFERENCE} (1 thread, both mechanisms, every data set, "
+                "same subsample)",
+                "met": ref_min is not None and ref_min >= TARGET_REFERENCE,
+            },
+            "core_gaussian_over_opacus_min": {
+                "target": f">= {TARGET_OPACUS} (1 thread, every data set)",
+                "met": None if opacus_min is None else opacus_min >= TARGET_OPACUS,
+            },
+        },
+    }
+
+
+def fx(x: float | None, spec: str = ".1f") -> str:
+    """A ratio with its 'x', or 'n/a'."""
+    return "n/a" if x is None else f"{format(x, spec)}x"
+
+
+def fmt_rate(rate: float) -> str:
+    if rate >= 1e6:
+        return f"{rate / 1e6:.2f} M/s"
+    if rate >= 1e3:
+        return f"{rate / 1e3:.1f} k/s"
+    return f"{rate:.0f} /s"
+
+
+def print_table(
+    results: list[dict[str, Any]], ratios: dict[str, Any], missing: dict[str, str]
+) -> None:
+    print(
+        f"{'data':<9} {'impl':<12} {'algo':<23} {'thr':>3} {'n':>8} {'median_s':>9} "
+        f"{'us/step':>9} {'examples/s':>11} {'acc':>5}"
+    )
+    for r in results:
+        impl = r["impl"] + ("*" if r["subsample"] else "")
+        us = "" if r["us_per_step"] is None else f"{r['us_per_step']:.1f}"
+        acc = "" if r["train_accuracy"] is None else f"{r['train_accuracy']:.3f}"
+        print(
+            f"{r['data']:<9} {impl:<12} {r['algo']:<23} {r['threads']:>3} {r['n']:>8} "
+            f"{r['median_s']:>9.4f} {us:>9} {fmt_rate(r['rate']):>11} {acc:>5}"
+        )
+    print("(* = on the reference's subsample; acc = training accuracy of the last repetition)")
+    for peer, why in missing.items():
+        print(f"{peer}: {why}")
+    print()
+    for data, r in ratios["per_data"].items():
+        print(f"[{data}]")
+        for name, value in r.items():
+            print(f"  {name:<48} {fmt(value, '.2f')}")
+    met = {True: "met", False: "NOT met", None: "n/a (peer missing)"}
+    t = ratios["targets"]
+    print(
+        f"\ncore / reference, 1 thread, same subsample, worst case : "
+        f"{fx(ratios['core_over_reference_min'], '.1f')} "
+        f"(target >= {TARGET_REFERENCE:.0f}x: {met[t['core_over_reference_min']['met']]})"
+    )
+    print(
+        f"core gaussian / Opacus, 1 thread, worst case           : "
+        f"{fx(ratios['core_gaussian_over_opacus_min'], '.1f')} "
+        f"(target >= {TARGET_OPACUS:.0f}x: {met[t['core_gaussian_over_opacus_min']['met']]})"
+    )
+
+
+def readme_row(report: dict[str, Any], json_name: str) -> str:
+    """This benchmark's row of the results table in README.md."""
+    r, m, cfg = report["ratios"], report["machine"], report["config"]
+    rates = {
+        (d, algo): find(report["results"], d, "core", algo, 1)
+        for d in r["per_data"]
+        for algo in MECHANISMS
+    }
+    t = r["targets"]
+    yes = {True: "met", False: "**not met**", None: "n/a"}
+    parts = []
+    for data, v in r["per_data"].items():
+        core_song = rates.get((data, "song"))
+        core_gauss = rates.get((data, "gaussian"))
+        parts.append(
+            f"{data}: core 1t song {fmt_rate(core_song) if core_song else 'n/a'}, gaussian "
+            f"{fmt_rate(core_gauss) if core_gauss else 'n/a'}; core/reference song "
+            f"{fx(v['core_song_1t_over_reference_same_n'], '.0f')}, gaussian "
+            f"{fx(v['core_gaussian_1t_over_reference_same_n'], '.1f')}; core/Opacus (gaussian) "
+            f"{fx(v.get('core_gaussian_1t_over_opacus_1t'), '.1f')}; core/diffprivlib fit "
+            f"song {fx(v.get('core_song_1t_over_diffprivlib_1t'), '.1f')}, gaussian "
+            f"{fx(v.get('core_gaussian_1t_over_diffprivlib_1t'), '.2f')}"
+        )
+    result = "examples/s, one epoch, 1 thread: " + "; ".join(parts)
+    targets = (
+        f"core >= {TARGET_REFERENCE:.0f}x reference: {yes[t['core_over_reference_min']['met']]}; "
+        f"core >= {TARGET_OPACUS:.0f}x Opacus: {yes[t['core_gaussian_over_opacus_min']['met']]}"
+    )
+    machine = (
+        f"{m['cpu_model'] or 'unknown CPU'}, {m['cpu_count']} cores, numpy {m['numpy']}, "
+        f"torch {m['peers'].get('torch')}, opacus {m['peers'].get('opacus')}, diffprivlib "
+        f"{m['peers'].get('diffprivlib')}"
+    )
+    if m.get("background_load_cores") is not None:
+        machine += f"; background load {m['background_load_cores']:.1f} cores"
+    details = (
+        f"[{json_name}]({json_name}), dense n = {cfg['dense_n']}, d = {cfg['dense_d']}; "
+        f"a9a-like (synthetic) n = {cfg['sparse_n']}; reference on {cfg['ref_n']} rows; "
+        f"{cfg['reps']} reps"
+    )
+    return f"| `{BENCH}` | {result} | {targets} | {machine} | {m['date'][:10]} | {details} |"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="dense n = 100,000 instead of 1,000,000")
+    p.add_argument("--n", type=int, default=None, help="dense rows (default 1,000,000)")
+    p.add_argument("--d", type=int, default=100, help="dense features (default 100)")
+    p.add_argument("--sparse-n", type=int, default=A9A_N, help="a9a-like rows (default 32561)")
+    p.add_argument(
+        "--ref-n", type=int, default=10000, help="rows of the reference's subsample (10,000)"
+    )
+    p.add_argument("--reps", type=int, default=5, help="repetitions (median reported)")
+    p.add_argument("--threads", type=parse_threads, default=[1, 2], help="e.g. 1,2")
+    p.add_argument(
+        "--skip",
+        default="",
+        help="comma-separated peers to leave out (opacus, diffprivlib), recorded as skipped",
+    )
+    p.add_argument("--out", type=Path, default=Path("bench/results"), help="results folder")
+    args = p.parse_args(argv)
+    n = args.n if args.n is not None else (100_000 if args.quick else 1_000_000)
+    if min(n, args.d, args.sparse_n, args.ref_n, args.reps) < 1:
+        p.error("--n, --d, --sparse-n, --ref-n and --reps must be positive")
+    if n < LOT or args.sparse_n < LOT:
+        p.error(f"the data sets need at least {LOT} rows")
+
+    machine = machine_info()
+    versions, missing = peer_versions()
+    for peer in filter(None, (s.strip() for s in args.skip.split(","))):
+        missing[peer] = "skipped (--skip)"
+    if versions.get("diffprivlib") is None:
+        missing.setdefault("diffprivlib", "not installed")
+    if versions.get("opacus") is None:
+        missing["opacus"] = "not installed"
+
+    t0 = time.perf_counter()
+    datasets = [make_dense(n, args.d), make_a9a_like(args.sparse_n)]
+    print(
+        f"bench {BENCH}: dense n = {n}, d = {args.d}; a9a-like n = {args.sparse_n}; reference "
+        f"subsample {args.ref_n}; reps = {args.reps}; threads = {args.threads}; "
+        f"{machine['cpu_count']} cores ({machine['cpu_model']}); data in "
+        f"{time.perf_counter() - t0:.1f} s",
+        file=sys.stderr,
+    )
+    contenders, shims = build_contenders(datasets, args.ref_n, args.threads, missing)
+    machine["peers"] = versions
+    machine["omp_wait_policy_env"] = os.environ.get("OMP_WAIT_POLICY")
+    machine["torch_threads_default"] = _torch_threads()
+
+    for c in contenders:  # warm-up on a small slice: thread pools, lazy imports, code paths
+        c.warm()
+    with BackgroundLoad() as background:
+        for c in contenders:  # first full round: calibration (and repetition 1 when long)
+            c.calibrate()
+            print(f"  calibrated {c.label}: inner = {c.inner}", file=sys.stderr)
+        for rep in range(args.reps):
+            for c in contenders:  # round robin: every contender sees the same background
+                if len(c.times) < args.reps:
+                    c.run_once()
+            print(f"  round {rep + 1}/{args.reps} done", file=sys.stderr)
+    machine["background_load_cores"] = background.cores
+    try:
+        machine["loadavg_end"] = list(os.getloadavg())
+    except (AttributeError, OSError):
+        machine["loadavg_end"] = None
+
+    results = [c.result() for c in contenders]
+    data_names = [d.name for d in datasets]
+    ratios = compute_ratios(results, data_names, args.threads)
+    notes = [
+        "Medians of interleaved repetitions in one process (round robin over all contenders); "
+        "a contender faster than 0.2 s per call is called 'inner' times per sample and its "
+        "time divided.",
+        "examples/s = n / time of one epoch (the time to a private model for diffprivlib).",
+        "core: privlearn.linear.sgd_train via Python, input validation included.",
+        f"reference: privlearn.reference.linear.sgd_train on the first {args.ref_n} rows "
+        "(subsample), single-threaded; the core was also timed on that subsample and the "
+        "core / reference targets use that like-for-like ratio. With Poisson sampling every "
+        "step draws an n-long mask, so the per-example cost grows with n for the core, the "
+        "reference and Opacus alike.",
+        "opacus: the same DP-SGD as core gaussian (Poisson rate L/n, ceil(n/L) steps, clip C, "
+        "noise multiplier sigma, weight decay alpha), float32, torch.set_num_threads(threads); "
+        "setup not timed.",
+        "diffprivlib: a different algorithm (objective perturbation + L-BFGS over the full data, "
+        "fit_intercept=True) - a time-to-a-private-model comparison only; BLAS limited to the "
+        "contender's thread count (threadpoolctl).",
+        "a9a-like: SYNTHETIC data with a9a's shape (n, 123 binary features in 14 one-hot "
+        "groups, unit-norm rows); the real a9a file is not used.",
+        "train_accuracy: training accuracy of the model of the last repetition (sanity check, "
+        "not timed). Song's mechanism at epsilon = 1 with b = 10 adds per step noise of norm "
+        "~ 2 d / epsilon (~200 for d = 100) to a sum of 10 gradients of norm <= 1, so its "
+        "one-epoch model is noise-dominated (accuracy near 0.5 on the dense data): expected, "
+        "this benchmark measures speed.",
+    ] + shims
+    report: dict[str, Any] = {
+        "bench": BENCH,
+        "config": {
+            "dense_n": n,
+            "dense_d": args.d,
+            "sparse_n": args.sparse_n,
+            "ref_n": args.ref_n,
+            "reps": args.reps,
+            "threads": args.threads,
+            "quick": args.quick,
+            "alpha": ALPHA,
+            "song": {"batch_size": SONG_BATCH, "epsilon": SONG_EPSILON, "sampling": "disjoint"},
+            "gaussian": {"lot_size": LOT, "clip": CLIP, "sigma": SIGMA, "sampling": "poisson"},
+            "datasets": {d.name: d.note for d in datasets},
+        },
+        "machine": machine,
+        "peers_missing": missing,
+        "results": results,
+        "ratios": ratios,
+        "notes": notes,
+    }
+
+    print_table(results, ratios, missing)
+    load = machine["background_load_cores"]
+    if load is not None:
+        print(f"background load during the run                         : {load:.2f} cores")
+        if load > 0.25:
+            print("warning: other processes were busy; 2-thread numbers are understated")
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    json_path = args.out / f"{BENCH}.json"
+    json_path.write_text(json.dumps(report, indent=2) + "\n")
+    _common.update_readme(args.out / "README.md", readme_row(report, json_path.name), BENCH)
+    print(f"wrote {json_path} and {args.out / 'README.md'}", file=sys.stderr)
+    return 0
+
+
+def _torch_threads() -> int | None:
+    try:
+        import torch
+    except ImportError:
+        return None
+    return int(torch.get_num_threads())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
