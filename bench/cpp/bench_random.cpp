@@ -19,120 +19,57 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "bench_common.hpp"
 #include "privlearn/random.hpp"
 
 namespace {
 
+namespace pb = privlearn::bench;
 namespace pr = privlearn::random;
+using pb::Timing;
 
-struct Options {
+struct Options : pb::CommonOptions {
   std::size_t n = std::size_t{1} << 24;
-  int reps = 7;
-  std::vector<int> threads = {1, 2};
-  std::uint64_t seed = 1;
   bool cold = false;
   std::string kernels = "words,uniform,normal,laplace";
+  Options() { reps = 7; }
 };
 
-[[noreturn]] void usage(const char* prog, const char* error) {
-  if (error != nullptr) std::fprintf(stderr, "error: %s\n", error);
-  std::fprintf(stderr,
-               "usage: %s [--n N] [--reps R] [--threads 1,2,...] [--seed S] [--cold]\n"
-               "          [--kernels words,uniform,normal,laplace]\n"
-               "  --n        draws per measurement (default 2^24)\n"
-               "  --reps     repetitions, the median is reported (default 7)\n"
-               "  --threads  comma-separated thread counts (default 1,2)\n"
-               "  --seed     integer seed of the key (default 1)\n"
-               "  --cold     also time writes into a fresh, untouched buffer per repetition\n"
-               "  --kernels  comma-separated subset to run (default: all four)\n",
-               prog);
-  std::exit(error != nullptr ? 2 : 0);
-}
-
-std::uint64_t parse_u64(const char* prog, const char* text) {
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text, &end, 0);
-  if (end == text || *end != '\0') usage(prog, "expected a non-negative integer");
-  return static_cast<std::uint64_t>(v);
-}
-
-std::vector<int> parse_threads(const char* prog, const std::string& text) {
-  std::vector<int> out;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', pos), text.size());
-    const std::string item = text.substr(pos, comma - pos);
-    const std::uint64_t t = parse_u64(prog, item.c_str());
-    if (t < 1 || t > 4096) usage(prog, "thread counts must be in [1, 4096]");
-    out.push_back(static_cast<int>(t));
-    pos = comma + 1;
-  }
-  return out;
-}
+constexpr const char* kUsage =
+    " [--n N] [--reps R] [--threads 1,2,...] [--seed S] [--cold]\n"
+    "          [--kernels words,uniform,normal,laplace]\n"
+    "  --n        draws per measurement (default 2^24)\n"
+    "  --reps     repetitions, the median is reported (default 7)\n"
+    "  --threads  comma-separated thread counts (default 1,2)\n"
+    "  --seed     integer seed of the key (default 1)\n"
+    "  --cold     also time writes into a fresh, untouched buffer per repetition\n"
+    "  --kernels  comma-separated subset to run (default: all four)\n";
 
 Options parse(int argc, char** argv) {
+  const pb::Cli cli{argv[0], kUsage};
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) usage(argv[0], "missing value");
-      return argv[++i];
-    };
+  pb::parse_args(cli, argc, argv, o, [&](const std::string& arg, auto&& value) {
     if (arg == "--n") {
-      o.n = static_cast<std::size_t>(parse_u64(argv[0], value()));
-      if (o.n == 0) usage(argv[0], "--n must be positive");
-    } else if (arg == "--reps") {
-      const std::uint64_t r = parse_u64(argv[0], value());
-      if (r < 1 || r > 100000) usage(argv[0], "--reps must be in [1, 100000]");
-      o.reps = static_cast<int>(r);
-    } else if (arg == "--threads") {
-      o.threads = parse_threads(argv[0], value());
-    } else if (arg == "--seed") {
-      o.seed = parse_u64(argv[0], value());
+      o.n = static_cast<std::size_t>(pb::parse_u64(cli, value()));
+      if (o.n == 0) pb::usage(cli, "--n must be positive");
     } else if (arg == "--kernels") {
       o.kernels = value();
-      const std::string list = "," + o.kernels + ",";
-      for (std::size_t pos = 0; pos + 1 < list.size();) {
-        const std::size_t next = list.find(',', pos + 1);
-        const std::string item = list.substr(pos + 1, next - pos - 1);
-        if (item != "words" && item != "uniform" && item != "normal" && item != "laplace") {
-          usage(argv[0], "--kernels: expected a subset of words,uniform,normal,laplace");
-        }
-        pos = next;
-      }
+      pb::check_subset(cli, o.kernels, {"words", "uniform", "normal", "laplace"},
+                       "--kernels: expected a subset of words,uniform,normal,laplace");
     } else if (arg == "--cold") {
       o.cold = true;
-    } else if (arg == "--help" || arg == "-h") {
-      usage(argv[0], nullptr);
     } else {
-      usage(argv[0], "unknown argument");
+      return false;
     }
-  }
+    return true;
+  });
   return o;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-struct Timing {
-  double median_s;
-  double min_s;
-};
-
-Timing summarize(std::vector<double> times) {
-  std::sort(times.begin(), times.end());
-  const std::size_t m = times.size();
-  const double median = (m % 2 == 1) ? times[m / 2] : 0.5 * (times[m / 2 - 1] + times[m / 2]);
-  return {median, times.front()};
 }
 
 // A kernel writes n elements of T starting at address 0 into out.
@@ -157,10 +94,10 @@ Timing time_warm(const Kernel<T>& kernel, std::size_t n, int threads, int reps) 
   for (int r = 0; r < reps; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     kernel(out.data(), n, threads);
-    times.push_back(seconds_since(t0));
+    times.push_back(pb::seconds_since(t0));
     consume(out.data(), n);
   }
-  return summarize(std::move(times));
+  return pb::summarize(times);
 }
 
 template <class T>
@@ -177,33 +114,27 @@ Timing time_cold(const Kernel<T>& kernel, std::size_t n, int threads, int reps) 
     const auto t0 = std::chrono::steady_clock::now();
     std::unique_ptr<T[]> out(new T[n]);
     kernel(out.get(), n, threads);
-    times.push_back(seconds_since(t0));
+    times.push_back(pb::seconds_since(t0));
     consume(out.get(), n);
   }
-  return summarize(std::move(times));
-}
-
-bool selected(const Options& o, const std::string& name) {
-  const std::string list = "," + o.kernels + ",";
-  return list.find("," + name + ",") != std::string::npos;
+  return pb::summarize(times);
 }
 
 template <class T>
 void run(const char* name, const char* unit, double units_per_element, const Kernel<T>& kernel,
          const Options& o) {
-  if (!selected(o, name)) return;
+  if (!pb::selected(o.kernels, name)) return;
   for (const int t : o.threads) {
     std::vector<std::pair<const char*, Timing>> results;
     results.emplace_back("warm", time_warm<T>(kernel, o.n, t, o.reps));
     if (o.cold) results.emplace_back("cold", time_cold<T>(kernel, o.n, t, o.reps));
     for (const auto& [buffer, timing] : results) {
       const double rate = static_cast<double>(o.n) * units_per_element / timing.median_s;
-      std::printf(
+      pb::print_line(
           "{\"bench\": \"random\", \"kernel\": \"%s\", \"threads\": %d, \"n\": %zu, "
           "\"reps\": %d, \"buffer\": \"%s\", \"median_s\": %.6g, \"min_s\": %.6g, "
           "\"rate\": %.6g, \"unit\": \"%s\"}\n",
           name, t, o.n, o.reps, buffer, timing.median_s, timing.min_s, rate, unit);
-      std::fflush(stdout);
     }
   }
 }

@@ -33,10 +33,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "bench_common.hpp"
 #include "privlearn/linear/losses.hpp"
 #include "privlearn/linear/sgd.hpp"
 #include "privlearn/parallel.hpp"
@@ -47,6 +47,7 @@
 
 namespace {
 
+namespace pb = privlearn::bench;
 namespace pl = privlearn::linear;
 namespace pr = privlearn::random;
 using privlearn::DenseRows;
@@ -55,12 +56,9 @@ using privlearn::RowMatrixXd;
 using privlearn::VecMut;
 using privlearn::VectorXd;
 
-struct Options {
+struct Options : pb::CommonOptions {  // CommonOptions defaults: reps 5, threads 1,2, seed 1
   Index n = 1000000;
   Index d = 100;
-  int reps = 5;
-  std::vector<int> threads = {1, 2};
-  std::uint64_t seed = 1;
   std::string mechanisms = "song,gaussian";
   Index batch = 10;   // Song's b
   Index lot = 256;    // Gaussian expected lot size L
@@ -70,123 +68,57 @@ struct Options {
   bool breakdown = false;
 };
 
-[[noreturn]] void usage(const char* prog, const char* error) {
-  if (error != nullptr) std::fprintf(stderr, "error: %s\n", error);
-  std::fprintf(stderr,
-               "usage: %s [--n N] [--d D] [--reps R] [--threads 1,2,...] [--seed S]\n"
-               "          [--mechanisms song,gaussian] [--batch B] [--lot L] [--epsilon E]\n"
-               "          [--sigma S] [--clip C] [--breakdown]\n"
-               "  --n           examples (default 1000000)\n"
-               "  --d           features (default 100)\n"
-               "  --reps        repetitions, the median is reported (default 5)\n"
-               "  --threads     comma-separated thread counts (default 1,2)\n"
-               "  --seed        integer seed of the data and of the training key (default 1)\n"
-               "  --mechanisms  subset of song,gaussian (default both)\n"
-               "  --batch       Song's batch size b (default 10)\n"
-               "  --lot         Gaussian expected lot size L, Poisson rate L/n (default 256)\n"
-               "  --epsilon     Song's epsilon (default 1)\n"
-               "  --sigma       Gaussian noise multiplier (default 1)\n"
-               "  --clip        Gaussian clipping norm C (default 1)\n"
-               "  --breakdown   also time the pieces of one step in isolation\n",
-               prog);
-  std::exit(error != nullptr ? 2 : 0);
-}
-
-std::uint64_t parse_u64(const char* prog, const char* text) {
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text, &end, 0);
-  if (end == text || *end != '\0') usage(prog, "expected a non-negative integer");
-  return static_cast<std::uint64_t>(v);
-}
-
-double parse_double(const char* prog, const char* text) {
-  char* end = nullptr;
-  const double v = std::strtod(text, &end);
-  if (end == text || *end != '\0' || !(v > 0.0) || !std::isfinite(v))
-    usage(prog, "expected a positive finite number");
-  return v;
-}
-
-std::vector<int> parse_threads(const char* prog, const std::string& text) {
-  std::vector<int> out;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', pos), text.size());
-    const std::uint64_t t = parse_u64(prog, text.substr(pos, comma - pos).c_str());
-    if (t < 1 || t > 4096) usage(prog, "thread counts must be in [1, 4096]");
-    out.push_back(static_cast<int>(t));
-    pos = comma + 1;
-  }
-  return out;
-}
-
-bool selected(const std::string& list, const std::string& name) {
-  return ("," + list + ",").find("," + name + ",") != std::string::npos;
-}
+constexpr const char* kUsage =
+    " [--n N] [--d D] [--reps R] [--threads 1,2,...] [--seed S]\n"
+    "          [--mechanisms song,gaussian] [--batch B] [--lot L] [--epsilon E]\n"
+    "          [--sigma S] [--clip C] [--breakdown]\n"
+    "  --n           examples (default 1000000)\n"
+    "  --d           features (default 100)\n"
+    "  --reps        repetitions, the median is reported (default 5)\n"
+    "  --threads     comma-separated thread counts (default 1,2)\n"
+    "  --seed        integer seed of the data and of the training key (default 1)\n"
+    "  --mechanisms  subset of song,gaussian (default both)\n"
+    "  --batch       Song's batch size b (default 10)\n"
+    "  --lot         Gaussian expected lot size L, Poisson rate L/n (default 256)\n"
+    "  --epsilon     Song's epsilon (default 1)\n"
+    "  --sigma       Gaussian noise multiplier (default 1)\n"
+    "  --clip        Gaussian clipping norm C (default 1)\n"
+    "  --breakdown   also time the pieces of one step in isolation\n";
 
 Options parse(int argc, char** argv) {
+  const pb::Cli cli{argv[0], kUsage};
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) usage(argv[0], "missing value");
-      return argv[++i];
-    };
+  pb::parse_args(cli, argc, argv, o, [&](const std::string& arg, auto&& value) {
     if (arg == "--n") {
-      o.n = static_cast<Index>(parse_u64(argv[0], value()));
-      if (o.n < 1) usage(argv[0], "--n must be positive");
+      o.n = static_cast<Index>(pb::parse_u64(cli, value()));
+      if (o.n < 1) pb::usage(cli, "--n must be positive");
     } else if (arg == "--d") {
-      o.d = static_cast<Index>(parse_u64(argv[0], value()));
-      if (o.d < 1) usage(argv[0], "--d must be positive");
-    } else if (arg == "--reps") {
-      const std::uint64_t r = parse_u64(argv[0], value());
-      if (r < 1 || r > 100000) usage(argv[0], "--reps must be in [1, 100000]");
-      o.reps = static_cast<int>(r);
-    } else if (arg == "--threads") {
-      o.threads = parse_threads(argv[0], value());
-    } else if (arg == "--seed") {
-      o.seed = parse_u64(argv[0], value());
+      o.d = static_cast<Index>(pb::parse_u64(cli, value()));
+      if (o.d < 1) pb::usage(cli, "--d must be positive");
     } else if (arg == "--mechanisms") {
       o.mechanisms = value();
-      const std::string list = "," + o.mechanisms + ",";
-      for (std::size_t pos = 0; pos + 1 < list.size();) {
-        const std::size_t next = list.find(',', pos + 1);
-        const std::string item = list.substr(pos + 1, next - pos - 1);
-        if (item != "song" && item != "gaussian")
-          usage(argv[0], "--mechanisms: expected a subset of song,gaussian");
-        pos = next;
-      }
+      pb::check_subset(cli, o.mechanisms, {"song", "gaussian"},
+                       "--mechanisms: expected a subset of song,gaussian");
     } else if (arg == "--batch") {
-      o.batch = static_cast<Index>(parse_u64(argv[0], value()));
+      o.batch = static_cast<Index>(pb::parse_u64(cli, value()));
     } else if (arg == "--lot") {
-      o.lot = static_cast<Index>(parse_u64(argv[0], value()));
+      o.lot = static_cast<Index>(pb::parse_u64(cli, value()));
     } else if (arg == "--epsilon") {
-      o.epsilon = parse_double(argv[0], value());
+      o.epsilon = pb::parse_positive_double(cli, value());
     } else if (arg == "--sigma") {
-      o.sigma = parse_double(argv[0], value());
+      o.sigma = pb::parse_positive_double(cli, value());
     } else if (arg == "--clip") {
-      o.clip = parse_double(argv[0], value());
+      o.clip = pb::parse_positive_double(cli, value());
     } else if (arg == "--breakdown") {
       o.breakdown = true;
-    } else if (arg == "--help" || arg == "-h") {
-      usage(argv[0], nullptr);
     } else {
-      usage(argv[0], "unknown argument");
+      return false;
     }
-  }
-  if (o.batch < 1 || o.batch > o.n) usage(argv[0], "--batch must lie in [1, n]");
-  if (o.lot < 1 || o.lot > o.n) usage(argv[0], "--lot must lie in [1, n]");
+    return true;
+  });
+  if (o.batch < 1 || o.batch > o.n) pb::usage(cli, "--batch must lie in [1, n]");
+  if (o.lot < 1 || o.lot > o.n) pb::usage(cli, "--lot must lie in [1, n]");
   return o;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size();
-  return (m % 2 == 1) ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
 }
 
 volatile double g_sink = 0.0;  // keeps the optimiser from discarding results
@@ -221,7 +153,7 @@ std::vector<Config> configs(const Options& o) {
   base.lam = 1e-4;
   base.epochs = 1;
   base.key = pr::key_from_seed(o.seed + 1);
-  if (selected(o.mechanisms, "song")) {
+  if (pb::selected(o.mechanisms, "song")) {
     pl::SgdParams p = base;
     p.mechanism = pl::Mechanism::l2_laplace;
     p.sampling = pl::Sampling::disjoint;
@@ -230,7 +162,7 @@ std::vector<Config> configs(const Options& o) {
     p.clip = 0.0;  // rows in the unit ball: gradients of the log loss have norm <= 1
     out.push_back({"song", p});
   }
-  if (selected(o.mechanisms, "gaussian")) {
+  if (pb::selected(o.mechanisms, "gaussian")) {
     pl::SgdParams p = base;
     p.mechanism = pl::Mechanism::gaussian;
     p.sampling = pl::Sampling::poisson;
@@ -295,25 +227,24 @@ void train_benchmarks(const Options& o, const RowMatrixXd& X, const VectorXd& y)
       p.n_threads = job.threads;
       const auto t0 = std::chrono::steady_clock::now();
       const pl::SgdResult res = pl::sgd_train(rows, y, w0, p);
-      job.times.push_back(seconds_since(t0));
+      job.times.push_back(pb::seconds_since(t0));
       job.steps = res.steps;
       g_sink = g_sink + res.w[0];
     }
   }
   for (const Job& job : jobs) {
-    const double med = median(job.times);
-    const double best = *std::min_element(job.times.begin(), job.times.end());
+    const pb::Timing timing = pb::summarize(job.times);
     const pl::SgdParams& p = job.config.params;
-    std::printf(
+    pb::print_line(
         "{\"bench\": \"sgd\", \"kind\": \"train\", \"impl\": \"core-cpp\", \"data\": \"dense\", "
         "\"mechanism\": \"%s\", \"sampling\": \"%s\", \"batch_size\": %lld, \"threads\": %d, "
         "\"n\": %lld, \"d\": %lld, \"steps\": %lld, \"reps\": %d, \"median_s\": %.6g, "
         "\"min_s\": %.6g, \"rate\": %.6g, \"unit\": \"examples/s\", \"us_per_step\": %.4g}\n",
         mechanism_name(p.mechanism), sampling_name(p.sampling),
         static_cast<long long>(p.batch_size), job.threads, static_cast<long long>(o.n),
-        static_cast<long long>(o.d), static_cast<long long>(job.steps), o.reps, med, best,
-        static_cast<double>(o.n) / med, 1e6 * med / static_cast<double>(job.steps));
-    std::fflush(stdout);
+        static_cast<long long>(o.d), static_cast<long long>(job.steps), o.reps, timing.median_s,
+        timing.min_s, static_cast<double>(o.n) / timing.median_s,
+        1e6 * timing.median_s / static_cast<double>(job.steps));
   }
 }
 
@@ -328,21 +259,20 @@ double us_per_call(int reps, Index calls, Fn&& fn) {
   for (int r = 0; r < reps; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     for (Index k = 0; k < calls; ++k) fn(k);
-    times.push_back(seconds_since(t0));
+    times.push_back(pb::seconds_since(t0));
   }
-  return 1e6 * median(times) / static_cast<double>(calls);
+  return 1e6 * pb::median(times) / static_cast<double>(calls);
 }
 
 void print_component(const char* mechanism, const char* piece, int threads, double us,
                      double calls_per_epoch, Index n, const char* note) {
   const double share_s = us * 1e-6 * calls_per_epoch;  // seconds per epoch spent on the piece
-  std::printf(
+  pb::print_line(
       "{\"bench\": \"sgd\", \"kind\": \"component\", \"mechanism\": \"%s\", \"piece\": \"%s\", "
       "\"threads\": %d, \"us_per_call\": %.4g, \"calls_per_epoch\": %.6g, "
       "\"s_per_epoch\": %.4g, \"ns_per_example\": %.4g, \"note\": \"%s\"}\n",
       mechanism, piece, threads, us, calls_per_epoch, share_s,
       1e9 * share_s / static_cast<double>(n), note);
-  std::fflush(stdout);
 }
 
 void breakdown(const Options& o, const RowMatrixXd& X, const VectorXd& y) {
@@ -353,7 +283,7 @@ void breakdown(const Options& o, const RowMatrixXd& X, const VectorXd& y) {
   const Index n = o.n, d = o.d;
 
   // Song: one permutation per pass, b-row gradient, l2-laplace noise, update.
-  if (selected(o.mechanisms, "song")) {
+  if (pb::selected(o.mechanisms, "song")) {
     const double steps = std::ceil(static_cast<double>(n) / static_cast<double>(o.batch));
     std::vector<std::int64_t> perm;
     const double us_perm = us_per_call(reps, 1, [&](Index k) {
@@ -393,7 +323,7 @@ void breakdown(const Options& o, const RowMatrixXd& X, const VectorXd& y) {
   }
 
   // Gaussian: Poisson mask over n and index extraction, ~L-row clipped gradient, d normals.
-  if (selected(o.mechanisms, "gaussian")) {
+  if (pb::selected(o.mechanisms, "gaussian")) {
     const double steps = std::ceil(static_cast<double>(n) / static_cast<double>(o.lot));
     const double q = static_cast<double>(o.lot) / static_cast<double>(n);
     std::vector<char> mask(static_cast<std::size_t>(n));
@@ -459,7 +389,7 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   make_data(o, X, y);
   std::fprintf(stderr, "bench_sgd: n = %lld, d = %lld, data in %.2f s, OpenMP %s\n",
-               static_cast<long long>(o.n), static_cast<long long>(o.d), seconds_since(t0),
+               static_cast<long long>(o.n), static_cast<long long>(o.d), pb::seconds_since(t0),
                privlearn::parallel::has_openmp() ? "on" : "off");
   train_benchmarks(o, X, y);
   if (o.breakdown) breakdown(o, X, y);
