@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "privlearn/linear/scd.hpp"
 #include "privlearn/linear/sgd.hpp"
 
 namespace privlearn::bindings {
@@ -54,9 +55,96 @@ py::tuple to_py(SgdResult&& r) {
       py::arg("batch_stream"), py::arg("noise_stream"), py::arg("record_every"),                 \
       py::arg("n_threads")
 
+using CsrData = py::array_t<double, py::array::c_style | py::array::forcecast>;
+using CsrIndex = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
+
+// CSR arrays from Python as a CsrRows view (validated by the caller without the GIL).
+CsrRows csr_rows(const CsrData& data, const CsrIndex& indices, const CsrIndex& indptr,
+                 Index n_cols) {
+  if (indptr.size() < 1) throw std::invalid_argument("CSR indptr is empty");
+  if (data.size() != indices.size())
+    throw std::invalid_argument("CSR data and indices differ in length");
+  return CsrRows{data.data(), indices.data(), indptr.data(),
+                 static_cast<Index>(indptr.size() - 1), n_cols};
+}
+
+linear::ScdParams scd_params(const std::string& loss, const std::string& variant, bool poisson,
+                             double lam, Index batch_size, Index epochs, Index steps, double clip,
+                             double noise_std, const py::bytes& key, std::uint64_t batch_stream,
+                             std::uint64_t noise_stream, Index record_every, int n_threads) {
+  linear::ScdParams p;
+  p.loss = linear::loss_from_string(loss);
+  p.variant = linear::scd_variant_from_string(variant);
+  p.poisson = poisson;
+  p.lam = lam;
+  p.batch_size = batch_size;
+  p.epochs = epochs;
+  p.steps = steps;
+  p.clip = clip;
+  p.noise_std = noise_std;
+  p.key = key_from_py(key);
+  p.batch_stream = batch_stream;
+  p.noise_stream = noise_stream;
+  p.record_every = record_every;
+  p.n_threads = n_threads;
+  return p;
+}
+
+py::tuple scd_to_py(linear::ScdResult&& r) {
+  return py::make_tuple(std::move(r.alpha), std::move(r.v), std::move(r.path_steps),
+                        std::move(r.primal_path), std::move(r.dual_path), r.steps);
+}
+
+#define PRIVLEARN_SCD_ARGS                                                                    \
+  py::arg("loss"), py::arg("variant"), py::arg("poisson"), py::arg("lam"),                    \
+      py::arg("batch_size"), py::arg("epochs"), py::arg("steps"), py::arg("clip"),            \
+      py::arg("noise_std"), py::arg("key"), py::arg("batch_stream"), py::arg("noise_stream"), \
+      py::arg("record_every"), py::arg("n_threads")
+
 }  // namespace
 
 void bind_linear(py::module_& m) {
+  m.def(
+      "scd_train_dense",
+      [](const MatRef& X, const VecRef& y, const std::string& loss, const std::string& variant,
+         bool poisson, double lam, Index batch_size, Index epochs, Index steps, double clip,
+         double noise_std, const py::bytes& key, std::uint64_t batch_stream,
+         std::uint64_t noise_stream, Index record_every, int n_threads) {
+        const auto p = scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip,
+                                  noise_std, key, batch_stream, noise_stream, record_every,
+                                  n_threads);
+        linear::ScdResult r;
+        {
+          py::gil_scoped_release release;
+          checks::all_finite(X, "X");
+          r = linear::scd_train(DenseRows(X), y, p);
+        }
+        return scd_to_py(std::move(r));
+      },
+      py::arg("X").noconvert(), py::arg("y"), PRIVLEARN_SCD_ARGS,
+      "DP stochastic coordinate descent on dense rows (privlearn/linear/scd.hpp). Returns "
+      "(alpha, v, path_steps, primal_path, dual_path, steps).");
+  m.def(
+      "scd_train_csr",
+      [](const CsrData& data, const CsrIndex& indices, const CsrIndex& indptr, Index n_cols,
+         const VecRef& y, const std::string& loss, const std::string& variant, bool poisson,
+         double lam, Index batch_size, Index epochs, Index steps, double clip, double noise_std,
+         const py::bytes& key, std::uint64_t batch_stream, std::uint64_t noise_stream,
+         Index record_every, int n_threads) {
+        const auto p = scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip,
+                                  noise_std, key, batch_stream, noise_stream, record_every,
+                                  n_threads);
+        const CsrRows rows = csr_rows(data, indices, indptr, n_cols);
+        linear::ScdResult r;
+        {
+          py::gil_scoped_release release;
+          rows.validate(static_cast<std::int64_t>(data.size()));
+          r = linear::scd_train(rows, y, p);
+        }
+        return scd_to_py(std::move(r));
+      },
+      py::arg("data"), py::arg("indices"), py::arg("indptr"), py::arg("n_cols"), py::arg("y"),
+      PRIVLEARN_SCD_ARGS, "DP stochastic coordinate descent on CSR rows.");
   m.def(
       "sgd_train_dense",
       [](const MatRef& X, const VecRef& y, const VecRef& w0, const std::string& loss,
@@ -81,10 +169,8 @@ void bind_linear(py::module_& m) {
       "path_steps, steps).");
   m.def(
       "sgd_train_csr",
-      [](py::array_t<double, py::array::c_style | py::array::forcecast> data,
-         py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> indices,
-         py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> indptr,
-         Index n_cols, const VecRef& y, const VecRef& w0, const std::string& loss,
+      [](const CsrData& data, const CsrIndex& indices, const CsrIndex& indptr, Index n_cols,
+         const VecRef& y, const VecRef& w0, const std::string& loss,
          const std::string& mechanism, const std::string& sampling, const std::string& schedule,
          double lam, Index batch_size, Index epochs, Index steps, double eta0, double clip,
          double epsilon, double sigma, double radius, const py::bytes& key,
@@ -93,11 +179,7 @@ void bind_linear(py::module_& m) {
         const SgdParams p = sgd_params(loss, mechanism, sampling, schedule, lam, batch_size,
                                        epochs, steps, eta0, clip, epsilon, sigma, radius, key,
                                        batch_stream, noise_stream, record_every, n_threads);
-        if (indptr.size() < 1) throw std::invalid_argument("CSR indptr is empty");
-        if (data.size() != indices.size())
-          throw std::invalid_argument("CSR data and indices differ in length");
-        CsrRows rows{data.data(), indices.data(), indptr.data(),
-                     static_cast<Index>(indptr.size() - 1), n_cols};
+        const CsrRows rows = csr_rows(data, indices, indptr, n_cols);
         SgdResult r;
         {
           py::gil_scoped_release release;

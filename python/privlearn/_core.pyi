@@ -101,3 +101,48 @@ def sgd_train_csr(
     record_every: int,
     n_threads: int,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], int]: ...
+
+# ---- linear/scd.hpp ----
+def scd_train_dense(
+    X: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    loss: str,
+    variant: str,
+    poisson: bool,
+    lam: float,
+    batch_size: int,
+    epochs: int,
+    steps: int,
+    clip: float,
+    noise_std: float,
+    key: bytes,
+    batch_stream: int,
+    noise_stream: int,
+    record_every: int,
+    n_threads: int,
+) -> tuple[
+    npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], list[float], list[float], int
+]: ...
+def scd_train_csr(
+    data: npt.NDArray[np.float64],
+    indices: npt.NDArray[np.int64],
+    indptr: npt.NDArray[np.int64],
+    n_cols: int,
+    y: npt.NDArray[np.float64],
+    loss: str,
+    variant: str,
+    poisson: bool,
+    lam: float,
+    batch_size: int,
+    epochs: int,
+    steps: int,
+    clip: float,
+    noise_std: float,
+    key: bytes,
+    batch_stream: int,
+    noise_stream: int,
+    record_every: int,
+    n_threads: int,
+) -> tuple[
+    npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], list[float], list[float], int
+]: ...

@@ -27,6 +27,14 @@ __all__ = [
     "loss_value",
     "objective",
     "prepare_sgd",
+    "prepare_scd",
+    "SCDRun",
+    "ScdSpec",
+    "SCD_DEFAULTS",
+    "SCD_VARIANTS",
+    "scd_step_count",
+    "dual_objective",
+    "neg_conjugate",
     "SGD_DEFAULTS",
     "sgd_step_count",
 ]
@@ -226,3 +234,144 @@ SGD_DEFAULTS: dict[str, Any] = {
     "noise_stream": 2,
     "record_every": 0,
 }
+
+
+# ---- DP-SCD (Damaskinos et al. 2021) ---------------------------------------------------------
+SCD_VARIANTS = ("dual", "seq", "scd", "primal")
+
+SCD_DEFAULTS: dict[str, Any] = {
+    "loss": "squared",
+    "variant": "dual",
+    "sampling": "poisson",
+    "alpha": 1e-4,
+    "batch_size": 100,
+    "epochs": 1,
+    "steps": 0,
+    "clip": 0.0,
+    "noise_std": 0.0,
+    "batch_stream": 1,
+    "noise_stream": 2,
+    "record_every": 0,
+}
+
+
+@dataclass(frozen=True)
+class SCDRun:
+    """Result of :func:`scd_train`: ``coef = v / (lambda N)`` is the released model."""
+
+    coef: np.ndarray
+    dual_coef: np.ndarray  # alpha (empty for the primal variant)
+    v: np.ndarray
+    path_steps: np.ndarray
+    primal_path: np.ndarray  # P(theta) of the released model at each recorded step
+    dual_path: np.ndarray  # D(alpha) (NaN for the primal variant)
+    n_steps: int
+
+
+@dataclass(frozen=True)
+class ScdSpec:
+    """Validated arguments of :func:`scd_train` (both backends)."""
+
+    loss: str
+    variant: str
+    sampling: str
+    alpha: float
+    batch_size: int
+    epochs: int
+    steps: int
+    clip: float
+    noise_std: float
+    key: bytes
+    batch_stream: int
+    noise_stream: int
+    record_every: int
+
+    @property
+    def poisson(self) -> bool:
+        return self.sampling == "poisson"
+
+
+def prepare_scd(
+    X: Any, y: Any, **kw: Any
+) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray, ScdSpec]:
+    """Validate the inputs of :func:`scd_train` once for both backends."""
+    X = as_design_matrix(X)
+    n, m = X.shape
+    y = np.ascontiguousarray(y, dtype=np.float64).reshape(-1)
+    if y.shape[0] != n:
+        raise ValueError(f"y has {y.shape[0]} entries but X has {n} rows")
+    if not np.isfinite(y).all():
+        raise ValueError("y contains NaN or infinite values")
+    for name, choices in (
+        ("loss", LOSSES),
+        ("variant", SCD_VARIANTS),
+        ("sampling", ("poisson", "fixed")),
+    ):
+        if kw[name] not in choices:
+            raise ValueError(f"{name} must be one of {choices}, got {kw[name]!r}")
+    if kw["loss"] != "squared" and not np.isin(y, (-1.0, 1.0)).all():
+        raise ValueError("labels must be -1 or +1 for the log_loss and hinge losses")
+    if kw["variant"] == "primal" and kw["loss"] == "hinge":
+        raise ValueError("the primal variant supports the squared and logistic losses only")
+    key = kw["key"]
+    if not isinstance(key, (bytes, bytearray)) or len(key) != 32:
+        raise ValueError("key must be 32 bytes")
+    units = m if kw["variant"] == "primal" else n
+    spec = ScdSpec(
+        loss=kw["loss"],
+        variant=kw["variant"],
+        sampling=kw["sampling"],
+        alpha=as_real(kw["alpha"], "alpha"),
+        batch_size=as_index(kw["batch_size"], "batch_size", lower=1, upper=units),
+        epochs=as_index(kw["epochs"], "epochs", lower=1, upper=2**31),
+        steps=as_index(kw["steps"], "steps", upper=2**32 - 1),
+        clip=as_real(kw["clip"], "clip"),
+        noise_std=as_real(kw["noise_std"], "noise_std"),
+        key=bytes(key),
+        batch_stream=as_index(kw["batch_stream"], "batch_stream", upper=2**64 - 2),
+        noise_stream=as_index(kw["noise_stream"], "noise_stream", upper=2**64 - 2),
+        record_every=as_index(kw["record_every"], "record_every", upper=2**62),
+    )
+    if not (np.isfinite(spec.alpha) and spec.alpha > 0):
+        raise ValueError(f"alpha (lambda) must be finite and > 0, got {spec.alpha}")
+    if not spec.clip >= 0:
+        raise ValueError(f"clip must be >= 0 (0 = no scaling), got {spec.clip}")
+    if not (np.isfinite(spec.noise_std) and spec.noise_std >= 0):
+        raise ValueError(f"noise_std must be finite and >= 0, got {spec.noise_std}")
+    if spec.variant == "scd" and (spec.clip > 0 or spec.noise_std > 0):
+        raise ValueError("the 'scd' variant is the non-private baseline: no clip, no noise")
+    return X, y, spec
+
+
+def scd_step_count(n: int, m: int, spec: ScdSpec) -> int:
+    """T: ``steps`` if given, else ``epochs * N`` (scd), ``ceil(epochs * M / L)`` (primal) or
+    ``ceil(epochs * N / L)`` (dual, seq)."""
+    if spec.steps > 0:
+        return spec.steps
+    if spec.variant == "scd":
+        return spec.epochs * n
+    units = m if spec.variant == "primal" else n
+    return -(-(spec.epochs * units) // spec.batch_size)
+
+
+def neg_conjugate(loss: str, alpha: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``-l*(-alpha_i)`` per example (``-inf`` outside the dual domain)."""
+    if loss == "squared":
+        return -(0.5 * alpha * alpha - alpha * y)
+    b = y * alpha
+    inside = (b >= 0.0) & (b <= 1.0)
+    if loss == "hinge":
+        return np.where(inside, b, -np.inf)
+    bc = np.clip(b, 0.0, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ent = np.where(bc > 0, bc * np.log(bc), 0.0) + np.where(
+            bc < 1, (1 - bc) * np.log1p(-bc), 0.0
+        )
+    return np.where(inside, -ent, -np.inf)
+
+
+def dual_objective(X: Any, y: np.ndarray, loss: str, alpha: float, a: np.ndarray) -> float:
+    """``D(a) = (1/N) sum_i -l*_i(-a_i) - ||X^T a||^2 / (2 lambda N^2)``."""
+    n = X.shape[0]
+    u = np.asarray(X.T @ a).reshape(-1)
+    return float(neg_conjugate(loss, a, y).mean() - u @ u / (2.0 * alpha * n * n))

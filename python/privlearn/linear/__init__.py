@@ -1,8 +1,10 @@
-"""Private linear models: DP-SGD (Song et al. 2013; Abadi et al. 2016)."""
+"""Private linear models: DP-SGD (Song et al. 2013; Abadi et al. 2016) and DP-SCD (Damaskinos
+et al. 2021)."""
 
 from __future__ import annotations
 
 from privlearn.linear.estimators import DPSGDClassifier, DPSGDPrivacy, DPSGDRegressor
+from privlearn.linear.scd import scd_train
 from privlearn.linear.sgd import sgd_train
 
-__all__ = ["DPSGDClassifier", "DPSGDPrivacy", "DPSGDRegressor", "sgd_train"]
+__all__ = ["DPSGDClassifier", "DPSGDPrivacy", "DPSGDRegressor", "scd_train", "sgd_train"]

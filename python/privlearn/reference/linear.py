@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from privlearn._linear_common import SGDRun, loss_derivative, prepare_sgd, sgd_step_count
 from privlearn.reference.random import Stream
 
-__all__ = ["sgd_train"]
+__all__ = ["scd_train", "sgd_train"]
 
 
 def _learning_rate(schedule: str, eta0: float, alpha: float, step: int) -> float:
@@ -85,5 +85,159 @@ def sgd_train(
         coef=w,
         path=np.array(path).reshape(len(path), d),
         path_steps=np.array(path_steps, dtype=np.int64),
+        n_steps=steps,
+    )
+
+
+# ---- DP-SCD ------------------------------------------------------------------------------------
+_BETA_MIN, _BETA_MAX = 1e-4, 1.0 - 1e-4
+
+
+def _dual_step(
+    loss: str, a: np.ndarray, y: np.ndarray, q: np.ndarray, z: np.ndarray, s: float, lam_n: float
+) -> np.ndarray:
+    """Closed-form minimiser of the local dual subproblem (see ``linear/scd.hpp``)."""
+    if loss == "squared":
+        return (y - z - a) / (1.0 + s * q / lam_n)
+    if loss == "hinge":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            b = np.clip(y * a + lam_n * (1.0 - y * z) / (s * q), 0.0, 1.0)
+        return np.where(q > 0.0, y * b - a, 0.0)
+    c = s * q / lam_n
+    b0 = np.clip(y * a, _BETA_MIN, _BETA_MAX)
+    g = np.log(b0 / (1.0 - b0)) + y * z + c * (b0 - y * a)
+    h = 1.0 / (b0 * (1.0 - b0)) + c
+    return y * np.clip(b0 - g / h, _BETA_MIN, _BETA_MAX) - a
+
+
+def _scale(values: np.ndarray, clip: float) -> np.ndarray:
+    if clip <= 0:
+        return values
+    mag = np.abs(values)
+    return np.where(mag > clip, values * (clip / np.where(mag > clip, mag, 1.0)), values)
+
+
+def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw: Any):
+    """DP-SCD in numpy; see :func:`privlearn.linear.scd_train` for the arguments.
+
+    ``n_threads`` is accepted for signature compatibility and ignored.
+    """
+    from privlearn._linear_common import (
+        SCD_DEFAULTS,
+        SCDRun,
+        dual_objective,
+        objective,
+        prepare_scd,
+        scd_step_count,
+    )
+
+    X, y, spec = prepare_scd(X, y, key=key, **{**SCD_DEFAULTS, **kw})
+    n, m = X.shape
+    steps = scd_step_count(n, m, spec)
+    lam_n = spec.alpha * n
+    sparse = sp.issparse(X)
+    batches = Stream(key=spec.key, stream=spec.batch_stream)
+    noise_v = Stream(key=spec.key, stream=spec.noise_stream)
+    noise_a = Stream(key=spec.key, stream=spec.noise_stream + 1)
+    sq = (
+        np.asarray(X.multiply(X).sum(axis=1)).reshape(-1) if sparse else np.einsum("ij,ij->i", X, X)
+    )
+    path_steps: list[int] = []
+    primal_path: list[float] = []
+    dual_path: list[float] = []
+
+    def due(t: int) -> bool:
+        return spec.record_every > 0 and ((t + 1) % spec.record_every == 0 or t + 1 == steps)
+
+    def record(t: int, theta: np.ndarray, a: np.ndarray | None) -> None:
+        path_steps.append(t + 1)
+        primal_path.append(float(objective(X, y, theta, spec.loss, spec.alpha)[0]))
+        dual_path.append(np.nan if a is None else dual_objective(X, y, spec.loss, spec.alpha, a))
+
+    def row(j: int) -> np.ndarray:
+        return X[j].toarray().reshape(-1) if sparse else X[j]
+
+    if spec.variant == "primal":
+        cols = X.tocsc() if sparse else X
+        theta, w = np.zeros(m), np.zeros(n)
+
+        def column(k: int) -> np.ndarray:
+            return cols[:, k].toarray().reshape(-1) if sparse else cols[:, k]
+
+        for t in range(steps):
+            coords = batches.choice_without_replacement(t, m, spec.batch_size)
+            for k in coords:
+                col = column(k)
+                if spec.loss == "squared":
+                    g, h = col @ (w - y), col @ col
+                else:
+                    with np.errstate(over="ignore"):
+                        e = 1.0 / (1.0 + np.exp(y * w))
+                    g, h = col @ (-y * e), (col * col) @ (e * (1.0 - e))
+                grad = g / n + spec.alpha * theta[k]
+                hess = h / n + spec.alpha
+                delta = float(_scale(np.array([-grad / hess]), spec.clip)[0])
+                theta[k] += delta
+                w = w + delta * col
+            if spec.noise_std > 0:
+                e = spec.noise_std * noise_v.normal(t * m, len(coords))
+                for k, ek in zip(coords, e):
+                    theta[k] += ek
+                    w = w + ek * column(k)
+            if due(t):
+                record(t, theta, None)
+        return SCDRun(
+            coef=theta,
+            dual_coef=np.empty(0),
+            v=theta * lam_n,
+            path_steps=np.array(path_steps, dtype=np.int64),
+            primal_path=np.array(primal_path),
+            dual_path=np.array(dual_path),
+            n_steps=steps,
+        )
+
+    a, v = np.zeros(n), np.zeros(m)
+    perm = np.empty(0, dtype=np.int64)
+    for t in range(steps):
+        if spec.variant == "scd":
+            epoch, k = divmod(t, n)
+            if k == 0:
+                perm = batches.permutation(epoch, n)
+            batch = perm[k : k + 1]
+        elif spec.poisson:
+            batch = batches.poisson_sample(t, n, spec.batch_size / n)
+        else:
+            batch = batches.choice_without_replacement(t, n, spec.batch_size)
+        if spec.variant == "dual":
+            Xb = X[batch]
+            z = np.asarray(Xb @ v).reshape(-1) / lam_n
+            zeta = _scale(
+                _dual_step(spec.loss, a[batch], y[batch], sq[batch], z, spec.batch_size, lam_n),
+                spec.clip,
+            )
+            a[batch] += zeta
+            v = v + np.asarray(Xb.T @ zeta).reshape(-1)
+        else:
+            for j in batch:
+                xj = row(j)
+                z = np.array([xj @ v / lam_n])
+                step = _dual_step(
+                    spec.loss, a[j : j + 1], y[j : j + 1], sq[j : j + 1], z, 1.0, lam_n
+                )
+                step = float(_scale(step, spec.clip)[0])
+                a[j] += step
+                v = v + step * xj
+        if spec.noise_std > 0:
+            a[batch] += spec.noise_std * noise_a.normal(t * n, len(batch))
+            v = v + spec.noise_std * noise_v.normal(t * m, m)
+        if due(t):
+            record(t, v / lam_n, a)
+    return SCDRun(
+        coef=v / lam_n,
+        dual_coef=a,
+        v=v,
+        path_steps=np.array(path_steps, dtype=np.int64),
+        primal_path=np.array(primal_path),
+        dual_path=np.array(dual_path),
         n_steps=steps,
     )

@@ -1,0 +1,89 @@
+#pragma once
+// Differentially private stochastic coordinate descent (Damaskinos, Mendler-Duenner, Guerraoui,
+// Papandreou, Parnell, "Differentially Private Stochastic Coordinate Descent", AAAI 2021).
+//
+// Primal  P(theta) = (1/N) sum_i l_i(x_i^T theta) + (lambda/2) ||theta||^2
+// Dual    D(alpha) = -(1/N) sum_i l*_i(-alpha_i) - (lambda/2) ||X^T alpha / (lambda N)||^2,
+//         v = X^T alpha (kept as a running vector), theta(alpha) = v / (lambda N).
+//
+// Variants (iteration t = 0 .. T-1):
+//   dual    Algorithm 1. Batch B_t (Poisson rate L/N or L rows without replacement); for every j
+//           in B_t, from the SAME (alpha, v), zeta_j = argmin G*_j with sigma' = L (closed forms
+//           below, in parallel); zeta_j <- zeta_j / max(1, |zeta_j|/C); alpha_B += zeta_B + noise,
+//           v += sum_j zeta_j x_j + noise (deterministic blocked sum).
+//   seq     SeqDP-SCD: the same batch, updates applied one after the other (sigma' = 1, each sees
+//           the previous ones), scaled by C; noise once per batch.
+//   scd     non-private SDCA: one example per step from a permutation per epoch, exact step
+//           (sigma' = 1), no scaling, no noise.
+//   primal  Section 3.2: L coordinates without replacement per step, sequential exact (ridge) or
+//           one-Newton-step (logistic) coordinate minimisation with the auxiliary vector
+//           w = X theta, steps scaled by C, noise on the L coordinates once per step.
+// Closed forms of the dual step (s = sigma', q_j = ||x_j||^2, z_j = x_j^T theta, b = y_j alpha_j):
+//   ridge     zeta = (y_j - z_j - alpha_j) / (1 + s q_j / (lambda N))
+//   hinge     zeta = y_j clip(b + lambda N (1 - y_j z_j) / (s q_j), 0, 1) - alpha_j
+//   logistic  one Newton step in beta = y_j (alpha_j + zeta) on
+//             (1/N)[beta log beta + (1-beta) log(1-beta)] + (1/(lambda N^2))(x_j^T v y_j beta
+//             + s q_j (y_j beta - alpha_j)^2 / 2), from beta0 = clip(b, 1e-4, 1-1e-4), result
+//             clipped to [1e-4, 1 - 1e-4]; zeta = y_j beta - alpha_j.
+// Noise: every coordinate gets N(0, noise_std^2); the caller sets noise_std from the sensitivity
+// (dual: sqrt(2) sigma C, Lemma 1; seq / primal: 2 C sqrt(L (L+1)) sigma).
+// Randomness: batch from batch_stream (poisson_sample / choice_without_replacement at index t;
+// scd: permutation at index = epoch; primal: choice of L coordinates at index t); noise on v
+// (or on the primal coordinates) = normal(noise_stream, start t*M + ...); noise on alpha_B =
+// normal(noise_stream + 1, start t*N + r) for the r-th batch member (batch order).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "privlearn/linear/losses.hpp"
+#include "privlearn/random.hpp"
+#include "privlearn/rows.hpp"
+#include "privlearn/types.hpp"
+
+namespace privlearn::linear {
+
+enum class ScdVariant { dual = 0, seq = 1, scd = 2, primal = 3 };
+ScdVariant scd_variant_from_string(const std::string& name);
+
+struct ScdParams {
+  Loss loss = Loss::squared;
+  ScdVariant variant = ScdVariant::dual;
+  bool poisson = true;       // dual / seq: Poisson (true) or fixed-size batches
+  double lam = 1e-4;         // lambda > 0
+  Index batch_size = 100;    // L
+  Index epochs = 1;          // T = epochs * N / L (dual, seq), epochs * N (scd), epochs * M / L (primal)
+  Index steps = 0;           // > 0 overrides T
+  double clip = 0.0;         // C > 0 scales updates; 0 = no scaling
+  double noise_std = 0.0;    // std of the Gaussian noise per coordinate; 0 = none
+  random::Key key{};
+  std::uint64_t batch_stream = 1;
+  std::uint64_t noise_stream = 2;
+  Index record_every = 0;    // record diagnostics every k steps (and at the end); 0 = never
+  int n_threads = 0;
+};
+
+struct ScdResult {
+  VectorXd alpha;                      // dual variables (dual / seq / scd); empty for primal
+  VectorXd v;                          // running v (dual variants) or theta * lambda N (primal)
+  std::vector<std::int64_t> path_steps;
+  std::vector<double> primal_path;     // P(theta) of the model released at that step
+  std::vector<double> dual_path;       // D(alpha) (dual variants; NaN for primal)
+  Index steps = 0;
+};
+
+Index scd_step_count(Index n, Index m, const ScdParams& p);
+
+template <class Rows>
+ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p);
+
+// Objectives used for the diagnostics (and by tests).
+template <class Rows>
+double primal_objective(const Rows& X, const VecRef& y, Loss loss, double lam, const VecRef& theta);
+template <class Rows>
+double dual_objective(const Rows& X, const VecRef& y, Loss loss, double lam, const VecRef& alpha);
+
+extern template ScdResult scd_train<DenseRows>(const DenseRows&, const VecRef&, const ScdParams&);
+extern template ScdResult scd_train<CsrRows>(const CsrRows&, const VecRef&, const ScdParams&);
+
+}  // namespace privlearn::linear

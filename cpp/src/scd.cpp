@@ -1,0 +1,338 @@
+#include "privlearn/linear/scd.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "privlearn/checks.hpp"
+#include "privlearn/parallel.hpp"
+#include "privlearn/samplers.hpp"
+
+namespace privlearn::linear {
+
+ScdVariant scd_variant_from_string(const std::string& name) {
+  if (name == "dual") return ScdVariant::dual;
+  if (name == "seq") return ScdVariant::seq;
+  if (name == "scd") return ScdVariant::scd;
+  if (name == "primal") return ScdVariant::primal;
+  checks::fail("unknown variant '" + name + "' (expected dual, seq, scd or primal)");
+}
+
+Index scd_step_count(Index n, Index m, const ScdParams& p) {
+  if (p.steps > 0) return p.steps;
+  if (p.variant == ScdVariant::scd) return p.epochs * n;
+  const Index units = p.variant == ScdVariant::primal ? m : n;
+  return (p.epochs * units + p.batch_size - 1) / p.batch_size;
+}
+
+namespace {
+
+constexpr double kBetaMin = 1e-4;
+constexpr double kBetaMax = 1.0 - 1e-4;
+
+// Exact (ridge, hinge) or one-Newton-step (logistic) minimiser of the local dual subproblem
+// G*_j with sigma' = s (see scd.hpp); z = x_j^T theta, q = ||x_j||^2.
+double dual_step(Loss loss, double alpha, double y, double q, double z, double s, double lam_n) {
+  switch (loss) {
+    case Loss::squared:
+      return (y - z - alpha) / (1.0 + s * q / lam_n);
+    case Loss::hinge: {
+      if (q <= 0.0) return 0.0;
+      const double b = std::clamp(y * alpha + lam_n * (1.0 - y * z) / (s * q), 0.0, 1.0);
+      return y * b - alpha;
+    }
+    case Loss::log_loss: {
+      const double c = s * q / lam_n;
+      const double b0 = std::clamp(y * alpha, kBetaMin, kBetaMax);
+      const double g = std::log(b0 / (1.0 - b0)) + y * z + c * (b0 - y * alpha);
+      const double h = 1.0 / (b0 * (1.0 - b0)) + c;
+      const double b = std::clamp(b0 - g / h, kBetaMin, kBetaMax);
+      return y * b - alpha;
+    }
+  }
+  return 0.0;
+}
+
+double scale_to(double value, double clip) {
+  if (clip > 0.0) {
+    const double a = std::fabs(value);
+    if (a > clip) return value * (clip / a);
+  }
+  return value;
+}
+
+// -l*(-alpha) for one example (the dual's per-example term); -inf outside the domain.
+double neg_conjugate(Loss loss, double alpha, double y) {
+  switch (loss) {
+    case Loss::squared:
+      return -(0.5 * alpha * alpha - alpha * y);
+    case Loss::hinge: {
+      const double b = y * alpha;
+      return (b < 0.0 || b > 1.0) ? -std::numeric_limits<double>::infinity() : b;
+    }
+    case Loss::log_loss: {
+      const double b = y * alpha;
+      if (b < 0.0 || b > 1.0) return -std::numeric_limits<double>::infinity();
+      double s = 0.0;
+      if (b > 0.0) s += b * std::log(b);
+      if (b < 1.0) s += (1.0 - b) * std::log(1.0 - b);
+      return -s;
+    }
+  }
+  return 0.0;
+}
+
+// Column access for the primal variant: strided for dense rows, a CSC copy for CSR rows.
+template <class Rows>
+struct Columns;
+
+template <>
+struct Columns<DenseRows> {
+  const DenseRows& X;
+  explicit Columns(const DenseRows& rows) : X(rows) {}
+  template <class F>
+  void for_each(Index k, F&& f) const {
+    for (Index i = 0; i < X.rows(); ++i) f(i, X.X(i, k));
+  }
+};
+
+template <>
+struct Columns<CsrRows> {
+  std::vector<std::int64_t> colptr, row;
+  std::vector<double> val;
+  explicit Columns(const CsrRows& X) : colptr(static_cast<std::size_t>(X.cols()) + 1, 0) {
+    const std::int64_t nnz = X.indptr[X.rows()];
+    for (std::int64_t k = 0; k < nnz; ++k) ++colptr[static_cast<std::size_t>(X.indices[k]) + 1];
+    for (Index c = 0; c < X.cols(); ++c)
+      colptr[static_cast<std::size_t>(c) + 1] += colptr[static_cast<std::size_t>(c)];
+    row.resize(static_cast<std::size_t>(nnz));
+    val.resize(static_cast<std::size_t>(nnz));
+    std::vector<std::int64_t> next(colptr.begin(), colptr.end() - 1);
+    for (Index i = 0; i < X.rows(); ++i)
+      for (std::int64_t k = X.indptr[i]; k < X.indptr[i + 1]; ++k) {
+        const std::size_t at = static_cast<std::size_t>(next[static_cast<std::size_t>(X.indices[k])]++);
+        row[at] = i;
+        val[at] = X.data[k];
+      }
+  }
+  template <class F>
+  void for_each(Index k, F&& f) const {
+    for (std::int64_t a = colptr[static_cast<std::size_t>(k)];
+         a < colptr[static_cast<std::size_t>(k) + 1]; ++a)
+      f(row[static_cast<std::size_t>(a)], val[static_cast<std::size_t>(a)]);
+  }
+};
+
+template <class Rows>
+void validate(const Rows& X, const VecRef& y, const ScdParams& p) {
+  const Index n = X.rows(), m = X.cols();
+  checks::require(n >= 1 && m >= 1, "X must have at least one row and one column");
+  checks::require(y.size() == n, "y must have one entry per row of X");
+  for (Index i = 0; i < n; ++i) checks::finite(y[i], "y");
+  if (p.loss != Loss::squared)
+    for (Index i = 0; i < n; ++i)
+      checks::require(y[i] == 1.0 || y[i] == -1.0, "labels must be -1 or +1 for this loss");
+  checks::require(p.lam > 0.0 && std::isfinite(p.lam), "alpha (lambda) must be finite and > 0");
+  const Index units = p.variant == ScdVariant::primal ? m : n;
+  if (p.variant != ScdVariant::scd)
+    checks::require(p.batch_size >= 1 && p.batch_size <= units,
+                    "batch_size must lie in [1, " + std::to_string(units) + "], got " +
+                        std::to_string(p.batch_size));
+  checks::require(p.epochs >= 1, "epochs must be >= 1");
+  checks::require(p.clip >= 0.0 && !std::isnan(p.clip), "clip must be >= 0 (0 = no scaling)");
+  checks::require(p.noise_std >= 0.0 && std::isfinite(p.noise_std),
+                  "noise_std must be finite and >= 0");
+  checks::require(!(p.variant == ScdVariant::scd && (p.clip > 0.0 || p.noise_std > 0.0)),
+                  "the 'scd' variant is the non-private baseline: no clip, no noise");
+  checks::require(!(p.variant == ScdVariant::primal && p.loss == Loss::hinge),
+                  "the primal variant supports the squared and logistic losses only");
+  checks::require(p.record_every >= 0, "record_every must be >= 0");
+  const Index steps = scd_step_count(n, m, p);
+  checks::require(steps < static_cast<Index>(random::kRowCount), "too many steps (>= 2^32)");
+  checks::require(static_cast<double>(steps) * static_cast<double>(std::max(n, m)) < 4.0e18,
+                  "too many steps for the noise address space");
+}
+
+}  // namespace
+
+template <class Rows>
+double primal_objective(const Rows& X, const VecRef& y, Loss loss, double lam,
+                        const VecRef& theta) {
+  const VectorXd t = theta;
+  double s = 0.0;
+  for (Index i = 0; i < X.rows(); ++i) s += loss_value(loss, X.dot(i, t), y[i]);
+  return s / static_cast<double>(X.rows()) + 0.5 * lam * t.squaredNorm();
+}
+
+template <class Rows>
+double dual_objective(const Rows& X, const VecRef& y, Loss loss, double lam,
+                      const VecRef& alpha) {
+  const Index n = X.rows();
+  VectorXd u = VectorXd::Zero(X.cols());
+  double s = 0.0;
+  for (Index i = 0; i < n; ++i) {
+    s += neg_conjugate(loss, alpha[i], y[i]);
+    X.axpy(i, alpha[i], u);
+  }
+  const double lam_n = lam * static_cast<double>(n);
+  return s / static_cast<double>(n) - u.squaredNorm() / (2.0 * lam_n * static_cast<double>(n));
+}
+
+template <class Rows>
+ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
+  validate(X, y, p);
+  const Index n = X.rows(), m = X.cols();
+  const Index steps = scd_step_count(n, m, p);
+  const double lam_n = p.lam * static_cast<double>(n);
+  const std::uint64_t alpha_stream = p.noise_stream + 1;
+
+  ScdResult r;
+  r.steps = steps;
+  r.v = VectorXd::Zero(m);
+  VectorXd& v = r.v;
+  VectorXd noise_v(m);
+  std::vector<double> noise_b;
+
+  VectorXd sq(n);  // ||x_i||^2
+  for (Index i = 0; i < n; ++i) {
+    const double a = X.norm(i);
+    sq[i] = a * a;
+  }
+
+  auto record = [&](Index done, const VectorXd& theta, const VectorXd* alpha) {
+    r.path_steps.push_back(static_cast<std::int64_t>(done));
+    r.primal_path.push_back(primal_objective(X, y, p.loss, p.lam, theta));
+    r.dual_path.push_back(alpha ? dual_objective(X, y, p.loss, p.lam, *alpha)
+                                : std::numeric_limits<double>::quiet_NaN());
+  };
+  auto due = [&](Index t) {
+    return p.record_every > 0 && ((t + 1) % p.record_every == 0 || t + 1 == steps);
+  };
+
+  if (p.variant == ScdVariant::primal) {
+    const Columns<Rows> cols(X);
+    VectorXd theta = VectorXd::Zero(m);
+    VectorXd w = VectorXd::Zero(n);  // X theta
+    for (Index t = 0; t < steps; ++t) {
+      const std::vector<std::int64_t> coords = samplers::choice_without_replacement(
+          p.key, p.batch_stream, static_cast<std::uint64_t>(t), m, p.batch_size);
+      for (const std::int64_t k : coords) {
+        double g = 0.0, h = 0.0;
+        cols.for_each(k, [&](Index i, double x) {
+          if (p.loss == Loss::squared) {
+            g += x * (w[i] - y[i]);
+            h += x * x;
+          } else {
+            const double e = 1.0 / (1.0 + std::exp(y[i] * w[i]));  // sigma(-y w)
+            g += x * (-y[i] * e);
+            h += x * x * e * (1.0 - e);
+          }
+        });
+        const double grad = g / static_cast<double>(n) + p.lam * theta[k];
+        const double hess = h / static_cast<double>(n) + p.lam;
+        const double delta = scale_to(-grad / hess, p.clip);
+        theta[k] += delta;
+        cols.for_each(k, [&](Index i, double x) { w[i] += delta * x; });
+      }
+      if (p.noise_std > 0.0) {
+        noise_b.resize(coords.size());
+        random::normal(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * m, coords.size(),
+                       noise_b.data(), 1);
+        for (std::size_t a = 0; a < coords.size(); ++a) {
+          const double e = p.noise_std * noise_b[a];
+          theta[coords[a]] += e;
+          cols.for_each(coords[a], [&](Index i, double x) { w[i] += e * x; });
+        }
+      }
+      if (due(t)) record(t + 1, theta, nullptr);
+    }
+    v = theta * lam_n;
+    return r;
+  }
+
+  r.alpha = VectorXd::Zero(n);
+  VectorXd& alpha = r.alpha;
+  std::vector<std::int64_t> batch, perm;
+  std::vector<double> zeta;
+  const double q_rate = static_cast<double>(p.batch_size) / static_cast<double>(n);
+  const double sigma_prime = p.variant == ScdVariant::dual ? static_cast<double>(p.batch_size) : 1.0;
+
+  for (Index t = 0; t < steps; ++t) {
+    // ---- the batch
+    if (p.variant == ScdVariant::scd) {
+      const Index k = t % n;
+      if (k == 0)
+        perm = samplers::choice_without_replacement(p.key, p.batch_stream,
+                                                    static_cast<std::uint64_t>(t / n), n, n);
+      batch.assign(1, perm[static_cast<std::size_t>(k)]);
+    } else if (p.poisson) {
+      batch = samplers::poisson_sample(p.key, p.batch_stream, static_cast<std::uint64_t>(t), n,
+                                       q_rate);
+    } else {
+      batch = samplers::choice_without_replacement(p.key, p.batch_stream,
+                                                   static_cast<std::uint64_t>(t), n, p.batch_size);
+    }
+    const Index count = static_cast<Index>(batch.size());
+    zeta.resize(batch.size());
+
+    if (p.variant == ScdVariant::dual) {
+      // every update from the same (alpha, v): independent, in parallel
+      const int threads = parallel::resolve_threads(p.n_threads);
+      (void)threads;
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) \
+    if (threads > 1 && count >= parallel::kReduceBlock * parallel::kMinParallelItems)
+#endif
+      for (Index a = 0; a < count; ++a) {
+        const Index j = batch[static_cast<std::size_t>(a)];
+        const double z = X.dot(j, v) / lam_n;
+        zeta[static_cast<std::size_t>(a)] =
+            scale_to(dual_step(p.loss, alpha[j], y[j], sq[j], z, sigma_prime, lam_n), p.clip);
+      }
+      for (Index a = 0; a < count; ++a) alpha[batch[static_cast<std::size_t>(a)]] += zeta[static_cast<std::size_t>(a)];
+      parallel::deterministic_sum(
+          count, m, p.n_threads,
+          [&](Index a, VecMut acc) {
+            X.axpy(batch[static_cast<std::size_t>(a)], zeta[static_cast<std::size_t>(a)], acc);
+          },
+          noise_v);
+      v += noise_v;
+    } else {  // seq and scd: each update sees the previous ones
+      for (Index a = 0; a < count; ++a) {
+        const Index j = batch[static_cast<std::size_t>(a)];
+        const double z = X.dot(j, v) / lam_n;
+        const double step =
+            scale_to(dual_step(p.loss, alpha[j], y[j], sq[j], z, 1.0, lam_n), p.clip);
+        alpha[j] += step;
+        X.axpy(j, step, v);
+      }
+    }
+
+    if (p.noise_std > 0.0) {
+      noise_b.resize(batch.size());
+      random::normal(p.key, alpha_stream, static_cast<std::uint64_t>(t) * n, batch.size(),
+                     noise_b.data(), 1);
+      for (Index a = 0; a < count; ++a)
+        alpha[batch[static_cast<std::size_t>(a)]] += p.noise_std * noise_b[static_cast<std::size_t>(a)];
+      random::normal(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * m,
+                     static_cast<std::size_t>(m), noise_v.data(), 1);
+      v += p.noise_std * noise_v;
+    }
+    if (due(t)) record(t + 1, VectorXd(v / lam_n), &alpha);
+  }
+  return r;
+}
+
+template ScdResult scd_train<DenseRows>(const DenseRows&, const VecRef&, const ScdParams&);
+template ScdResult scd_train<CsrRows>(const CsrRows&, const VecRef&, const ScdParams&);
+template double primal_objective<DenseRows>(const DenseRows&, const VecRef&, Loss, double,
+                                            const VecRef&);
+template double primal_objective<CsrRows>(const CsrRows&, const VecRef&, Loss, double,
+                                          const VecRef&);
+template double dual_objective<DenseRows>(const DenseRows&, const VecRef&, Loss, double,
+                                          const VecRef&);
+template double dual_objective<CsrRows>(const CsrRows&, const VecRef&, Loss, double,
+                                        const VecRef&);
+
+}  // namespace privlearn::linear
