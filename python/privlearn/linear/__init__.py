@@ -5,6 +5,16 @@ from __future__ import annotations
 
 from privlearn.linear.estimators import DPSGDClassifier, DPSGDPrivacy, DPSGDRegressor
 from privlearn.linear.scd import scd_train
+from privlearn.linear.scd_estimators import DPSCDClassifier, DPSCDPrivacy, DPSCDRegressor
 from privlearn.linear.sgd import sgd_train
 
-__all__ = ["DPSGDClassifier", "DPSGDPrivacy", "DPSGDRegressor", "scd_train", "sgd_train"]
+__all__ = [
+    "DPSCDClassifier",
+    "DPSCDPrivacy",
+    "DPSCDRegressor",
+    "DPSGDClassifier",
+    "DPSGDPrivacy",
+    "DPSGDRegressor",
+    "scd_train",
+    "sgd_train",
+]

@@ -31,11 +31,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
+from sklearn.base import ClassifierMixin, RegressorMixin
 
 from privlearn._checks import as_index, as_real
 from privlearn._linear_common import SCHEDULES, SGDRun, as_design_matrix, objective
@@ -50,17 +46,27 @@ from privlearn.accounting import (
     SampledWithoutReplacement,
     calibrate_sigma,
 )
+from privlearn.linear._common import (
+    BACKENDS,
+    PATH_POINTS,
+    ROW_NORM_TOLERANCE,
+    BinaryLinearClassifierMixin,
+    LinearModelBase,
+    LinearRegressorMixin,
+    _binary_labels,
+    _check_fit_data,
+    _choice,
+    _epsilon,
+    _finite_positive,
+    _flag,
+    _row_norms,
+    _scale_rows,
+    _seed,
+)
 from privlearn.random import Stream
 
 __all__ = ["DPSGDClassifier", "DPSGDPrivacy", "DPSGDRegressor"]
 
-#: Rows may exceed the unit norm by this relative rounding tolerance (``x / ||x||`` computed in
-#: floating point can have norm ``1 + 1 ulp``).
-ROW_NORM_TOLERANCE = 1e-12
-#: Default number of recorded iterates of the (non-private) objective diagnostic.
-PATH_POINTS = 150
-
-_BACKENDS = ("core", "reference")
 _EPSILON_SPLITS = ("total", "per_pass")
 _SAMPLINGS = {"l2-laplace": ("disjoint",), "gaussian": ("poisson", "fixed")}
 _DEFAULT_SAMPLING = {"l2-laplace": "disjoint", "gaussian": "poisson"}
@@ -175,52 +181,7 @@ class _Plan:
     privacy: DPSGDPrivacy
 
 
-# ---- parameter checks ---------------------------------------------------------------------------
-def _choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
-    return value
-
-
-def _flag(value: Any, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
-    return bool(value)
-
-
-def _finite_positive(value: Any, name: str) -> float:
-    v = as_real(value, name, numbers_only=True)
-    if not (math.isfinite(v) and v > 0.0):
-        raise ValueError(f"{name} must be a finite number > 0, got {v}")
-    return v
-
-
-def _epsilon(value: Any) -> float:
-    eps = as_real(value, "epsilon", numbers_only=True)
-    if not eps > 0.0:  # also rejects NaN
-        raise ValueError(f"epsilon must be > 0 (float('inf') for a non-private fit), got {eps}")
-    return eps
-
-
-def _seed(seed: Any) -> int | None:
-    if seed is None:
-        return None
-    return as_index(seed, "seed", upper=(1 << 64) - 1)
-
-
-def _row_norms(X: np.ndarray | sp.csr_matrix) -> np.ndarray:
-    if sp.issparse(X):
-        return np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).reshape(-1))
-    return np.linalg.norm(X, axis=1)
-
-
-def _scale_rows(X: np.ndarray | sp.csr_matrix, scale: np.ndarray) -> Any:
-    if sp.issparse(X):
-        return as_design_matrix(sp.diags(scale) @ X)
-    return np.ascontiguousarray(X * scale[:, None])
-
-
-class _DPSGDBase(BaseEstimator):
+class _DPSGDBase(LinearModelBase):
     """Shared fitting logic; subclasses define the loss, the label handling and the mechanism."""
 
     # ---- to be provided by subclasses ----------------------------------------------------------
@@ -238,7 +199,7 @@ class _DPSGDBase(BaseEstimator):
         n, d = X.shape
         mechanism = _choice(self._mechanism_name(), "mechanism", ("l2-laplace", "gaussian"))
         loss = self._loss_name()
-        backend = _choice(self.backend, "backend", _BACKENDS)
+        backend = _choice(self.backend, "backend", BACKENDS)
         seed = _seed(self.seed)
         fit_intercept = _flag(self.fit_intercept, "fit_intercept")
         clip_rows = self._clip_rows()
@@ -494,32 +455,6 @@ class _DPSGDBase(BaseEstimator):
         )
         return _Plan("gaussian", sampling, math.inf, sigma, clip, 0.0, steps, privacy)
 
-    def _set_coef(self, coef: np.ndarray, intercept: float) -> None:  # pragma: no cover
-        raise NotImplementedError
-
-    # ---- prediction ------------------------------------------------------------------------------
-    def _validate_X_predict(self, X: Any) -> np.ndarray | sp.csr_matrix:
-        check_is_fitted(self, "coef_")
-        X = as_design_matrix(check_array(X, accept_sparse="csr", dtype=np.float64, estimator=self))
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input"
-            )
-        return X
-
-    def _linear(self, X: Any) -> np.ndarray:
-        X = self._validate_X_predict(X)
-        coef = np.asarray(self.coef_, dtype=np.float64).reshape(-1)
-        intercept = float(np.asarray(self.intercept_).reshape(-1)[0])
-        return np.asarray(X @ coef).reshape(-1) + intercept
-
-    def __sklearn_tags__(self) -> Any:  # scikit-learn >= 1.6
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.non_deterministic = self.seed is None
-        return tags
-
 
 def _not_private(sampling: str, steps: int, clip: float) -> DPSGDPrivacy:
     return DPSGDPrivacy(
@@ -593,7 +528,7 @@ _ATTRIBUTES = """
         Steps run."""
 
 
-class DPSGDClassifier(ClassifierMixin, _DPSGDBase):
+class DPSGDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSGDBase):
     __doc__ = f"""Binary linear classifier trained by differentially private mini-batch SGD.
 
     Minimises ``(alpha/2)||w||^2 + (1/n) sum_i loss(y_i x_i^T w)`` with labels mapped to
@@ -742,67 +677,13 @@ class DPSGDClassifier(ClassifierMixin, _DPSGDBase):
         self
         """
         X, y = _check_fit_data(X, y, self, y_numeric=False)
-        check_classification_targets(y)
-        classes = np.unique(y)
-        if classes.size != 2:
-            raise ValueError(
-                f"Only binary classification is supported: y must contain exactly 2 classes, "
-                f"got {classes.size} class(es): {classes[:10].tolist()}"
-            )
-        y_internal = np.where(y == classes[1], 1.0, -1.0)
+        classes, y_internal = _binary_labels(y)
         self._fit(X, y_internal)
         self.classes_ = classes
         return self
 
-    def _set_coef(self, coef: np.ndarray, intercept: float) -> None:
-        self.coef_ = coef.reshape(1, -1)
-        self.intercept_ = np.array([intercept])
 
-    def decision_function(self, X: Any) -> np.ndarray:
-        """``X @ coef_.T + intercept_``: positive values predict ``classes_[1]``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        return self._linear(X)
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Class labels: ``classes_[1]`` where the decision function is > 0."""
-        positive = self.decision_function(X) > 0.0
-        return self.classes_[positive.astype(np.intp)]
-
-    def _has_proba(self) -> bool:
-        if self.loss != "log_loss":
-            raise AttributeError(
-                f"predict_proba is only available for loss='log_loss' (the logistic model); "
-                f"loss={self.loss!r} has no probabilistic interpretation"
-            )
-        return True
-
-    @available_if(_has_proba)
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Probabilities of ``classes_`` under the logistic model (``loss="log_loss"`` only;
-        for ``"hinge"`` the attribute does not exist and accessing it raises AttributeError).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-        """
-        p = expit(self.decision_function(X))
-        return np.column_stack([1.0 - p, p])
-
-    def __sklearn_tags__(self) -> Any:  # scikit-learn >= 1.6
-        tags = super().__sklearn_tags__()
-        if getattr(tags, "classifier_tags", None) is not None:
-            tags.classifier_tags.multi_class = False
-        return tags
-
-    def _more_tags(self) -> dict[str, Any]:  # scikit-learn < 1.6
-        return {"binary_only": True, "non_deterministic": self.seed is None}
-
-
-class DPSGDRegressor(RegressorMixin, _DPSGDBase):
+class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
     __doc__ = f"""Linear least-squares regression by differentially private mini-batch SGD
     (Abadi et al. 2016, Algorithm 1: per-example clipping, Gaussian noise, RDP accountant).
 
@@ -891,22 +772,3 @@ class DPSGDRegressor(RegressorMixin, _DPSGDBase):
         X, y = _check_fit_data(X, y, self, y_numeric=True)
         self._fit(X, np.ascontiguousarray(y, dtype=np.float64))
         return self
-
-    def _set_coef(self, coef: np.ndarray, intercept: float) -> None:
-        self.coef_ = coef
-        self.intercept_ = intercept
-
-    def predict(self, X: Any) -> np.ndarray:
-        """``X @ coef_ + intercept_``."""
-        return self._linear(X)
-
-
-def _check_fit_data(
-    X: Any, y: Any, estimator: Any, *, y_numeric: bool
-) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
-    """scikit-learn's checks (2-D, non-empty, finite, real, 1-D y of matching length), then
-    float64 C-contiguous or canonical CSR."""
-    X, y = check_X_y(
-        X, y, accept_sparse="csr", dtype=np.float64, y_numeric=y_numeric, estimator=estimator
-    )
-    return as_design_matrix(X), y

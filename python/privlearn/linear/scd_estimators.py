@@ -1,0 +1,741 @@
+"""scikit-learn estimators for differentially private stochastic coordinate descent:
+:class:`DPSCDRegressor` (ridge regression) and :class:`DPSCDClassifier` (logistic regression,
+SVM).
+
+Damaskinos, Mendler-Duenner, Guerraoui, Papandreou, Parnell, "Differentially Private Stochastic
+Coordinate Descent", AAAI 2021 ("the paper"). The estimators minimise
+
+    ``P(theta) = (1/N) sum_i loss(x_i^T theta, y_i) + (lambda/2) ||theta||^2``
+
+(``lambda`` is the ``alpha`` parameter) by coordinate descent on the dual problem (3) and
+release ``theta = v / (lambda N)`` (Algorithm 1, line 16). Training is done by
+:func:`privlearn.linear.scd_train` (C++ core) or its numpy twin
+:func:`privlearn.reference.linear.scd_train` (``backend="reference"``); the noise and the
+accounting are decided here.
+
+Privacy of each variant (``N`` examples, batch size ``L``, scaling bound ``C``, ``T`` steps;
+rows must satisfy ``||x_i|| <= 1``; the noise multiplier ``sigma`` is always the noise standard
+deviation divided by the L2 sensitivity ``S_f`` of one step, eq. (5) of the paper):
+
+``variant="dual"``, ``sampling="poisson"`` -- Algorithm 1 with Poisson batches of rate
+    ``q = L / N``, ``T = ceil(epochs N / L)``. Lemma 1: adding or removing one example changes
+    its own scaled update ``zeta_j`` (``|zeta_j| <= C``, Step 8) and ``v`` by ``zeta_j x_j``
+    (norm ``<= C``), and nothing else (the updates of a batch are computed independently from
+    the same ``(alpha, v)``), so ``S_f = sqrt(2) C`` and the noise is
+    ``N(0, 2 sigma^2 C^2)`` per coordinate (Algorithm 1, lines 13-14). Theorem 1: ``T``
+    Poisson-subsampled Gaussian mechanisms, accounted by the RDP (moments) accountant as
+    ``PoissonSampled(q, GaussianEvent(sigma))`` x ``T``, add/remove-one neighbours.
+
+``variant="dual"``, ``sampling="fixed"`` -- batches of exactly ``L`` rows drawn without
+    replacement; the matching neighbouring relation is replace-one. Replacing example ``j``
+    moves ``zeta_j`` from one value in ``[-C, C]`` to another (up to ``2 C``) and ``v`` by
+    ``zeta_j x_j - zeta'_j x'_j`` (up to ``2 C``), so ``S_f = 2 sqrt(2) C``: for the same
+    ``sigma`` the trainer adds twice the noise of the Poisson case, exactly as
+    :class:`~privlearn.linear.DPSGDClassifier` doubles its noise for fixed batches. Accounted
+    as ``SampledWithoutReplacement(N, L, GaussianEvent(sigma))`` x ``T`` (Wang, Balle,
+    Kasiviswanathan 2019).
+
+``variant="seq"`` -- SeqDP-SCD (Section 5 and the paper's Appendix C): the batch is processed
+    sequentially, each update seeing the previous ones, so one example can change every later
+    update of its batch: ``S_f = 2 C sqrt(L (L + 1))`` (``L`` coordinates of ``alpha`` by up
+    to ``2 C`` each, ``v`` by up to ``2 C L``). That bound needs the batch to have exactly
+    ``L`` rows, so the private fit requires ``sampling="fixed"`` (replace-one neighbours,
+    accounted as for ``"dual"`` with fixed batches); Poisson batches have an unbounded size,
+    hence an unbounded sensitivity, and are refused.
+
+``variant="primal"`` -- Section 3.2 (the paper's Algorithm 2 and Lemma 4): ``L`` coordinates
+    of ``theta`` per step, each update reading every example and scaled to ``|delta| <= C``,
+    noise on the ``L`` updated coordinates; ``T = ceil(epochs M / L)``. Every step touches
+    every example (sampling ratio ``q = 1``: no amplification) and ``S_f = 2 C sqrt(L (L + 1))``
+    (Lemma 4; the ``L`` released coordinates alone move by at most ``2 C`` each, so the bound
+    holds for replace-one and add/remove-one neighbours alike). Accounted as
+    ``GaussianEvent(sigma)`` x ``T`` with ``sigma`` from ``calibrate_sigma(q=1)``.
+
+``variant="scd"`` -- the non-private SDCA baseline (exact steps, one example at a time):
+    ``epsilon`` must be ``inf``.
+
+``epsilon=inf`` runs any variant without noise and without scaling (``clip`` is ignored).
+
+What the guarantee covers: the sequence of released models ``theta_t = v_t / (lambda N)`` and
+in particular ``coef_``. The paper's analysis treats ``[alpha; v]`` as each step's output, but
+the dual vector ``alpha`` has one coordinate per training example and (Algorithm 1, line 13)
+receives noise only on the coordinates of the current batch, so publishing ``alpha`` would
+reveal which examples were sampled at which step, which the subsampling amplification assumes
+secret. ``dual_coef_`` is therefore exposed as a training diagnostic that must not be released,
+like ``objective_path_`` and ``duality_gap_path_`` (computed on the raw training data).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sklearn.base import ClassifierMixin, RegressorMixin
+
+from privlearn._checks import as_index, as_real
+from privlearn._linear_common import SCD_VARIANTS, SCDRun
+from privlearn.accounting import (
+    Event,
+    GaussianEvent,
+    PoissonSampled,
+    PrivacyStatement,
+    RDPAccountant,
+    SampledWithoutReplacement,
+    calibrate_sigma,
+)
+from privlearn.linear._common import (
+    BACKENDS,
+    PATH_POINTS,
+    ROW_NORM_TOLERANCE,
+    BinaryLinearClassifierMixin,
+    LinearModelBase,
+    LinearRegressorMixin,
+    _append_column,
+    _binary_labels,
+    _check_fit_data,
+    _choice,
+    _epsilon,
+    _finite_positive,
+    _flag,
+    _project_rows,
+    _row_norms,
+    _seed,
+)
+from privlearn.random import Stream
+
+__all__ = ["DPSCDClassifier", "DPSCDPrivacy", "DPSCDRegressor"]
+
+_SAMPLINGS = ("poisson", "fixed")
+_NEIGHBORING = {"poisson": "add_remove", "fixed": "replace_one"}
+_ACCOUNTED_AS = {"poisson": "poisson", "fixed": "without_replacement"}
+_SAMPLING_TEXT = {
+    "poisson": "Poisson batches",
+    "fixed": "fixed-size batches without replacement",
+    "all": "every example read at each step",
+    "permutation": "one example per step (a random permutation per epoch)",
+}
+
+
+@dataclass(frozen=True)
+class DPSCDPrivacy:
+    """What a DP-SCD fit spent, and how (the ``privacy_`` attribute of the estimators).
+
+    Attributes
+    ----------
+    epsilon : float
+        Total epsilon of the whole fit (``inf``: not private).
+    delta : float
+        Total delta (0 for a non-private fit).
+    variant : str
+        ``"dual"`` (Algorithm 1), ``"seq"`` (SeqDP-SCD), ``"primal"`` (Section 3.2) or
+        ``"scd"`` (non-private SDCA).
+    accountant : str
+        ``"rdp"`` or ``"none"``.
+    neighboring : str or None
+        ``"add_remove"`` (Poisson batches) or ``"replace_one"`` (fixed batches; primal).
+    sampling : str
+        What each step reads: ``"poisson"`` or ``"fixed"`` batches of examples (dual, seq),
+        ``"all"`` (primal: every example, ``q = 1``) or ``"permutation"`` (scd).
+    sampling_rate : float
+        ``q``: ``L / N`` for the dual variants, 1 for the primal variant, ``1 / N`` for scd.
+    steps : int
+        ``T``, the number of noisy releases (composed mechanisms).
+    batch_size : int
+        ``L``: examples per step (dual, seq), coordinates per step (primal).
+    clip : float
+        ``C``, the bound every coordinate update is scaled to (Algorithm 1, Step 8); 0 when no
+        scaling was done (non-private fit).
+    sensitivity : float
+        ``S_f``, the L2 sensitivity of one step under ``neighboring``: ``sqrt(2) C`` (Lemma 1),
+        ``2 sqrt(2) C`` (dual with fixed batches) or ``2 C sqrt(L (L + 1))`` (seq; primal,
+        Lemma 4). ``inf`` for a non-private fit.
+    sigma : float or None
+        The noise multiplier: noise standard deviation / ``S_f`` (the paper's ``sigma``, eq. 5
+        and Algorithm 1 line 2; the accountant's ``GaussianEvent(sigma)``).
+    noise_std : float
+        Standard deviation of the Gaussian noise added to every released coordinate,
+        ``sigma * S_f`` (0 for a non-private fit).
+    statement : PrivacyStatement or None
+        The RDP accountant's statement (composed events, best order, neighbouring relation);
+        None if not private.
+    """
+
+    epsilon: float
+    delta: float
+    variant: str
+    accountant: str
+    neighboring: str | None
+    sampling: str
+    sampling_rate: float
+    steps: int
+    batch_size: int
+    clip: float
+    sensitivity: float
+    sigma: float | None = None
+    noise_std: float = 0.0
+    statement: PrivacyStatement | None = None
+
+    @property
+    def private(self) -> bool:
+        """Whether the fit is differentially private (finite epsilon)."""
+        return math.isfinite(self.epsilon)
+
+    def __str__(self) -> str:
+        if not self.private:
+            return (
+                f"not private (epsilon = inf): variant {self.variant!r} without noise or "
+                f"scaling, {self.steps} steps, "
+                f"{_SAMPLING_TEXT.get(self.sampling, self.sampling)}"
+            )
+        lines = [
+            f"({self.epsilon:.6g}, {self.delta:.6g})-DP, DP-SCD variant {self.variant!r} "
+            f"(Damaskinos et al. 2021)",
+            f"  Gaussian noise std {self.noise_std:.6g} = sigma {self.sigma:.6g} x sensitivity "
+            f"{self.sensitivity:.6g} (C = {self.clip:g}, L = {self.batch_size})",
+            f"  {self.steps} steps, {_SAMPLING_TEXT.get(self.sampling, self.sampling)}, "
+            f"q = {self.sampling_rate:.6g}",
+        ]
+        if self.statement is not None:
+            lines += ["  " + line for line in str(self.statement).splitlines()]
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """The trainer's noise and scaling, resolved from the parameters and the data."""
+
+    clip: float  # given to scd_train (0 = no scaling)
+    noise_std: float
+    privacy: DPSCDPrivacy
+
+
+def _not_private(
+    variant: str, sampling: str, rate: float, steps: int, batch_size: int
+) -> DPSCDPrivacy:
+    return DPSCDPrivacy(
+        epsilon=math.inf,
+        delta=0.0,
+        variant=variant,
+        accountant="none",
+        neighboring=None,
+        sampling=sampling,
+        sampling_rate=rate,
+        steps=steps,
+        batch_size=batch_size,
+        clip=0.0,
+        sensitivity=math.inf,
+    )
+
+
+class _DPSCDBase(LinearModelBase):
+    """Shared fitting logic; subclasses define the loss and the label handling."""
+
+    def _loss_name(self) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    # ---- fitting ---------------------------------------------------------------------------------
+    def _fit(self, X: Any, y_internal: np.ndarray) -> None:
+        n, d = X.shape
+        loss = self._loss_name()
+        variant = _choice(self.variant, "variant", SCD_VARIANTS)
+        sampling = _choice(self.sampling, "sampling", _SAMPLINGS)
+        backend = _choice(self.backend, "backend", BACKENDS)
+        seed = _seed(self.seed)
+        fit_intercept = _flag(self.fit_intercept, "fit_intercept")
+        clip_rows = _flag(self.clip_rows, "clip_rows")
+        alpha = as_real(self.alpha, "alpha", numbers_only=True)
+        if not (math.isfinite(alpha) and alpha > 0.0):
+            raise ValueError(
+                f"alpha (lambda) must be a finite number > 0 (the dual problem (3) and "
+                f"theta = v / (lambda N) need it), got {alpha}"
+            )
+        if variant == "primal" and loss == "hinge":
+            raise ValueError(
+                "variant='primal' supports the squared and logistic losses only (its "
+                "coordinate step needs a differentiable loss); use variant='dual' for the hinge"
+            )
+        m = d + 1 if fit_intercept else d
+        batch_size = as_index(self.batch_size, "batch_size", lower=1, upper=1 << 62)
+        if variant == "primal":
+            if batch_size > m:
+                raise ValueError(
+                    f"batch_size ({batch_size}) must be <= the number of coordinates = {m} for "
+                    "variant='primal' (L coordinates are updated per step)"
+                )
+        elif variant != "scd" and batch_size > n:
+            raise ValueError(f"batch_size ({batch_size}) must be <= n_samples = {n}")
+        epochs = as_index(self.epochs, "epochs", lower=1, upper=1 << 31)
+        clip = as_real(self.clip, "clip", numbers_only=True)
+        if not (math.isfinite(clip) and clip >= 0.0):
+            raise ValueError(f"clip must be a finite number >= 0, got {clip}")
+        record_every = None
+        if self.record_every is not None:
+            record_every = as_index(self.record_every, "record_every", lower=1, upper=1 << 62)
+        scaling = 0.0
+        if fit_intercept:
+            scaling = _finite_positive(self.intercept_scaling, "intercept_scaling")
+            if not scaling < 1.0:
+                raise ValueError(
+                    "with fit_intercept=True the augmented rows [x_i, intercept_scaling] must "
+                    f"have norm <= 1: intercept_scaling must be < 1, got {scaling}"
+                )
+        # scd takes one example per step (T = epochs N); the batch size plays no role there.
+        trainer_batch = 1 if variant == "scd" else batch_size
+        units = m if variant == "primal" else n
+        steps = epochs * n if variant == "scd" else -(-(epochs * units) // trainer_batch)
+        plan = self._plan(variant, sampling, n, trainer_batch, steps, clip)
+
+        # Rows the trainer sees: optional projection, then the constant intercept column; the
+        # augmented rows have norm <= 1 (Lemma 1's normalised data).
+        bound = math.sqrt(1.0 - scaling**2) if fit_intercept else 1.0
+        if clip_rows:
+            X = _project_rows(X, bound)
+        else:
+            _check_row_norms(X, bound, scaling if fit_intercept else None)
+        if fit_intercept:
+            X = _append_column(X, scaling)
+
+        if record_every is None:
+            record_every = max(1, steps // PATH_POINTS)
+        if backend == "core":
+            from privlearn.linear.scd import scd_train
+        else:
+            from privlearn.reference.linear import scd_train
+        run: SCDRun = scd_train(
+            X,
+            y_internal,
+            key=Stream(seed).key,
+            n_threads=self.n_threads,
+            loss=loss,
+            variant=variant,
+            sampling=sampling,
+            alpha=alpha,
+            batch_size=trainer_batch,
+            epochs=epochs,
+            clip=plan.clip,
+            noise_std=plan.noise_std,
+            record_every=record_every,
+        )
+        if run.n_steps != plan.privacy.steps:  # the accountant must see every step
+            raise RuntimeError(
+                f"the trainer ran {run.n_steps} steps but {plan.privacy.steps} were accounted"
+            )
+        theta = np.asarray(run.coef, dtype=np.float64)
+        self._set_coef(theta[:d], float(theta[d] * scaling) if fit_intercept else 0.0)
+        self.dual_coef_ = np.asarray(run.dual_coef, dtype=np.float64)
+        self.n_features_in_ = d
+        self.privacy_ = plan.privacy
+        self.objective_path_ = np.asarray(run.primal_path, dtype=np.float64)
+        self.duality_gap_path_ = self.objective_path_ - np.asarray(run.dual_path)
+        self.objective_steps_ = np.asarray(run.path_steps, dtype=np.int64)
+        self.n_steps_ = int(run.n_steps)
+
+    def _plan(
+        self, variant: str, sampling: str, n: int, batch_size: int, steps: int, clip: float
+    ) -> _Plan:
+        epsilon = None if self.epsilon is None else _epsilon(self.epsilon)
+        noise_multiplier = self.noise_multiplier
+        if noise_multiplier is not None:
+            if epsilon is not None:
+                raise ValueError(
+                    "give either epsilon (the noise is calibrated to it) or noise_multiplier "
+                    "(epsilon is then reported in privacy_), not both: set epsilon=None"
+                )
+            noise_multiplier = _finite_positive(noise_multiplier, "noise_multiplier")
+        elif epsilon is None:
+            raise ValueError("epsilon is None: give epsilon or noise_multiplier")
+        private = noise_multiplier is not None or math.isfinite(epsilon)  # type: ignore[arg-type]
+        delta = self.delta
+        if delta is not None:
+            delta = as_real(delta, "delta", numbers_only=True)
+            if not 0.0 < delta < 1.0:
+                raise ValueError(f"delta must lie in (0, 1), got {delta}")
+
+        if variant == "scd":
+            if private:
+                raise ValueError(
+                    "variant='scd' is the non-private SDCA baseline (exact, unscaled, noiseless "
+                    "steps): it needs epsilon=inf; use variant='dual' (Algorithm 1) for a "
+                    "private fit"
+                )
+            plain = _not_private(variant, "permutation", 1.0 / n, steps, batch_size)
+            return _Plan(0.0, 0.0, plain)
+        if not private:
+            if variant == "primal":
+                plain = _not_private(variant, "all", 1.0, steps, batch_size)
+            else:
+                plain = _not_private(variant, sampling, batch_size / n, steps, batch_size)
+            return _Plan(0.0, 0.0, plain)
+        if not clip > 0.0:
+            raise ValueError(
+                "a private DP-SCD fit needs clip > 0: every update is scaled to |zeta| <= clip "
+                "(Algorithm 1, Step 8), which bounds the sensitivity (Lemma 1)"
+            )
+        if variant == "seq" and sampling == "poisson":
+            raise ValueError(
+                "variant='seq' with sampling='poisson' cannot be made private: the sequential "
+                "updates give sensitivity 2 C sqrt(B (B + 1)) for a batch of B rows, and a "
+                "Poisson batch has no size bound; use sampling='fixed' (batches of exactly "
+                "batch_size rows, replace-one neighbours)"
+            )
+        if delta is None:
+            delta = 1.0 / n**2
+        L = batch_size
+        event: Event
+        if variant == "primal":
+            # Section 3.2: every step reads every example (q = 1); Lemma 4.
+            q, sampled_as, neighboring, what = 1.0, "poisson", "replace_one", "all"
+            sensitivity = 2.0 * clip * math.sqrt(L * (L + 1.0))
+        else:
+            q, sampled_as = L / n, _ACCOUNTED_AS[sampling]
+            neighboring, what = _NEIGHBORING[sampling], sampling
+            if variant == "seq":  # SeqDP-SCD, fixed batches (replace-one)
+                sensitivity = 2.0 * clip * math.sqrt(L * (L + 1.0))
+            elif sampling == "poisson":  # Lemma 1, add/remove-one
+                sensitivity = math.sqrt(2.0) * clip
+            else:  # replace-one: zeta_j and v both move by up to 2C
+                sensitivity = 2.0 * math.sqrt(2.0) * clip
+        if noise_multiplier is None:
+            assert epsilon is not None
+            sigma = calibrate_sigma(epsilon, delta, q=q, steps=steps, sampling=sampled_as, n=n)
+        else:
+            sigma = noise_multiplier
+        if variant == "primal":
+            event = GaussianEvent(sigma)
+        elif sampling == "poisson":
+            event = PoissonSampled(q, GaussianEvent(sigma))
+        else:
+            event = SampledWithoutReplacement(n, L, GaussianEvent(sigma))
+        # The accountant is fixed to the sampler's neighbouring relation: a mismatched event
+        # raises UnsupportedEventError instead of giving a wrong number.
+        accountant = RDPAccountant(neighboring=neighboring).compose(event, count=steps)
+        statement = accountant.statement(delta)
+        privacy = DPSCDPrivacy(
+            epsilon=statement.epsilon,
+            delta=delta,
+            variant=variant,
+            accountant="rdp",
+            neighboring=neighboring,
+            sampling=what,
+            sampling_rate=q,
+            steps=steps,
+            batch_size=L,
+            clip=clip,
+            sensitivity=sensitivity,
+            sigma=sigma,
+            noise_std=sigma * sensitivity,
+            statement=statement,
+        )
+        return _Plan(clip, sigma * sensitivity, privacy)
+
+
+def _check_row_norms(X: Any, bound: float, scaling: float | None) -> None:
+    norms = _row_norms(X)
+    bad = np.flatnonzero(norms > bound * (1.0 + ROW_NORM_TOLERANCE))
+    if bad.size == 0:
+        return
+    i = int(bad[0])
+    if scaling is None:
+        what = f"row {i} of X has L2 norm {norms[i]:.6g} > 1"
+    else:
+        what = (
+            f"row {i} of X has L2 norm {norms[i]:.6g} > sqrt(1 - intercept_scaling^2) = "
+            f"{bound:.6g} (the row augmented with intercept_scaling={scaling:g} must have "
+            f"norm <= 1)"
+        )
+    raise ValueError(
+        f"{what} ({bad.size} such rows): DP-SCD (Damaskinos et al. 2021, Lemma 1) needs "
+        "normalised rows, ||x_i|| <= 1, so that a scaled update moves v by at most C. Scale the "
+        "data with public bounds, or pass clip_rows=True to project each row onto the unit "
+        "ball (a per-row map: no privacy cost)."
+    )
+
+
+_COMMON_PARAMS = """
+    epsilon : float or None, default=1.0
+        Privacy target for the whole fit; the noise multiplier is calibrated to it with
+        :func:`privlearn.accounting.calibrate_sigma`. ``float("inf")`` runs the same variant
+        without noise and without scaling (``clip`` is ignored; ``privacy_`` says "not
+        private"). ``None`` only together with ``noise_multiplier``.
+    delta : float or None, default=1e-3
+        Target delta in (0, 1) (the paper's experiments use 1e-3; choose ``delta`` well below
+        ``1 / n_samples`` for a meaningful guarantee). ``None`` means ``1 / n_samples**2``
+        (``n`` is treated as public).
+    noise_multiplier : float or None, default=None
+        The paper's ``sigma`` (noise std / sensitivity ``S_f``) instead of a target epsilon
+        (give ``epsilon=None``); the epsilon it achieves at ``delta`` is reported in
+        ``privacy_``.
+    variant : {"dual", "seq", "primal", "scd"}, default="dual"
+        ``"dual"``: Algorithm 1 (independent updates of a batch, sensitivity ``sqrt(2) C``,
+        Lemma 1). ``"seq"``: SeqDP-SCD, sequential updates within a batch (sensitivity
+        ``2 C sqrt(L (L+1))``; private fits need ``sampling="fixed"``). ``"primal"``: Section
+        3.2, ``batch_size`` coordinates of ``theta`` per step over all examples (``q = 1``,
+        sensitivity ``2 C sqrt(L (L+1))``, Lemma 4; not for the hinge loss). ``"scd"``: the
+        non-private SDCA baseline (``epsilon=inf`` only; one example per step).
+    sampling : {"poisson", "fixed"}, default="poisson"
+        Batches of the dual variants. ``"poisson"``: each example independently with
+        probability ``q = batch_size / n`` (add/remove-one neighbours). ``"fixed"``: exactly
+        ``batch_size`` examples without replacement (replace-one neighbours, twice the noise
+        for the same ``sigma``). Ignored by ``"primal"`` and ``"scd"``.
+    batch_size : int, default=100
+        ``L``: (expected) examples per step (dual, seq; <= n_samples) or coordinates per step
+        (primal; <= n_features, + 1 with ``fit_intercept``). Ignored by ``"scd"``.
+    epochs : int, default=5
+        ``T = ceil(epochs * n / L)`` steps (dual, seq), ``ceil(epochs * M / L)`` (primal),
+        ``epochs * n`` (scd).
+    clip : float, default=0.5
+        ``C``: every coordinate update is scaled to magnitude <= ``C`` (Algorithm 1, Step 8);
+        must be > 0 for a private fit (0.5 was the best value in the paper's Figure 3).
+    alpha : float, default=1e-4
+        ``lambda`` > 0, the L2 regularisation of the primal objective; the model is
+        ``theta = v / (lambda N)``.
+    clip_rows : bool, default=False
+        Project each training row onto the unit ball (with ``fit_intercept``: the ball of
+        radius ``sqrt(1 - intercept_scaling^2)``). A per-row map, so it costs no privacy.
+        Without it, a row with norm > 1 raises ValueError naming the first such row (Lemma 1
+        needs normalised rows). Prediction uses ``X`` as given.
+    fit_intercept : bool, default=False
+        Append a constant column of value ``intercept_scaling`` and learn its weight ``w_b``
+        like any other (it is regularised); ``intercept_ = intercept_scaling * w_b``. Rows then
+        need ``||x_i|| <= sqrt(1 - intercept_scaling^2)``. Without it the model has no
+        intercept (``intercept_ = 0``), as in the paper.
+    intercept_scaling : float, default=0.5
+        Value of the intercept column, in (0, 1).
+    record_every : int or None, default=None
+        Record the diagnostics every ``record_every`` steps (and at the end); ``None`` gives
+        about 150 points.
+    n_threads : int or None, default=None
+        Threads of the core's batch update (``"dual"``); results do not depend on it.
+    seed : int or None, default=None
+        Named ``seed`` rather than ``random_state`` because it is not a numpy RandomState: it
+        selects the 256-bit ChaCha20 key of :class:`privlearn.random.Stream`. ``None`` (the
+        default, right for a private release) draws the key from the operating system; an int
+        makes ``fit`` reproducible (research runs).
+    backend : {"core", "reference"}, default="core"
+        The C++ core or its numpy twin (identical results up to rounding)."""
+
+_ATTRIBUTES = """
+    dual_coef_ : ndarray of shape (n_samples,)
+        The dual variables ``alpha`` (empty for ``variant="primal"``). One value per training
+        example, noised only when its example is in the batch: NOT covered by ``privacy_``
+        (it reveals the batches); a training diagnostic, do not release it.
+    n_features_in_ : int
+    privacy_ : DPSCDPrivacy
+        The privacy the fit spent: epsilon, delta, ``sigma``, ``q``, ``T``, sensitivity, noise
+        and the accountant's statement (``str(privacy_)`` is readable). It covers ``coef_`` /
+        ``intercept_`` (the released models ``theta_t``).
+    objective_path_ : ndarray of shape (n_recorded,)
+        ``P(theta)`` of the released model at the recorded steps, on the rows the trainer saw
+        (after ``clip_rows`` and the intercept column). A NON-PRIVATE diagnostic: it reads the
+        data without noise, so it must not be released as part of a private model.
+    duality_gap_path_ : ndarray of shape (n_recorded,)
+        ``P(theta) - D(alpha)`` at the same steps (NaN for ``variant="primal"``, which has no
+        dual variables; ``inf`` where noise pushed ``alpha`` outside the dual domain of the
+        hinge or logistic loss). With noise ``v != X^T alpha``, but the gap stays >= 0 by weak
+        duality. NON-PRIVATE diagnostic, like ``objective_path_``.
+    objective_steps_ : ndarray of shape (n_recorded,)
+        Steps done at each recorded point.
+    n_steps_ : int
+        Steps run (``T``)."""
+
+_NOTES = """
+    Notes
+    -----
+    Privacy (Damaskinos et al. 2021; details in :mod:`privlearn.linear.scd_estimators`):
+    ``T`` Gaussian mechanisms of sensitivity ``S_f`` (``sqrt(2) C`` by Lemma 1 for Algorithm 1
+    with Poisson batches; ``2 sqrt(2) C`` with fixed batches under replace-one neighbours;
+    ``2 C sqrt(L (L+1))`` for SeqDP-SCD and for the primal variant, Lemma 4), noise std
+    ``sigma S_f`` per released coordinate, composed by the RDP accountant for Poisson
+    subsampling, sampling without replacement, or no subsampling (primal) -- Theorem 1 with
+    the moments accountant of Abadi et al. (2016) replaced by the exact RDP of the sampled
+    Gaussian and the tight RDP -> (epsilon, delta) conversion. The guarantee covers the
+    released model ``coef_`` (``theta = v / (lambda N)``, Algorithm 1 line 16), not
+    ``dual_coef_`` nor the objective diagnostics."""
+
+
+class DPSCDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSCDBase):
+    __doc__ = f"""Binary linear classifier (logistic regression or SVM) trained by
+    differentially private stochastic coordinate descent (Damaskinos et al. 2021).
+
+    Minimises ``(lambda/2)||theta||^2 + (1/n) sum_i loss(y_i x_i^T theta)`` with labels mapped
+    to ``{{-1, +1}}`` (``classes_[1]`` is ``+1``) through its dual (problem (3)): each step
+    updates the dual variables of a batch by the minimisers of the local subproblems
+    ``G*_j`` (eq. 8; closed form for the hinge, one Newton step for the logistic loss),
+    scales them to ``|zeta| <= C`` and adds Gaussian noise to ``alpha_B`` and ``v``.
+
+    Parameters
+    ----------
+    loss : {{"log_loss", "hinge"}}, default="log_loss"
+        Logistic regression or the (L1-)hinge SVM.
+{_COMMON_PARAMS}
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is the positive class (``+1``).
+    coef_ : ndarray of shape (1, n_features)
+        ``theta = v / (lambda N)`` (without the intercept weight).
+    intercept_ : ndarray of shape (1,)
+{_ATTRIBUTES}
+{_NOTES}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from privlearn.linear import DPSCDClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(2000, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X @ [1.0, -1.0, 0.5] > 0, "yes", "no")
+    >>> clf = DPSCDClassifier(loss="hinge", epsilon=1.0, alpha=1e-3, seed=0).fit(X, y)
+    >>> clf.privacy_.epsilon <= 1.0
+    True
+    >>> clf.classes_.tolist()
+    ['no', 'yes']
+    """
+
+    def __init__(
+        self,
+        *,
+        loss: str = "log_loss",
+        epsilon: float | None = 1.0,
+        delta: float | None = 1e-3,
+        noise_multiplier: float | None = None,
+        variant: str = "dual",
+        sampling: str = "poisson",
+        batch_size: int = 100,
+        epochs: int = 5,
+        clip: float = 0.5,
+        alpha: float = 1e-4,
+        clip_rows: bool = False,
+        fit_intercept: bool = False,
+        intercept_scaling: float = 0.5,
+        record_every: int | None = None,
+        n_threads: int | None = None,
+        seed: int | None = None,
+        backend: str = "core",
+    ) -> None:
+        self.loss = loss
+        self.epsilon = epsilon
+        self.delta = delta
+        self.noise_multiplier = noise_multiplier
+        self.variant = variant
+        self.sampling = sampling
+        self.batch_size = batch_size
+        self.epochs = epochs
+        self.clip = clip
+        self.alpha = alpha
+        self.clip_rows = clip_rows
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.record_every = record_every
+        self.n_threads = n_threads
+        self.seed = seed
+        self.backend = backend
+
+    def _loss_name(self) -> str:
+        return _choice(self.loss, "loss", ("log_loss", "hinge"))
+
+    def fit(self, X: Any, y: Any) -> DPSCDClassifier:
+        """Fit the model (spends the privacy budget described in ``privacy_``).
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            Finite values, rows of L2 norm <= 1 (or ``clip_rows=True``); converted to float64
+            (C-contiguous) or canonical CSR.
+        y : array-like of shape (n_samples,)
+            Exactly two distinct labels (any hashable, sortable values).
+
+        Returns
+        -------
+        self
+        """
+        X, y = _check_fit_data(X, y, self, y_numeric=False)
+        classes, y_internal = _binary_labels(y)
+        self._fit(X, y_internal)
+        self.classes_ = classes
+        return self
+
+
+class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
+    __doc__ = f"""Ridge regression trained by differentially private stochastic coordinate
+    descent (Damaskinos et al. 2021).
+
+    Minimises ``(lambda/2)||theta||^2 + (1/n) sum_i (x_i^T theta - y_i)^2 / 2`` through its
+    dual (problem (3)); each step updates the dual variables of a batch by the exact minimisers
+    of the local subproblems ``G*_j`` (eq. 8), scales them to ``|zeta| <= C`` and adds Gaussian
+    noise to ``alpha_B`` and ``v``. Unlike DP-SGD the squared loss needs no gradient bound:
+    the scaling of the coordinate steps (Step 8) bounds the sensitivity.
+
+    Parameters
+    ----------
+{_COMMON_PARAMS}
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        ``theta = v / (lambda N)`` (without the intercept weight).
+    intercept_ : float
+{_ATTRIBUTES}
+{_NOTES}
+    """
+
+    def __init__(
+        self,
+        *,
+        epsilon: float | None = 1.0,
+        delta: float | None = 1e-3,
+        noise_multiplier: float | None = None,
+        variant: str = "dual",
+        sampling: str = "poisson",
+        batch_size: int = 100,
+        epochs: int = 5,
+        clip: float = 0.5,
+        alpha: float = 1e-4,
+        clip_rows: bool = False,
+        fit_intercept: bool = False,
+        intercept_scaling: float = 0.5,
+        record_every: int | None = None,
+        n_threads: int | None = None,
+        seed: int | None = None,
+        backend: str = "core",
+    ) -> None:
+        self.epsilon = epsilon
+        self.delta = delta
+        self.noise_multiplier = noise_multiplier
+        self.variant = variant
+        self.sampling = sampling
+        self.batch_size = batch_size
+        self.epochs = epochs
+        self.clip = clip
+        self.alpha = alpha
+        self.clip_rows = clip_rows
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.record_every = record_every
+        self.n_threads = n_threads
+        self.seed = seed
+        self.backend = backend
+
+    def _loss_name(self) -> str:
+        return "squared"
+
+    def fit(self, X: Any, y: Any) -> DPSCDRegressor:
+        """Fit the model (spends the privacy budget described in ``privacy_``).
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            Finite values, rows of L2 norm <= 1 (or ``clip_rows=True``).
+        y : array-like of shape (n_samples,)
+            Finite real targets.
+
+        Returns
+        -------
+        self
+        """
+        X, y = _check_fit_data(X, y, self, y_numeric=True)
+        self._fit(X, np.ascontiguousarray(y, dtype=np.float64))
+        return self
