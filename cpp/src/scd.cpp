@@ -29,6 +29,7 @@ Index scd_step_count(Index n, Index m, const ScdParams& p) {
 namespace {
 
 constexpr double kBetaMin = 1e-4;
+constexpr Index kPrefetchAhead = 8;  // rows of the batch requested ahead of use (random access)
 constexpr double kBetaMax = 1.0 - 1e-4;
 
 // Exact (ridge, hinge) or one-Newton-step (logistic) minimiser of the local dual subproblem
@@ -285,6 +286,7 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
     if (threads > 1 && count >= parallel::kReduceBlock * parallel::kMinParallelItems)
 #endif
       for (Index a = 0; a < count; ++a) {
+        if (a + kPrefetchAhead < count) X.prefetch(batch[static_cast<std::size_t>(a + kPrefetchAhead)]);
         const Index j = batch[static_cast<std::size_t>(a)];
         const double z = X.dot(j, v) / lam_n;
         zeta[static_cast<std::size_t>(a)] =
@@ -294,12 +296,15 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
       parallel::deterministic_sum(
           count, m, p.n_threads,
           [&](Index a, VecMut acc) {
+            if (a + kPrefetchAhead < count)
+              X.prefetch(batch[static_cast<std::size_t>(a + kPrefetchAhead)]);
             X.axpy(batch[static_cast<std::size_t>(a)], zeta[static_cast<std::size_t>(a)], acc);
           },
           noise_v);
       v += noise_v;
     } else {  // seq and scd: each update sees the previous ones
       for (Index a = 0; a < count; ++a) {
+        if (a + kPrefetchAhead < count) X.prefetch(batch[static_cast<std::size_t>(a + kPrefetchAhead)]);
         const Index j = batch[static_cast<std::size_t>(a)];
         const double z = X.dot(j, v) / lam_n;
         const double step =

@@ -21,6 +21,16 @@ struct DenseRows {
   template <class Vec>
   void axpy(Index i, double a, Vec& acc) const { acc.noalias() += a * X.row(i).transpose(); }
   double norm(Index i) const { return X.row(i).norm(); }
+  // Hint the cache about a row that will be read soon (random-access kernels).
+  void prefetch(Index i) const {
+#if defined(__GNUC__) || defined(__clang__)
+    const char* p = reinterpret_cast<const char*>(X.row(i).data());
+    const Index bytes = X.cols() * static_cast<Index>(sizeof(double));
+    for (Index b = 0; b < bytes; b += 64) __builtin_prefetch(p + b);
+#else
+    (void)i;
+#endif
+  }
 };
 
 // CSR rows (scipy.sparse.csr_matrix arrays); indices within a row need not be sorted.
@@ -40,6 +50,14 @@ struct CsrRows {
   template <class Vec>
   void axpy(Index i, double a, Vec& acc) const {
     for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) acc[indices[k]] += a * data[k];
+  }
+  void prefetch(Index i) const {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(data + indptr[i]);
+    __builtin_prefetch(indices + indptr[i]);
+#else
+    (void)i;
+#endif
   }
   double norm(Index i) const {
     double s = 0.0;
