@@ -15,12 +15,15 @@ import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 import numpy as np
 
 __all__ = [
+    "Claim",
+    "claim_verdict",
     "derive_seed",
     "fmt_mean_std",
     "markdown_table",
@@ -182,3 +185,28 @@ def parallel_map(
         if bar is not None:
             bar.close()
     return results
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One qualitative claim of a paper, checked on the reproduced numbers."""
+
+    name: str
+    source: str
+    criterion: str
+    verdict: str  # "holds", "does not hold ..." or "not evaluated"
+    details: list[str]
+
+
+def claim_verdict(per_part: dict[str, bool], unit: str = "") -> str:
+    """``holds`` when every part (data set, task) supports the claim, ``does not hold (holds on
+    k of n <unit>)`` when some do, ``does not hold`` when none do, ``not evaluated`` when empty."""
+    if not per_part:
+        return "not evaluated"
+    ok = sum(per_part.values())
+    if ok == len(per_part):
+        return "holds"
+    if ok:
+        suffix = f" {unit}" if unit else ""
+        return f"does not hold (holds on {ok} of {len(per_part)}{suffix})"
+    return "does not hold"

@@ -55,6 +55,8 @@ import numpy as np
 from privlearn._linear_common import objective
 from privlearn.experiments import register
 from privlearn.experiments._common import (
+    Claim,
+    claim_verdict,
     derive_seed,
     fmt_mean_std,
     markdown_table,
@@ -926,26 +928,8 @@ def simulate(
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Claim:
-    """One qualitative claim of the paper, checked on the numbers."""
-
-    name: str
-    source: str
-    criterion: str
-    verdict: str  # "holds", "does not hold ..." or "not evaluated"
-    details: list[str]
-
-
 def _verdict(per_task: dict[str, bool]) -> str:
-    if not per_task:
-        return "not evaluated"
-    if all(per_task.values()):
-        return "holds"
-    ok = sum(per_task.values())
-    if ok:
-        return f"does not hold (holds on {ok} of {len(per_task)})"
-    return "does not hold"
+    return claim_verdict(per_task)
 
 
 def _fmt(task: Task, value: float) -> str:

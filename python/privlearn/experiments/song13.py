@@ -42,6 +42,8 @@ import numpy as np
 from privlearn._linear_common import objective
 from privlearn.experiments import register
 from privlearn.experiments._common import (
+    Claim,
+    claim_verdict,
     derive_seed,
     fmt_mean_std,
     markdown_table,
@@ -395,27 +397,9 @@ def simulate(
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Claim:
-    """One qualitative claim of the paper, checked on the numbers."""
-
-    name: str
-    source: str
-    criterion: str
-    verdict: str  # "holds", "does not hold" or "not evaluated"
-    details: list[str]
-
-
 def _verdict(per_dataset: dict[str, bool], scope: tuple[str, ...]) -> str:
     judged = {k: v for k, v in per_dataset.items() if k in scope} or per_dataset
-    if not judged:
-        return "not evaluated"
-    if all(judged.values()):
-        return "holds"
-    if any(judged.values()):
-        ok = sum(judged.values())
-        return f"does not hold (holds on {ok} of {len(judged)} data sets)"
-    return "does not hold"
+    return claim_verdict(judged, "data sets")
 
 
 def _stats(res: Song13Result, ds: str, rate: str, b: int, mech: str) -> tuple[float, float]:

@@ -19,6 +19,8 @@ from privlearn._checks import as_index, as_real
 from privlearn._linear_common import as_design_matrix
 
 __all__ = [
+    "ACCOUNTED_AS",
+    "NEIGHBORING",
     "BACKENDS",
     "PATH_POINTS",
     "ROW_NORM_TOLERANCE",
@@ -32,6 +34,11 @@ __all__ = [
 ROW_NORM_TOLERANCE = 1e-12
 #: Default number of recorded iterates of the (non-private) objective diagnostic.
 PATH_POINTS = 150
+#: How each batch sampler is accounted (``calibrate_sigma(sampling=...)``) and which neighbouring
+#: relation that bound is for: Poisson subsampling is add/remove-one, fixed-size batches without
+#: replacement are replace-one (the sampler and the accountant must agree).
+ACCOUNTED_AS = {"poisson": "poisson", "fixed": "without_replacement"}
+NEIGHBORING = {"poisson": "add_remove", "fixed": "replace_one"}
 
 BACKENDS = ("core", "reference")
 

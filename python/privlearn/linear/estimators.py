@@ -47,7 +47,9 @@ from privlearn.accounting import (
     calibrate_sigma,
 )
 from privlearn.linear._common import (
+    ACCOUNTED_AS,
     BACKENDS,
+    NEIGHBORING,
     PATH_POINTS,
     ROW_NORM_TOLERANCE,
     BinaryLinearClassifierMixin,
@@ -70,8 +72,6 @@ __all__ = ["DPSGDClassifier", "DPSGDPrivacy", "DPSGDRegressor"]
 _EPSILON_SPLITS = ("total", "per_pass")
 _SAMPLINGS = {"l2-laplace": ("disjoint",), "gaussian": ("poisson", "fixed")}
 _DEFAULT_SAMPLING = {"l2-laplace": "disjoint", "gaussian": "poisson"}
-_ACCOUNTED_AS = {"poisson": "poisson", "fixed": "without_replacement"}
-_NEIGHBORING = {"poisson": "add_remove", "fixed": "replace_one"}
 
 
 @dataclass(frozen=True)
@@ -425,7 +425,7 @@ class _DPSGDBase(LinearModelBase):
         ratio = 1.0 if sampling == "poisson" else 2.0
         if noise_multiplier is None:
             sigma_event = calibrate_sigma(
-                epsilon, delta, q=q, steps=steps, sampling=_ACCOUNTED_AS[sampling], n=n
+                epsilon, delta, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=n
             )
             sigma = sigma_event * ratio
         else:
@@ -437,14 +437,14 @@ class _DPSGDBase(LinearModelBase):
             event = SampledWithoutReplacement(n, batch_size, GaussianEvent(sigma_event))
         # The accountant is fixed to the sampler's neighbouring relation: a mismatched event
         # raises UnsupportedEventError instead of a wrong number.
-        acc = RDPAccountant(neighboring=_NEIGHBORING[sampling]).compose(event, count=steps)
+        acc = RDPAccountant(neighboring=NEIGHBORING[sampling]).compose(event, count=steps)
         statement = acc.statement(delta)
         privacy = DPSGDPrivacy(
             epsilon=statement.epsilon,
             delta=delta,
             mechanism="gaussian",
             accountant="rdp",
-            neighboring=_NEIGHBORING[sampling],
+            neighboring=NEIGHBORING[sampling],
             sampling=sampling,
             steps=steps,
             clip=clip,

@@ -86,7 +86,9 @@ from privlearn.accounting import (
     calibrate_sigma,
 )
 from privlearn.linear._common import (
+    ACCOUNTED_AS,
     BACKENDS,
+    NEIGHBORING,
     PATH_POINTS,
     ROW_NORM_TOLERANCE,
     BinaryLinearClassifierMixin,
@@ -108,8 +110,6 @@ from privlearn.random import Stream
 __all__ = ["DPSCDClassifier", "DPSCDPrivacy", "DPSCDRegressor"]
 
 _SAMPLINGS = ("poisson", "fixed")
-_NEIGHBORING = {"poisson": "add_remove", "fixed": "replace_one"}
-_ACCOUNTED_AS = {"poisson": "poisson", "fixed": "without_replacement"}
 _SAMPLING_TEXT = {
     "poisson": "Poisson batches",
     "fixed": "fixed-size batches without replacement",
@@ -389,8 +389,8 @@ class _DPSCDBase(LinearModelBase):
             q, sampled_as, neighboring, what = 1.0, "poisson", "replace_one", "all"
             sensitivity = 2.0 * clip * math.sqrt(L * (L + 1.0))
         else:
-            q, sampled_as = L / n, _ACCOUNTED_AS[sampling]
-            neighboring, what = _NEIGHBORING[sampling], sampling
+            q, sampled_as = L / n, ACCOUNTED_AS[sampling]
+            neighboring, what = NEIGHBORING[sampling], sampling
             if variant == "seq":  # SeqDP-SCD, fixed batches (replace-one)
                 sensitivity = 2.0 * clip * math.sqrt(L * (L + 1.0))
             elif sampling == "poisson":  # Lemma 1, add/remove-one
