@@ -120,6 +120,7 @@ def scd_train_dense(
     noise_stream: int,
     record_every: int,
     n_threads: int,
+    newton_steps: int = 1,
 ) -> tuple[
     npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], list[float], list[float], int
 ]: ...
@@ -143,6 +144,7 @@ def scd_train_csr(
     noise_stream: int,
     record_every: int,
     n_threads: int,
+    newton_steps: int = 1,
 ) -> tuple[
     npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], list[float], list[float], int
 ]: ...
