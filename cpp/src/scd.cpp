@@ -281,15 +281,30 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
   const double q_rate = static_cast<double>(p.batch_size) / static_cast<double>(n);
   const double sigma_prime = p.variant == ScdVariant::dual ? static_cast<double>(p.batch_size) : 1.0;
 
-  for (Index t = 0; t < steps; ++t) {
-    // ---- the batch
-    if (p.variant == ScdVariant::scd) {
+  if (p.variant == ScdVariant::scd) {
+    // Non-private SDCA: one example per step along a permutation per epoch. A tight loop that
+    // requests the rows a few steps ahead of use (the order is known for the whole epoch).
+    for (Index t = 0; t < steps; ++t) {
       const Index k = t % n;
       if (k == 0)
         perm = samplers::choice_without_replacement(p.key, p.batch_stream,
                                                     static_cast<std::uint64_t>(t / n), n, n);
-      batch.assign(1, perm[static_cast<std::size_t>(k)]);
-    } else if (p.poisson) {
+      if (k + kPrefetchAhead < n) X.prefetch(perm[static_cast<std::size_t>(k + kPrefetchAhead)]);
+      const Index j = perm[static_cast<std::size_t>(k)];
+      double q;
+      const double z = visit(j, q);
+      const double step = dual_step(p.loss, alpha[j], y[j], q, z, 1.0, lam_n, p.newton_steps);
+      alpha[j] += step;
+      X.axpy(j, step, v);
+      if (bad_row.load(std::memory_order_relaxed) >= 0) check_rows();
+      if (due(t)) record(t + 1, VectorXd(v / lam_n), &alpha);
+    }
+    return r;
+  }
+
+  for (Index t = 0; t < steps; ++t) {
+    // ---- the batch
+    if (p.poisson) {
       batch = samplers::poisson_sample(p.key, p.batch_stream, static_cast<std::uint64_t>(t), n,
                                        q_rate);
     } else {
@@ -323,7 +338,7 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
       for (Index a = 0; a < count; ++a)
         alpha[batch[static_cast<std::size_t>(a)]] += zeta[static_cast<std::size_t>(a)];
       v += noise_v;
-    } else {  // seq and scd: each update sees the previous ones
+    } else {  // seq: each update sees the previous ones
       for (Index a = 0; a < count; ++a) {
         if (a + kPrefetchAhead < count) X.prefetch(batch[static_cast<std::size_t>(a + kPrefetchAhead)]);
         const Index j = batch[static_cast<std::size_t>(a)];
