@@ -316,7 +316,9 @@ class QuadraticGradientLogisticRegression(ClassifierMixin, BaseEstimator):
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
         if not isinstance(self.fit_intercept, (bool, np.bool_)):
-            raise TypeError(f"fit_intercept must be a bool, got {type(self.fit_intercept).__name__}")
+            raise TypeError(
+                f"fit_intercept must be a bool, got {type(self.fit_intercept).__name__}"
+            )
         X, y = _check_fit_data(X, y, self, y_numeric=False)
         classes, y_internal = _binary_labels(y)
         Xa = _add_intercept(X) if self.fit_intercept else X
