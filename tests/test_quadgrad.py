@@ -395,3 +395,21 @@ def test_reproduction_writes_figures_and_summary(tmp_path, data_home, require_da
     text = (tmp_path / "summary.md").read_text()
     assert "Enhanced NAG outperforms NAG: **holds**" in text
     assert "uis skipped" in text
+
+
+def test_sklearn_estimator_checks() -> None:
+    """scikit-learn's estimator checks (API conventions: clone, get/set_params, not-fitted
+    errors, input validation, pickling, ...) all pass."""
+    import inspect
+
+    from sklearn.utils.estimator_checks import check_estimator
+
+    est = QuadraticGradientLogisticRegression(max_iter=20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if "on_fail" not in inspect.signature(check_estimator).parameters:  # sklearn < 1.6
+            check_estimator(est)  # raises on the first failing check
+            return
+        results = check_estimator(est, on_fail=None)
+    failed = [r["check_name"] for r in results if r["status"] == "failed"]
+    assert not failed

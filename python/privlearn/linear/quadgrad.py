@@ -380,7 +380,8 @@ class QuadraticGradientLogisticRegression(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         """Class labels: ``classes_[1]`` where the decision function is > 0."""
-        return self.classes_[(self.decision_function(X) > 0.0).astype(np.intp)]
+        positive = self.decision_function(X) > 0.0  # checks fitted first
+        return self.classes_[positive.astype(np.intp)]
 
     def __sklearn_tags__(self) -> Any:  # scikit-learn >= 1.6
         tags = super().__sklearn_tags__()
