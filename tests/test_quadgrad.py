@@ -66,7 +66,7 @@ def test_bbar_matches_definition(signed: bool, sparse: bool) -> None:
     """Both code paths (X^T (X 1) for non-negative data, the Gram matrix otherwise) equal the
     definition B_bar_kk = 1 / |B_tilde_kk|, B_tilde_kk = -eps - sum_j |H_bar_kj|,
     H_bar = -X^T X / 4."""
-    X, _ = _problem(3, n=600, d=7, signed=signed, density=0.6)
+    X, _ = _problem(3, n=1300, d=7, signed=signed, density=0.6)
     H_bar = -0.25 * X.T @ X
     B_tilde = -1e-8 - np.abs(H_bar).sum(axis=1)
     expected = 1.0 / np.abs(B_tilde)
@@ -155,7 +155,7 @@ def test_loglik_is_stable_for_large_margins() -> None:
 @pytest.mark.parametrize("sparse", [False, True])
 def test_core_matches_reference(optimizer: str, enhanced: bool, sparse: bool) -> None:
     for seed in (0, 1, 2):
-        X, y = _problem(seed, n=650, d=6, signed=seed == 2, density=0.5 if sparse else 1.0)
+        X, y = _problem(seed, n=1100, d=6, signed=seed == 2, density=0.5 if sparse else 1.0)
         Xin = sp.csr_matrix(X) if sparse else X
         expected = ref.quadgrad_train(Xin, y, optimizer=optimizer, enhanced=enhanced, max_iter=12)
         first = None

@@ -42,6 +42,45 @@ namespace {
 // Memory budget (doubles) of the per-block Gram partials held at once; only memory depends on
 // it, never the result (block sums are always added in block order).
 constexpr Index kGramBudget = Index{1} << 22;
+// Memory budget (doubles) of the per-block partial sums of reduce_rows.
+constexpr Index kPartialBudget = Index{1} << 21;
+
+// The blocked reduction of parallel::deterministic_sum (blocks of parallel::kReduceBlock rows,
+// each summed sequentially from zero, block sums added in block order to a zeroed output: the
+// same arithmetic, so the same bits for any thread count), but with as many blocks per parallel
+// region as kPartialBudget allows instead of parallel::kReduceWave. One region per pass at the
+// sizes of interest: each region ends in a barrier, which on an oversubscribed machine costs a
+// scheduler time slice.
+template <class AddRow>
+void reduce_rows(Index n_rows, Index dim, int n_threads, AddRow&& add_row, VecMut out) {
+  out.setZero();
+  if (n_rows == 0) return;
+  const Index block = parallel::kReduceBlock;
+  const Index n_blocks = (n_rows + block - 1) / block;
+  if (n_blocks == 1) {
+    for (Index i = 0; i < n_rows; ++i) add_row(i, out);
+    return;
+  }
+  const int threads = parallel::resolve_threads(n_threads);
+  const Index wave_max = std::max<Index>(parallel::kReduceWave,
+                                         kPartialBudget / std::max<Index>(1, dim));
+  RowMatrixXd partial(std::min(n_blocks, wave_max), dim);
+  for (Index wave_start = 0; wave_start < n_blocks; wave_start += wave_max) {
+    const Index wave = std::min(wave_max, n_blocks - wave_start);
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1 && wave >= parallel::kMinParallelItems)
+#endif
+    for (Index b = 0; b < wave; ++b) {
+      VectorXd acc = VectorXd::Zero(dim);
+      const Index lo = (wave_start + b) * block;
+      const Index hi = std::min(n_rows, lo + block);
+      for (Index i = lo; i < hi; ++i) add_row(i, VecMut(acc));
+      partial.row(b) = acc.transpose();
+    }
+    for (Index b = 0; b < wave; ++b) out += partial.row(b).transpose();
+  }
+  (void)threads;
+}
 
 bool all_non_negative(const DenseRows& X) {
   const Index n = X.rows(), d = X.cols();
@@ -143,7 +182,7 @@ VectorXd gram_abs_row_sums(const Rows& X, int n_threads) {
   if (all_non_negative(X)) {
     // (X^T X) 1 = X^T (X 1): every entry of X^T X is >= 0, so this is the row sum of |X^T X|.
     const VectorXd ones = VectorXd::Ones(d);
-    parallel::deterministic_sum(
+    reduce_rows(
         n, d, n_threads, [&](Index i, VecMut acc) { X.axpy(i, X.dot(i, ones), acc); }, out);
     return out;
   }
@@ -168,7 +207,7 @@ double logistic_loglik_gradient(const Rows& X, const VecRef& y, const VecRef& be
   checks::require(y.size() == n, "y must have one entry per row of X");
   const VectorXd b = beta;
   VectorXd acc_out(d + 1);
-  parallel::deterministic_sum(
+  reduce_rows(
       n, d + 1, n_threads,
       [&](Index i, VecMut acc) {
         const double z = y[i] * X.dot(i, b);
