@@ -29,7 +29,8 @@
 // Algorithm 1's enhanced step).
 //
 // The gradient and the log-likelihood are one fused pass over the rows with the deterministic
-// blocked reduction of parallel.hpp: results are bit-identical for any n_threads.
+// blocked reduction of parallel.hpp (the same block layout and summation order, with one
+// parallel region per pass): results are bit-identical for any n_threads.
 
 #include <string>
 
