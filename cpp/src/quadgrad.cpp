@@ -14,7 +14,8 @@ QgOptimizer qg_optimizer_from_string(const std::string& name) {
   if (name == "nag") return QgOptimizer::nag;
   if (name == "adagrad") return QgOptimizer::adagrad;
   if (name == "adam") return QgOptimizer::adam;
-  checks::fail("unknown optimizer '" + name + "' (expected nag, adagrad or adam)");
+  if (name == "gd") return QgOptimizer::gd;
+  checks::fail("unknown optimizer '" + name + "' (expected nag, adagrad, adam or gd)");
 }
 
 QgScheduleKind qg_schedule_from_string(const std::string& name) {
@@ -270,6 +271,9 @@ QuadgradResult quadgrad_train(const Rows& X, const VecRef& y, const VecRef& beta
         alpha1 = 0.5 * (1.0 + std::sqrt(1.0 + 4.0 * alpha0 * alpha0));
         break;
       }
+      case QgOptimizer::gd:
+        beta += rate * u;
+        break;
       case QgOptimizer::adagrad: {
         v += u.cwiseProduct(u);
         beta += rate * (u.array() / (p.adaptive_eps + v.array().sqrt())).matrix();

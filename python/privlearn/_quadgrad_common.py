@@ -27,7 +27,7 @@ __all__ = [
     "resolve_schedule",
 ]
 
-OPTIMIZERS = ("nag", "adagrad", "adam")
+OPTIMIZERS = ("nag", "adagrad", "adam", "gd")
 SCHEDULE_KINDS = ("constant", "exponential", "inverse_time")
 #: Largest accepted ``max_iter`` (a guard against typos; each iteration is a full pass).
 MAX_ITER_LIMIT = 1 << 24
@@ -101,12 +101,15 @@ def default_schedule(optimizer: str, enhanced: bool) -> Schedule:
     nag      ``10 / ((1 + t) n)`` (Kim et al. 2018a)   ``1 + 10 / ((1 + t) n)`` (Alg. 1)
     adagrad  ``0.01``                                  ``1 + 0.01``
     adam     ``alpha = 0.001``                         ``alpha = 1 + 0.001``
+    gd       ``0.015`` (Figure 4a's middle value)      ``1.5`` (Figure 4b's middle)
     ======== ========================================= ================================
     """
     if optimizer == "nag":
         return Schedule.inverse_time(10.0, 1.0 if enhanced else 0.0)
     if optimizer == "adagrad":
         return Schedule.constant(1.01 if enhanced else 0.01)
+    if optimizer == "gd":
+        return Schedule.constant(1.5 if enhanced else 0.015)
     return Schedule.constant(1.001 if enhanced else 0.001)
 
 

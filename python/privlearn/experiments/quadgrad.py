@@ -1,6 +1,6 @@
 """Reproduction of Chiang, "Privacy-preserving logistic regression training with a faster
 gradient variant": Figures 1-3 (log-likelihood vs iteration of NAG, Adagrad, Adam and their
-quadratic-gradient versions, in the clear).
+quadratic-gradient versions, in the clear) and Figure 4 (raw gradient vs raw quadratic gradient).
 
 Set-up (Section 3.3, "Performance Evaluation"): full-batch training of logistic regression from
 ``beta = 0``; the rows are ``x = (1, features)`` with every feature min-max scaled to ``[0, 1]``
@@ -18,8 +18,12 @@ folder has them: ``helr/nhanes3.txt`` and the iDASH 2017 CSV ``idash/idash.csv``
 credit-default set are not public in a form this package loads; the clear-text speed on that
 shape is in ``bench/python/bench_quadgrad.py``.
 
-Outputs: ``fig1_nag.png``, ``fig2_adagrad.png``, ``fig3_adam.png``, ``loglik_paths.csv``,
-``comparison.csv`` and ``summary.md``, which states for every data set and optimizer whether the
+Figure 4 (when lbw is present): raw gradient ascent ``beta += lr g`` (lr 0.011 .. 0.021) vs raw
+quadratic-gradient ascent ``beta += LR G`` (LR 1.0 .. 2.0, and 3.0) on lbw.
+
+Outputs: ``fig1_nag.png``, ``fig2_adagrad.png``, ``fig3_adam.png``,
+``fig4_raw_gradient_lbw.png``, ``loglik_paths.csv``, ``fig4_paths.csv``, ``comparison.csv``
+and ``summary.md``, which states for every data set and optimizer whether the
 enhanced method is ahead after a small number of iterations (10). Every run is deterministic.
 Part B of this reproduction (Tables 1-2, encrypted training in the slot simulator) is appended
 by :mod:`privlearn.experiments._quadgrad_tables` when that module is present.
@@ -70,6 +74,13 @@ OPTIMIZERS = ("nag", "adagrad", "adam")
 _TITLES = {"nag": "NAG", "adagrad": "Adagrad", "adam": "Adam"}
 #: The "small number of iterations" at which the summary compares plain and enhanced.
 CHECK_ITER = 10
+#: Figure 4 (lbw, 50 iterations): raw gradient ascent ``beta += lr g`` and raw quadratic-gradient
+#: ascent ``beta += LR G`` for these learning rates (the paper's legends), plus LR = 3 (Section
+#: 3.3: "when the learning rate exceeds 3, the algorithm is nearly guaranteed not to converge").
+FIG4_LR = tuple(round(0.011 + 0.001 * i, 3) for i in range(11))
+FIG4_QLR = tuple(round(1.0 + 0.1 * i, 1) for i in range(11))
+FIG4_QLR_LARGE = 3.0
+FIG4_ITERS = 50
 
 
 def load_dataset(name: str, data_home: Any = None) -> tuple[np.ndarray, np.ndarray]:
@@ -110,6 +121,8 @@ class QuadgradCurves:
     optimum: dict[str, float] = field(default_factory=dict)
     seconds: dict[tuple[str, str, bool], float] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    #: Figure 4 paths on lbw: ``fig4[(enhanced, learning_rate)]``.
+    fig4: dict[tuple[bool, float], np.ndarray] = field(default_factory=dict)
 
 
 def _mle(X: np.ndarray, y: np.ndarray) -> float:
@@ -165,6 +178,13 @@ def simulate(
                 res.paths[(name, opt, enhanced)] = run.loglik_path
         if optimum and name != "mnist38":
             res.optimum[name] = _mle(X, y)
+        if name == "lbw":
+            for enhanced, rates in ((False, FIG4_LR), (True, (*FIG4_QLR, FIG4_QLR_LARGE))):
+                for lr in rates:
+                    run = quadgrad_train(
+                        X, y, optimizer="gd", enhanced=enhanced, schedule=lr, max_iter=FIG4_ITERS
+                    )
+                    res.fig4[(enhanced, lr)] = run.loglik_path
     return res
 
 
@@ -245,7 +265,59 @@ def evaluate_claims(res: QuadgradCurves, k: int = CHECK_ITER) -> list[Claim]:
             [f"{d}: {'yes' if v else 'no'}" for d, v in converge.items()],
         )
     )
+    if res.fig4:
+        k4 = min(k, FIG4_ITERS)
+        worst_q = min(res.fig4[(True, lr)][k4] for lr in FIG4_QLR)
+        best_g = max(res.fig4[(False, lr)][k4] for lr in FIG4_LR)
+        large = res.fig4[(True, FIG4_QLR_LARGE)][-1]
+        worst_q_final = min(res.fig4[(True, lr)][-1] for lr in FIG4_QLR)
+        claims.append(
+            Claim(
+                "Quadratic gradient beats the gradient (lbw, Figure 4)",
+                "Section 3.3, 'Gradient And Quadratic Gradient', Figure 4",
+                f"after {k4} iterations the worst LR in [1, 2] of the raw quadratic gradient is "
+                "ahead of the best lr in [0.011, 0.021] of the raw gradient",
+                claim_verdict({"lbw": bool(worst_q > best_g)}),
+                [f"worst quadratic {worst_q:.3f} vs best gradient {best_g:.3f}"],
+            )
+        )
+        claims.append(
+            Claim(
+                "Learning rates in [1, 2] beat LR >= 3 (lbw)",
+                "Section 3.3: 'better performance with learning rates between 1 and 2 ... when "
+                "the learning rate exceeds 3, the algorithm is nearly guaranteed not to converge'",
+                f"after {FIG4_ITERS} iterations, LR = {FIG4_QLR_LARGE:g} is behind every LR in "
+                "[1, 2]",
+                claim_verdict({"lbw": bool(large < worst_q_final)}),
+                [f"LR = 3: {large:.3f}; worst LR in [1, 2]: {worst_q_final:.3f}"],
+            )
+        )
     return claims
+
+
+def _figure4(res: QuadgradCurves, path: Path) -> Path:
+    fig, axes = new_figure(1, 2, width=5.0, height=3.6)
+    its = np.arange(FIG4_ITERS + 1)
+    panels = (
+        (False, (*FIG4_LR,), "(a) gradient ascent: beta += lr g", "lr"),
+        (True, (*FIG4_QLR, FIG4_QLR_LARGE), "(b) quadratic gradient: beta += LR G", "LR"),
+    )
+    for ax, (enhanced, rates, title, name) in zip(axes[0], panels):
+        colors = np.linspace(0.1, 0.9, len(rates))
+        for lr, c in zip(rates, colors):
+            style = {"color": (c, 0.2, 1 - c)}
+            if enhanced and lr == FIG4_QLR_LARGE:
+                style = {"color": "black", "ls": ":"}
+            ax.plot(its, res.fig4[(enhanced, lr)], label=f"{name} = {lr:g}", **style)
+        if math.isfinite(res.optimum.get("lbw", math.nan)):
+            ax.axhline(res.optimum["lbw"], color="grey", ls="--", lw=0.8)
+        ax.set_ylim(-130, -100)
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("iteration")
+        ax.set_ylabel("log-likelihood")
+        ax.legend(fontsize=6, ncol=2)
+    fig.suptitle("Figure 4: raw gradient vs raw quadratic gradient on lbw")
+    return save_figure(fig, path)
 
 
 def _figure(res: QuadgradCurves, opt: str, number: int, path: Path) -> Path:
@@ -320,10 +392,30 @@ def write_outputs(
     if plots and res.datasets:
         for number, opt in enumerate(OPTIMIZERS, start=1):
             written.append(_figure(res, opt, number, out_dir / f"fig{number}_{opt}.png"))
+    if res.fig4:
+        fig4_rows = [
+            {
+                "variant": "quadratic_gradient" if enh else "gradient",
+                "learning_rate": lr,
+                "iteration": t,
+                "loglik": float(v),
+            }
+            for (enh, lr), path in res.fig4.items()
+            for t, v in enumerate(path)
+        ]
+        written.append(
+            write_csv(
+                out_dir / "fig4_paths.csv",
+                fig4_rows,
+                ["variant", "learning_rate", "iteration", "loglik"],
+            )
+        )
+        if plots:
+            written.append(_figure4(res, out_dir / "fig4_raw_gradient_lbw.png"))
 
     claims = evaluate_claims(res, k)
     lines = [
-        f"# Quadratic gradient in the clear: {PAPER}, Figures 1-3",
+        f"# Quadratic gradient in the clear: {PAPER}, Figures 1-4",
         "",
         f"Full-batch logistic regression from beta = 0, {res.iters} iterations, features "
         "min-max scaled to [0, 1] with an intercept column first; the paper's learning rates "
@@ -414,15 +506,16 @@ def reproduce(
 @register(
     "quadgrad",
     "Chiang, quadratic gradient for HE logistic regression",
-    "quadratic-gradient NAG/Adagrad/Adam vs plain in the clear (Figs. 1-3); encrypted Tables "
+    "quadratic-gradient NAG/Adagrad/Adam vs plain in the clear (Figs. 1-4); encrypted Tables "
     "1-2 when the HE part is installed",
 )
 def run(out_dir: Path, quick: bool) -> list[Path]:
-    """Reproduce Figures 1-3 (``quick``: 30 iterations instead of 100), then the HE tables of
+    """Reproduce Figures 1-4 (``quick``: 30 iterations instead of 100), then the HE tables of
     :mod:`privlearn.experiments._quadgrad_tables` when that module exists.
 
-    Writes ``fig1_nag.png``, ``fig2_adagrad.png``, ``fig3_adam.png``, ``loglik_paths.csv``,
-    ``comparison.csv`` and ``summary.md`` into ``out_dir``.
+    Writes ``fig1_nag.png``, ``fig2_adagrad.png``, ``fig3_adam.png``,
+    ``fig4_raw_gradient_lbw.png``, ``loglik_paths.csv``, ``fig4_paths.csv``, ``comparison.csv``
+    and ``summary.md`` into ``out_dir``.
     """
     written = reproduce(out_dir, iters=30 if quick else 100)
     try:

@@ -99,6 +99,8 @@ def quadgrad_train(
     * ``"adam"``: ``m = b1 m + (1 - b1) u``, ``v = b2 v + (1 - b2) u^2``,
       ``beta += r_t m_hat / (sqrt(v_hat) + adaptive_eps)`` with the bias corrections
       ``m_hat = m / (1 - b1^(t+1))``, ``v_hat = v / (1 - b2^(t+1))`` (Kingma & Ba).
+    * ``"gd"``: ``beta += r_t u``, the raw gradient (``lr g``) and raw quadratic-gradient
+      (``LR G``) ascent of the paper's Figure 4.
 
     See the module docstring for where the paper's text and its Algorithm 1 differ.
 
@@ -110,7 +112,7 @@ def quadgrad_train(
         min-max scales the features to ``[0, 1]`` first.
     y : ndarray of shape (n_samples,)
         Labels in ``{-1, +1}``.
-    optimizer : {"nag", "adagrad", "adam"}, default "nag"
+    optimizer : {"nag", "adagrad", "adam", "gd"}, default "nag"
     enhanced : bool, default True
         Step along the quadratic gradient ``G`` (True) or the gradient ``g`` (False).
     max_iter : int, default 10
@@ -118,7 +120,8 @@ def quadgrad_train(
     schedule : None, "paper", "he", float or Schedule, default None
         Step factor ``r_t``. ``None``/``"paper"``: the paper's setting for the optimizer
         (:func:`privlearn._quadgrad_common.default_schedule`: NAG ``10 / ((1 + t) n)`` plain,
-        ``1 + 10 / ((1 + t) n)`` enhanced; Adagrad 0.01 / 1.01; Adam 0.001 / 1.001);
+        ``1 + 10 / ((1 + t) n)`` enhanced; Adagrad 0.01 / 1.01; Adam 0.001 / 1.001; gd
+        0.015 / 1.5);
         ``"he"``: ``1 + 0.9^t`` (the paper's encrypted runs); a number: constant; or any
         :class:`Schedule` (e.g. ``Schedule.exponential(A, gamma)`` = ``1 + A gamma^t``).
     beta0 : ndarray of shape (n_features,), optional
@@ -246,7 +249,8 @@ class QuadraticGradientLogisticRegression(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    optimizer : {"nag", "adagrad", "adam"}, default "nag"
+    optimizer : {"nag", "adagrad", "adam", "gd"}, default "nag"
+        ``"gd"`` is plain gradient ascent (the paper's Figure 4).
     enhanced : bool, default True
         Use the quadratic gradient ``G = B_bar g`` (True) or the plain gradient (False).
     max_iter : int, default 30

@@ -134,6 +134,8 @@ def quadgrad_train(
             W = w_tmp
             alpha0 = alpha1
             alpha1 = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * alpha0 * alpha0))
+        elif spec.optimizer == "gd":
+            beta = beta + rate * u
         elif spec.optimizer == "adagrad":
             v = v + u * u
             beta = beta + rate * (u / (spec.adaptive_eps + np.sqrt(v)))

@@ -23,6 +23,8 @@
 //   adagrad  acc += u_t^2; beta += r_t u_t / (eps_a + sqrt(acc)) (elementwise; ascent).
 //   adam     m = b1 m + (1 - b1) u_t; v = b2 v + (1 - b2) u_t^2;
 //            beta += r_t (m / (1 - b1^(t+1))) / (sqrt(v / (1 - b2^(t+1))) + eps_a).
+//   gd       beta += r_t u_t: the raw gradient / quadratic-gradient ascent of the paper's
+//            Figure 4 (beta_{t+1} = beta_t + lr g, resp. + LR G).
 // Schedules: constant r_t = base; exponential r_t = base + scale decay^t (the paper's
 // recommendation 1 + A gamma^t; 1 + 0.9^t in its encrypted runs); inverse_time
 // r_t = base + scale / ((1 + t) n) (Kim et al.'s 10 / ((1 + t) n); 1 + 10 / ((1 + t) n) is
@@ -39,7 +41,7 @@
 
 namespace privlearn::linear {
 
-enum class QgOptimizer { nag = 0, adagrad = 1, adam = 2 };
+enum class QgOptimizer { nag = 0, adagrad = 1, adam = 2, gd = 3 };
 enum class QgScheduleKind { constant = 0, exponential = 1, inverse_time = 2 };
 
 QgOptimizer qg_optimizer_from_string(const std::string& name);
