@@ -148,3 +148,75 @@ def scd_train_csr(
 ) -> tuple[
     npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], list[float], list[float], int
 ]: ...
+
+# ---- linear/quadgrad.hpp ----
+def quadgrad_train_dense(
+    X: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    beta0: npt.NDArray[np.float64],
+    optimizer: str,
+    enhanced: bool,
+    max_iter: int,
+    schedule_kind: str,
+    base: float,
+    scale: float,
+    decay: float,
+    epsilon: float,
+    nag_alpha0: float,
+    adam_beta1: float,
+    adam_beta2: float,
+    adaptive_eps: float,
+    bbar: npt.NDArray[np.float64],
+    n_threads: int,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
+def quadgrad_train_csr(
+    data: npt.NDArray[np.float64],
+    indices: npt.NDArray[np.int64],
+    indptr: npt.NDArray[np.int64],
+    n_cols: int,
+    y: npt.NDArray[np.float64],
+    beta0: npt.NDArray[np.float64],
+    optimizer: str,
+    enhanced: bool,
+    max_iter: int,
+    schedule_kind: str,
+    base: float,
+    scale: float,
+    decay: float,
+    epsilon: float,
+    nag_alpha0: float,
+    adam_beta1: float,
+    adam_beta2: float,
+    adaptive_eps: float,
+    bbar: npt.NDArray[np.float64],
+    n_threads: int,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
+def quadgrad_bbar_dense(
+    X: npt.NDArray[np.float64], epsilon: float, n_threads: int
+) -> npt.NDArray[np.float64]: ...
+def quadgrad_bbar_csr(
+    data: npt.NDArray[np.float64],
+    indices: npt.NDArray[np.int64],
+    indptr: npt.NDArray[np.int64],
+    n_cols: int,
+    epsilon: float,
+    n_threads: int,
+) -> npt.NDArray[np.float64]: ...
+def logistic_loglik_gradient_dense(
+    X: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    beta: npt.NDArray[np.float64],
+    n_threads: int,
+) -> tuple[float, npt.NDArray[np.float64]]: ...
+def logistic_loglik_gradient_csr(
+    data: npt.NDArray[np.float64],
+    indices: npt.NDArray[np.int64],
+    indptr: npt.NDArray[np.int64],
+    n_cols: int,
+    y: npt.NDArray[np.float64],
+    beta: npt.NDArray[np.float64],
+    n_threads: int,
+) -> tuple[float, npt.NDArray[np.float64]]: ...
+def fixed_hessian_diagonal(
+    A: npt.NDArray[np.float64], epsilon: float
+) -> npt.NDArray[np.float64]: ...
