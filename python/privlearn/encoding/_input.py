@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-__all__ = ["as_columns", "as_binary_target", "fit_levels", "level_indices"]
+__all__ = ["as_binary_target", "as_columns", "check_2d", "fit_levels", "level_indices"]
 
 
 def as_columns(X: Any) -> tuple[list[np.ndarray], int]:
@@ -42,10 +42,7 @@ def as_columns(X: Any) -> tuple[list[np.ndarray], int]:
     else:
         arr = np.asarray(X)
         if arr.ndim != 2:
-            raise ValueError(
-                f"Expected a 2-D array of categorical columns, got an array of shape {arr.shape}; "
-                "reshape a single column with X.reshape(-1, 1)"
-            )
+            raise ValueError(_reshape_message(arr.shape))
         n_rows, n_cols = arr.shape
         columns = [arr[:, j] for j in range(n_cols)]
     if n_rows == 0:
@@ -64,6 +61,23 @@ def as_columns(X: Any) -> tuple[list[np.ndarray], int]:
         if col.dtype == object and any(isinstance(v, complex) for v in col[:1000]):
             raise ValueError("Complex data not supported")
     return columns, n_rows
+
+
+def _reshape_message(shape: tuple[int, ...]) -> str:
+    return (
+        f"Expected a 2-D array of categorical columns, got an array of shape {shape}. Reshape "
+        "your data either using X.reshape(-1, 1) if it has a single column or "
+        "X.reshape(1, -1) if it is a single row."
+    )
+
+
+def check_2d(X: Any) -> None:
+    """Raise the scikit-learn style ``ValueError`` for a non-2-D array-like ``X``."""
+    if isinstance(X, pd.DataFrame):
+        return
+    shape = np.asarray(X).shape
+    if len(shape) != 2:
+        raise ValueError(_reshape_message(shape))
 
 
 def _missing(col: np.ndarray) -> np.ndarray:
@@ -145,6 +159,11 @@ def as_binary_target(y: Any, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         raise ValueError("y contains infinity; the outcome must be binary")
     classes, y01 = np.unique(arr, return_inverse=True)
+    if len(classes) == 1:
+        raise ValueError(
+            f"ImpactEncoder needs a binary target, but y has only 1 class ({classes[0]!r}): "
+            "the codes compare each level with the prevalence of both outcomes"
+        )
     if len(classes) != 2:
         raise ValueError(
             f"ImpactEncoder needs a binary target with exactly two classes, got "

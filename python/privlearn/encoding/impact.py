@@ -17,6 +17,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.model_selection import GroupKFold, GroupShuffleSplit, KFold
+from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted
 
 from privlearn._checks import as_positive, as_probability
@@ -27,7 +28,13 @@ from privlearn.encoding._codes import (
     count_code,
     level_pvalues,
 )
-from privlearn.encoding._input import as_binary_target, as_columns, fit_levels, level_indices
+from privlearn.encoding._input import (
+    as_binary_target,
+    as_columns,
+    check_2d,
+    fit_levels,
+    level_indices,
+)
 from privlearn.encoding._privacy import ImpactPrivacy, laplace_privacy, no_privacy
 from privlearn.exceptions import PrivacyLeakWarning
 
@@ -203,6 +210,9 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.allow_nan = self.handle_missing == "level"
         tags.target_tags.required = True
+        # Binary outcomes only. scikit-learn states "binary-only target" through the classifier
+        # tags (``multi_class=False``); its common checks then draw binary ``y`` for us too.
+        tags.classifier_tags = ClassifierTags(multi_class=False)
         tags.non_deterministic = self.seed is None and self.mode in ("laplace", "split", "cross")
         return tags
 
@@ -311,6 +321,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
                 "ImpactEncoder does not accept sparse input: pass a dense array or a DataFrame "
                 "of categorical columns"
             )
+        check_2d(X)
         _validate_data(self, X, skip_check_array=True, reset=reset)
         columns, n_rows = as_columns(X)
         if reset:
