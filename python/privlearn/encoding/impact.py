@@ -293,7 +293,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             if isinstance(cv, numbers.Integral) and not isinstance(cv, (bool, np.bool_)):
                 if cv < 2:
                     raise ValueError(f"cv must be >= 2 folds, got {cv}")
-            elif not hasattr(cv, "split"):
+            elif isinstance(cv, str) or not hasattr(cv, "split"):
                 raise TypeError(
                     f"cv must be an int or a splitter with a split method, got {type(cv).__name__}"
                 )
@@ -442,7 +442,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             start += size
         return out
 
-    def fit(self, X: Any, y: Any, groups: Any = None) -> ImpactEncoder:
+    def fit(self, X: Any, y: Any = None, groups: Any = None) -> ImpactEncoder:
         """Learn the code tables that :meth:`transform` applies.
 
         Parameters
