@@ -18,7 +18,14 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-__all__ = ["as_binary_target", "as_columns", "check_2d", "fit_levels", "level_indices"]
+__all__ = [
+    "as_binary_target",
+    "as_columns",
+    "check_2d",
+    "factorize_column",
+    "fit_levels",
+    "level_indices",
+]
 
 
 def as_columns(X: Any) -> tuple[list[np.ndarray], int]:
@@ -95,7 +102,10 @@ def fit_levels(col: np.ndarray, name: str, handle_missing: str) -> np.ndarray:
             "handle_missing='level' to code them as their own level"
         )
     values = col[~miss] if miss.any() else col
-    uniques = pd.unique(values)
+    return _sorted_levels(pd.unique(values), name)
+
+
+def _sorted_levels(uniques: Any, name: str) -> np.ndarray:
     try:
         order = np.argsort(uniques, kind="stable")
     except TypeError:
@@ -108,6 +118,30 @@ def fit_levels(col: np.ndarray, name: str, handle_missing: str) -> np.ndarray:
     if levels.dtype.kind in "fc" and not np.isfinite(levels).all():
         raise ValueError(f"column {name} holds infinite values; categories must be finite")
     return levels
+
+
+def factorize_column(
+    col: np.ndarray, name: str, handle_missing: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(levels, slots)`` in one hashing pass: the same as :func:`fit_levels` followed by
+    :func:`level_indices` on the same column, about twice as fast."""
+    miss = _missing(col)
+    if miss.any() and handle_missing == "error":
+        raise ValueError(
+            f"column {name} has {int(miss.sum())} missing value(s) (NaN/None); set "
+            "handle_missing='level' to code them as their own level"
+        )
+    codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    uniques = np.asarray(uniques)
+    levels = _sorted_levels(uniques, name)
+    if len(levels) and not np.array_equal(levels, uniques):
+        order = np.argsort(uniques, kind="stable")
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        slots = np.where(codes >= 0, rank[np.maximum(codes, 0)], len(levels))
+    else:
+        slots = np.where(codes >= 0, codes, len(levels)).astype(np.int64)
+    return levels, np.asarray(slots, dtype=np.int64)
 
 
 def level_indices(

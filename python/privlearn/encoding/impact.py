@@ -32,6 +32,7 @@ from privlearn.encoding._input import (
     as_binary_target,
     as_columns,
     check_2d,
+    factorize_column,
     fit_levels,
     level_indices,
 )
@@ -370,8 +371,15 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         columns, y01, n_rows = self._prepare(X, y, reset=True)
         p = self._check_params(len(columns))
         groups = _as_groups(groups, n_rows)
-        self.categories_ = self._fit_levels(columns)
-        idx = self._indices(columns)
+        if isinstance(self.categories, str) and self.categories == "auto":
+            pairs = [
+                factorize_column(c, n, self.handle_missing) for c, n in zip(columns, self._names())
+            ]
+            self.categories_ = [lv for lv, _ in pairs]
+            idx = [i for _, i in pairs]
+        else:
+            self.categories_ = self._fit_levels(columns)
+            idx = self._indices(columns)
         levels_public = not isinstance(self.categories, str)
 
         rows = np.ones(n_rows, dtype=bool)
