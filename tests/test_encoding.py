@@ -451,3 +451,31 @@ def test_bad_inputs():
         ImpactEncoder().fit_transform(np.array([["a"]] * 4, dtype=object), y, groups=[1, 2])
     with pytest.raises(ValueError, match="0 sample"):
         ImpactEncoder().fit(np.empty((0, 2), dtype=object), [])
+
+
+# ---- the reproduction (privlearn reproduce impact), on a reduced setting ------------------
+def test_reproduction_registered_and_small_run(tmp_path):
+    from privlearn import cli
+    from privlearn.experiments import REGISTRY
+    from privlearn.experiments import impact as exp
+
+    cli._load_reproductions()
+    assert "impact" in REGISTRY and REGISTRY["impact"].run is exp.run
+    keep = {"bayes naive", "counts naive", "bayes laplace", "bayes cross", "bayes jackknife"}
+    methods = [m for m in exp.METHODS if m.name in keep] + [exp.METHODS[-3]]  # + sklearn
+    res = exp.simulate(seeds=1, sigmas=(0.0, 4.0, 8.0), methods=methods, progress=False)
+    assert [r["method"] for r in res.rows] == [m.name for m in methods]
+    lap = next(r for r in res.rows if r["method"] == "bayes laplace")
+    assert lap["sigma"] in (0.0, 4.0, 8.0)
+    assert lap["epsilon"] == (np.inf if lap["sigma"] == 0 else pytest.approx(40 / lap["sigma"]))
+    assert len(res.cal_rows) == 3
+    naive = next(r for r in res.rows if r["method"] == "bayes naive")
+    cross = next(r for r in res.rows if r["method"] == "bayes cross")
+    assert naive["train_auc"] > 0.95 > cross["test_auc"] > naive["test_auc"] + 0.1
+    claims = exp.evaluate_claims(res)
+    assert [c.verdict for c in claims[:1]] == ["holds"] and len(claims) == 4
+    files = exp.write_outputs(res, tmp_path, plots=False)
+    names = {f.name for f in files}
+    assert {"runs.csv", "summary.csv", "calibration.csv", "summary.md"} <= names
+    text = (tmp_path / "summary.md").read_text()
+    assert "naive impact coding overfits" in text and "0.497" in text
