@@ -17,7 +17,8 @@ Contenders (all single-threaded: none of them is parallel)
 - ``privlearn``: ``ImpactEncoder("bayes", "cross", cv=5, seed=0).fit_transform(X, y)``: 5-fold
   cross-fitted Bayes impact codes (numpy array input).
 - ``sklearn``: ``TargetEncoder(target_type="binary", cv=5).fit_transform(X, y)``: also
-  5-fold cross-fitted (shuffled KFold), the same work up to the formula (empirical-Bayes
+  5-fold cross-fitted (shuffled StratifiedKFold, its default for a binary target), the same
+  work up to the formula (empirical-Bayes
   shrunk mean vs smoothed log lift).
 - ``category_encoders``: ``TargetEncoder().fit_transform(X, y)`` (on a DataFrame): **not**
   cross-fitted (it codes the training rows in sample, with its own smoothing), so it does less
@@ -77,12 +78,14 @@ def make_data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 def _sklearn_encoder() -> Any:
     import sklearn
-    from sklearn.model_selection import KFold
+    from sklearn.model_selection import StratifiedKFold
     from sklearn.preprocessing import TargetEncoder
 
     major, minor = (int(v) for v in sklearn.__version__.split(".")[:2])
     if (major, minor) >= (1, 9):  # random_state/shuffle are deprecated there: pass the splitter
-        return TargetEncoder(target_type="binary", cv=KFold(N_FOLDS, shuffle=True, random_state=0))
+        return TargetEncoder(
+            target_type="binary", cv=StratifiedKFold(N_FOLDS, shuffle=True, random_state=0)
+        )
     return TargetEncoder(target_type="binary", cv=N_FOLDS, shuffle=True, random_state=0)
 
 

@@ -166,14 +166,14 @@ def _encoder(method: Method, seed: int, categories: list[Any], sigma: float | No
 def _peer(method: Method, seed: int) -> Any:
     if method.mode == "sklearn_target":
         import sklearn
-        from sklearn.model_selection import KFold
+        from sklearn.model_selection import StratifiedKFold
         from sklearn.preprocessing import TargetEncoder
 
         rs = seed % 2**32
         if tuple(int(v) for v in sklearn.__version__.split(".")[:2]) >= (1, 9):
             # shuffle/random_state are deprecated there in favour of a splitter as cv
             return TargetEncoder(
-                target_type="binary", cv=KFold(N_FOLDS, shuffle=True, random_state=rs)
+                target_type="binary", cv=StratifiedKFold(N_FOLDS, shuffle=True, random_state=rs)
             )
         return TargetEncoder(target_type="binary", cv=N_FOLDS, shuffle=True, random_state=rs)
     import category_encoders as ce
