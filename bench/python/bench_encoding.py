@@ -18,8 +18,7 @@ Contenders (all single-threaded: none of them is parallel)
   cross-fitted Bayes impact codes (numpy array input).
 - ``sklearn``: ``TargetEncoder(target_type="binary", cv=5).fit_transform(X, y)``: also
   5-fold cross-fitted (shuffled StratifiedKFold, its default for a binary target), the same
-  work up to the formula (empirical-Bayes
-  shrunk mean vs smoothed log lift).
+  work up to the formula (empirical-Bayes shrunk mean vs smoothed log lift).
 - ``category_encoders``: ``TargetEncoder().fit_transform(X, y)`` (on a DataFrame): **not**
   cross-fitted (it codes the training rows in sample, with its own smoothing), so it does less
   work; included for scale only. Skipped when the package is not installed.
