@@ -4,7 +4,8 @@ coding of high-cardinality categoricals, naive vs Laplace-smeared vs split vs cr
 Set-up (the note and its R code ``CodingExample.Rmd``): the generator of
 :func:`privlearn.data.make_large_categorical` (10 signal variables of 10 levels, 30 noise
 variables of 500 levels, level probabilities uniform random then normalised, signal effects
-N(0, 1), outcome ``sum of effects + N(0, 1) > 0``); train n = 2,000, test n = 10,000 and a
+N(0, 1) with a random half of each signal variable's levels set to 0 as in the R code
+``mkModel.R``, outcome ``sum of effects + N(0, 1) > 0``); train n = 2,000, test n = 10,000 and a
 calibration set of n = 10,000 (the issue's size; the R code uses 2,000) on which the Laplace
 noise scale sigma is chosen from ``0, 1, ..., 20`` by the error rate of the downstream model,
 as in the R code. Each coded training set trains a logistic regression (scikit-learn, on
