@@ -254,37 +254,37 @@ def test_laplace_noise_has_the_stated_scale():
     assert noise.var() == pytest.approx(var, rel=0.12)
 
 
-def _released_count(noise_scale: float, add_row: bool, seeds: range) -> np.ndarray:
-    """The noisy n_true of level 'a' on D (5 positives) or D' = D plus one positive row."""
-    X = np.array([["a"]] * 8 + [["b"]] * 6, dtype=object)
+def _released_counts(noise_scale: float, add_row: bool, seed: int, n: int) -> np.ndarray:
+    """``n`` independent releases of the noisy n_true of level 'a': one fit on ``n`` identical
+    columns (every count gets its own noise draw). D: 5 positives at 'a'; D' = D plus one
+    positive row at 'a' (add/remove-one neighbours)."""
+    col = np.array(["a"] * 8 + ["b"] * 6, dtype=object)
     y = np.array([1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0])
     if add_row:
-        X, y = np.vstack([X, [["a"]]]), np.r_[y, 1]
-    out = np.empty(len(seeds))
-    for k, seed in enumerate(seeds):
-        enc = ImpactEncoder(
-            mode="laplace", noise_scale=noise_scale, categories=[["a", "b"]], seed=seed
-        ).fit(X, y)
-        out[k] = enc.counts_[0][0, 0]
-    return out
+        col, y = np.r_[col, ["a"]], np.r_[y, 1]
+    X = np.tile(col[:, None], (1, n))
+    enc = ImpactEncoder(
+        mode="laplace", noise_scale=noise_scale, categories=[["a", "b"]] * n, seed=seed
+    ).fit(X, y)
+    assert enc.privacy_.epsilon_per_column == pytest.approx(1 / noise_scale)
+    return np.array([counts[0, 0] for counts in enc.counts_])
 
 
-@pytest.mark.parametrize("epsilon", [1.0])
+@pytest.mark.parametrize("epsilon", [0.5, 1.0])
 def test_laplace_count_privacy_audit(epsilon):
-    """Clopper-Pearson audit of one noisy count at the claimed epsilon (one column: the
-    encoder's epsilon is 1/noise_scale); with half the noise the audit must fail."""
+    """Clopper-Pearson audit of one noisy count at its claimed epsilon (the per-column epsilon
+    1/noise_scale; a one-column encoder given ``epsilon`` uses exactly that scale), with 2,000
+    draws per side; with half the noise the audit must fail."""
     n = 2000
-    event = A.ThresholdEvent(5.5)  # fixed before any draw: between the two true counts
     enc = ImpactEncoder(mode="laplace", epsilon=epsilon, categories=[["a", "b"]], seed=0)
     enc.fit(np.array([["a"], ["b"]], dtype=object), [0, 1])
     scale = enc.privacy_.noise_scale
-    assert scale == pytest.approx(1 / epsilon)
-    d0 = _released_count(scale, False, range(0, n))
-    d1 = _released_count(scale, True, range(n, 2 * n))
+    assert scale == pytest.approx(1 / epsilon) and enc.privacy_.epsilon == pytest.approx(epsilon)
+    event = A.ThresholdEvent(5.5)  # fixed before any draw: between the two true counts
+    d0, d1 = _released_counts(scale, False, 1, n), _released_counts(scale, True, 2, n)
     result = A.audit_pure_dp(d0, d1, event, epsilon, alpha=1e-6)
     assert result.passed, str(result)
-    b0 = _released_count(scale / 2, False, range(0, n))
-    b1 = _released_count(scale / 2, True, range(n, 2 * n))
+    b0, b1 = _released_counts(scale / 2, False, 3, n), _released_counts(scale / 2, True, 4, n)
     broken = A.audit_pure_dp(b0, b1, event, epsilon, alpha=1e-6)
     assert not broken.passed, str(broken)
 
