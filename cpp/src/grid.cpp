@@ -144,29 +144,70 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
   checks::require(total < (std::int64_t{1} << 31) - 1,
                   "too many (point, grid point) incidences for int32 ids");
   gc.point_grid.resize(static_cast<std::size_t>(total));
-  std::unordered_map<std::int64_t, std::int32_t, CoordHash, CoordEq> ids(
-      static_cast<std::size_t>(std::min<std::int64_t>(total, 1 << 22)) + 16,
-      CoordHash{&gc.coords, p}, CoordEq{&gc.coords, p});
+  // Exact packing of a coordinate vector into 64 bits when it fits (the usual case): then an
+  // open-addressing table of packed keys; otherwise a node-based map over the coordinates.
+  const auto span = static_cast<std::uint64_t>(2.0 * bound + 3.0);
+  int bits = 1;
+  while ((std::uint64_t{1} << bits) < span) ++bits;
+  const bool packed = bits * p <= 63;
   std::int64_t pos = 0;
-  for (Index b = 0; b < n_blocks; ++b) {
-    const std::vector<std::int32_t>& src = block_coords[static_cast<std::size_t>(b)];
-    const std::size_t m = src.size() / static_cast<std::size_t>(p);
-    for (std::size_t q = 0; q < m; ++q) {
-      const std::int64_t candidate = static_cast<std::int64_t>(gc.coords.size()) / p;
-      gc.coords.insert(gc.coords.end(), src.begin() + static_cast<std::ptrdiff_t>(q * p),
-                       src.begin() + static_cast<std::ptrdiff_t>((q + 1) * p));
-      auto it = ids.find(candidate);
-      std::int32_t id;
-      if (it == ids.end()) {
-        id = static_cast<std::int32_t>(candidate);
-        ids.emplace(candidate, id);
-      } else {
-        id = it->second;
-        gc.coords.resize(gc.coords.size() - static_cast<std::size_t>(p));
+  if (packed) {
+    const std::int64_t offset = static_cast<std::int64_t>(bound) + 1;
+    std::size_t cap = 16;
+    while (cap < static_cast<std::size_t>(total) * 2 + 16) cap <<= 1;
+    const std::uint64_t empty = ~std::uint64_t{0};
+    std::vector<std::uint64_t> keys(cap, empty);
+    std::vector<std::int32_t> vals(cap, -1);
+    const std::size_t mask = cap - 1;
+    for (Index b = 0; b < n_blocks; ++b) {
+      const std::vector<std::int32_t>& src = block_coords[static_cast<std::size_t>(b)];
+      const std::size_t m = src.size() / static_cast<std::size_t>(p);
+      for (std::size_t q = 0; q < m; ++q) {
+        const std::int32_t* c = src.data() + q * static_cast<std::size_t>(p);
+        std::uint64_t key = 0;
+        for (Index j = 0; j < p; ++j)
+          key = (key << bits) | static_cast<std::uint64_t>(static_cast<std::int64_t>(c[j]) + offset);
+        std::uint64_t h = key * 0x9E3779B97F4A7C15ULL;
+        h ^= h >> 29;
+        std::size_t slot = static_cast<std::size_t>(h) & mask;
+        while (keys[slot] != empty && keys[slot] != key) slot = (slot + 1) & mask;
+        std::int32_t id;
+        if (keys[slot] == empty) {
+          keys[slot] = key;
+          id = static_cast<std::int32_t>(gc.coords.size() / static_cast<std::size_t>(p));
+          vals[slot] = id;
+          gc.coords.insert(gc.coords.end(), c, c + p);
+        } else {
+          id = vals[slot];
+        }
+        gc.point_grid[static_cast<std::size_t>(pos++)] = id;
       }
-      gc.point_grid[static_cast<std::size_t>(pos++)] = id;
+      std::vector<std::int32_t>().swap(block_coords[static_cast<std::size_t>(b)]);
     }
-    std::vector<std::int32_t>().swap(block_coords[static_cast<std::size_t>(b)]);
+  } else {
+    std::unordered_map<std::int64_t, std::int32_t, CoordHash, CoordEq> ids(
+        static_cast<std::size_t>(std::min<std::int64_t>(total, 1 << 22)) + 16,
+        CoordHash{&gc.coords, p}, CoordEq{&gc.coords, p});
+    for (Index b = 0; b < n_blocks; ++b) {
+      const std::vector<std::int32_t>& src = block_coords[static_cast<std::size_t>(b)];
+      const std::size_t m = src.size() / static_cast<std::size_t>(p);
+      for (std::size_t q = 0; q < m; ++q) {
+        const std::int64_t candidate = static_cast<std::int64_t>(gc.coords.size()) / p;
+        gc.coords.insert(gc.coords.end(), src.begin() + static_cast<std::ptrdiff_t>(q * p),
+                         src.begin() + static_cast<std::ptrdiff_t>((q + 1) * p));
+        auto it = ids.find(candidate);
+        std::int32_t id;
+        if (it == ids.end()) {
+          id = static_cast<std::int32_t>(candidate);
+          ids.emplace(candidate, id);
+        } else {
+          id = it->second;
+          gc.coords.resize(gc.coords.size() - static_cast<std::size_t>(p));
+        }
+        gc.point_grid[static_cast<std::size_t>(pos++)] = id;
+      }
+      std::vector<std::int32_t>().swap(block_coords[static_cast<std::size_t>(b)]);
+    }
   }
   // Reverse incidence (points in increasing order within each grid point's list).
   const Index n_grid = gc.n_grid();

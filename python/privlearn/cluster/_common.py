@@ -63,9 +63,11 @@ def check_data(X: Any, name: str = "X") -> np.ndarray:
         arr = np.asarray(X)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a 2-D array of numbers: {exc}") from None
-    if arr.dtype == object or not (
-        np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_)
-    ) or np.issubdtype(arr.dtype, np.complexfloating):
+    if (
+        arr.dtype == object
+        or not (np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_))
+        or np.issubdtype(arr.dtype, np.complexfloating)
+    ):
         raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
     if arr.ndim != 2:
         raise ValueError(f"{name} must be 2-D (n_samples, n_features), got {arr.ndim}-D")
@@ -123,7 +125,9 @@ def project_ball(Y: np.ndarray, r: float = 1.0) -> np.ndarray:
     return out
 
 
-def jl_project(X: np.ndarray, radius: float, p: int, stream: Stream) -> tuple[np.ndarray, np.ndarray]:
+def jl_project(
+    X: np.ndarray, radius: float, p: int, stream: Stream
+) -> tuple[np.ndarray, np.ndarray]:
     """``Y = X G / radius`` with ``G`` a data-independent ``(d, p)`` Gaussian matrix of entries
     ``N(0, 1/p)`` (Johnson-Lindenstrauss), rows projected (not rescaled) into the unit ball.
     Returns ``(Y, G)``."""

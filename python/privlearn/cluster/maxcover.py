@@ -92,24 +92,26 @@ def maxcover_pick_epsilon(epsilon: float, delta: float, n_radii: int) -> float:
     return (epsilon / n_radii) / (2.0 * (1.0 + math.log(1.0 / d)))
 
 
-def default_radii(n: int, *, growth: float = 2.0, r_min: float | None = None) -> list[float]:
-    """Threshold radii ``1, 1/growth, 1/growth**2, ...`` down to ``r_min`` (in the unit ball).
+def default_radii(n: int, *, growth: float = 2.0, n_radii: int | None = None) -> list[float]:
+    """Threshold radii ``1, 1/growth, 1/growth**2, ...`` (``n_radii`` of them, in the unit ball).
 
-    The paper (Section 4, "threshold radii") lets ``r_i`` grow geometrically from about
-    ``1/n`` to the diameter. Every radius costs privacy (one greedy run each, composed), and at
-    radii far below the typical inter-point spacing the covers are so small that the picks are
-    essentially uniform over the grid; so the default stops at ``r_min = n**(-1/2)`` (public:
-    depends on ``n`` only) rather than ``1/n``. Growth 2 (``1 + alpha`` with ``alpha = 1``).
+    The paper (Section 4, "threshold radii") lets ``r_i`` grow geometrically (factor
+    ``1 + alpha``) from about ``1/n`` to the diameter, i.e. ``L = O(log n)`` radii. Every radius
+    is one greedy run and the runs compose, so the per-pick parameter shrinks like
+    ``1/(L log(L/delta))``; below the typical spacing of the points the covers are so small that
+    the picks are essentially uniform over the (huge) grid and only dilute the budget. The
+    default therefore keeps ``L = ceil(log2(n) / 4) + 1`` radii (public: depends on ``n`` only),
+    down to ``2**-(L-1)``: 5 radii for ``n = 50,000``, 6 for ``n = 10**6``. Growth 2
+    (``alpha = 1``).
     """
     n = as_index(n, "n", lower=1, upper=1 << 40)
     growth = as_positive(growth, "growth")
     if not growth > 1.0:
         raise ValueError(f"growth must be > 1, got {growth}")
-    r_min = 1.0 / math.sqrt(n) if r_min is None else as_positive(r_min, "r_min")
-    radii = [1.0]
-    while radii[-1] / growth >= r_min * (1.0 - 1e-12):
-        radii.append(radii[-1] / growth)
-    return radii
+    if n_radii is None:
+        n_radii = math.ceil(math.log2(max(n, 2)) / 4.0) + 1
+    n_radii = as_index(n_radii, "n_radii", lower=1, upper=64)
+    return [growth ** (-i) for i in range(n_radii)]
 
 
 def default_picks(n_clusters: int, n: int) -> int:
@@ -185,6 +187,10 @@ def maxcover_candidates(
         out = ref.maxcover_candidates(*args, max_offsets=max_offsets)
     centers, level, covered, remainder, n_grid, n_offsets = out
     return MaxCoverResult(
-        np.asarray(centers), np.asarray(level), np.asarray(covered), np.asarray(remainder),
-        np.asarray(n_grid), np.asarray(n_offsets),
+        np.asarray(centers),
+        np.asarray(level),
+        np.asarray(covered),
+        np.asarray(remainder),
+        np.asarray(n_grid),
+        np.asarray(n_offsets),
     )
