@@ -59,16 +59,22 @@ def grid_cover(
     Y = np.ascontiguousarray(Y, dtype=np.float64)
     n, p = Y.shape
     offsets = grid_offsets(p, radius / unit, max_offsets).astype(np.int64)
-    base = np.floor(Y / unit).astype(np.int64)
-    g = base[:, None, :] + offsets[None, :, :]  # (n, m, p)
-    s = np.zeros(g.shape[:2])
-    for j in range(p):
-        d = Y[:, j][:, None] - unit * g[:, :, j].astype(np.float64)
-        s = s + d * d
-    hit = s <= radius * radius
-    counts = hit.sum(axis=1)
+    hits, keys_parts = [], []
+    step = max(1, 2_000_000 // max(1, offsets.shape[0]))  # bounded memory: chunks of points
+    for lo in range(0, n, step):
+        Yc = Y[lo : lo + step]
+        base = np.floor(Yc / unit).astype(np.int64)
+        g = base[:, None, :] + offsets[None, :, :]  # (chunk, m, p)
+        s = np.zeros(g.shape[:2])
+        for j in range(p):  # sequential sum over coordinates, as in the C++ loop
+            d = Yc[:, j][:, None] - unit * g[:, :, j].astype(np.float64)
+            s = s + d * d
+        h = s <= radius * radius
+        hits.append(h.sum(axis=1))
+        keys_parts.append(g[h])
+    counts = np.concatenate(hits)
     point_ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    keys = g[hit]  # point order, then offset order
+    keys = np.concatenate(keys_parts, axis=0)  # point order, then offset order
     if keys.shape[0] == 0:
         return np.zeros((0, p), dtype=np.int32), point_ptr, np.zeros(0, dtype=np.int32)
     uniq, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
@@ -141,14 +147,14 @@ def maxcover_candidates(
         n_grid.append(coords.shape[0])
         lookup = {tuple(c): i for i, c in enumerate(coords.tolist())}
         owner = np.repeat(np.arange(n), np.diff(point_ptr))
-        grid_points = [[] for _ in range(coords.shape[0])]
-        for x, gid in zip(owner.tolist(), point_grid.tolist()):
-            grid_points[gid].append(x)
+        by_grid = np.argsort(point_grid, kind="stable")  # points increasing within a grid id
+        grid_ptr = np.concatenate([[0], np.cumsum(np.bincount(point_grid, minlength=len(coords)))])
+        grid_pts = owner[by_grid]
         cover = np.bincount(point_grid, minlength=coords.shape[0]).astype(np.int64)
         covered = np.zeros(n, dtype=bool)
         for t in range(picks):
             row = ell * picks + t
-            classes = np.unique(cover[cover > 0])
+            classes, sizes = np.unique(cover[cover > 0], return_counts=True)
             choice = 0
             if exact:
                 choice = int(classes[-1]) if classes.size else 0
@@ -157,8 +163,7 @@ def maxcover_candidates(
                 raws = rng._row_raws(np.array([row]), 0, top + 1)[0]
                 u = ((raws >> np.uint64(12)).astype(np.float64) + 0.5) * 2.0**-52
                 best = log_grid + -math.log(-math.log(float(u[0])))
-                for c in classes.tolist():
-                    size = int(np.count_nonzero(cover == c))
+                for c, size in zip(classes.tolist(), sizes.tolist()):
                     v = (
                         math.log(float(size))
                         + _log_expm1(eps_pick * float(c))
@@ -178,12 +183,15 @@ def maxcover_candidates(
                 picked = lookup.get(tuple(z), -1)
             newly = 0
             if picked >= 0:
-                pts = np.array(grid_points[picked], dtype=np.int64)
+                pts = grid_pts[grid_ptr[picked] : grid_ptr[picked + 1]]
                 pts = pts[~covered[pts]]
                 newly = int(pts.size)
                 covered[pts] = True
-                for x in pts.tolist():
-                    np.subtract.at(cover, point_grid[point_ptr[x] : point_ptr[x + 1]], 1)
+                if newly:
+                    lens = point_ptr[pts + 1] - point_ptr[pts]
+                    starts = np.repeat(point_ptr[pts] - np.cumsum(lens) + lens, lens)
+                    idx = starts + np.arange(int(lens.sum()))
+                    np.subtract.at(cover, point_grid[idx], 1)
             level.append(ell)
             covered_out.append(newly)
             remainder.append(1 if choice == 0 else 0)
