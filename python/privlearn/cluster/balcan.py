@@ -40,7 +40,7 @@ __all__ = ["BALCAN_SPLIT", "balcan_candidates", "balcan_local_search"]
 
 #: Published ratios (candidates, local search, recovery, Lloyd), normalised to sum to 1.
 BALCAN_SPLIT = {"candidates": 8 / 13, "local_search": 1 / 13, "recovery": 2 / 13, "lloyd": 2 / 13}
-_MAX_CANDIDATES = 400
+_MAX_CANDIDATES = 256
 
 
 def balcan_candidates(
