@@ -13,6 +13,17 @@
 
 namespace privlearn::bindings {
 
+namespace {
+
+template <class T>
+py::array_t<T> to_array(const std::vector<T>& v) {
+  py::array_t<T> out(static_cast<py::ssize_t>(v.size()));
+  std::copy(v.begin(), v.end(), out.mutable_data());
+  return out;
+}
+
+}  // namespace
+
 void bind_cluster(py::module_& m) {
   m.def(
       "grid_offsets",
@@ -43,8 +54,7 @@ void bind_cluster(py::module_& m) {
         const auto ng = static_cast<py::ssize_t>(gc.n_grid());
         py::array_t<std::int32_t> coords({ng, static_cast<py::ssize_t>(gc.dim)});
         std::copy(gc.coords.begin(), gc.coords.end(), coords.mutable_data());
-        return py::make_tuple(coords, py::array(py::cast(gc.point_ptr)),
-                              py::array(py::cast(gc.point_grid)));
+        return py::make_tuple(coords, to_array(gc.point_ptr), to_array(gc.point_grid));
       },
       py::arg("Y").noconvert(), py::arg("radius"), py::arg("unit"),
       py::arg("max_offsets") = 50'000'000, py::arg("n_threads") = 0,
@@ -68,9 +78,8 @@ void bind_cluster(py::module_& m) {
           py::gil_scoped_release release;
           r = cluster::maxcover_candidates(Y, p);
         }
-        return py::make_tuple(std::move(r.centers), py::array(py::cast(r.level)),
-                              py::array(py::cast(r.covered)), py::array(py::cast(r.remainder)),
-                              py::array(py::cast(r.n_grid)), py::array(py::cast(r.n_offsets)));
+        return py::make_tuple(std::move(r.centers), to_array(r.level), to_array(r.covered),
+                              to_array(r.remainder), to_array(r.n_grid), to_array(r.n_offsets));
       },
       py::arg("Y").noconvert(), py::arg("radii"), py::arg("grid_factor"), py::arg("picks"),
       py::arg("eps_pick"), py::arg("key"), py::arg("stream"), py::arg("max_offsets") = 50'000'000,

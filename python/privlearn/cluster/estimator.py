@@ -134,6 +134,10 @@ class DPKMeans(ClusterMixin, BaseEstimator):
     ledger_ : PrivacyLedger or None
     n_candidates_ : int
         Distinct candidate centres (max cover: the set ``C``; Balcan: the candidate set).
+    inertia_ : float
+        k-means cost of the training data at ``cluster_centers_`` (not private; a diagnostic).
+    maxcover_ : MaxCoverResult or None
+        With ``epsilon = inf`` only: the greedy's picks and covers (diagnostics).
     proj_dim_, radius_ : int, float
     """
 
