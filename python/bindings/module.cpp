@@ -38,4 +38,5 @@ PYBIND11_MODULE(_core, m) {
   bindings::bind_random(m);
   bindings::bind_linear(m);
   bindings::bind_quadgrad(m);
+  bindings::bind_cluster(m);
 }

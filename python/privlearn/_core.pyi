@@ -220,3 +220,30 @@ def logistic_loglik_gradient_csr(
 def fixed_hessian_diagonal(
     A: npt.NDArray[np.float64], epsilon: float
 ) -> npt.NDArray[np.float64]: ...
+# ---- cluster (bind_cluster.cpp): grid max cover, Chaturvedi, Nguyen & Xu 2021 ----------------
+def grid_offsets(p: int, rho: float, max_offsets: int = 50000000) -> npt.NDArray[np.int32]: ...
+def grid_cover(
+    Y: npt.NDArray[np.float64],
+    radius: float,
+    unit: float,
+    max_offsets: int = 50000000,
+    n_threads: int = 0,
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.int32]]: ...
+def maxcover_candidates(
+    Y: npt.NDArray[np.float64],
+    radii: list[float],
+    grid_factor: float,
+    picks: int,
+    eps_pick: float,
+    key: bytes,
+    stream: int,
+    max_offsets: int = 50000000,
+    n_threads: int = 0,
+) -> tuple[
+    npt.NDArray[np.float64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.uint8],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+]: ...

@@ -1,0 +1,228 @@
+// Offset sets and grid coverage (see privlearn/cluster/grid.hpp).
+
+#include "privlearn/cluster/grid.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+
+#include "privlearn/checks.hpp"
+#include "privlearn/parallel.hpp"
+
+namespace privlearn::cluster {
+
+namespace {
+
+inline double dist01(std::int32_t z) noexcept {
+  return z <= 0 ? static_cast<double>(-z) : static_cast<double>(z - 1);
+}
+
+void enumerate(Index p, Index j, double budget, std::int32_t lo, std::int32_t hi,
+               std::vector<std::int32_t>& current, std::vector<std::int32_t>& out,
+               Index max_offsets) {
+  if (j == p) {
+    if (static_cast<Index>(out.size()) / p >= max_offsets)
+      checks::fail("the offset set has more than max_offsets = " + std::to_string(max_offsets) +
+                   " members: use a smaller projected dimension or a larger grid_factor");
+    out.insert(out.end(), current.begin(), current.end());
+    return;
+  }
+  for (std::int32_t z = lo; z <= hi; ++z) {
+    const double d = dist01(z);
+    const double rest = budget - d * d;
+    if (rest < 0.0) continue;
+    current[j] = z;
+    enumerate(p, j + 1, rest, lo, hi, current, out, max_offsets);
+  }
+}
+
+// Hash of a coordinate vector (FNV-1a over the int32 words, then a 64-bit finaliser).
+struct CoordHash {
+  const std::vector<std::int32_t>* pool;
+  Index dim;
+  std::size_t operator()(std::int64_t id) const noexcept {
+    const std::int32_t* c = pool->data() + id * dim;
+    std::uint64_t h = 1469598103934665603ULL;
+    for (Index j = 0; j < dim; ++j) {
+      h ^= static_cast<std::uint32_t>(c[j]);
+      h *= 1099511628211ULL;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return static_cast<std::size_t>(h);
+  }
+};
+
+struct CoordEq {
+  const std::vector<std::int32_t>* pool;
+  Index dim;
+  bool operator()(std::int64_t a, std::int64_t b) const noexcept {
+    return std::memcmp(pool->data() + a * dim, pool->data() + b * dim,
+                       sizeof(std::int32_t) * static_cast<std::size_t>(dim)) == 0;
+  }
+};
+
+}  // namespace
+
+std::vector<std::int32_t> grid_offsets(Index p, double rho, Index max_offsets) {
+  if (p < 1 || p > kMaxGridDim)
+    checks::fail("grid dimension must lie in [1, " + std::to_string(kMaxGridDim) + "], got " +
+                 std::to_string(p));
+  checks::positive(rho, "rho");
+  checks::require(rho <= 1e6, "rho = radius / unit must be <= 1e6");
+  checks::require(max_offsets >= 1, "max_offsets must be >= 1");
+  const auto r = static_cast<std::int32_t>(std::floor(rho));
+  std::vector<std::int32_t> out, current(static_cast<std::size_t>(p), 0);
+  enumerate(p, 0, rho * rho, -r, r + 1, current, out, max_offsets);
+  return out;
+}
+
+GridCover grid_cover(const MatRef& Y, double radius, double unit,
+                     const std::vector<std::int32_t>& offsets, int n_threads) {
+  const Index n = Y.rows(), p = Y.cols();
+  checks::require(p >= 1 && p <= kMaxGridDim, "Y must have between 1 and 16 columns");
+  checks::positive(radius, "radius");
+  checks::positive(unit, "unit");
+  checks::require(n < (Index{1} << 31) - 1, "too many points for int32 indices");
+  checks::require(offsets.size() % static_cast<std::size_t>(p) == 0 && !offsets.empty(),
+                  "offsets must be a non-empty (m, p) array");
+  checks::all_finite(Y, "Y");
+  const double bound = (1.0 + radius) / unit + 2.0;
+  checks::require(bound < 1e9, "radius / unit too small for int32 grid coordinates");
+  const Index n_off = static_cast<Index>(offsets.size()) / p;
+  const double r2 = radius * radius;
+
+  // Phase 1 (parallel, by fixed blocks of points): the covering grid points of every point, in
+  // offset order, as coordinates.
+  const Index block = 256;
+  const Index n_blocks = (n + block - 1) / block;
+  std::vector<std::vector<std::int32_t>> block_coords(static_cast<std::size_t>(n_blocks));
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(n), 0);
+  const int threads = parallel::resolve_threads(n_threads);
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && n_blocks >= parallel::kMinParallelItems)
+#endif
+  for (Index b = 0; b < n_blocks; ++b) {
+    std::vector<std::int32_t>& out = block_coords[static_cast<std::size_t>(b)];
+    std::int32_t base[kMaxGridDim];
+    std::int32_t g[kMaxGridDim];
+    for (Index i = b * block; i < std::min(n, (b + 1) * block); ++i) {
+      for (Index j = 0; j < p; ++j) base[j] = static_cast<std::int32_t>(std::floor(Y(i, j) / unit));
+      std::int64_t c = 0;
+      for (Index o = 0; o < n_off; ++o) {
+        const std::int32_t* z = offsets.data() + o * p;
+        double s = 0.0;
+        Index j = 0;
+        for (; j < p; ++j) {
+          g[j] = base[j] + z[j];
+          const double d = Y(i, j) - unit * static_cast<double>(g[j]);
+          s += d * d;
+        }
+        if (s <= r2) {
+          out.insert(out.end(), g, g + p);
+          ++c;
+        }
+      }
+      counts[static_cast<std::size_t>(i)] = c;
+    }
+  }
+  (void)threads;
+
+  // Phase 2 (sequential, point order): ids by first discovery.
+  GridCover gc;
+  gc.dim = p;
+  gc.unit = unit;
+  gc.radius = radius;
+  gc.point_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
+  for (Index i = 0; i < n; ++i)
+    gc.point_ptr[static_cast<std::size_t>(i) + 1] =
+        gc.point_ptr[static_cast<std::size_t>(i)] + counts[static_cast<std::size_t>(i)];
+  const std::int64_t total = gc.point_ptr.back();
+  checks::require(total < (std::int64_t{1} << 31) - 1,
+                  "too many (point, grid point) incidences for int32 ids");
+  gc.point_grid.resize(static_cast<std::size_t>(total));
+  // Exact packing of a coordinate vector into 64 bits when it fits (the usual case): then an
+  // open-addressing table of packed keys; otherwise a node-based map over the coordinates.
+  const auto span = static_cast<std::uint64_t>(2.0 * bound + 3.0);
+  int bits = 1;
+  while ((std::uint64_t{1} << bits) < span) ++bits;
+  const bool packed = bits * p <= 63;
+  std::int64_t pos = 0;
+  if (packed) {
+    const std::int64_t offset = static_cast<std::int64_t>(bound) + 1;
+    std::size_t cap = 16;
+    while (cap < static_cast<std::size_t>(total) * 2 + 16) cap <<= 1;
+    const std::uint64_t empty = ~std::uint64_t{0};
+    std::vector<std::uint64_t> keys(cap, empty);
+    std::vector<std::int32_t> vals(cap, -1);
+    const std::size_t mask = cap - 1;
+    for (Index b = 0; b < n_blocks; ++b) {
+      const std::vector<std::int32_t>& src = block_coords[static_cast<std::size_t>(b)];
+      const std::size_t m = src.size() / static_cast<std::size_t>(p);
+      for (std::size_t q = 0; q < m; ++q) {
+        const std::int32_t* c = src.data() + q * static_cast<std::size_t>(p);
+        std::uint64_t key = 0;
+        for (Index j = 0; j < p; ++j)
+          key = (key << bits) | static_cast<std::uint64_t>(static_cast<std::int64_t>(c[j]) + offset);
+        std::uint64_t h = key * 0x9E3779B97F4A7C15ULL;
+        h ^= h >> 29;
+        std::size_t slot = static_cast<std::size_t>(h) & mask;
+        while (keys[slot] != empty && keys[slot] != key) slot = (slot + 1) & mask;
+        std::int32_t id;
+        if (keys[slot] == empty) {
+          keys[slot] = key;
+          id = static_cast<std::int32_t>(gc.coords.size() / static_cast<std::size_t>(p));
+          vals[slot] = id;
+          gc.coords.insert(gc.coords.end(), c, c + p);
+        } else {
+          id = vals[slot];
+        }
+        gc.point_grid[static_cast<std::size_t>(pos++)] = id;
+      }
+      std::vector<std::int32_t>().swap(block_coords[static_cast<std::size_t>(b)]);
+    }
+  } else {
+    std::unordered_map<std::int64_t, std::int32_t, CoordHash, CoordEq> ids(
+        static_cast<std::size_t>(std::min<std::int64_t>(total, 1 << 22)) + 16,
+        CoordHash{&gc.coords, p}, CoordEq{&gc.coords, p});
+    for (Index b = 0; b < n_blocks; ++b) {
+      const std::vector<std::int32_t>& src = block_coords[static_cast<std::size_t>(b)];
+      const std::size_t m = src.size() / static_cast<std::size_t>(p);
+      for (std::size_t q = 0; q < m; ++q) {
+        const std::int64_t candidate = static_cast<std::int64_t>(gc.coords.size()) / p;
+        gc.coords.insert(gc.coords.end(), src.begin() + static_cast<std::ptrdiff_t>(q * p),
+                         src.begin() + static_cast<std::ptrdiff_t>((q + 1) * p));
+        auto it = ids.find(candidate);
+        std::int32_t id;
+        if (it == ids.end()) {
+          id = static_cast<std::int32_t>(candidate);
+          ids.emplace(candidate, id);
+        } else {
+          id = it->second;
+          gc.coords.resize(gc.coords.size() - static_cast<std::size_t>(p));
+        }
+        gc.point_grid[static_cast<std::size_t>(pos++)] = id;
+      }
+      std::vector<std::int32_t>().swap(block_coords[static_cast<std::size_t>(b)]);
+    }
+  }
+  // Reverse incidence (points in increasing order within each grid point's list).
+  const Index n_grid = gc.n_grid();
+  gc.grid_ptr.assign(static_cast<std::size_t>(n_grid) + 1, 0);
+  for (std::int32_t id : gc.point_grid) ++gc.grid_ptr[static_cast<std::size_t>(id) + 1];
+  for (Index g = 0; g < n_grid; ++g)
+    gc.grid_ptr[static_cast<std::size_t>(g) + 1] += gc.grid_ptr[static_cast<std::size_t>(g)];
+  gc.grid_point.resize(static_cast<std::size_t>(total));
+  std::vector<std::int64_t> fill(gc.grid_ptr.begin(), gc.grid_ptr.end() - 1);
+  for (Index i = 0; i < n; ++i)
+    for (std::int64_t q = gc.point_ptr[static_cast<std::size_t>(i)];
+         q < gc.point_ptr[static_cast<std::size_t>(i) + 1]; ++q)
+      gc.grid_point[static_cast<std::size_t>(fill[static_cast<std::size_t>(
+          gc.point_grid[static_cast<std::size_t>(q)])]++)] = static_cast<std::int32_t>(i);
+  return gc;
+}
+
+}  // namespace privlearn::cluster

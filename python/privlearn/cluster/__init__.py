@@ -1,0 +1,34 @@
+"""Differentially private k-means clustering.
+
+- :class:`DPKMeans` -- Chaturvedi, Nguyen & Xu (2021), grid max cover with an efficient
+  exponential mechanism, proxy data set and noisy averaging (``method="maxcover"``), or the
+  Balcan et al. (2017) baseline (``method="balcan"``).
+- :mod:`~privlearn.cluster.maxcover` -- the private greedy max cover and its accounting
+  (Gupta et al. 2010).
+"""
+
+from __future__ import annotations
+
+from privlearn.cluster.estimator import DEFAULT_SPLIT, DPKMeans, proxy_counts
+from privlearn.cluster.maxcover import (
+    MaxCoverResult,
+    default_picks,
+    default_radii,
+    greedy_cover_epsilon,
+    maxcover_candidates,
+    maxcover_pick_epsilon,
+    maxcover_privacy,
+)
+
+__all__ = [
+    "DEFAULT_SPLIT",
+    "DPKMeans",
+    "MaxCoverResult",
+    "default_picks",
+    "default_radii",
+    "greedy_cover_epsilon",
+    "maxcover_candidates",
+    "maxcover_pick_epsilon",
+    "maxcover_privacy",
+    "proxy_counts",
+]

@@ -1,0 +1,217 @@
+"""Shared pieces of the private k-means algorithms: input checks, the data-independent
+Johnson-Lindenstrauss map, nearest-centre assignment, private noisy averaging
+(Nissim, Stemmer & Vadhan 2016 as used by Chaturvedi et al. 2021, Algorithm 1) and one
+differentially private Lloyd step."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+from scipy import optimize
+from scipy.spatial import cKDTree
+
+from privlearn._checks import as_index
+from privlearn.accounting import PrivacyLedger
+from privlearn.exceptions import PrivacyLeakWarning
+from privlearn.mechanisms import discrete_laplace, gaussian
+from privlearn.mechanisms.gaussian import analytic_gaussian_epsilon, gaussian_privacy
+from privlearn.random import Stream
+
+__all__ = [
+    "SeedSource",
+    "assign",
+    "check_data",
+    "jl_project",
+    "kmeans_cost",
+    "noisy_average",
+    "resolve_radius",
+]
+
+# stream ids of the estimator's own randomness (one purpose each)
+STREAM_JL = 0x6B6D65616E730001  # "kmeans" | 1
+STREAM_PICKS = 0x6B6D65616E730002
+STREAM_SEEDS = 0x6B6D65616E730003
+STREAM_INIT = 0x6B6D65616E730004
+
+
+class SeedSource:
+    """Independent 63-bit sub-seeds for the mechanisms of one fit (from the fit's key), so that
+    ``seed=None`` means OS entropy everywhere and an int seed reproduces the whole fit."""
+
+    def __init__(self, seed: int | None) -> None:
+        self.stream = Stream(seed, stream=0)
+        self._seeds = self.stream.substream(STREAM_SEEDS)
+        self._next = 0
+
+    def __call__(self) -> int:
+        value = int(self._seeds.raws(self._next, 1)[0] >> np.uint64(1))
+        self._next += 1
+        return value
+
+    def substream(self, stream: int) -> Stream:
+        return self.stream.substream(stream)  # type: ignore[return-value]
+
+
+def check_data(X: Any, name: str = "X") -> np.ndarray:
+    """``X`` as a C-contiguous float64 2-D array with finite entries (else ValueError)."""
+    if isinstance(X, (str, bytes)) or X is None:
+        raise TypeError(f"{name} must be a 2-D array of numbers, got {type(X).__name__}")
+    try:
+        arr = np.asarray(X)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a 2-D array of numbers: {exc}") from None
+    if (
+        arr.dtype == object
+        or not (np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_))
+        or np.issubdtype(arr.dtype, np.complexfloating)
+    ):
+        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got {arr.ndim}-D")
+    if arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(f"{name} must have at least one row and one column, got {arr.shape}")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if not np.isfinite(arr).all():
+        row = int(np.flatnonzero(~np.isfinite(arr).all(axis=1))[0])
+        raise ValueError(f"{name} must be finite (NaN or inf in row {row})")
+    return arr
+
+
+def resolve_radius(X: np.ndarray, radius: float | None, clip: bool) -> tuple[np.ndarray, float]:
+    """The public radius ``Lambda`` and ``X`` inside ``B(0, Lambda)``.
+
+    ``radius=None`` takes ``max ||x_i||`` from the data with a :class:`PrivacyLeakWarning`.
+    Rows outside the ball raise ``ValueError`` unless ``clip=True``, which projects them onto
+    the ball (a per-row map: privacy is preserved).
+    """
+    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+    if radius is None:
+        warnings.warn(
+            "radius=None: the data radius max ||x|| is computed from the private data and is "
+            "not covered by the privacy guarantee; pass a public bound",
+            PrivacyLeakWarning,
+            stacklevel=3,
+        )
+        radius = float(norms.max()) if norms.max() > 0 else 1.0
+    radius = float(radius)
+    if not (math.isfinite(radius) and radius > 0.0):
+        raise ValueError(f"radius must be a finite number > 0, got {radius}")
+    outside = norms > radius * (1.0 + 1e-12)
+    if outside.any():
+        if not clip:
+            row = int(np.flatnonzero(outside)[0])
+            raise ValueError(
+                f"row {row} has norm {norms[row]:.6g} > radius={radius:g}; pass clip=True to "
+                "project such rows onto the ball"
+            )
+        X = X.copy()
+        X[outside] *= (radius / norms[outside])[:, None]
+    return X, radius
+
+
+def project_ball(Y: np.ndarray, r: float = 1.0) -> np.ndarray:
+    """Rows of ``Y`` projected onto the closed ball of radius ``r`` (rows inside unchanged)."""
+    norms = np.sqrt(np.einsum("ij,ij->i", Y, Y))
+    scale = np.where(norms > r, r / np.maximum(norms, 1e-300), 1.0)
+    out = Y * scale[:, None]
+    # guard against rounding just above r
+    norms2 = np.einsum("ij,ij->i", out, out)
+    bad = norms2 > r * r
+    if bad.any():
+        out[bad] *= np.nextafter(1.0, 0.0) ** 4
+    return out
+
+
+def jl_project(
+    X: np.ndarray, radius: float, p: int, stream: Stream
+) -> tuple[np.ndarray, np.ndarray]:
+    """``Y = X G / radius`` with ``G`` a data-independent ``(d, p)`` Gaussian matrix of entries
+    ``N(0, 1/p)`` (Johnson-Lindenstrauss), rows projected (not rescaled) into the unit ball.
+    Returns ``(Y, G)``."""
+    d = X.shape[1]
+    G = stream.normal(0, d * p).reshape(d, p) / math.sqrt(p)
+    return project_ball(X @ G / radius), G
+
+
+def assign(points: np.ndarray, centers: np.ndarray) -> np.ndarray:
+    """Index of the nearest centre of every point (ties: lowest index)."""
+    if centers.shape[1] <= 16:
+        return cKDTree(centers).query(points, k=1)[1].astype(np.int64)
+    from sklearn.metrics import pairwise_distances_argmin
+
+    return pairwise_distances_argmin(points, centers).astype(np.int64)
+
+
+def kmeans_cost(X: np.ndarray, centers: np.ndarray) -> float:
+    """``sum_i min_j ||x_i - c_j||**2`` (the k-means objective, Section 2.1)."""
+    from sklearn.metrics import pairwise_distances_argmin_min
+
+    _, dist = pairwise_distances_argmin_min(X, centers)
+    return float(np.dot(dist, dist))
+
+
+def gaussian_sigma(sensitivity: float, epsilon: float, delta: float, size: int) -> float:
+    """Smallest ``sigma`` (up to 1e-9 relative) such that :func:`privlearn.mechanisms.gaussian`
+    with this sensitivity, ``size`` entries and the default lattice is ``(epsilon, delta)``-DP
+    (analytic Gaussian, Balle & Wang 2018)."""
+
+    def excess(mu: float) -> float:
+        return analytic_gaussian_epsilon(mu, delta) - epsilon
+
+    hi = 1.0
+    while excess(hi) < 0.0:
+        hi *= 2.0
+    mu = float(optimize.brentq(excess, 1e-12, hi, xtol=1e-15, rtol=1e-12))
+    sigma = sensitivity / mu
+    for _ in range(60):  # account for the lattice step's inflation of the sensitivity
+        eff = gaussian_privacy(sensitivity, sigma, size=size).effective_sensitivity
+        if gaussian_privacy(sensitivity, sigma, size=size).epsilon(delta) <= epsilon:
+            return sigma
+        sigma = eff / mu * (1.0 + 1e-9)
+    raise RuntimeError("could not calibrate the Gaussian noise")
+
+
+def noisy_average(
+    X: np.ndarray,
+    labels: np.ndarray,
+    n_clusters: int,
+    radius: float,
+    epsilon: float,
+    delta: float,
+    seeds: SeedSource,
+    ledger: PrivacyLedger | None,
+    label: str,
+) -> np.ndarray:
+    """Private centres of the clusters ``{x_i : labels_i = j}`` (rows in ``B(0, radius)``).
+
+    Per cluster: the count with exact discrete Laplace noise of scale ``2/epsilon``
+    (``epsilon/2``-DP, sensitivity 1 under add/remove) and the coordinate sum with Gaussian
+    noise calibrated to ``(epsilon/2, delta)`` (L2 sensitivity ``radius``); the centre is
+    ``noisy_sum / max(noisy_count, 1)`` projected onto the ball. This is the noisy averaging of
+    Nissim, Stemmer & Vadhan (2016) in the form of Chaturvedi et al. (2021), Algorithm 1: a
+    Laplace-noised count and a Gaussian-noised sum. Clusters are disjoint, so by parallel
+    composition (McSherry 2009; Theorem 2.5) the whole release is ``(epsilon, delta)``-DP,
+    charged once to ``ledger``. ``epsilon = inf``: exact means (empty clusters: the origin).
+    """
+    n_clusters = as_index(n_clusters, "n_clusters", lower=1, upper=1 << 31)
+    d = X.shape[1]
+    counts = np.bincount(labels, minlength=n_clusters).astype(np.int64)
+    sums = np.zeros((n_clusters, d))
+    np.add.at(sums, labels, X)
+    if math.isinf(epsilon):
+        centers = np.zeros((n_clusters, d))
+        nz = counts > 0
+        centers[nz] = sums[nz] / counts[nz, None]
+        return centers
+    if ledger is not None:
+        ledger.spend(epsilon, delta, label=label)
+    noisy_counts = np.asarray(discrete_laplace(counts, 2.0 / epsilon, seeds()), dtype=np.float64)
+    sigma = gaussian_sigma(radius, epsilon / 2.0, delta, d)
+    centers = np.empty((n_clusters, d))
+    for j in range(n_clusters):
+        noisy_sum = np.asarray(gaussian(sums[j], radius, sigma, seeds()), dtype=np.float64)
+        centers[j] = noisy_sum / max(noisy_counts[j], 1.0)
+    return project_ball(centers, radius)
