@@ -30,5 +30,6 @@ inline py::bytes key_to_py(const random::Key& key) {
 
 void bind_random(py::module_& m);
 void bind_linear(py::module_& m);
+void bind_he(py::module_& m);
 
 }  // namespace privlearn::bindings
