@@ -191,6 +191,35 @@ void rotate_sum(double* a, Index n_ct, Index slots, const std::vector<Index>& st
   if (src != a) std::memcpy(a, src, sizeof(double) * static_cast<std::size_t>(n_ct * slots));
 }
 
+void bound_mul(const double* a, const double* ea, Index n_ct, const double* b, const double* eb,
+               Index b_rows, Index slots, double factor, double fixed, double* out,
+               int n_threads) {
+  check_batch(n_ct, slots);
+  checks::require(b_rows == n_ct || b_rows == 1,
+                  "second operand must have 1 or n_ct rows, got " + std::to_string(b_rows));
+  checks::finite(factor, "factor");
+  checks::finite(fixed, "fixed");
+  const bool scaled = factor != 1.0;
+  const double slack = std::fabs(factor - 1.0);
+  const Items items(n_ct, slots);
+  for_items(items, slots, n_threads, [&](Index c, Index j0, Index n) {
+    const Index ao = c * slots + j0;
+    const Index bo = (b_rows == 1 ? 0 : c * slots) + j0;
+    for (Index q = 0; q < n; ++q) {
+      const double aa = std::fabs(a[ao + q]);
+      const double ab = std::fabs(b[bo + q]);
+      const double t1 = aa * eb[bo + q];
+      const double t2 = (ab + eb[bo + q]) * ea[ao + q];
+      double e = t1 + t2;
+      if (scaled) {
+        e = e * factor;
+        e = e + slack * ((aa + ea[ao + q]) * (ab + eb[bo + q]));
+      }
+      out[ao + q] = e + fixed;
+    }
+  });
+}
+
 void sum_rows(const double* a, Index n_ct, Index slots, double* out, int n_threads) {
   check_batch(n_ct, slots);
   const Items items(1, slots);

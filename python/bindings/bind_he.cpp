@@ -158,6 +158,30 @@ void bind_he(py::module_& m) {
       py::arg("a"), py::arg("n_threads") = 0,
       "Sum of the ciphertexts of a batch, added in order: a (1, slots) array.");
   m.def(
+      "he_bound_mul",
+      [](const Batch& a, const Batch& ea, const Batch& b, const Batch& eb, double factor,
+         double fixed, int n_threads) {
+        const Shape s = batch_shape(a, "a");
+        const Shape t = batch_shape(b, "b");
+        const Shape se = batch_shape(ea, "ea");
+        const Shape te = batch_shape(eb, "eb");
+        if (se.n_ct != s.n_ct || se.slots != s.slots || te.n_ct != t.n_ct ||
+            te.slots != t.slots || t.slots != s.slots)
+          throw std::invalid_argument("he_bound_mul: operand and bound shapes differ");
+        Batch out = empty_like(s);
+        double* o = out.mutable_data();
+        {
+          py::gil_scoped_release release;
+          he::bound_mul(a.data(), ea.data(), s.n_ct, b.data(), eb.data(), t.n_ct, s.slots, factor,
+                        fixed, o, n_threads);
+        }
+        return out;
+      },
+      py::arg("a"), py::arg("ea"), py::arg("b"), py::arg("eb"), py::arg("factor"),
+      py::arg("fixed"), py::arg("n_threads") = 0,
+      "Per-slot error bound of a product: (|a| eb + (|b| + eb) ea) * factor + |factor - 1| "
+      "(|a| + ea)(|b| + eb) + fixed.");
+  m.def(
       "he_max_abs",
       [](const Batch& a, int n_threads) {
         const double* in = a.data();

@@ -32,6 +32,7 @@ __all__ = [
     "he_rotate",
     "he_rotate_sum",
     "he_sum_rows",
+    "he_bound_mul",
     "he_max_abs",
 ]
 
@@ -163,6 +164,28 @@ def he_sum_rows(a: np.ndarray, n_threads: int = 0) -> np.ndarray:
     for c in range(1, a.shape[0]):
         out = out + a[c : c + 1]
     return out
+
+
+def he_bound_mul(
+    a: np.ndarray,
+    ea: np.ndarray,
+    b: np.ndarray,
+    eb: np.ndarray,
+    factor: float,
+    fixed: float,
+    n_threads: int = 0,
+) -> np.ndarray:
+    """Per-slot error bound of a product: ``(|a| eb + (|b| + eb) ea) * factor
+    + |factor - 1| (|a| + ea)(|b| + eb) + fixed`` (the second term only when ``factor != 1``)."""
+    a, ea, b, eb = _batch(a), _batch(ea, "ea"), _batch(b, "b"), _batch(eb, "eb")
+    if ea.shape != a.shape or eb.shape != b.shape or b.shape[1] != a.shape[1]:
+        raise ValueError("he_bound_mul: operand and bound shapes differ")
+    aa, ab = np.abs(a), np.abs(b)
+    e = aa * eb + (ab + eb) * ea
+    if factor != 1.0:
+        e = e * factor
+        e = e + abs(factor - 1.0) * ((aa + ea) * (ab + eb))
+    return e + fixed
 
 
 def he_max_abs(a: np.ndarray, n_threads: int = 0) -> float:

@@ -74,6 +74,13 @@ void rotate_sum(double* a, Index n_ct, Index slots, const std::vector<Index>& st
 // out[j] = a[0, j] + a[1, j] + ... + a[n_ct - 1, j], added in ciphertext order.
 void sum_rows(const double* a, Index n_ct, Index slots, double* out, int n_threads);
 
+// Per-slot error bound of a product (worst case over the operands' bounds ea, eb):
+//   out = (|a| eb + (|b| + eb) ea) * factor + |factor - 1| (|a| + ea)(|b| + eb) + fixed
+// (the second term only when factor != 1); b and eb have 1 or n_ct rows.
+void bound_mul(const double* a, const double* ea, Index n_ct, const double* b, const double* eb,
+               Index b_rows, Index slots, double factor, double fixed, double* out,
+               int n_threads);
+
 // max |a| over all entries (0 for an empty array).
 double max_abs(const double* a, Index size, int n_threads);
 
