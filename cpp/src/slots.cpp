@@ -17,6 +17,9 @@ namespace {
 // Slots per work item: a multiple of 8 (one ChaCha20 block holds 8 raws), so every chunk starts
 // on a block boundary.
 constexpr Index kChunk = 4096;
+// Below this many slots in a call the work (well under a millisecond) is smaller than the cost
+// of waking threads on a loaded machine: run sequentially. Results never depend on it.
+constexpr Index kMinParallelSlots = Index{1} << 18;
 
 void check_batch(Index n_ct, Index slots) {
   checks::require(n_ct >= 1 && n_ct <= kMaxCiphertexts,
@@ -57,7 +60,7 @@ template <class Body>
 void for_items(const Items& items, Index slots, int n_threads, Body&& body) {
   const int threads = parallel::resolve_threads(n_threads);
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && items.count >= 2)
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && items.count >= 2 && items.count * kChunk >= kMinParallelSlots)
 #endif
   for (Index it = 0; it < items.count; ++it) {
     const Index c = it / items.per_ct;
@@ -238,7 +241,7 @@ double max_abs(const double* a, Index size, int n_threads) {
   std::vector<double> part(static_cast<std::size_t>(std::max<Index>(n_chunks, 1)), 0.0);
   const int threads = parallel::resolve_threads(n_threads);
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && n_chunks >= 2)
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && n_chunks >= 2 && size >= kMinParallelSlots)
 #endif
   for (Index b = 0; b < n_chunks; ++b) {
     double m = 0.0;

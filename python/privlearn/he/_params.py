@@ -163,6 +163,12 @@ class CKKSParams:
         ks_digit = (
             None if self.ks_digit_bits is None else _as_int(self.ks_digit_bits, "ks_digit_bits", 1, 10_000)
         )
+        digit = log_q if ks_digit is None else ks_digit
+        if digit > log_special:
+            raise ValueError(
+                f"key-switching digits of {digit} bits need a special modulus of at least as many "
+                f"bits (log_special = {log_special}); set ks_digit_bits <= log_special"
+            )
         sigma = float(self.sigma)
         if not (math.isfinite(sigma) and sigma > 0):
             raise ValueError(f"sigma must be a finite number > 0, got {self.sigma}")
