@@ -158,10 +158,14 @@ class CKKSParams:
                 f"{log_q0 + log_p}"
             )
         log_special = (
-            log_q if self.log_special is None else _as_int(self.log_special, "log_special", 1, 10_000)
+            log_q
+            if self.log_special is None
+            else _as_int(self.log_special, "log_special", 1, 10_000)
         )
         ks_digit = (
-            None if self.ks_digit_bits is None else _as_int(self.ks_digit_bits, "ks_digit_bits", 1, 10_000)
+            None
+            if self.ks_digit_bits is None
+            else _as_int(self.ks_digit_bits, "ks_digit_bits", 1, 10_000)
         )
         digit = log_q if ks_digit is None else ks_digit
         if digit > log_special:

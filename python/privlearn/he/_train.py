@@ -324,9 +324,8 @@ def _run(
         mod_bits.append(V.mod_bits)
         if record_path and not dry:
             path.append(sim.decrypt(V)[0, : d + 1].copy())
-    coef = None
-    if not dry:
-        coef = sim.decrypt(V)[0, : d + 1].copy()
+    final = sim.decrypt(V)
+    coef = None if final is None else final[0, : d + 1].copy()
     storage = layout.n_ct * p.ciphertext_bytes() + (p.ciphertext_bytes() if enhanced else 0.0)
     counts = dict(sim.counts)
     counts["rotation_keys"] = len(sim.rotation_keys)
@@ -417,8 +416,14 @@ def train_logreg(
     Z = ys[:, None] * X1
     bbar = bbar_diagonal(X1) if enhanced else None
     if iterations is None:
-        plan = plan_logreg(n, d, enhanced=enhanced, sigmoid_degree=sigmoid_degree, params=params,
-                           bbar_bits=bbar_bits)
+        plan = plan_logreg(
+            n,
+            d,
+            enhanced=enhanced,
+            sigmoid_degree=sigmoid_degree,
+            params=params,
+            bbar_bits=bbar_bits,
+        )
         iterations = plan.iterations
         if iterations == 0:
             raise DepthExhaustedError("not even one iteration fits in the modulus")
@@ -476,6 +481,25 @@ def plan_logreg(
     for name, v in (("n", n), ("d", d)):
         if isinstance(v, bool) or int(v) != v or int(v) < 1:
             raise ValueError(f"{name} must be a positive int, got {v!r}")
+    kwargs = dict(
+        enhanced=bool(enhanced),
+        sigmoid_degree=sigmoid_degree,
+        schedule=None,
+        bbar_bits=int(bbar_bits),
+    )
+    if iterations is None:  # find the count, then count exactly that many iterations
+        probe = _run(
+            Simulator(params, dry=True, noise=False, seed=0),
+            int(n),
+            int(d),
+            None,
+            None,
+            iterations=None,
+            **kwargs,
+        )
+        iterations = probe.iterations
+        if iterations == 0:
+            return probe
     sim = Simulator(params, dry=True, noise=False, seed=0)
     return _run(
         sim,
@@ -483,11 +507,8 @@ def plan_logreg(
         int(d),
         None,
         None,
-        enhanced=bool(enhanced),
         iterations=iterations,
-        sigmoid_degree=sigmoid_degree,
-        schedule=None,
-        bbar_bits=int(bbar_bits),
+        **kwargs,
     )
 
 

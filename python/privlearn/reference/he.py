@@ -149,7 +149,7 @@ def he_rotate_sum(
     scale: float,
     n_threads: int = 0,
 ) -> np.ndarray:
-    """For each step ``s_i`` (operation ``op_id + i``): ``a <- a + (rotate(a, s_i) + z * scale)``."""
+    """For each step ``s_i`` (operation ``op_id + i``): ``a <- a + (rotate(a, s_i) + z scale)``."""
     a = _batch(a).copy()
     for i, s in enumerate(steps):
         r = _add_noise(np.roll(a, -int(s), axis=1), key, stream, op_id + i, scale)
