@@ -111,6 +111,12 @@ class TenSEALEngine(Simulator):
         self._evaluator = seal.Evaluator(self._ctx)
         self._encoder = seal.CKKSEncoder(self._ctx)
 
+    def prepare_rotations(self, steps: list[int]) -> None:
+        """Generate the Galois keys of ``steps`` now (e.g. from a plan's ``rotation_steps``),
+        so that key generation is not timed with the computation."""
+        for k in steps:
+            self._gk(int(k))
+
     @property
     def tracks_error(self) -> bool:
         return False

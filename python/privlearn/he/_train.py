@@ -151,6 +151,8 @@ class HETrainingReport:
         full modulus, as in the paper's "Storage" column.
     key_bytes : float
         Relinearisation key plus one key per distinct rotation.
+    rotation_steps : list of int
+        The distinct rotation amounts (mod slots), i.e. the Galois keys a real run needs.
     error_bound : float or None
         Tracked bound on the CKKS error of ``coef_`` (None for real CKKS and dry runs).
     """
@@ -169,6 +171,7 @@ class HETrainingReport:
     method: str
     backend: str
     beta_path: list[np.ndarray] = field(default_factory=list)
+    rotation_steps: list[int] = field(default_factory=list)
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
         """``beta_0 + X beta_1:`` for scaled features ``X`` (no intercept column)."""
@@ -344,6 +347,7 @@ def _run(
         method="enhanced NAG" if enhanced else "NAG",
         backend=sim.backend,
         beta_path=path,
+        rotation_steps=sorted(sim.rotation_keys),
     )
 
 
@@ -363,6 +367,7 @@ def train_logreg(
     bbar_bits: int = 40,
     n_threads: int | None = None,
     record_path: bool = False,
+    engine: Simulator | None = None,
 ) -> HETrainingReport:
     """Train logistic regression with Kim et al. 2018a's packed CKKS algorithm (simulated or real).
 
@@ -399,6 +404,9 @@ def train_logreg(
         Scale bits of the encrypted ``B-bar`` (Chiang Section 5 uses 40).
     record_path : bool, default=False
         Keep the decrypted weights after every iteration (``beta_path``).
+    engine : Simulator, optional
+        A ready engine to run on (e.g. a ``TenSEALEngine`` whose Galois keys were prepared);
+        overrides ``backend``, ``params``, ``seed``, ``noise`` and ``n_threads``.
 
     Returns
     -------
@@ -406,7 +414,7 @@ def train_logreg(
     """
     X, ys = _check_data(X, y)
     _check_method(optimizer, sigmoid_degree)
-    params = _resolve_params(params)
+    params = _resolve_params(params) if engine is None else engine.params
     if isinstance(bbar_bits, bool) or not isinstance(bbar_bits, (int, np.integer)):
         raise TypeError("bbar_bits must be an int")
     if iterations is not None and (isinstance(iterations, bool) or int(iterations) < 1):
@@ -427,7 +435,7 @@ def train_logreg(
         iterations = plan.iterations
         if iterations == 0:
             raise DepthExhaustedError("not even one iteration fits in the modulus")
-    sim = _make_engine(backend, params, noise=noise, seed=seed, n_threads=n_threads)
+    sim = engine or _make_engine(backend, params, noise=noise, seed=seed, n_threads=n_threads)
     return _run(
         sim,
         n,
