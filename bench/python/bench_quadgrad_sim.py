@@ -9,7 +9,8 @@ Contenders, side by side in one process on the same data and parameters:
   generated beforehand (not timed).
 
 Each contender runs one enhanced-NAG iteration from encryption to decryption (the encryption of
-the 32 data ciphertexts and the final decryption are included for all three). Parameters: a SEAL
+the 32 data ciphertexts and the final decryption are included for all three; the data owner's
+preparation of ``Z`` and ``B-bar`` in the clear is not). Parameters: a SEAL
 chain ``[60, 40 x 18, 60]`` at ``log_n = 15`` (:func:`privlearn.he.tenseal_params`), 16384 slots,
 ``d' = 32`` columns, 512 rows per ciphertext, 32 data ciphertexts. ``--quick`` runs real CKKS on
 ``n = 2048`` (4 ciphertexts) and compares the simulator with it on that same ``n``.
@@ -66,7 +67,9 @@ def _median(fn: Callable[[], Any], reps: int) -> tuple[float, float, Any]:
 
 def run_simulator_bench(quick: bool = False, reps: int = 3) -> dict[str, Any]:
     """Time one encrypted iteration on the simulator (core, numpy twin) and on real CKKS."""
-    from privlearn.he import plan_logreg, tenseal_params, train_logreg
+    from privlearn.he import Simulator, plan_logreg, tenseal_params, train_logreg
+    from privlearn.he._train import _prepare as _prep
+    from privlearn.he._train import _run
 
     params = tenseal_params(log_n=LOG_N, levels=18, log_p=40, log_q0=60, log_special=60)
     X, y = _data(N, D)
@@ -80,14 +83,31 @@ def run_simulator_bench(quick: bool = False, reps: int = 3) -> dict[str, Any]:
         "machine": _common.machine_info(),
     }
     run = dict(enhanced=True, iterations=1, params=params, seed=1)
+
+    def timed(Xs: np.ndarray, ys: np.ndarray, make: Callable[[], Any]) -> Any:
+        # the encrypted part only: encryption, one iteration, decryption
+        n, d, Z, bbar = _prep(Xs, np.where(ys == 1, 1.0, -1.0), True)
+        return lambda: _run(
+            make(),
+            n,
+            d,
+            Z,
+            bbar,
+            enhanced=True,
+            iterations=1,
+            sigmoid_degree=5,
+            schedule=None,
+            bbar_bits=40,
+        )
+
     with _common.BackgroundLoad() as load:
         res: dict[str, Any] = {}
-        for name, kw in (
-            ("core_1t", dict(backend="simulator", n_threads=1)),
-            ("core_2t", dict(backend="simulator", n_threads=2)),
-            ("reference", dict(backend="reference")),
+        for name, make in (
+            ("core_1t", lambda: Simulator(params, seed=1, n_threads=1)),
+            ("core_2t", lambda: Simulator(params, seed=1, n_threads=2)),
+            ("reference", lambda: Simulator(params, seed=1, backend="reference")),
         ):
-            med, best, rep = _median(lambda kw=kw: train_logreg(X, y, **run, **kw), reps)
+            med, best, rep = _median(timed(X, y, make), reps)
             res[name] = {"median_s": med, "min_s": best, "n_ct": rep.layout.n_ct}
         out["simulator"] = res
         out["same_bits_core_reference"] = bool(
@@ -108,10 +128,10 @@ def run_simulator_bench(quick: bool = False, reps: int = 3) -> dict[str, Any]:
             engine.prepare_rotations(plan.rotation_steps)
             keygen = time.perf_counter() - t0
             t0 = time.perf_counter()
-            real = train_logreg(Xt, yt, enhanced=True, iterations=1, engine=engine)
+            real = timed(Xt, yt, lambda: engine)()
             ts = time.perf_counter() - t0
             sim_same_n, _, sim_rep = _median(
-                lambda: train_logreg(Xt, yt, **run, backend="simulator", n_threads=1), reps
+                timed(Xt, yt, lambda: Simulator(params, seed=1, n_threads=1)), reps
             )
             exact = train_logreg(Xt, yt, **run, noise=False)
             out["tenseal"] = {

@@ -13,9 +13,9 @@ ciphertext is mod-switched down the RNS chain), and writes the medians to
 - ``rotate``: ``rotate_vector`` (a Galois automorphism + key switching);
 - ``encrypt``: encode + public-key encryption at the top level; ``decrypt``: decrypt + decode.
 
-Chains: ``[e, 40 x L, e]`` bits within SEAL's 128-bit limit (``e = 60`` and
-``L = 2, 7, 18`` for ``log_n = 13, 14, 15``: 200, 400 and 840 bits). The machine is shared: the medians of
-``--reps`` repetitions are recorded with the load average.
+Chains: ``[60, 40 x L, 60]`` bits within SEAL's 128-bit limit (``L = 2, 7, 18`` for
+``log_n = 13, 14, 15``: 200, 400 and 840 bits). The machine is shared: the medians of ``--reps``
+repetitions are recorded with the load average.
 
 Usage::
 

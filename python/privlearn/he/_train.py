@@ -106,7 +106,7 @@ class PackedLayout:
 def bbar_diagonal(X1: np.ndarray) -> np.ndarray:
     """``B-bar_kk = 1 / (eps + sum_j |H-bar_kj|)`` with ``H-bar = -X^T X / 4`` (Chiang, Def. 3.2,
     Algorithm 1 lines 1-7; ``X`` includes the intercept column)."""
-    H = 0.25 * (X1.T @ X1)
+    H = 0.25 * np.einsum("ij,ik->jk", X1, X1)  # no BLAS threads for this tiny product
     return 1.0 / (EPSILON + np.abs(H).sum(axis=1))
 
 
@@ -419,10 +419,7 @@ def train_logreg(
         raise TypeError("bbar_bits must be an int")
     if iterations is not None and (isinstance(iterations, bool) or int(iterations) < 1):
         raise ValueError(f"iterations must be a positive int or None, got {iterations!r}")
-    n, d = X.shape
-    X1 = np.column_stack([np.ones(n), X])
-    Z = ys[:, None] * X1
-    bbar = bbar_diagonal(X1) if enhanced else None
+    n, d, Z, bbar = _prepare(X, ys, enhanced)
     if iterations is None:
         plan = plan_logreg(
             n,
@@ -449,6 +446,16 @@ def train_logreg(
         bbar_bits=int(bbar_bits),
         record_path=record_path,
     )
+
+
+def _prepare(
+    X: np.ndarray, ys: np.ndarray, enhanced: bool
+) -> tuple[int, int, np.ndarray, np.ndarray | None]:
+    """The data owner's side: ``Z = y * [1, X]`` and ``B-bar`` (checked inputs)."""
+    n, d = X.shape
+    X1 = np.column_stack([np.ones(n), X])
+    Z = ys[:, None] * X1
+    return n, d, Z, bbar_diagonal(X1) if enhanced else None
 
 
 def _make_engine(
