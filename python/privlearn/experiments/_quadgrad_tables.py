@@ -110,7 +110,9 @@ def run_tables(out_dir: Path, quick: bool, data_home: Any = None) -> list[Path]:
             missing.append(name)
             continue
         n, d = X.shape
-        folds = StratifiedKFold(FOLDS, shuffle=True, random_state=derive_seed("quadgrad", name) % 2**32)
+        folds = StratifiedKFold(
+            FOLDS, shuffle=True, random_state=derive_seed("quadgrad", name) % 2**32
+        )
         for method, enhanced in (("enhanced", True), ("baseline", False)):
             iters = PAPER_ITERATIONS[method]
             n_train = n - n // FOLDS
@@ -130,14 +132,18 @@ def run_tables(out_dir: Path, quick: bool, data_home: Any = None) -> list[Path]:
             )
             params = _fitting_params(enhanced, n_train, d, iters)
             res: dict[str, list[float]] = {
-                k: [] for k in ("clear_acc", "clear_auc", "sim_acc", "sim_auc", "minutes", "gb",
-                                "bound")
+                k: []
+                for k in ("clear_acc", "clear_auc", "sim_acc", "sim_auc", "minutes", "gb", "bound")
             }
             for k, (tr, te) in enumerate(folds.split(X, y)):
                 Xtr, Xte = _minmax(X[tr], X[te])
                 beta_clear = clear_logreg(Xtr, y[tr], enhanced=enhanced, iterations=iters)
                 rep = train_logreg(
-                    Xtr, y[tr], enhanced=enhanced, iterations=iters, params=params,
+                    Xtr,
+                    y[tr],
+                    enhanced=enhanced,
+                    iterations=iters,
+                    params=params,
                     seed=derive_seed("quadgrad-tables", name, method, k),
                 )
                 for prefix, beta in (("clear", beta_clear), ("sim", rep.coef_)):
@@ -172,11 +178,17 @@ def run_tables(out_dir: Path, quick: bool, data_home: Any = None) -> list[Path]:
     columns = list(rows[0]) if rows else ["dataset"]
     written = [
         write_csv(out_dir / "tables_1_2.csv", rows, columns),
-        write_csv(out_dir / "tables_1_2_planner.csv", plan_rows,
-                  list(plan_rows[0]) if plan_rows else ["dataset"]),
+        write_csv(
+            out_dir / "tables_1_2_planner.csv",
+            plan_rows,
+            list(plan_rows[0]) if plan_rows else ["dataset"],
+        ),
     ]
-    written.append(write_text(out_dir / "tables_1_2.md", _markdown(rows, plan_rows, missing,
-                                                                   quick, paper_params)))
+    written.append(
+        write_text(
+            out_dir / "tables_1_2.md", _markdown(rows, plan_rows, missing, quick, paper_params)
+        )
+    )
     return written
 
 
@@ -207,17 +219,42 @@ def _markdown(
     if missing:
         lines += [f"Data sets not found (skipped): {', '.join(missing)}.", ""]
     header = [
-        "data", "n", "d", "method", "iter", "log_q", "clear acc", "clear AUC", "sim acc",
-        "sim AUC", "paper acc", "paper AUC", "est. time (min)", "paper time (min)",
-        "storage (GB)", "paper storage (GB)", "error bound",
+        "data",
+        "n",
+        "d",
+        "method",
+        "iter",
+        "log_q",
+        "clear acc",
+        "clear AUC",
+        "sim acc",
+        "sim AUC",
+        "paper acc",
+        "paper AUC",
+        "est. time (min)",
+        "paper time (min)",
+        "storage (GB)",
+        "paper storage (GB)",
+        "error bound",
     ]
     table = [
         [
-            r["dataset"], r["n"], r["d"], r["method"], r["iterations"], r["log_q"],
-            f"{r['clear_accuracy']:.2f}", f"{r['clear_auc']:.3f}", f"{r['sim_accuracy']:.2f}",
-            f"{r['sim_auc']:.3f}", f"{r['paper_accuracy']:.2f}", f"{r['paper_auc']:.3f}",
-            f"{r['est_learn_min']:.2f}", f"{r['paper_learn_min']:.1f}",
-            f"{r['storage_gb']:.3f}", f"{r['paper_storage_gb']:.2f}",
+            r["dataset"],
+            r["n"],
+            r["d"],
+            r["method"],
+            r["iterations"],
+            r["log_q"],
+            f"{r['clear_accuracy']:.2f}",
+            f"{r['clear_auc']:.3f}",
+            f"{r['sim_accuracy']:.2f}",
+            f"{r['sim_auc']:.3f}",
+            f"{r['paper_accuracy']:.2f}",
+            f"{r['paper_auc']:.3f}",
+            f"{r['est_learn_min']:.2f}",
+            f"{r['paper_learn_min']:.1f}",
+            f"{r['storage_gb']:.3f}",
+            f"{r['paper_storage_gb']:.2f}",
             f"{r['max_error_bound']:.2g}",
         ]
         for r in rows
@@ -228,8 +265,16 @@ def _markdown(
         "",
         markdown_table(
             ["data", "method", "paper", "planner", "modulus bits per iteration"],
-            [[r["dataset"], r["method"], r["paper_iterations"], r["planner_iterations"],
-              r["bits_per_iteration"]] for r in plan_rows],
+            [
+                [
+                    r["dataset"],
+                    r["method"],
+                    r["paper_iterations"],
+                    r["planner_iterations"],
+                    r["bits_per_iteration"],
+                ]
+                for r in plan_rows
+            ],
         ),
         "",
         _explain(plan_rows, params),
