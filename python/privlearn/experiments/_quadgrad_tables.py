@@ -133,7 +133,16 @@ def run_tables(out_dir: Path, quick: bool, data_home: Any = None) -> list[Path]:
             params = _fitting_params(enhanced, n_train, d, iters)
             res: dict[str, list[float]] = {
                 k: []
-                for k in ("clear_acc", "clear_auc", "sim_acc", "sim_auc", "minutes", "gb", "bound")
+                for k in (
+                    "clear_acc",
+                    "clear_auc",
+                    "sim_acc",
+                    "sim_auc",
+                    "minutes",
+                    "gb",
+                    "bound",
+                    "dev",
+                )
             }
             for k, (tr, te) in enumerate(folds.split(X, y)):
                 Xtr, Xte = _minmax(X[tr], X[te])
@@ -153,6 +162,7 @@ def run_tables(out_dir: Path, quick: bool, data_home: Any = None) -> list[Path]:
                 res["minutes"].append(rep.est_learn_seconds / 60.0)
                 res["gb"].append(rep.storage_bytes / 1e9)
                 res["bound"].append(rep.error_bound)
+                res["dev"].append(float(np.abs(rep.coef_ - beta_clear).max()))
             p_acc, p_auc, p_gb, p_min = PAPER_TABLE2[name][method]
             rows.append(
                 {
@@ -168,6 +178,7 @@ def run_tables(out_dir: Path, quick: bool, data_home: Any = None) -> list[Path]:
                     "sim_auc": float(np.mean(res["sim_auc"])),
                     "est_learn_min": float(np.mean(res["minutes"])),
                     "storage_gb": float(np.mean(res["gb"])),
+                    "max_ckks_error": float(np.max(res["dev"])),
                     "max_error_bound": float(np.max(res["bound"])),
                     "paper_accuracy": p_acc,
                     "paper_auc": p_auc,
@@ -235,7 +246,8 @@ def _markdown(
         "paper time (min)",
         "storage (GB)",
         "paper storage (GB)",
-        "error bound",
+        "CKKS error",
+        "worst-case bound",
     ]
     table = [
         [
@@ -255,11 +267,23 @@ def _markdown(
             f"{r['paper_learn_min']:.1f}",
             f"{r['storage_gb']:.3f}",
             f"{r['paper_storage_gb']:.2f}",
-            f"{r['max_error_bound']:.2g}",
+            f"{r['max_ckks_error']:.1e}",
+            f"{r['max_error_bound']:.1e}",
         ]
         for r in rows
     ]
-    lines += ["## Table 2", "", markdown_table(header, table), ""]
+    lines += [
+        "## Table 2",
+        "",
+        markdown_table(header, table),
+        "",
+        "CKKS error: the largest |beta_simulated - beta_clear| over the folds, i.e. what the "
+        "simulated CKKS error did to the weights. Worst-case bound: the simulator's tracked "
+        "per-slot bound (6 sigma per error draw, worst case through every product); it is a "
+        "guarantee, and it grows quickly through the repeated degree-5 polynomial, so after "
+        "several iterations it is far above the actual error.",
+        "",
+    ]
     lines += [
         "## Iterations that fit in log_q = 1200 (our planner) vs the paper",
         "",
