@@ -415,7 +415,9 @@ def test_tenseal_cross_check_lbw(lbw, enhanced):
     params = tenseal_params(log_n=14, levels=7, log_p=40, log_q0=60, log_special=60)
     assert params.security_bits >= 128
     assert plan_logreg(*X.shape, enhanced=enhanced, params=params).iterations == 1
-    real = train_logreg(X, y, enhanced=enhanced, iterations=1, params=params, backend="tenseal")
+    real = train_logreg(
+        X, y, enhanced=enhanced, iterations=1, params=params, backend="tenseal", seed=5
+    )
     sim = train_logreg(X, y, enhanced=enhanced, iterations=1, params=params, seed=0)
     exact = train_logreg(X, y, enhanced=enhanced, iterations=1, params=params, noise=False)
     assert real.op_counts == sim.op_counts
@@ -459,3 +461,24 @@ def test_quadgrad_tables_quick(require_data, tmp_path):
     assert got[("lbw", "enhanced")] == 5 and got[("lbw", "baseline")] == 6
     text = (tmp_path / "tables_1_2.md").read_text()
     assert "89.52" in text and "Why the counts differ" in text
+
+
+def test_tenseal_two_iterations_lbw(lbw):
+    """Two baseline iterations need 12 levels: 25-bit primes fit them in SEAL's 438-bit limit
+    at log_n = 14. The errors are then large (25-bit scale, dense ternary secret), and the
+    simulator predicts their size."""
+    pytest.importorskip("tenseal")
+    from privlearn.he import tenseal_params
+
+    X, y = lbw
+    params = tenseal_params(log_n=14, levels=12, log_p=25, log_q0=40, log_special=40)
+    kw = dict(enhanced=False, iterations=2, params=params)
+    assert plan_logreg(*X.shape, enhanced=False, params=params).iterations == 2
+    real = train_logreg(X, y, **kw, backend="tenseal", seed=5)  # seeded SEAL: deterministic
+    sim = train_logreg(X, y, **kw, seed=1)
+    exact = train_logreg(X, y, **kw, noise=False)
+    assert real.op_counts == sim.op_counts and real.mod_bits == sim.mod_bits
+    dev_real = np.abs(real.coef_ - exact.coef_).max()
+    dev_sim = np.abs(sim.coef_ - exact.coef_).max()
+    assert max(dev_real, dev_sim) <= sim.error_bound
+    assert 0.2 < dev_sim / dev_real < 5

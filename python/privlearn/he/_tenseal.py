@@ -75,9 +75,12 @@ class TenSEALEngine(Simulator):
     ----------
     params : CKKSParams
         Made by :func:`tenseal_params` (it carries the RNS chain).
+    seed : int or None, default=None
+        Seeds SEAL's random generator (Blake2xb) for keys and encryption, for reproducible
+        tests; ``None``: SEAL's default (OS entropy). A seeded run is not secure.
     """
 
-    def __init__(self, params: CKKSParams):
+    def __init__(self, params: CKKSParams, seed: int | None = None):
         if not isinstance(params, CKKSParams):
             raise TypeError(f"params must be a CKKSParams, got {type(params).__name__}")
         if params.log_n not in (13, 14, 15):
@@ -96,6 +99,11 @@ class TenSEALEngine(Simulator):
         parms = seal.EncryptionParameters(seal.SCHEME_TYPE.CKKS)
         parms.set_poly_modulus_degree(n)
         parms.set_coeff_modulus(seal.CoeffModulus.Create(n, sizes))
+        if seed is not None:
+            from privlearn.reference.random import key_from_seed
+
+            words = np.frombuffer(key_from_seed(int(seed)), dtype="<u8").tolist()
+            parms.set_random_generator(seal.Blake2xbPRNGFactory(words + words))
         self._ctx = seal.SEALContext(parms, True, seal.SEC_LEVEL_TYPE.TC128)
         if not self._ctx.parameters_set():
             raise ValueError(f"SEAL refused the parameters: {self._ctx.parameters_error_message()}")

@@ -395,7 +395,8 @@ def train_logreg(
         or real CKKS through TenSEAL/SEAL (``log_n`` 13-15; ``params`` as made by
         :func:`privlearn.he.tenseal_params`).
     seed : int or None, default=None
-        Seed of the simulated CKKS error (``None``: OS entropy).
+        Seed of the simulated CKKS error (``None``: OS entropy); with ``backend="tenseal"`` it
+        seeds SEAL's generator (reproducible, not secure).
     noise : bool, default=True
         Simulated CKKS error on (``False``: exact arithmetic, for equivalence tests).
     schedule : callable, optional
@@ -468,7 +469,7 @@ def _make_engine(
     if backend == "tenseal":
         from privlearn.he._tenseal import TenSEALEngine
 
-        return TenSEALEngine(params)
+        return TenSEALEngine(params, seed=seed)
     raise ValueError(f"backend must be 'simulator', 'reference' or 'tenseal', got {backend!r}")
 
 
