@@ -66,7 +66,7 @@ def test_lbw_present(require_data):
 def test_kernels_bit_identical(seed, n_threads):
     rng = np.random.default_rng(seed)
     key = key_from_seed(seed + 11)
-    a = rng.normal(size=(20, 16384))  # above the parallel threshold
+    a = rng.normal(size=(64, 16384))  # at the parallel threshold (2^20 slot values)
     b1 = rng.normal(size=(1, 16384))
     ea = np.abs(rng.normal(size=a.shape)) * 1e-6
     eb = np.abs(rng.normal(size=b1.shape)) * 1e-6

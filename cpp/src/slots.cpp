@@ -17,9 +17,10 @@ namespace {
 // Slots per work item: a multiple of 8 (one ChaCha20 block holds 8 raws), so every chunk starts
 // on a block boundary.
 constexpr Index kChunk = 4096;
-// Below this many slots in a call the work (well under a millisecond) is smaller than the cost
-// of waking threads on a loaded machine: run sequentially. Results never depend on it.
-constexpr Index kMinParallelSlots = Index{1} << 18;
+// Below this many slot values in a call the work (a few milliseconds) is comparable to the cost
+// of waking threads on a loaded machine (a scheduler time slice per parallel region; a training
+// iteration opens ~100 regions): run sequentially. Results never depend on it.
+constexpr Index kMinParallelSlots = Index{1} << 20;
 
 void check_batch(Index n_ct, Index slots) {
   checks::require(n_ct >= 1 && n_ct <= kMaxCiphertexts,
@@ -60,7 +61,7 @@ template <class Body>
 void for_items(const Items& items, Index slots, int n_threads, Body&& body) {
   const int threads = parallel::resolve_threads(n_threads);
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && items.count >= 2 && items.count * kChunk >= kMinParallelSlots)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && items.count >= 2 && items.count * kChunk >= kMinParallelSlots)
 #endif
   for (Index it = 0; it < items.count; ++it) {
     const Index c = it / items.per_ct;
