@@ -282,6 +282,8 @@ def test_noisy_core_equals_reference_bitwise(seed):
     exact = train_logreg(X, y, params=SMALL, noise=False)
     dev = np.abs(ref.coef_ - exact.coef_)
     assert 0 < dev.max() <= ref.error_bound
+    both = train_logreg(X, y, params=SMALL, seed=seed, compare_exact=True)
+    assert both.error_realized == dev.max()
 
 
 def test_planner_matches_run_and_depth_exhaustion():

@@ -153,6 +153,10 @@ class HETrainingReport:
         Relinearisation key plus one key per distinct rotation.
     rotation_steps : list of int
         The distinct rotation amounts (mod slots), i.e. the Galois keys a real run needs.
+    error_realized : float or None
+        With ``compare_exact=True``: ``max |coef_ - coef_exact|`` against the same run without
+        CKKS error, i.e. what the simulated error did to the weights (the worst-case
+        ``error_bound`` grows much faster over iterations than the typical error).
     error_bound : float or None
         Tracked bound on the CKKS error of ``coef_`` (None for real CKKS and dry runs).
     """
@@ -172,6 +176,7 @@ class HETrainingReport:
     backend: str
     beta_path: list[np.ndarray] = field(default_factory=list)
     rotation_steps: list[int] = field(default_factory=list)
+    error_realized: float | None = None
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
         """``beta_0 + X beta_1:`` for scaled features ``X`` (no intercept column)."""
@@ -368,6 +373,7 @@ def train_logreg(
     n_threads: int | None = None,
     record_path: bool = False,
     engine: Simulator | None = None,
+    compare_exact: bool = False,
 ) -> HETrainingReport:
     """Train logistic regression with Kim et al. 2018a's packed CKKS algorithm (simulated or real).
 
@@ -408,6 +414,9 @@ def train_logreg(
     engine : Simulator, optional
         A ready engine to run on (e.g. a ``TenSEALEngine`` whose Galois keys were prepared);
         overrides ``backend``, ``params``, ``seed``, ``noise`` and ``n_threads``.
+    compare_exact : bool, default=False
+        Also run the identical computation without CKKS error (simulator) and report the
+        difference as ``error_realized``.
 
     Returns
     -------
@@ -434,19 +443,20 @@ def train_logreg(
         if iterations == 0:
             raise DepthExhaustedError("not even one iteration fits in the modulus")
     sim = engine or _make_engine(backend, params, noise=noise, seed=seed, n_threads=n_threads)
-    return _run(
-        sim,
-        n,
-        d,
-        Z,
-        bbar,
+    kwargs = dict(
         enhanced=bool(enhanced),
         iterations=int(iterations),
         sigmoid_degree=sigmoid_degree,
         schedule=schedule,
         bbar_bits=int(bbar_bits),
-        record_path=record_path,
     )
+    report = _run(sim, n, d, Z, bbar, record_path=record_path, **kwargs)
+    if compare_exact:
+        exact = _run(
+            Simulator(params, noise=False, seed=0, n_threads=n_threads), n, d, Z, bbar, **kwargs
+        )
+        report.error_realized = float(np.abs(report.coef_ - exact.coef_).max())
+    return report
 
 
 def _prepare(
