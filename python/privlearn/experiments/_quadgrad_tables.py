@@ -351,5 +351,12 @@ def _explain(plan_rows: list[dict[str, Any]], params: Any) -> str:
         "log_q). For the enhanced method the paper's 4 iterations are fewer than fit by our "
         "accounting (one 40-bit product more per iteration than the baseline, as the paper "
         "says, leaves room for 5): the paper's choice is conservative.",
+        "Precision. The baseline's CKKS error is 10-1000x the enhanced method's: its step size "
+        "gamma_t = 10 / ((1 + t) n) is folded into the data (no depth), so terms such as "
+        "a5 gamma_t z (~1e-7) sit in ciphertexts at scale 2^30, whose absolute error (~4e-7 at "
+        "log_n = 16) is as large as the values, and are then multiplied by u^4 (up to a few "
+        "hundred). The enhanced method's constants N_t a_k are 1e3x larger. Neither changes "
+        "the classifiers (accuracy and AUC equal to the clear run's), but the simulator shows "
+        "where 30-bit precision runs out.",
     ]
     return "\n\n".join(text)

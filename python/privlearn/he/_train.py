@@ -16,7 +16,8 @@ encrypted data where it costs no depth (``Z`` is fresh, far above the working le
    ``0.5 z - a1 u z - a3 u^3 z - a5 u^5 z - a7 u^7 z`` as ``(c_k z) u``, ``((c_k z) u) u^2``,
    ``((c_k z) u) u^4`` (``u^2``, ``u^4`` by squaring), i.e. depth 2 (degree 3) or 3 (degrees
    5 and 7) after ``u``; the constants ``c_k`` include the step size (``gamma_t`` for the
-   baseline, ``N_t`` for the enhanced method);
+   baseline, ``N_t`` for the enhanced method) and are encoded with ``log_p`` significant bits
+   (a scale of up to ``2 log_p`` bits: ``Z`` is fresh, so this costs no depth);
 5. SumRowVec: add the data ciphertexts, rotate-and-add by ``d', 2d', .., slots/2``: the scaled
    gradient, replicated in every row;
 6. enhanced only: times ``B-bar`` (encrypted at ``bbar_bits``, e.g. 40: that many bits consumed);
@@ -226,6 +227,17 @@ def _check_method(optimizer: str, sigmoid_degree: Any) -> None:
         raise ValueError(f"sigmoid_degree must be 3, 5 or 7, got {sigmoid_degree!r}")
 
 
+def _const_bits(params: CKKSParams, c: float) -> int:
+    """Scale bits for a constant multiplying the fresh data: enough for ``log_p`` significant
+    bits of ``c`` (small step sizes such as ``a5 gamma_t`` would otherwise keep only a few),
+    at most ``2 log_p`` so that the product stays at or above ``u``'s level (no depth cost).
+    An RNS chain rescales by ``log_p`` only."""
+    if params.primes is not None or c == 0.0:
+        return params.log_p
+    extra = max(0, math.ceil(-math.log2(abs(c))))
+    return min(2 * params.log_p, params.log_p + extra)
+
+
 def _iteration(
     sim: Simulator,
     Zc: Ciphertext,
@@ -252,9 +264,10 @@ def _iteration(
     deg = 2 * len(coefs) - 1
     u2 = sim.mul(u, u)
     u4 = sim.mul(u2, u2) if deg >= 5 else None
-    total = sim.mul_const(Zc, 0.5 * step)
+    p = sim.params
+    total = sim.mul_const(Zc, 0.5 * step, _const_bits(p, 0.5 * step))
     for k, a in enumerate(coefs):
-        zk = sim.mul_const(Zc, -a * step)
+        zk = sim.mul_const(Zc, -a * step, _const_bits(p, a * step))
         term = sim.mul(zk, u)
         power = 2 * k + 1
         if power in (3, 7):
