@@ -289,6 +289,10 @@ def test_noisy_core_equals_reference_bitwise(seed):
     assert 0 < dev.max() <= ref.error_bound
     both = train_logreg(X, y, params=SMALL, seed=seed, compare_exact=True)
     assert both.error_realized == dev.max()
+    text = both.summary()
+    assert "enhanced NAG" in text and "realised CKKS error" in text and "3 data ciphertexts" in text
+    proba = both.predict_proba(X)
+    assert proba.shape == (len(X),) and np.all((proba > 0) & (proba < 1))
 
 
 def test_planner_matches_run_and_depth_exhaustion():

@@ -186,6 +186,28 @@ class HETrainingReport:
         X = np.asarray(X, dtype=np.float64)
         return self.coef_[0] + X @ self.coef_[1:]
 
+    def summary(self) -> str:
+        """A few lines: method, parameters, iterations and levels, operations, cost, error."""
+        p, lay = self.params, self.layout
+        c = self.op_counts
+        lines = [
+            f"{self.method} on {self.backend}: {self.iterations} iterations, log_n = {p.log_n}, "
+            f"log_q = {p.log_q}, log_p = {p.log_p} (~{p.security_bits:.0f}-bit security)",
+            f"packing: d' = {lay.d_pad} columns, {lay.rows_per_ct} rows per ciphertext, "
+            f"{lay.n_ct} data ciphertexts",
+            f"levels left after each iteration: {self.levels}",
+            f"operations: {c['ct_ct_mult']} ct-ct mult, {c['ct_pt_mult']} ct-pt mult, "
+            f"{c['rotations']} rotations, {c['rescales']} rescales, {c['key_switches']} key "
+            f"switches, {c['rotation_keys']} rotation keys",
+            f"estimated learn time {self.est_learn_seconds / 60:.2f} min (one thread); upload "
+            f"{self.storage_bytes / 1e9:.3f} GB; keys {self.key_bytes / 1e9:.2f} GB",
+        ]
+        if self.error_bound is not None:
+            lines.append(f"worst-case error bound on coef_: {self.error_bound:.2e}")
+        if self.error_realized is not None:
+            lines.append(f"realised CKKS error on coef_: {self.error_realized:.2e}")
+        return "\n".join(lines)
+
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """P(y = +1 | x) with the exact sigmoid."""
         from scipy.special import expit
@@ -363,7 +385,7 @@ def _run(
         params=p,
         layout=layout,
         method="enhanced NAG" if enhanced else "NAG",
-        backend=sim.backend,
+        backend="planner (dry run)" if dry else sim.backend,
         beta_path=path,
         rotation_steps=sorted(sim.rotation_keys),
     )
