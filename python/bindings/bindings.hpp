@@ -32,5 +32,6 @@ void bind_random(py::module_& m);
 void bind_linear(py::module_& m);
 void bind_quadgrad(py::module_& m);
 void bind_cluster(py::module_& m);
+void bind_he(py::module_& m);
 
 }  // namespace privlearn::bindings

@@ -39,4 +39,5 @@ PYBIND11_MODULE(_core, m) {
   bindings::bind_linear(m);
   bindings::bind_quadgrad(m);
   bindings::bind_cluster(m);
+  bindings::bind_he(m);
 }

@@ -247,3 +247,66 @@ def maxcover_candidates(
     npt.NDArray[np.int64],
     npt.NDArray[np.int64],
 ]: ...
+# ---- he: CKKS-like slot-layout simulator kernels (privlearn/he/slots.hpp) ------------------
+he_op_stride: int
+he_ct_stride: int
+
+def he_noise(
+    a: npt.NDArray[np.float64],
+    key: bytes,
+    stream: int,
+    op_id: int,
+    scale: float,
+    n_threads: int = 0,
+) -> npt.NDArray[np.float64]: ...
+def he_binary(
+    a: npt.NDArray[np.float64],
+    b: npt.NDArray[np.float64],
+    op: str,
+    factor: float,
+    key: bytes,
+    stream: int,
+    op_id: int,
+    scale: float,
+    n_threads: int = 0,
+) -> npt.NDArray[np.float64]: ...
+def he_scalar(
+    a: npt.NDArray[np.float64],
+    op: str,
+    c: float,
+    factor: float,
+    key: bytes,
+    stream: int,
+    op_id: int,
+    scale: float,
+    n_threads: int = 0,
+) -> npt.NDArray[np.float64]: ...
+def he_rotate(
+    a: npt.NDArray[np.float64],
+    k: int,
+    key: bytes,
+    stream: int,
+    op_id: int,
+    scale: float,
+    n_threads: int = 0,
+) -> npt.NDArray[np.float64]: ...
+def he_rotate_sum(
+    a: npt.NDArray[np.float64],
+    steps: list[int],
+    key: bytes,
+    stream: int,
+    op_id: int,
+    scale: float,
+    n_threads: int = 0,
+) -> npt.NDArray[np.float64]: ...
+def he_sum_rows(a: npt.NDArray[np.float64], n_threads: int = 0) -> npt.NDArray[np.float64]: ...
+def he_bound_mul(
+    a: npt.NDArray[np.float64],
+    ea: npt.NDArray[np.float64],
+    b: npt.NDArray[np.float64],
+    eb: npt.NDArray[np.float64],
+    factor: float,
+    fixed: float,
+    n_threads: int = 0,
+) -> npt.NDArray[np.float64]: ...
+def he_max_abs(a: npt.NDArray[np.float64], n_threads: int = 0) -> float: ...
