@@ -220,6 +220,7 @@ def logistic_loglik_gradient_csr(
 def fixed_hessian_diagonal(
     A: npt.NDArray[np.float64], epsilon: float
 ) -> npt.NDArray[np.float64]: ...
+
 # ---- cluster (bind_cluster.cpp): grid max cover, Chaturvedi, Nguyen & Xu 2021 ----------------
 def grid_offsets(p: int, rho: float, max_offsets: int = 50000000) -> npt.NDArray[np.int32]: ...
 def grid_cover(
@@ -247,6 +248,7 @@ def maxcover_candidates(
     npt.NDArray[np.int64],
     npt.NDArray[np.int64],
 ]: ...
+
 # ---- he: CKKS-like slot-layout simulator kernels (privlearn/he/slots.hpp) ------------------
 he_op_stride: int
 he_ct_stride: int
