@@ -230,7 +230,7 @@ void loglik_gradient_block(const CsrRows& X, const double* y, const VectorXd& b,
 // Software prefetch of the rows kPrefetchRows ahead of the dot products (one hint per 32 bytes,
 // i.e. two per cache line: cheap next to the loads). A hint only: it may reach into the next
 // block, never past the last row. Speed only, never results.
-constexpr Index kPrefetchRows = 16;
+constexpr Index kPrefetchRows = 8;
 #if defined(__GNUC__)
 #define PRIVLEARN_QG_PREFETCH(p) __builtin_prefetch(p)
 #else

@@ -32,7 +32,10 @@
 //
 // The gradient and the log-likelihood are one fused pass over the rows with the deterministic
 // blocked reduction of parallel.hpp (the same block layout and summation order, with one
-// parallel region per pass): results are bit-identical for any n_threads.
+// parallel region per pass): results are bit-identical for any n_threads. Dense rows are taken
+// four at a time within a block (vectorised dot products with the rows read from memory once,
+// then the logistic terms, then the gradient update while the rows are still in L1), so the
+// pass runs near the speed of one read of X; CSR rows are taken one at a time.
 
 #include <string>
 
