@@ -29,6 +29,7 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.svm import LinearSVC
 
+from privlearn import _core
 from privlearn import audit as A
 from privlearn._linear_common import dual_objective, objective
 from privlearn.accounting import (
@@ -279,7 +280,7 @@ def _dual_domain(loss: str, a_j: float, y_j: float) -> tuple[float, float]:
     return min(0.0, y_j) - a_j, max(0.0, y_j) - a_j
 
 
-def _transitions(loss: str, variant: str):
+def _transitions(loss: str, variant: str, newton_steps: int = 1):
     """(state before a step, the step) for a few steps of an unscaled, noiseless run: the runs
     with T and T + 1 steps share their first T steps (same random addresses)."""
     X, y, t = _data(n=40, d=4, seed=1)
@@ -287,7 +288,14 @@ def _transitions(loss: str, variant: str):
     n, lam, L = 40, 0.05, 8
     for seed in (0, 1, 2):
         key = key_from_seed(seed)
-        kw = dict(loss=loss, variant=variant, sampling="fixed", alpha=lam, batch_size=L)
+        kw = dict(
+            loss=loss,
+            variant=variant,
+            sampling="fixed",
+            alpha=lam,
+            batch_size=L,
+            newton_steps=newton_steps,
+        )
         for steps in (1, 3, 7, 12):
             before = scd_train(X, target, key=key, steps=steps, **kw)
             after = scd_train(X, target, key=key, steps=steps + 1, **kw)
@@ -352,6 +360,64 @@ def test_logistic_newton_step_decreases_the_local_subproblem_and_converges():
         assert abs((y_j * beta - a_j) - numeric) < 1e-8
         count += 1
     assert count >= 12
+
+
+@pytest.mark.parametrize("variant", ["dual", "scd"])
+def test_logistic_newton_steps_reach_the_exact_minimiser(variant):
+    """``newton_steps=k`` iterates the clipped Newton step k times inside the kernel: with enough
+    iterations the logistic step is the exact argmin of G*_j (an exact SDCA step)."""
+    count = 0
+    for X, y, before, j, zeta, p in _transitions("log_loss", variant, newton_steps=40):
+        a_j, y_j = before.dual_coef[j], y[j]
+        G = _local_subproblem("log_loss", a_j, before.v, X[j], y_j, p["lam"], p["n"], p["s"])
+        numeric = _argmin(G, *_dual_domain("log_loss", a_j, y_j))
+        assert abs(zeta - numeric) < 1e-8, (j, zeta, numeric)
+        count += 1
+    assert count >= 12
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("variant", ["dual", "seq", "scd"])
+def test_newton_steps_core_matches_reference(variant, sparse):
+    X, y, t = _data(n=60, d=5, seed=4, density=0.5 if sparse else None)
+    Xin = sp.csr_matrix(X) if sparse else X
+    private = variant != "scd"
+    kw = dict(
+        loss="log_loss",
+        variant=variant,
+        alpha=0.02,
+        batch_size=8,
+        epochs=2,
+        clip=0.5 if private else 0.0,
+        noise_std=0.3 if private else 0.0,
+        record_every=3,
+        newton_steps=5,
+    )
+    key = key_from_seed(7)
+    ref = scd_train_ref(Xin, y, key=key, **kw)
+    one = scd_train_ref(Xin, y, key=key, **{**kw, "newton_steps": 1})
+    assert not np.allclose(ref.dual_coef, one.dual_coef)  # the option does something
+    for n_threads in (1, 2):
+        _assert_runs_equal(scd_train(Xin, y, key=key, n_threads=n_threads, **kw), ref)
+
+
+@pytest.mark.parametrize("variant", ["dual", "seq", "scd"])
+def test_core_rechecks_rows_it_visits(variant):
+    """The kernel itself (called without the Python layer's check) refuses a non-finite row
+    when it visits it, naming the row."""
+    X, y, t = _data(n=20, d=3)
+    X[7, 2] = np.nan
+    key = key_from_seed(0)
+    args = ("squared", variant, True, 0.1, 20 if variant != "scd" else 1, 1, 0, 0.0, 0.0, key)
+    with pytest.raises(ValueError, match="row 7"):
+        _core.scd_train_dense(X, t, *args, 1, 2, 0, 1)
+    csr = sp.csr_matrix(np.nan_to_num(X, nan=1.0))
+    csr.data[csr.indptr[7]] = np.inf  # bypass scipy: a stored inf in row 7
+    with pytest.raises(ValueError, match="non-finite"):
+        _core.scd_train_csr(
+            csr.data, csr.indices.astype(np.int64), csr.indptr.astype(np.int64), 3, t, *args, 1, 2,
+            0, 1,
+        )  # fmt: skip
 
 
 # ---- Remark 1: consistency of v and X^T alpha in expectation -----------------------------------

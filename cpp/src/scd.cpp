@@ -1,6 +1,7 @@
 #include "privlearn/linear/scd.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -29,12 +30,14 @@ Index scd_step_count(Index n, Index m, const ScdParams& p) {
 namespace {
 
 constexpr double kBetaMin = 1e-4;
-constexpr Index kPrefetchAhead = 8;  // rows of the batch requested ahead of use (random access)
+constexpr Index kPrefetchAhead = 4;  // rows of the batch requested ahead of use (random access)
 constexpr double kBetaMax = 1.0 - 1e-4;
+constexpr double kNewtonTol = 1e-12;  // newton_steps > 1: stop once beta moves less
 
 // Exact (ridge, hinge) or one-Newton-step (logistic) minimiser of the local dual subproblem
 // G*_j with sigma' = s (see scd.hpp); z = x_j^T theta, q = ||x_j||^2.
-double dual_step(Loss loss, double alpha, double y, double q, double z, double s, double lam_n) {
+double dual_step(Loss loss, double alpha, double y, double q, double z, double s, double lam_n,
+                 int newton_steps) {
   switch (loss) {
     case Loss::squared:
       return (y - z - alpha) / (1.0 + s * q / lam_n);
@@ -45,10 +48,15 @@ double dual_step(Loss loss, double alpha, double y, double q, double z, double s
     }
     case Loss::log_loss: {
       const double c = s * q / lam_n;
-      const double b0 = std::clamp(y * alpha, kBetaMin, kBetaMax);
-      const double g = std::log(b0 / (1.0 - b0)) + y * z + c * (b0 - y * alpha);
-      const double h = 1.0 / (b0 * (1.0 - b0)) + c;
-      const double b = std::clamp(b0 - g / h, kBetaMin, kBetaMax);
+      double b = std::clamp(y * alpha, kBetaMin, kBetaMax);
+      for (int it = 0; it < newton_steps; ++it) {
+        const double g = std::log(b / (1.0 - b)) + y * z + c * (b - y * alpha);
+        const double h = 1.0 / (b * (1.0 - b)) + c;
+        const double next = std::clamp(b - g / h, kBetaMin, kBetaMax);
+        const bool done = std::fabs(next - b) <= kNewtonTol;
+        b = next;
+        if (done) break;
+      }
       return y * b - alpha;
     }
   }
@@ -149,6 +157,7 @@ void validate(const Rows& X, const VecRef& y, const ScdParams& p) {
   checks::require(!(p.variant == ScdVariant::primal && p.loss == Loss::hinge),
                   "the primal variant supports the squared and logistic losses only");
   checks::require(p.record_every >= 0, "record_every must be >= 0");
+  checks::require(p.newton_steps >= 1 && p.newton_steps <= 100, "newton_steps must lie in [1, 100]");
   const Index steps = scd_step_count(n, m, p);
   checks::require(steps < static_cast<Index>(random::kRowCount), "too many steps (>= 2^32)");
   checks::require(static_cast<double>(steps) * static_cast<double>(std::max(n, m)) < 4.0e18,
@@ -195,11 +204,24 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
   VectorXd noise_v(m);
   std::vector<double> noise_b;
 
-  VectorXd sq(n);  // ||x_i||^2
-  for (Index i = 0; i < n; ++i) {
-    const double a = X.norm(i);
-    sq[i] = a * a;
-  }
+  // ||x_j||^2 is computed when row j is visited (it is in cache then), and the visit re-checks
+  // that the row is finite: no extra pass over X. A non-finite row is reported after the step.
+  std::atomic<Index> bad_row{-1};
+  // z_j = x_j^T v / (lambda N) and q_j = ||x_j||^2 from one visit of row j.
+  auto visit = [&](Index j, double& q) {
+    const double z = X.dot_sq(j, v, q) / lam_n;
+    if (!std::isfinite(q) || !std::isfinite(z)) {
+      Index none = -1;
+      bad_row.compare_exchange_strong(none, j);
+    }
+    return z;
+  };
+  auto check_rows = [&]() {
+    const Index j = bad_row.load();
+    if (j >= 0)
+      checks::fail("X contains NaN or infinite values (row " + std::to_string(j) +
+                   "), or v overflowed");
+  };
 
   auto record = [&](Index done, const VectorXd& theta, const VectorXd* alpha) {
     r.path_steps.push_back(static_cast<std::int64_t>(done));
@@ -259,15 +281,30 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
   const double q_rate = static_cast<double>(p.batch_size) / static_cast<double>(n);
   const double sigma_prime = p.variant == ScdVariant::dual ? static_cast<double>(p.batch_size) : 1.0;
 
-  for (Index t = 0; t < steps; ++t) {
-    // ---- the batch
-    if (p.variant == ScdVariant::scd) {
+  if (p.variant == ScdVariant::scd) {
+    // Non-private SDCA: one example per step along a permutation per epoch. A tight loop that
+    // requests the rows a few steps ahead of use (the order is known for the whole epoch).
+    for (Index t = 0; t < steps; ++t) {
       const Index k = t % n;
       if (k == 0)
         perm = samplers::choice_without_replacement(p.key, p.batch_stream,
                                                     static_cast<std::uint64_t>(t / n), n, n);
-      batch.assign(1, perm[static_cast<std::size_t>(k)]);
-    } else if (p.poisson) {
+      if (k + kPrefetchAhead < n) X.prefetch(perm[static_cast<std::size_t>(k + kPrefetchAhead)]);
+      const Index j = perm[static_cast<std::size_t>(k)];
+      double q;
+      const double z = visit(j, q);
+      const double step = dual_step(p.loss, alpha[j], y[j], q, z, 1.0, lam_n, p.newton_steps);
+      alpha[j] += step;
+      X.axpy(j, step, v);
+      if (bad_row.load(std::memory_order_relaxed) >= 0) check_rows();
+      if (due(t)) record(t + 1, VectorXd(v / lam_n), &alpha);
+    }
+    return r;
+  }
+
+  for (Index t = 0; t < steps; ++t) {
+    // ---- the batch
+    if (p.poisson) {
       batch = samplers::poisson_sample(p.key, p.batch_stream, static_cast<std::uint64_t>(t), n,
                                        q_rate);
     } else {
@@ -278,46 +315,47 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
     zeta.resize(batch.size());
 
     if (p.variant == ScdVariant::dual) {
-      // every update from the same (alpha, v): independent, in parallel
-      const int threads = parallel::resolve_threads(p.n_threads);
-      (void)threads;
-#if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) \
-    if (threads > 1 && count >= parallel::kReduceBlock * parallel::kMinParallelItems)
-#endif
-      for (Index a = 0; a < count; ++a) {
-        if (a + kPrefetchAhead < count) X.prefetch(batch[static_cast<std::size_t>(a + kPrefetchAhead)]);
-        const Index j = batch[static_cast<std::size_t>(a)];
-        const double z = X.dot(j, v) / lam_n;
-        zeta[static_cast<std::size_t>(a)] =
-            scale_to(dual_step(p.loss, alpha[j], y[j], sq[j], z, sigma_prime, lam_n), p.clip);
-      }
-      for (Index a = 0; a < count; ++a) alpha[batch[static_cast<std::size_t>(a)]] += zeta[static_cast<std::size_t>(a)];
+      // Every update from the same (alpha, v), so they are independent: one fused parallel pass
+      // visits each row once (z_j, ||x_j||^2, zeta_j, then zeta_j x_j into the block's partial
+      // sum while the row is in cache). Blocks are summed in order: bit-identical for any
+      // thread count.
       parallel::deterministic_sum(
           count, m, p.n_threads,
           [&](Index a, VecMut acc) {
             if (a + kPrefetchAhead < count)
               X.prefetch(batch[static_cast<std::size_t>(a + kPrefetchAhead)]);
-            X.axpy(batch[static_cast<std::size_t>(a)], zeta[static_cast<std::size_t>(a)], acc);
+            const Index j = batch[static_cast<std::size_t>(a)];
+            double q;
+            const double z = visit(j, q);
+            const double step =
+                scale_to(dual_step(p.loss, alpha[j], y[j], q, z, sigma_prime, lam_n, p.newton_steps),
+                         p.clip);
+            zeta[static_cast<std::size_t>(a)] = step;
+            X.axpy(j, step, acc);
           },
           noise_v);
+      check_rows();
+      for (Index a = 0; a < count; ++a)
+        alpha[batch[static_cast<std::size_t>(a)]] += zeta[static_cast<std::size_t>(a)];
       v += noise_v;
-    } else {  // seq and scd: each update sees the previous ones
+    } else {  // seq: each update sees the previous ones
       for (Index a = 0; a < count; ++a) {
         if (a + kPrefetchAhead < count) X.prefetch(batch[static_cast<std::size_t>(a + kPrefetchAhead)]);
         const Index j = batch[static_cast<std::size_t>(a)];
-        const double z = X.dot(j, v) / lam_n;
-        const double step =
-            scale_to(dual_step(p.loss, alpha[j], y[j], sq[j], z, 1.0, lam_n), p.clip);
+        double q;
+        const double z = visit(j, q);
+        const double step = scale_to(dual_step(p.loss, alpha[j], y[j], q, z, 1.0, lam_n, p.newton_steps),
+                                  p.clip);
         alpha[j] += step;
         X.axpy(j, step, v);
       }
+      check_rows();
     }
 
     if (p.noise_std > 0.0) {
       noise_b.resize(batch.size());
       random::normal(p.key, alpha_stream, static_cast<std::uint64_t>(t) * n, batch.size(),
-                     noise_b.data(), 1);
+                     noise_b.data(), p.n_threads);
       for (Index a = 0; a < count; ++a)
         alpha[batch[static_cast<std::size_t>(a)]] += p.noise_std * noise_b[static_cast<std::size_t>(a)];
       random::normal(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * m,

@@ -71,7 +71,8 @@ CsrRows csr_rows(const CsrData& data, const CsrIndex& indices, const CsrIndex& i
 linear::ScdParams scd_params(const std::string& loss, const std::string& variant, bool poisson,
                              double lam, Index batch_size, Index epochs, Index steps, double clip,
                              double noise_std, const py::bytes& key, std::uint64_t batch_stream,
-                             std::uint64_t noise_stream, Index record_every, int n_threads) {
+                             std::uint64_t noise_stream, Index record_every, int n_threads,
+                             int newton_steps) {
   linear::ScdParams p;
   p.loss = linear::loss_from_string(loss);
   p.variant = linear::scd_variant_from_string(variant);
@@ -87,6 +88,7 @@ linear::ScdParams scd_params(const std::string& loss, const std::string& variant
   p.noise_stream = noise_stream;
   p.record_every = record_every;
   p.n_threads = n_threads;
+  p.newton_steps = newton_steps;
   return p;
 }
 
@@ -99,7 +101,7 @@ py::tuple scd_to_py(linear::ScdResult&& r) {
   py::arg("loss"), py::arg("variant"), py::arg("poisson"), py::arg("lam"),                    \
       py::arg("batch_size"), py::arg("epochs"), py::arg("steps"), py::arg("clip"),            \
       py::arg("noise_std"), py::arg("key"), py::arg("batch_stream"), py::arg("noise_stream"), \
-      py::arg("record_every"), py::arg("n_threads")
+      py::arg("record_every"), py::arg("n_threads"), py::arg("newton_steps") = 1
 
 }  // namespace
 
@@ -109,14 +111,15 @@ void bind_linear(py::module_& m) {
       [](const MatRef& X, const VecRef& y, const std::string& loss, const std::string& variant,
          bool poisson, double lam, Index batch_size, Index epochs, Index steps, double clip,
          double noise_std, const py::bytes& key, std::uint64_t batch_stream,
-         std::uint64_t noise_stream, Index record_every, int n_threads) {
+         std::uint64_t noise_stream, Index record_every, int n_threads, int newton_steps) {
         const auto p = scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip,
                                   noise_std, key, batch_stream, noise_stream, record_every,
-                                  n_threads);
+                                  n_threads, newton_steps);
         linear::ScdResult r;
         {
           py::gil_scoped_release release;
-          checks::all_finite(X, "X");
+          // dual / seq / scd re-check each row when they visit it (no extra pass over X)
+          if (p.variant == linear::ScdVariant::primal) checks::all_finite(X, "X");
           r = linear::scd_train(DenseRows(X), y, p);
         }
         return scd_to_py(std::move(r));
@@ -130,10 +133,10 @@ void bind_linear(py::module_& m) {
          const VecRef& y, const std::string& loss, const std::string& variant, bool poisson,
          double lam, Index batch_size, Index epochs, Index steps, double clip, double noise_std,
          const py::bytes& key, std::uint64_t batch_stream, std::uint64_t noise_stream,
-         Index record_every, int n_threads) {
+         Index record_every, int n_threads, int newton_steps) {
         const auto p = scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip,
                                   noise_std, key, batch_stream, noise_stream, record_every,
-                                  n_threads);
+                                  n_threads, newton_steps);
         const CsrRows rows = csr_rows(data, indices, indptr, n_cols);
         linear::ScdResult r;
         {

@@ -30,6 +30,8 @@ inline py::bytes key_to_py(const random::Key& key) {
 
 void bind_random(py::module_& m);
 void bind_linear(py::module_& m);
+void bind_quadgrad(py::module_& m);
 void bind_cluster(py::module_& m);
+void bind_he(py::module_& m);
 
 }  // namespace privlearn::bindings

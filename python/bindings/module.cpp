@@ -37,5 +37,7 @@ PYBIND11_MODULE(_core, m) {
   m.attr("reduce_block") = static_cast<std::int64_t>(parallel::kReduceBlock);
   bindings::bind_random(m);
   bindings::bind_linear(m);
+  bindings::bind_quadgrad(m);
   bindings::bind_cluster(m);
+  bindings::bind_he(m);
 }

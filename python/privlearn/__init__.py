@@ -9,6 +9,10 @@ Submodules are imported on first use so that ``import privlearn`` stays cheap:
 - :mod:`privlearn.accounting` -- RDP / pure-DP accountants, calibration, the privacy ledger;
 - :mod:`privlearn.mechanisms` -- floating-point-safe Laplace, discrete and Gaussian mechanisms;
 - :mod:`privlearn.audit` -- empirical (Clopper-Pearson) privacy audits;
+- :mod:`privlearn.linear` -- DP-SGD, DP-SCD and quadratic-gradient logistic regression;
+- :mod:`privlearn.he` -- the CKKS-like slot simulator and packed encrypted LR training;
+- :mod:`privlearn.cluster` -- DP k-means by grid max cover (and the Balcan et al. baseline);
+- :mod:`privlearn.encoding` -- DP impact coding of high-cardinality categoricals;
 - :mod:`privlearn.exceptions` -- warnings and errors shared by the package.
 """
 
@@ -23,9 +27,13 @@ _SUBMODULES = {
     "accounting",
     "audit",
     "cli",
+    "cluster",
     "data",
+    "encoding",
     "exceptions",
     "experiments",
+    "he",
+    "linear",
     "mechanisms",
     "parallel",
     "random",

@@ -120,6 +120,7 @@ def scd_train_dense(
     noise_stream: int,
     record_every: int,
     n_threads: int,
+    newton_steps: int = 1,
 ) -> tuple[
     npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], list[float], list[float], int
 ]: ...
@@ -143,9 +144,82 @@ def scd_train_csr(
     noise_stream: int,
     record_every: int,
     n_threads: int,
+    newton_steps: int = 1,
 ) -> tuple[
     npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], list[float], list[float], int
 ]: ...
+
+# ---- linear/quadgrad.hpp ----
+def quadgrad_train_dense(
+    X: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    beta0: npt.NDArray[np.float64],
+    optimizer: str,
+    enhanced: bool,
+    max_iter: int,
+    schedule_kind: str,
+    base: float,
+    scale: float,
+    decay: float,
+    epsilon: float,
+    nag_alpha0: float,
+    adam_beta1: float,
+    adam_beta2: float,
+    adaptive_eps: float,
+    bbar: npt.NDArray[np.float64],
+    n_threads: int,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
+def quadgrad_train_csr(
+    data: npt.NDArray[np.float64],
+    indices: npt.NDArray[np.int64],
+    indptr: npt.NDArray[np.int64],
+    n_cols: int,
+    y: npt.NDArray[np.float64],
+    beta0: npt.NDArray[np.float64],
+    optimizer: str,
+    enhanced: bool,
+    max_iter: int,
+    schedule_kind: str,
+    base: float,
+    scale: float,
+    decay: float,
+    epsilon: float,
+    nag_alpha0: float,
+    adam_beta1: float,
+    adam_beta2: float,
+    adaptive_eps: float,
+    bbar: npt.NDArray[np.float64],
+    n_threads: int,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
+def quadgrad_bbar_dense(
+    X: npt.NDArray[np.float64], epsilon: float, n_threads: int
+) -> npt.NDArray[np.float64]: ...
+def quadgrad_bbar_csr(
+    data: npt.NDArray[np.float64],
+    indices: npt.NDArray[np.int64],
+    indptr: npt.NDArray[np.int64],
+    n_cols: int,
+    epsilon: float,
+    n_threads: int,
+) -> npt.NDArray[np.float64]: ...
+def logistic_loglik_gradient_dense(
+    X: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    beta: npt.NDArray[np.float64],
+    n_threads: int,
+) -> tuple[float, npt.NDArray[np.float64]]: ...
+def logistic_loglik_gradient_csr(
+    data: npt.NDArray[np.float64],
+    indices: npt.NDArray[np.int64],
+    indptr: npt.NDArray[np.int64],
+    n_cols: int,
+    y: npt.NDArray[np.float64],
+    beta: npt.NDArray[np.float64],
+    n_threads: int,
+) -> tuple[float, npt.NDArray[np.float64]]: ...
+def fixed_hessian_diagonal(
+    A: npt.NDArray[np.float64], epsilon: float
+) -> npt.NDArray[np.float64]: ...
 
 # ---- cluster (bind_cluster.cpp): grid max cover, Chaturvedi, Nguyen & Xu 2021 ----------------
 def grid_offsets(p: int, rho: float, max_offsets: int = 50000000) -> npt.NDArray[np.int32]: ...
@@ -174,3 +248,67 @@ def maxcover_candidates(
     npt.NDArray[np.int64],
     npt.NDArray[np.int64],
 ]: ...
+
+# ---- he: CKKS-like slot-layout simulator kernels (privlearn/he/slots.hpp) ------------------
+he_op_stride: int
+he_ct_stride: int
+
+def he_noise(
+    a: npt.NDArray[np.float64],
+    key: bytes,
+    stream: int,
+    op_id: int,
+    scale: float,
+    n_threads: int = 0,
+) -> npt.NDArray[np.float64]: ...
+def he_binary(
+    a: npt.NDArray[np.float64],
+    b: npt.NDArray[np.float64],
+    op: str,
+    factor: float,
+    key: bytes,
+    stream: int,
+    op_id: int,
+    scale: float,
+    n_threads: int = 0,
+) -> npt.NDArray[np.float64]: ...
+def he_scalar(
+    a: npt.NDArray[np.float64],
+    op: str,
+    c: float,
+    factor: float,
+    key: bytes,
+    stream: int,
+    op_id: int,
+    scale: float,
+    n_threads: int = 0,
+) -> npt.NDArray[np.float64]: ...
+def he_rotate(
+    a: npt.NDArray[np.float64],
+    k: int,
+    key: bytes,
+    stream: int,
+    op_id: int,
+    scale: float,
+    n_threads: int = 0,
+) -> npt.NDArray[np.float64]: ...
+def he_rotate_sum(
+    a: npt.NDArray[np.float64],
+    steps: list[int],
+    key: bytes,
+    stream: int,
+    op_id: int,
+    scale: float,
+    n_threads: int = 0,
+) -> npt.NDArray[np.float64]: ...
+def he_sum_rows(a: npt.NDArray[np.float64], n_threads: int = 0) -> npt.NDArray[np.float64]: ...
+def he_bound_mul(
+    a: npt.NDArray[np.float64],
+    ea: npt.NDArray[np.float64],
+    b: npt.NDArray[np.float64],
+    eb: npt.NDArray[np.float64],
+    factor: float,
+    fixed: float,
+    n_threads: int = 0,
+) -> npt.NDArray[np.float64]: ...
+def he_max_abs(a: npt.NDArray[np.float64], n_threads: int = 0) -> float: ...

@@ -72,18 +72,30 @@ def objective(X: Any, y: np.ndarray, W: np.ndarray, loss: str, alpha: float) -> 
     return 0.5 * alpha * np.einsum("ij,ij->i", W, W) + losses
 
 
+def _all_finite(a: np.ndarray) -> bool:
+    """Whether every entry is finite, in one read of ``a`` and no temporary.
+
+    NaN and +-inf always make the sum non-finite; a finite array whose sum overflows falls back
+    to the exact elementwise test.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.sum(a)):
+            return True
+    return bool(np.isfinite(a).all())
+
+
 def as_design_matrix(X: Any, name: str = "X") -> np.ndarray | sp.csr_matrix:
     """C-contiguous float64 ndarray or canonical CSR (int64 indices), all values finite."""
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64)
         X.sum_duplicates()
-        if not np.isfinite(X.data).all():
+        if not _all_finite(X.data):
             raise ValueError(f"{name} contains NaN or infinite values")
         X.indices = X.indices.astype(np.int64, copy=False)
         X.indptr = X.indptr.astype(np.int64, copy=False)
     else:
         X = np.ascontiguousarray(X, dtype=np.float64)
-        if not np.isfinite(X).all():
+        if not _all_finite(X):
             raise ValueError(f"{name} contains NaN or infinite values")
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D, got shape {X.shape}")
@@ -252,6 +264,7 @@ SCD_DEFAULTS: dict[str, Any] = {
     "batch_stream": 1,
     "noise_stream": 2,
     "record_every": 0,
+    "newton_steps": 1,
 }
 
 
@@ -285,6 +298,7 @@ class ScdSpec:
     batch_stream: int
     noise_stream: int
     record_every: int
+    newton_steps: int
 
     @property
     def poisson(self) -> bool:
@@ -331,6 +345,7 @@ def prepare_scd(
         batch_stream=as_index(kw["batch_stream"], "batch_stream", upper=2**64 - 2),
         noise_stream=as_index(kw["noise_stream"], "noise_stream", upper=2**64 - 2),
         record_every=as_index(kw["record_every"], "record_every", upper=2**62),
+        newton_steps=as_index(kw["newton_steps"], "newton_steps", lower=1, upper=100),
     )
     if not (np.isfinite(spec.alpha) and spec.alpha > 0):
         raise ValueError(f"alpha (lambda) must be finite and > 0, got {spec.alpha}")

@@ -21,6 +21,25 @@ struct DenseRows {
   template <class Vec>
   void axpy(Index i, double a, Vec& acc) const { acc.noalias() += a * X.row(i).transpose(); }
   double norm(Index i) const { return X.row(i).norm(); }
+  // x_i^T w and ||x_i||^2 in one visit of the row (four partial sums each, a fixed order).
+  double dot_sq(Index i, const VectorXd& w, double& sq) const {
+    const double* x = X.row(i).data();
+    const double* u = w.data();
+    const Index m = X.cols();
+    double d[4] = {0.0, 0.0, 0.0, 0.0}, q[4] = {0.0, 0.0, 0.0, 0.0};
+    Index k = 0;
+    for (; k + 4 <= m; k += 4)
+      for (int l = 0; l < 4; ++l) {
+        d[l] += x[k + l] * u[k + l];
+        q[l] += x[k + l] * x[k + l];
+      }
+    for (; k < m; ++k) {
+      d[0] += x[k] * u[k];
+      q[0] += x[k] * x[k];
+    }
+    sq = (q[0] + q[1]) + (q[2] + q[3]);
+    return (d[0] + d[1]) + (d[2] + d[3]);
+  }
   // Hint the cache about a row that will be read soon (random-access kernels).
   void prefetch(Index i) const {
 #if defined(__GNUC__) || defined(__clang__)
@@ -58,6 +77,15 @@ struct CsrRows {
 #else
     (void)i;
 #endif
+  }
+  double dot_sq(Index i, const VectorXd& w, double& sq) const {
+    double s = 0.0, q = 0.0;
+    for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) {
+      s += data[k] * w[indices[k]];
+      q += data[k] * data[k];
+    }
+    sq = q;
+    return s;
   }
   double norm(Index i) const {
     double s = 0.0;

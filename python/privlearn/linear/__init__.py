@@ -1,9 +1,14 @@
 """Private linear models: DP-SGD (Song et al. 2013; Abadi et al. 2016) and DP-SCD (Damaskinos
-et al. 2021)."""
+et al. 2021); quadratic-gradient logistic regression in the clear (Chiang)."""
 
 from __future__ import annotations
 
 from privlearn.linear.estimators import DPSGDClassifier, DPSGDPrivacy, DPSGDRegressor
+from privlearn.linear.quadgrad import (
+    QuadraticGradientLogisticRegression,
+    Schedule,
+    quadgrad_train,
+)
 from privlearn.linear.scd import scd_train
 from privlearn.linear.scd_estimators import DPSCDClassifier, DPSCDPrivacy, DPSCDRegressor
 from privlearn.linear.sgd import sgd_train
@@ -15,6 +20,9 @@ __all__ = [
     "DPSGDClassifier",
     "DPSGDPrivacy",
     "DPSGDRegressor",
+    "QuadraticGradientLogisticRegression",
+    "Schedule",
+    "quadgrad_train",
     "scd_train",
     "sgd_train",
 ]

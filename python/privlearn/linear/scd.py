@@ -57,6 +57,12 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
     record_every : int, default 0
         Record ``P(theta)`` and ``D(alpha)`` every ``record_every`` steps and at the end (a
         non-private diagnostic computed on the training data).
+    newton_steps : int, default 1
+        Newton iterations of the logistic dual step (dual variants). 1 is the paper's step (one
+        clipped Newton step from ``clip(y_j alpha_j, 1e-4, 1 - 1e-4)``); more iterations approach
+        the exact coordinate minimiser, which helps SDCA early on (from ``alpha = 0`` a single
+        step moves ``y_j alpha_j`` by only about ``1e-3``). Privacy does not depend on it: every
+        update is scaled to ``|zeta| <= C`` first.
     """
     X, y, spec = prepare_scd(X, y, key=key, **{**SCD_DEFAULTS, **kw})
     args = (
@@ -76,9 +82,11 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
         as_threads(n_threads),
     )
     if sp.issparse(X):
-        out = _core.scd_train_csr(X.data, X.indices, X.indptr, X.shape[1], y, *args)
+        out = _core.scd_train_csr(
+            X.data, X.indices, X.indptr, X.shape[1], y, *args, newton_steps=spec.newton_steps
+        )
     else:
-        out = _core.scd_train_dense(X, y, *args)
+        out = _core.scd_train_dense(X, y, *args, newton_steps=spec.newton_steps)
     alpha, v, path_steps, primal_path, dual_path, steps = out
     v = np.asarray(v)
     return SCDRun(

@@ -91,10 +91,18 @@ def sgd_train(
 
 # ---- DP-SCD ------------------------------------------------------------------------------------
 _BETA_MIN, _BETA_MAX = 1e-4, 1.0 - 1e-4
+_NEWTON_TOL = 1e-12  # as kNewtonTol in scd.cpp
 
 
 def _dual_step(
-    loss: str, a: np.ndarray, y: np.ndarray, q: np.ndarray, z: np.ndarray, s: float, lam_n: float
+    loss: str,
+    a: np.ndarray,
+    y: np.ndarray,
+    q: np.ndarray,
+    z: np.ndarray,
+    s: float,
+    lam_n: float,
+    newton_steps: int = 1,
 ) -> np.ndarray:
     """Closed-form minimiser of the local dual subproblem (see ``linear/scd.hpp``)."""
     if loss == "squared":
@@ -104,10 +112,18 @@ def _dual_step(
             b = np.clip(y * a + lam_n * (1.0 - y * z) / (s * q), 0.0, 1.0)
         return np.where(q > 0.0, y * b - a, 0.0)
     c = s * q / lam_n
-    b0 = np.clip(y * a, _BETA_MIN, _BETA_MAX)
-    g = np.log(b0 / (1.0 - b0)) + y * z + c * (b0 - y * a)
-    h = 1.0 / (b0 * (1.0 - b0)) + c
-    return y * np.clip(b0 - g / h, _BETA_MIN, _BETA_MAX) - a
+    b = np.clip(y * a, _BETA_MIN, _BETA_MAX)
+    active = np.ones(b.shape, dtype=bool)  # newton_steps > 1: an entry stops once it settles
+    for _ in range(newton_steps):
+        g = np.log(b / (1.0 - b)) + y * z + c * (b - y * a)
+        h = 1.0 / (b * (1.0 - b)) + c
+        nxt = np.clip(b - g / h, _BETA_MIN, _BETA_MAX)
+        moved = np.abs(nxt - b)
+        b = np.where(active, nxt, b)
+        active &= moved > _NEWTON_TOL
+        if not active.any():
+            break
+    return y * b - a
 
 
 def _scale(values: np.ndarray, clip: float) -> np.ndarray:
@@ -212,7 +228,16 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
             Xb = X[batch]
             z = np.asarray(Xb @ v).reshape(-1) / lam_n
             zeta = _scale(
-                _dual_step(spec.loss, a[batch], y[batch], sq[batch], z, spec.batch_size, lam_n),
+                _dual_step(
+                    spec.loss,
+                    a[batch],
+                    y[batch],
+                    sq[batch],
+                    z,
+                    spec.batch_size,
+                    lam_n,
+                    spec.newton_steps,
+                ),
                 spec.clip,
             )
             a[batch] += zeta
@@ -222,7 +247,14 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
                 xj = row(j)
                 z = np.array([xj @ v / lam_n])
                 step = _dual_step(
-                    spec.loss, a[j : j + 1], y[j : j + 1], sq[j : j + 1], z, 1.0, lam_n
+                    spec.loss,
+                    a[j : j + 1],
+                    y[j : j + 1],
+                    sq[j : j + 1],
+                    z,
+                    1.0,
+                    lam_n,
+                    spec.newton_steps,
                 )
                 step = float(_scale(step, spec.clip)[0])
                 a[j] += step

@@ -1,0 +1,280 @@
+"""Pieces shared by the core-backed quadratic-gradient trainer and its numpy twin (pure numpy:
+the reference may import this module).
+
+Chiang, "Privacy-preserving logistic regression training with a faster gradient variant",
+Sections 3.2-3.3 and Algorithm 1; the baseline NAG is Kim, Song, Kim, Lee, Cheon (2018a).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from privlearn._checks import as_index, as_real
+from privlearn._linear_common import as_design_matrix
+
+__all__ = [
+    "OPTIMIZERS",
+    "SCHEDULE_KINDS",
+    "QuadgradRun",
+    "QuadgradSpec",
+    "Schedule",
+    "default_schedule",
+    "prepare_quadgrad",
+    "resolve_schedule",
+]
+
+OPTIMIZERS = ("nag", "adagrad", "adam", "gd")
+SCHEDULE_KINDS = ("constant", "exponential", "inverse_time")
+#: Largest accepted ``max_iter`` (a guard against typos; each iteration is a full pass).
+MAX_ITER_LIMIT = 1 << 24
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Step factor ``r_t`` of iteration ``t = 0, 1, ...`` for ``n`` training examples.
+
+    ``kind="constant"``: ``r_t = base``; ``"exponential"``: ``r_t = base + scale * decay**t``
+    (the paper's recommendation ``1 + A gamma^t``, Section 3.3; ``1 + 0.9^t`` in its encrypted
+    runs, Section 5); ``"inverse_time"``: ``r_t = base + scale / ((1 + t) n)`` (Kim et al.
+    2018a's ``gamma_t = 10 / ((1 + t) n)``; Algorithm 1 line 32 uses ``1 + gamma_t``).
+
+    For the plain optimizers ``r_t`` is the learning rate on the gradient ``g``; for the enhanced
+    ones it is ``N_t``, the learning rate on the quadratic gradient ``G`` (Definition 3.2).
+    """
+
+    kind: str
+    base: float
+    scale: float = 0.0
+    decay: float = 0.9
+
+    def __post_init__(self) -> None:
+        if self.kind not in SCHEDULE_KINDS:
+            raise ValueError(f"schedule kind must be one of {SCHEDULE_KINDS}, got {self.kind!r}")
+        for name in ("base", "scale", "decay"):
+            value = as_real(getattr(self, name), f"schedule {name}", numbers_only=True)
+            if not math.isfinite(value):
+                raise ValueError(f"schedule {name} must be finite, got {value}")
+            object.__setattr__(self, name, value)
+        if self.base < 0 or self.scale < 0:
+            raise ValueError(
+                f"schedule base and scale must be >= 0, got base={self.base}, scale={self.scale}"
+            )
+        if self.kind == "exponential" and not 0.0 < self.decay <= 1.0:
+            raise ValueError(f"schedule decay must lie in (0, 1], got {self.decay}")
+        if self.base + self.scale <= 0.0:
+            raise ValueError("the schedule's step factor must be > 0")
+
+    @classmethod
+    def constant(cls, rate: float) -> Schedule:
+        """``r_t = rate``."""
+        return cls("constant", rate, 0.0)
+
+    @classmethod
+    def exponential(cls, A: float = 1.0, gamma: float = 0.9, base: float = 1.0) -> Schedule:
+        """``r_t = base + A * gamma**t`` (default ``1 + 0.9^t``, the paper's encrypted runs)."""
+        return cls("exponential", base, A, gamma)
+
+    @classmethod
+    def inverse_time(cls, A: float = 10.0, base: float = 0.0) -> Schedule:
+        """``r_t = base + A / ((1 + t) n)`` (default Kim et al.'s ``10 / ((1 + t) n)``)."""
+        return cls("inverse_time", base, A)
+
+    def __call__(self, t: int, n: int) -> float:
+        """``r_t`` for iteration ``t`` (0-based) and ``n`` examples (the core's formula)."""
+        if self.kind == "constant":
+            return self.base
+        if self.kind == "exponential":
+            return self.base + self.scale * math.pow(self.decay, float(t))
+        return self.base + self.scale / (float(t + 1) * float(n))
+
+
+def default_schedule(optimizer: str, enhanced: bool) -> Schedule:
+    """The paper's settings (Section 3.3, "Performance Evaluation", and Algorithm 1).
+
+    ======== ========================================= ================================
+    optimizer plain                                     enhanced
+    ======== ========================================= ================================
+    nag      ``10 / ((1 + t) n)`` (Kim et al. 2018a)   ``1 + 10 / ((1 + t) n)`` (Alg. 1)
+    adagrad  ``0.01``                                  ``1 + 0.01``
+    adam     ``alpha = 0.001``                         ``alpha = 1 + 0.001``
+    gd       ``0.015`` (Figure 4a's middle value)      ``1.5`` (Figure 4b's middle)
+    ======== ========================================= ================================
+    """
+    if optimizer == "nag":
+        return Schedule.inverse_time(10.0, 1.0 if enhanced else 0.0)
+    if optimizer == "adagrad":
+        return Schedule.constant(1.01 if enhanced else 0.01)
+    if optimizer == "gd":
+        return Schedule.constant(1.5 if enhanced else 0.015)
+    return Schedule.constant(1.001 if enhanced else 0.001)
+
+
+def resolve_schedule(schedule: Any, optimizer: str, enhanced: bool) -> Schedule:
+    """``None`` / ``"paper"``: :func:`default_schedule`; ``"he"`` or ``"1+0.9^t"``:
+    ``Schedule.exponential(1, 0.9, 1)``; a positive number: a constant rate; a
+    :class:`Schedule`: itself."""
+    if schedule is None or (isinstance(schedule, str) and schedule == "paper"):
+        return default_schedule(optimizer, enhanced)
+    if isinstance(schedule, Schedule):
+        return schedule
+    if isinstance(schedule, str):
+        if schedule.replace(" ", "") in ("he", "1+0.9^t"):
+            return Schedule.exponential(1.0, 0.9, 1.0)
+        raise ValueError(
+            f"schedule must be None, 'paper', 'he' ('1+0.9^t'), a positive number or a "
+            f"privlearn.linear.Schedule, got {schedule!r}"
+        )
+    rate = as_real(schedule, "schedule", numbers_only=True)
+    if not (math.isfinite(rate) and rate > 0):
+        raise ValueError(f"a constant schedule must be a finite number > 0, got {rate}")
+    return Schedule.constant(rate)
+
+
+@dataclass(frozen=True)
+class QuadgradRun:
+    """Result of ``quadgrad_train``.
+
+    Attributes
+    ----------
+    coef : ndarray of shape (n_features,)
+        Final iterate ``beta`` (``V`` for NAG), in the columns of ``X`` as given.
+    loglik_path : ndarray of shape (n_iter + 1,)
+        ``l(beta)`` at the starting point and after each iteration.
+    bbar : ndarray of shape (n_features,)
+        ``diag(B_bar)`` used by the enhanced optimizers (empty for the plain ones).
+    n_iter : int
+    schedule : Schedule
+        The step-factor schedule used.
+    """
+
+    coef: np.ndarray
+    loglik_path: np.ndarray
+    bbar: np.ndarray
+    n_iter: int
+    schedule: Schedule
+
+
+@dataclass(frozen=True)
+class QuadgradSpec:
+    """Validated arguments of ``quadgrad_train`` (both backends)."""
+
+    optimizer: str
+    enhanced: bool
+    max_iter: int
+    schedule: Schedule
+    epsilon: float
+    nag_alpha0: float
+    adam_beta1: float
+    adam_beta2: float
+    adaptive_eps: float
+
+
+def _positive(value: Any, name: str) -> float:
+    v = as_real(value, name, numbers_only=True)
+    if not (math.isfinite(v) and v > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {v}")
+    return v
+
+
+def _unit_interval(value: Any, name: str) -> float:
+    v = as_real(value, name, numbers_only=True)
+    if not 0.0 <= v < 1.0:
+        raise ValueError(f"{name} must lie in [0, 1), got {v}")
+    return v
+
+
+def check_labels(y: Any, n: int) -> np.ndarray:
+    """``y`` as float64 of length ``n`` with values in {-1, +1}."""
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D, got shape {y.shape}")
+    if y.shape[0] != n:
+        raise ValueError(f"y has {y.shape[0]} entries but X has {n} rows")
+    if not np.issubdtype(y.dtype, np.number) or np.issubdtype(y.dtype, np.complexfloating):
+        raise ValueError(f"y must be numeric with values in {{-1, +1}}, got dtype {y.dtype}")
+    y = y.astype(np.float64)
+    bad = ~((y == 1.0) | (y == -1.0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"y must contain only -1 and +1 (map the classes first), got {y[i]!r} at row {i}"
+        )
+    return y
+
+
+def check_bbar(bbar: Any, d: int) -> np.ndarray | None:
+    if bbar is None:
+        return None
+    b = np.ascontiguousarray(bbar, dtype=np.float64)
+    if b.shape != (d,):
+        raise ValueError(f"bbar must have shape ({d},), got {b.shape}")
+    if not (np.isfinite(b).all() and (b > 0).all()):
+        raise ValueError("bbar must be finite and > 0")
+    return b
+
+
+def prepare_quadgrad(
+    X: Any,
+    y: Any,
+    beta0: Any,
+    *,
+    optimizer: Any,
+    enhanced: Any,
+    max_iter: Any,
+    schedule: Any,
+    epsilon: Any,
+    nag_alpha0: Any,
+    adam_beta1: Any,
+    adam_beta2: Any,
+    adaptive_eps: Any,
+) -> tuple[Any, np.ndarray, np.ndarray, QuadgradSpec]:
+    """Validate and convert the arguments of ``quadgrad_train`` (both backends)."""
+    if not isinstance(optimizer, str) or optimizer not in OPTIMIZERS:
+        raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {optimizer!r}")
+    if not isinstance(enhanced, (bool, np.bool_)):
+        raise TypeError(f"enhanced must be a bool, got {type(enhanced).__name__}")
+    enhanced = bool(enhanced)
+    if isinstance(max_iter, (int, np.integer)) and not isinstance(max_iter, bool) and max_iter < 1:
+        raise ValueError(f"max_iter must be >= 1, got {max_iter}")
+    max_iter = as_index(max_iter, "max_iter", lower=1, upper=MAX_ITER_LIMIT)
+    X = as_design_matrix(X)
+    n, d = X.shape
+    y = check_labels(y, n)
+    if beta0 is None:
+        beta = np.zeros(d)
+    else:
+        beta = np.array(beta0, dtype=np.float64).reshape(-1)
+        if beta.shape != (d,):
+            raise ValueError(f"beta0 must have shape ({d},), got {np.shape(beta0)}")
+        if not np.isfinite(beta).all():
+            raise ValueError("beta0 contains NaN or infinite values")
+    spec = QuadgradSpec(
+        optimizer=optimizer,
+        enhanced=enhanced,
+        max_iter=max_iter,
+        schedule=resolve_schedule(schedule, optimizer, enhanced),
+        epsilon=_positive(epsilon, "epsilon"),
+        nag_alpha0=_positive(nag_alpha0, "nag_alpha0"),
+        adam_beta1=_unit_interval(adam_beta1, "adam_beta1"),
+        adam_beta2=_unit_interval(adam_beta2, "adam_beta2"),
+        adaptive_eps=_positive(adaptive_eps, "adaptive_eps"),
+    )
+    return X, y, beta, spec
+
+
+#: Defaults of the optional keyword arguments of ``quadgrad_train``.
+QUADGRAD_DEFAULTS: dict[str, Any] = {
+    "optimizer": "nag",
+    "enhanced": True,
+    "max_iter": 10,
+    "schedule": None,
+    "epsilon": 1e-8,
+    "nag_alpha0": 0.01,
+    "adam_beta1": 0.9,
+    "adam_beta2": 0.999,
+    "adaptive_eps": 1e-8,
+}

@@ -1,0 +1,207 @@
+"""Input handling for the encoders: categorical columns -> level indices, binary targets.
+
+A column's levels are kept as a sorted numpy array (``categories_[j]``, NaN excluded); each
+value maps to an index into a per-column table of ``K + 2`` slots::
+
+    0 .. K-1   the known levels, in sorted order
+    K          the missing value (NaN / None / pd.NA), when missing values are a level
+    K + 1      any level not seen at fit time (always coded from zero counts)
+
+Lookups go through :class:`pandas.Index`, whose hash tables handle strings, ints and floats.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+__all__ = [
+    "as_binary_target",
+    "as_columns",
+    "check_2d",
+    "factorize_column",
+    "fit_levels",
+    "level_indices",
+]
+
+
+def as_columns(X: Any) -> tuple[list[np.ndarray], int]:
+    """The columns of a 2-D ``X`` (numpy array, list of rows or DataFrame) as 1-D arrays.
+
+    Raises
+    ------
+    TypeError
+        For sparse matrices and for complex values.
+    ValueError
+        When ``X`` is not 2-D or has no rows or no columns.
+    """
+    if sparse.issparse(X):
+        raise TypeError(
+            "ImpactEncoder does not accept sparse input: pass a dense array or a DataFrame of "
+            "categorical columns"
+        )
+    if isinstance(X, pd.DataFrame):
+        n_rows, n_cols = X.shape
+        columns = [X.iloc[:, j].to_numpy() for j in range(n_cols)]
+    else:
+        arr = np.asarray(X)
+        if arr.ndim != 2:
+            raise ValueError(_reshape_message(arr.shape))
+        n_rows, n_cols = arr.shape
+        columns = [arr[:, j] for j in range(n_cols)]
+    if n_rows == 0:
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape=({n_rows}, {n_cols})) while a "
+            "minimum of 1 is required."
+        )
+    if n_cols == 0:
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape=({n_rows}, {n_cols})) while a "
+            "minimum of 1 is required."
+        )
+    for col in columns:
+        if np.issubdtype(col.dtype, np.complexfloating):
+            raise ValueError("Complex data not supported")
+        if col.dtype == object and any(isinstance(v, complex) for v in col[:1000]):
+            raise ValueError("Complex data not supported")
+    return columns, n_rows
+
+
+def _reshape_message(shape: tuple[int, ...]) -> str:
+    return (
+        f"Expected a 2-D array of categorical columns, got an array of shape {shape}. Reshape "
+        "your data either using X.reshape(-1, 1) if it has a single column or "
+        "X.reshape(1, -1) if it is a single row."
+    )
+
+
+def check_2d(X: Any) -> None:
+    """Raise the scikit-learn style ``ValueError`` for a non-2-D array-like ``X``."""
+    if isinstance(X, pd.DataFrame):
+        return
+    shape = np.asarray(X).shape
+    if len(shape) != 2:
+        raise ValueError(_reshape_message(shape))
+
+
+def _missing(col: np.ndarray) -> np.ndarray:
+    if col.dtype.kind in "iub":
+        return np.zeros(col.shape[0], dtype=bool)
+    return np.asarray(pd.isna(col), dtype=bool)
+
+
+def fit_levels(col: np.ndarray, name: str, handle_missing: str) -> np.ndarray:
+    """The sorted distinct non-missing values of ``col`` (its levels)."""
+    miss = _missing(col)
+    if miss.any() and handle_missing == "error":
+        raise ValueError(
+            f"column {name} has {int(miss.sum())} missing value(s) (NaN/None); set "
+            "handle_missing='level' to code them as their own level"
+        )
+    values = col[~miss] if miss.any() else col
+    return _sorted_levels(pd.unique(values), name)
+
+
+def _sorted_levels(uniques: Any, name: str) -> np.ndarray:
+    try:
+        order = np.argsort(uniques, kind="stable")
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in uniques})
+        raise TypeError(
+            f"column {name} mixes values of types {', '.join(kinds)}; encode each column with "
+            "values of one type (e.g. all str or all int)"
+        ) from None
+    levels = np.asarray(uniques)[order]
+    if levels.dtype.kind in "fc" and not np.isfinite(levels).all():
+        raise ValueError(f"column {name} holds infinite values; categories must be finite")
+    return levels
+
+
+def factorize_column(
+    col: np.ndarray, name: str, handle_missing: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(levels, slots)`` in one hashing pass: the same as :func:`fit_levels` followed by
+    :func:`level_indices` on the same column, about twice as fast."""
+    miss = _missing(col)
+    if miss.any() and handle_missing == "error":
+        raise ValueError(
+            f"column {name} has {int(miss.sum())} missing value(s) (NaN/None); set "
+            "handle_missing='level' to code them as their own level"
+        )
+    codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    uniques = np.asarray(uniques)
+    levels = _sorted_levels(uniques, name)
+    if len(levels) and not np.array_equal(levels, uniques):
+        order = np.argsort(uniques, kind="stable")
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        slots = np.where(codes >= 0, rank[np.maximum(codes, 0)], len(levels))
+    else:
+        slots = np.where(codes >= 0, codes, len(levels)).astype(np.int64)
+    return levels, np.asarray(slots, dtype=np.int64)
+
+
+def level_indices(
+    col: np.ndarray, levels: np.ndarray, name: str, handle_missing: str
+) -> np.ndarray:
+    """Slot of each value of ``col`` in the column's table (see the module docstring)."""
+    k = len(levels)
+    index = pd.Index(levels)
+    idx = np.asarray(index.get_indexer(col), dtype=np.int64)
+    miss = _missing(col)
+    if miss.any():
+        if handle_missing == "error":
+            raise ValueError(
+                f"column {name} has {int(miss.sum())} missing value(s) (NaN/None); set "
+                "handle_missing='level' to code them as their own level"
+            )
+        idx[miss] = k
+    idx[idx < 0] = k + 1
+    return idx
+
+
+def as_binary_target(y: Any, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(classes, y01)``: the two sorted classes and ``y`` as 0/1 int64 (1 = ``classes[1]``).
+
+    Raises
+    ------
+    ValueError
+        When ``y`` is missing, not 1-D, of the wrong length, holds NaN, or does not have
+        exactly two distinct values.
+    """
+    if y is None:
+        raise ValueError(
+            "ImpactEncoder requires y to be passed, but the target y is None: impact codes are "
+            "learned from a binary outcome"
+        )
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"y must be 1-D (a binary outcome), got shape {arr.shape}")
+    if arr.shape[0] != n_rows:
+        raise ValueError(
+            f"X and y have inconsistent numbers of samples: [{n_rows}, {arr.shape[0]}]"
+        )
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise ValueError("Complex data not supported")
+    if np.asarray(pd.isna(arr)).any():
+        raise ValueError("y contains NaN or None; the outcome must be binary with no missing")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ValueError("y contains infinity; the outcome must be binary")
+    classes, y01 = np.unique(arr, return_inverse=True)
+    if len(classes) == 1:
+        raise ValueError(
+            f"ImpactEncoder needs a binary target, but y has only 1 class ({classes[0]!r}): "
+            "the codes compare each level with the prevalence of both outcomes"
+        )
+    if len(classes) != 2:
+        raise ValueError(
+            f"ImpactEncoder needs a binary target with exactly two classes, got "
+            f"{len(classes)} distinct value(s)"
+            + (f": {list(classes[:5])}{' ...' if len(classes) > 5 else ''}" if len(classes) else "")
+        )
+    return classes, y01.astype(np.int64).ravel()

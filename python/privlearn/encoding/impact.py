@@ -1,0 +1,618 @@
+"""Impact coding of high-cardinality categoricals, with the Win-Vector note's five schemes.
+
+Reference: Win-Vector LLC (J. Mount), "Using differential privacy to reuse training data"
+(source text in ``shared/papers/winvector_dp_impact_coding.txt``) and its R code
+(``WinVector/Examples``, ``DiffPriv/DPrivModeling/modelCat.R``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import numbers
+import warnings
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.model_selection import GroupKFold, GroupShuffleSplit, KFold
+from sklearn.utils import ClassifierTags
+from sklearn.utils.validation import check_is_fitted
+
+from privlearn._checks import as_positive, as_probability
+from privlearn.encoding._codes import (
+    CODE_WIDTH,
+    COUNT_SUFFIXES,
+    bayes_code,
+    count_code,
+    level_pvalues,
+)
+from privlearn.encoding._input import (
+    as_binary_target,
+    as_columns,
+    check_2d,
+    factorize_column,
+    fit_levels,
+    level_indices,
+)
+from privlearn.encoding._privacy import ImpactPrivacy, laplace_privacy, no_privacy
+from privlearn.exceptions import PrivacyLeakWarning
+
+try:  # scikit-learn >= 1.6
+    from sklearn.utils.validation import validate_data as _validate_data
+except ImportError:  # pragma: no cover - older scikit-learn
+
+    def _validate_data(est: Any, X: Any, **kwargs: Any) -> Any:
+        return est._validate_data(X, **kwargs)
+
+
+__all__ = ["ImpactEncoder"]
+
+_CODES = ("bayes", "counts")
+_MODES = ("naive", "laplace", "split", "cross", "jackknife")
+_MISSING = ("level", "error")
+
+
+def _sub_seed(seed: int | None, purpose: str) -> int | None:
+    """A 64-bit seed for one purpose, derived from the user's seed (None stays None)."""
+    if seed is None:
+        return None
+    digest = hashlib.sha256(f"privlearn.encoding/{seed}/{purpose}".encode()).digest()
+    return int.from_bytes(digest[:8], "little")
+
+
+class ImpactEncoder(TransformerMixin, BaseEstimator):
+    """Impact (target) coding of categorical columns for a binary outcome.
+
+    Each categorical column is replaced by a single-variable model of the outcome learned from
+    per-level counts of the training rows: ``code="bayes"`` gives one column,
+    ``log(P(y=1 | level) / P(y=1))`` with a smoothing pseudo-count; ``code="counts"`` gives
+    four, the level's ``n_true``, ``n_false``, their log ratio and a rare-level flag.
+
+    Coding the same rows that then train a model leaks the outcome into the features (the
+    Win-Vector note's "bad example": near perfect training AUC, poor test AUC). ``mode``
+    chooses how the rows that train the downstream model get their codes:
+
+    ``"naive"``
+        Codes fitted on all rows code those same rows. **This is the leaky baseline the note
+        warns about**, kept for comparison: do not train a model on its ``fit_transform``.
+    ``"laplace"``
+        Every level's ``n_true`` and ``n_false`` gets exact discrete Laplace noise of scale
+        ``noise_scale`` (or calibrated from ``epsilon``) before the codes are computed (Bilenko's
+        Laplace smearing); the code book is then ``epsilon``-DP, recorded in ``privacy_``.
+    ``"split"``
+        Codes are learned on a random ``split_fraction`` of the rows only; ``model_mask_``
+        marks the other rows, the ones to train the downstream model on.
+    ``"cross"``
+        ``fit_transform`` cross-fits: the rows of fold ``i`` (of ``cv``) are coded by codes
+        learned on the other folds, so no row is coded by a scheme that saw its outcome;
+        ``transform`` uses codes learned on all rows (the scikit-learn ``TargetEncoder``
+        convention). **So ``fit_transform(X, y)`` differs from ``fit(X, y).transform(X)``** on
+        purpose: use the former for the training rows and the latter for new data.
+    ``"jackknife"``
+        Leave-one-out cross-fitting: every row is coded by the codes of all other rows
+        (leave-one-group-out with ``groups``), computed in ``O(n)`` from the full counts by
+        subtracting the row's own contribution. ``transform`` as in ``"cross"``.
+
+    Parameters
+    ----------
+    code : {"bayes", "counts"}, default "bayes"
+    mode : {"naive", "laplace", "split", "cross", "jackknife"}, default "cross"
+    smoothing : float, default 1e-3
+        Pseudo-count of the Bayes code and floor of the counts code (the note's ``smFactor``).
+    rare_count : float, default 10
+        The counts code flags a level as rare when ``max(n_true, n_false) < rare_count``.
+    noise_scale : float, optional
+        ``"laplace"`` mode: scale ``t`` of the discrete Laplace noise on each count (the note's
+        sigma). The code book is then ``(n_columns / t)``-DP. Give this or ``epsilon``.
+    epsilon : float, optional
+        ``"laplace"`` mode: total privacy budget of the code book; the noise scale is
+        ``n_columns / epsilon`` (L1 sensitivity ``n_columns``: a row touches one level per
+        column and changes one count of it by 1, under add/remove-one neighbours).
+    split_fraction : float, default 0.5
+        ``"split"`` mode: fraction of the rows used to learn the codes.
+    cv : int or cross-validation splitter, default 5
+        ``"cross"`` mode: number of folds (shuffled :class:`~sklearn.model_selection.KFold`, or
+        :class:`~sklearn.model_selection.GroupKFold` when ``groups`` is given) or a splitter
+        with a ``split(X, y, groups)`` method whose test folds partition the rows.
+    significance : float, optional
+        Level pruning as vtreat's ``rareSig``: a level whose single-variable model is not
+        significant at this level, by the exact two-sided binomial test of its outcome mix
+        against the prevalence of the coding rows, codes as an unseen level (0 for ``bayes``).
+        The test runs on the same rows as the codes (each fold's complement in ``"cross"``,
+        all other rows in ``"jackknife"``, the noisy counts in ``"laplace"``). None: no pruning.
+    handle_missing : {"level", "error"}, default "level"
+        Missing categories (NaN, None, ``pd.NA``): their own level, or a ``ValueError``.
+    categories : "auto" or list of array_like, default "auto"
+        The levels of each column: read from the training data, or given (one array per column;
+        a training value outside its list is an error). Given levels make the level set public,
+        which the Laplace mode's guarantee needs; with ``"auto"`` the Laplace mode warns that
+        the set of levels present is not protected.
+    seed : int, optional
+        Seed of the noise, the split and the folds. Named ``seed`` (not ``random_state``) as
+        in the rest of privlearn: the noise comes from the ChaCha20 streams of
+        :mod:`privlearn.random`. ``None`` (the default, as for every private estimator): fresh
+        operating-system entropy on every fit; an int makes fits reproducible.
+
+    Attributes
+    ----------
+    categories_ : list of ndarray
+        Sorted levels of each column (missing values excluded).
+    classes_ : ndarray of shape (2,)
+        The outcome's classes; ``classes_[1]`` is the positive class ("true").
+    counts_ : list of ndarray of shape (n_levels + 2, 2)
+        Per column, ``[n_true, n_false]`` of each level, then of the missing value, then of an
+        unseen level (always 0), as used by ``transform`` (noisy in the Laplace mode, from the
+        coding rows in the split mode).
+    codes_ : list of ndarray of shape (n_levels + 2, width)
+        The code table ``transform`` applies (same rows as ``counts_``).
+    pvalues_ : list of ndarray or None
+        Per column, the significance test's p-value of each slot (with ``significance``).
+    model_mask_ : ndarray of bool
+        Rows of the last fit the downstream model may train on: all rows, except in the split
+        mode, where the coding rows are excluded.
+    privacy_ : ImpactPrivacy
+        The epsilon spent (``inf`` unless ``mode="laplace"``) and how.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when fitted on a DataFrame with string column names.
+
+    Notes
+    -----
+    Codes are computed in ``O(n + levels)`` per column with ``np.bincount``. A level unseen at
+    fit time (or a missing value never seen at fit) gets the code of a level with zero counts:
+    0 for ``bayes``; ``(s, s, 0, 1)`` for ``counts`` (``s = smoothing``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from privlearn.encoding import ImpactEncoder
+    >>> X = np.array([["a"], ["a"], ["b"], ["b"], ["b"], ["c"]], dtype=object)
+    >>> y = np.array([1, 1, 0, 0, 1, 0])
+    >>> enc = ImpactEncoder(mode="jackknife").fit(X, y)
+    >>> enc.transform(np.array([["a"], ["zzz"]], dtype=object)).round(3).ravel().tolist()
+    [0.693, 0.0]
+    """
+
+    def __init__(
+        self,
+        code: str = "bayes",
+        mode: str = "cross",
+        *,
+        smoothing: float = 1e-3,
+        rare_count: float = 10.0,
+        noise_scale: float | None = None,
+        epsilon: float | None = None,
+        split_fraction: float = 0.5,
+        cv: Any = 5,
+        significance: float | None = None,
+        handle_missing: str = "level",
+        categories: Any = "auto",
+        seed: int | None = None,
+    ) -> None:
+        self.code = code
+        self.mode = mode
+        self.smoothing = smoothing
+        self.rare_count = rare_count
+        self.noise_scale = noise_scale
+        self.epsilon = epsilon
+        self.split_fraction = split_fraction
+        self.cv = cv
+        self.significance = significance
+        self.handle_missing = handle_missing
+        self.categories = categories
+        self.seed = seed
+
+    # ---- scikit-learn plumbing ---------------------------------------------------------------
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = self.handle_missing == "level"
+        tags.target_tags.required = True
+        # Binary outcomes only. scikit-learn states "binary-only target" through the classifier
+        # tags (``multi_class=False``); its common checks then draw binary ``y`` for us too.
+        tags.classifier_tags = ClassifierTags(multi_class=False)
+        tags.non_deterministic = self.seed is None and self.mode in ("laplace", "split", "cross")
+        return tags
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """Output column names: the input names for ``bayes``; ``<name>_n_true``,
+        ``<name>_n_false``, ``<name>_log_ratio``, ``<name>_rare`` for ``counts``."""
+        check_is_fitted(self, "codes_")
+        names = getattr(self, "feature_names_in_", None)
+        if input_features is None:
+            inputs = (
+                list(names) if names is not None else [f"x{j}" for j in range(self.n_features_in_)]
+            )
+        else:
+            inputs = [str(v) for v in input_features]
+            if len(inputs) != self.n_features_in_:
+                raise ValueError(
+                    f"input_features should have length equal to number of features "
+                    f"({self.n_features_in_}), got {len(inputs)}"
+                )
+            if names is not None and list(names) != inputs:
+                raise ValueError("input_features is not equal to feature_names_in_")
+        if self.code == "bayes":
+            return np.asarray(inputs, dtype=object)
+        return np.asarray([f"{c}_{s}" for c in inputs for s in COUNT_SUFFIXES], dtype=object)
+
+    # ---- parameters ------------------------------------------------------------------------
+    def _check_params(self, n_columns: int) -> dict[str, Any]:
+        if self.code not in _CODES:
+            raise ValueError(f"code must be one of {_CODES}, got {self.code!r}")
+        if self.mode not in _MODES:
+            raise ValueError(f"mode must be one of {_MODES}, got {self.mode!r}")
+        if self.handle_missing not in _MISSING:
+            raise ValueError(
+                f"handle_missing must be one of {_MISSING}, got {self.handle_missing!r}"
+            )
+        p: dict[str, Any] = {
+            "smoothing": as_positive(self.smoothing, "smoothing"),
+            "rare_count": as_positive(self.rare_count, "rare_count"),
+            "significance": None,
+            "noise_scale": None,
+        }
+        if self.significance is not None:
+            sig = as_probability(self.significance, "significance")
+            if sig == 0.0:
+                raise ValueError("significance must lie in (0, 1] (or be None: no pruning)")
+            p["significance"] = sig
+        if self.seed is not None:
+            if isinstance(self.seed, (bool, np.bool_)) or not isinstance(
+                self.seed, numbers.Integral
+            ):
+                raise TypeError(f"seed must be None or an int, got {type(self.seed).__name__}")
+            if not 0 <= int(self.seed) < 2**64:
+                raise ValueError(f"seed must lie in [0, 2**64), got {self.seed}")
+        if self.mode == "laplace":
+            if (self.noise_scale is None) == (self.epsilon is None):
+                raise ValueError(
+                    "mode='laplace' needs exactly one of noise_scale (the scale of the noise on "
+                    "each count) and epsilon (the total budget; noise_scale = n_columns / "
+                    "epsilon)"
+                )
+            if self.noise_scale is not None:
+                scale = as_positive(self.noise_scale, "noise_scale")
+            else:
+                scale = n_columns / as_positive(self.epsilon, "epsilon")
+            if scale > 2.0**40:
+                raise ValueError(f"noise scale {scale:g} is too large (at most 2**40)")
+            p["noise_scale"] = scale
+        elif self.noise_scale is not None or self.epsilon is not None:
+            raise ValueError(
+                f"noise_scale and epsilon apply to mode='laplace' only (mode={self.mode!r})"
+            )
+        if self.mode == "split":
+            frac = as_probability(self.split_fraction, "split_fraction")
+            if not 0.0 < frac < 1.0:
+                raise ValueError(f"split_fraction must lie in (0, 1), got {frac}")
+        if self.mode == "cross":
+            cv = self.cv
+            if isinstance(cv, numbers.Integral) and not isinstance(cv, (bool, np.bool_)):
+                if cv < 2:
+                    raise ValueError(f"cv must be >= 2 folds, got {cv}")
+            elif isinstance(cv, str) or not hasattr(cv, "split"):
+                raise TypeError(
+                    f"cv must be an int or a splitter with a split method, got {type(cv).__name__}"
+                )
+        return p
+
+    # ---- the per-slot code ------------------------------------------------------------------
+    def _code(
+        self, nt: np.ndarray, nf: np.ndarray, tt: Any, tf: Any, p: dict[str, Any]
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Codes (shape ``nt.shape + (width,)``) and p-values for broadcastable counts."""
+        pvals = None
+        if p["significance"] is not None:
+            pvals = level_pvalues(nt, nf, tt, tf)
+            keep = pvals <= p["significance"]
+            nt = np.where(keep, nt, 0.0)
+            nf = np.where(keep, nf, 0.0)
+        if self.code == "bayes":
+            return bayes_code(nt, nf, tt, tf, p["smoothing"])[..., None], pvals
+        return count_code(nt, nf, p["smoothing"], p["rare_count"]), pvals
+
+    # ---- fitting ----------------------------------------------------------------------------
+    def _prepare(self, X: Any, y: Any, reset: bool) -> tuple[list[np.ndarray], np.ndarray, int]:
+        if sparse.issparse(X):
+            raise TypeError(
+                "ImpactEncoder does not accept sparse input: pass a dense array or a DataFrame "
+                "of categorical columns"
+            )
+        check_2d(X)
+        _validate_data(self, X, skip_check_array=True, reset=reset)
+        columns, n_rows = as_columns(X)
+        if reset:
+            self.classes_, y01 = as_binary_target(y, n_rows)
+        else:
+            y01 = np.zeros(n_rows, dtype=np.int64)
+        return columns, y01, n_rows
+
+    def _names(self) -> list[str]:
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None:
+            return [repr(str(v)) for v in names]
+        return [str(j) for j in range(self.n_features_in_)]
+
+    def _fit_levels(self, columns: list[np.ndarray]) -> list[np.ndarray]:
+        names = self._names()
+        if isinstance(self.categories, str):
+            if self.categories != "auto":
+                raise ValueError(
+                    f"categories must be 'auto' or a list of arrays, got {self.categories!r}"
+                )
+            return [fit_levels(c, n, self.handle_missing) for c, n in zip(columns, names)]
+        cats = list(self.categories)
+        if len(cats) != len(columns):
+            raise ValueError(f"categories has {len(cats)} entries but X has {len(columns)} columns")
+        levels = []
+        for c, n, given in zip(columns, names, cats):
+            given_arr = np.asarray(given, dtype=object if _is_text(given) else None)
+            lv = fit_levels(given_arr, n, "level")
+            seen = fit_levels(c, n, self.handle_missing)
+            unknown = np.setdiff1d(seen, lv) if len(seen) else seen
+            if len(unknown):
+                raise ValueError(
+                    f"column {n} has level(s) {list(unknown[:5])} not in the given categories"
+                )
+            levels.append(lv)
+        return levels
+
+    def _indices(self, columns: list[np.ndarray]) -> list[np.ndarray]:
+        return [
+            level_indices(c, lv, n, self.handle_missing)
+            for c, lv, n in zip(columns, self.categories_, self._names())
+        ]
+
+    def _fit(self, X: Any, y: Any, groups: Any) -> tuple[list[np.ndarray], np.ndarray, dict]:
+        columns, y01, n_rows = self._prepare(X, y, reset=True)
+        p = self._check_params(len(columns))
+        groups = _as_groups(groups, n_rows)
+        if isinstance(self.categories, str) and self.categories == "auto":
+            pairs = [
+                factorize_column(c, n, self.handle_missing) for c, n in zip(columns, self._names())
+            ]
+            self.categories_ = [lv for lv, _ in pairs]
+            idx = [i for _, i in pairs]
+        else:
+            self.categories_ = self._fit_levels(columns)
+            idx = self._indices(columns)
+        levels_public = not isinstance(self.categories, str)
+
+        rows = np.ones(n_rows, dtype=bool)
+        if self.mode == "split":
+            rows = self._split_rows(n_rows, y01, groups)
+            self.model_mask_ = ~rows
+        else:
+            self.model_mask_ = np.ones(n_rows, dtype=bool)
+
+        counts = [
+            _level_counts(i[rows], y01[rows], len(lv) + 2) for i, lv in zip(idx, self.categories_)
+        ]
+        if self.mode == "laplace":
+            counts = self._add_noise(counts, p["noise_scale"])
+            self.privacy_: ImpactPrivacy = laplace_privacy(
+                p["noise_scale"], len(columns), levels_public
+            )
+            if not levels_public:
+                warnings.warn(
+                    "ImpactEncoder(mode='laplace') read the set of levels from the training "
+                    "data: the noisy counts are epsilon-DP, but which levels occur is not "
+                    "protected; pass categories= (public level lists) to cover it",
+                    PrivacyLeakWarning,
+                    stacklevel=3,
+                )
+        else:
+            self.privacy_ = no_privacy(len(columns), levels_public)
+        self.counts_ = counts
+        self.codes_, self.pvalues_ = [], []
+        for c in counts:
+            tt, tf = c[:, 0].sum(), c[:, 1].sum()
+            table, pv = self._code(c[:, 0], c[:, 1], tt, tf, p)
+            self.codes_.append(table)
+            self.pvalues_.append(pv)
+        if p["significance"] is None:
+            self.pvalues_ = None
+        return idx, y01, {"p": p, "groups": groups}
+
+    def _split_rows(self, n_rows: int, y01: np.ndarray, groups: np.ndarray | None) -> np.ndarray:
+        frac = float(self.split_fraction)
+        seed = _sub_seed(self.seed, "split")
+        coding = np.zeros(n_rows, dtype=bool)
+        if groups is not None:
+            rs = None if seed is None else seed % 2**32
+            splitter = GroupShuffleSplit(n_splits=1, test_size=frac, random_state=rs)
+            _, test = next(splitter.split(np.zeros(n_rows), y01, groups))
+            coding[test] = True
+        else:
+            m = min(max(int(round(frac * n_rows)), 1), n_rows - 1) if n_rows > 1 else 1
+            order = np.random.default_rng(seed).permutation(n_rows)
+            coding[order[:m]] = True
+        return coding
+
+    def _add_noise(self, counts: list[np.ndarray], scale: float) -> list[np.ndarray]:
+        from privlearn.mechanisms import discrete_laplace
+
+        # Noise on every level's counts and on the missing-value slot (the public domain of
+        # each column); the last slot (unseen levels) is a constant 0 and is not released.
+        flat = np.concatenate([c[:-1].ravel() for c in counts]).astype(np.int64)
+        noisy = discrete_laplace(flat, Fraction(scale), seed=_sub_seed(self.seed, "laplace"))
+        noisy = np.maximum(np.asarray(noisy, dtype=np.float64), 0.0)  # post-processing
+        out, start = [], 0
+        for c in counts:
+            size = c[:-1].size
+            new = np.zeros_like(c)
+            new[:-1] = noisy[start : start + size].reshape(c[:-1].shape)
+            out.append(new)
+            start += size
+        return out
+
+    def fit(self, X: Any, y: Any = None, groups: Any = None) -> ImpactEncoder:
+        """Learn the code tables that :meth:`transform` applies.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Categorical columns (strings, ints, floats or objects; NaN as per
+            ``handle_missing``).
+        y : array_like of shape (n_samples,)
+            Binary outcome (any two values; the larger is "true").
+        groups : array_like of shape (n_samples,), optional
+            Group labels for the split mode (whole groups go to the coding part).
+
+        Returns
+        -------
+        self
+        """
+        self._fit(X, y, groups)
+        return self
+
+    def fit_transform(self, X: Any, y: Any = None, groups: Any = None) -> np.ndarray:
+        """Fit, and code the training rows the way ``mode`` prescribes.
+
+        ``"naive"``, ``"laplace"`` and ``"split"``: the same as ``fit(X, y).transform(X)``
+        (in the split mode, train the downstream model on ``model_mask_`` rows only).
+        ``"cross"``: every row is coded by codes fitted without its fold. ``"jackknife"``:
+        every row by codes fitted without it (without its group when ``groups`` is given).
+
+        Parameters
+        ----------
+        X, y : see :meth:`fit`
+        groups : array_like of shape (n_samples,), optional
+            Cross mode: group-aware folds (no group is split across folds); jackknife mode:
+            leave-one-group-out; split mode: group-aware split.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features_out)
+        """
+        idx, y01, info = self._fit(X, y, groups)
+        if self.mode in ("naive", "laplace", "split"):
+            return self._apply(idx)
+        if self.mode == "cross":
+            return self._cross(idx, y01, info["groups"], info["p"])
+        return self._jackknife(idx, y01, info["groups"], info["p"])
+
+    def transform(self, X: Any) -> np.ndarray:
+        """Code ``X`` with the tables learned by :meth:`fit` (unseen levels: zero counts).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features_out), float64
+        """
+        check_is_fitted(self, "codes_")
+        columns, _, _ = self._prepare(X, None, reset=False)
+        return self._apply(self._indices(columns))
+
+    # ---- coding -----------------------------------------------------------------------------
+    def _width(self) -> int:
+        return CODE_WIDTH[self.code]
+
+    def _apply(self, idx: list[np.ndarray]) -> np.ndarray:
+        w = self._width()
+        out = np.empty((idx[0].shape[0], w * len(idx)), dtype=np.float64)
+        for j, (i, table) in enumerate(zip(idx, self.codes_)):
+            out[:, j * w : (j + 1) * w] = table[i]
+        return out
+
+    def _folds(self, n_rows: int, y01: np.ndarray, groups: np.ndarray | None) -> np.ndarray:
+        cv = self.cv
+        if isinstance(cv, numbers.Integral):
+            if groups is not None:
+                splitter: Any = GroupKFold(n_splits=int(cv))
+            else:
+                seed = _sub_seed(self.seed, "folds")
+                rs = None if seed is None else seed % 2**32
+                splitter = KFold(n_splits=int(cv), shuffle=True, random_state=rs)
+        else:
+            splitter = cv
+        fold = np.full(n_rows, -1, dtype=np.int64)
+        dummy = np.zeros((n_rows, 1))
+        for f, (_, test) in enumerate(splitter.split(dummy, y01, groups)):
+            if (fold[test] >= 0).any():
+                raise ValueError("the cv splitter's test folds overlap: they must partition X")
+            fold[test] = f
+        if (fold < 0).any():
+            raise ValueError("the cv splitter's test folds do not cover every row")
+        return fold
+
+    def _cross(
+        self, idx: list[np.ndarray], y01: np.ndarray, groups: np.ndarray | None, p: dict
+    ) -> np.ndarray:
+        n_rows = y01.shape[0]
+        fold = self._folds(n_rows, y01, groups)
+        self.folds_ = fold
+        k = int(fold.max()) + 1
+        w = self._width()
+        out = np.empty((n_rows, w * len(idx)), dtype=np.float64)
+        yf = y01.astype(np.float64)
+        fold_true = np.bincount(fold, weights=yf, minlength=k)
+        fold_all = np.bincount(fold, minlength=k).astype(np.float64)
+        for j, (i, c) in enumerate(zip(idx, self.counts_)):
+            s = c.shape[0]
+            key = fold * s + i
+            in_t = np.bincount(key, weights=yf, minlength=k * s).reshape(k, s)
+            in_all = np.bincount(key, minlength=k * s).reshape(k, s)
+            nt = c[None, :, 0] - in_t
+            nf = c[None, :, 1] - (in_all - in_t)
+            tt = (c[:, 0].sum() - fold_true)[:, None]
+            tf = (c[:, 1].sum() - (fold_all - fold_true))[:, None]
+            table, _ = self._code(nt, nf, tt, tf, p)
+            out[:, j * w : (j + 1) * w] = table[fold, i]
+        return out
+
+    def _jackknife(
+        self, idx: list[np.ndarray], y01: np.ndarray, groups: np.ndarray | None, p: dict
+    ) -> np.ndarray:
+        n_rows = y01.shape[0]
+        w = self._width()
+        out = np.empty((n_rows, w * len(idx)), dtype=np.float64)
+        yf = y01.astype(np.float64)
+        if groups is None:
+            own_tt, own_tf = yf, 1.0 - yf
+        else:
+            g = np.unique(groups, return_inverse=True)[1].ravel()
+            g_true = np.bincount(g, weights=yf)
+            g_all = np.bincount(g).astype(np.float64)
+            own_tt, own_tf = g_true[g], (g_all - g_true)[g]
+        for j, (i, c) in enumerate(zip(idx, self.counts_)):
+            if groups is None:
+                own_t, own_f = yf, 1.0 - yf
+            else:
+                pair = np.unique(g * c.shape[0] + i, return_inverse=True)[1].ravel()
+                p_true = np.bincount(pair, weights=yf)
+                p_all = np.bincount(pair).astype(np.float64)
+                own_t, own_f = p_true[pair], (p_all - p_true)[pair]
+            nt = c[i, 0] - own_t
+            nf = c[i, 1] - own_f
+            tt = c[:, 0].sum() - own_tt
+            tf = c[:, 1].sum() - own_tf
+            table, _ = self._code(nt, nf, tt, tf, p)
+            out[:, j * w : (j + 1) * w] = table
+        return out
+
+
+def _is_text(values: Any) -> bool:
+    return any(isinstance(v, (str, bytes)) for v in list(values)[:1])
+
+
+def _as_groups(groups: Any, n_rows: int) -> np.ndarray | None:
+    if groups is None:
+        return None
+    g = np.asarray(groups)
+    if g.ndim != 1 or g.shape[0] != n_rows:
+        raise ValueError(f"groups must be 1-D with one label per row ({n_rows}), got {g.shape}")
+    return g
+
+
+def _level_counts(idx: np.ndarray, y01: np.ndarray, size: int) -> np.ndarray:
+    """``[n_true, n_false]`` per slot (float64, exact integers)."""
+    n_true = np.bincount(idx, weights=y01.astype(np.float64), minlength=size)
+    n_all = np.bincount(idx, minlength=size).astype(np.float64)
+    out = np.empty((size, 2), dtype=np.float64)
+    out[:, 0] = n_true
+    out[:, 1] = n_all - n_true
+    return out

@@ -1,0 +1,481 @@
+"""ImpactEncoder: cross-fitting and jackknife against explicit loops, no self-leakage, the
+Win-Vector overfitting phenomenon, Laplace calibration and a privacy audit, scikit-learn's
+common checks, and bad input."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import sparse, stats
+from sklearn.compose import ColumnTransformer
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import GroupKFold, KFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from privlearn import audit as A
+from privlearn.data import make_large_categorical
+from privlearn.encoding import ImpactEncoder, bayes_code, count_code, level_pvalues
+from privlearn.exceptions import PrivacyLeakWarning
+
+CODES = ["bayes", "counts"]
+SIGNIFICANCE = [None, 0.3]
+
+
+def _small(n: int = 240, seed: int = 0, nan: bool = True) -> tuple[pd.DataFrame, np.ndarray]:
+    """A small blog-style problem (3 signal, 3 noise columns of 25 levels), with NaNs."""
+    X, y = make_large_categorical(
+        n, seed=seed, n_signal=3, n_noise=3, noise_levels=25, design_seed=11
+    )
+    if nan:
+        rng = np.random.default_rng(seed)
+        X = X.astype(object)
+        X.iloc[rng.choice(n, size=n // 20, replace=False), 1] = np.nan
+    return X, y
+
+
+def _naive(code: str, significance: float | None) -> ImpactEncoder:
+    return ImpactEncoder(code, "naive", significance=significance)
+
+
+# ---- cross-fitting and jackknife against explicit loops --------------------------------------
+@pytest.mark.parametrize("significance", SIGNIFICANCE)
+@pytest.mark.parametrize("code", CODES)
+def test_cross_matches_explicit_kfold_loop(code, significance):
+    X, y = _small()
+    cv = KFold(5, shuffle=True, random_state=3)
+    got = ImpactEncoder(code, "cross", cv=cv, significance=significance).fit_transform(X, y)
+    ref = np.empty_like(got)
+    for train, test in cv.split(X):
+        enc = _naive(code, significance).fit(X.iloc[train], y[train])
+        ref[test] = enc.transform(X.iloc[test])
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    # transform (new data) uses the codes fitted on all rows
+    full = _naive(code, significance).fit(X, y)
+    enc = ImpactEncoder(code, "cross", cv=cv, significance=significance).fit(X, y)
+    np.testing.assert_allclose(enc.transform(X), full.transform(X), rtol=0, atol=0)
+    assert not np.allclose(got, full.transform(X))  # fit_transform differs, by design
+
+
+@pytest.mark.parametrize("significance", SIGNIFICANCE)
+@pytest.mark.parametrize("code", CODES)
+def test_jackknife_matches_explicit_leave_one_out(code, significance):
+    X, y = _small(n=70, seed=4)
+    got = ImpactEncoder(code, "jackknife", significance=significance).fit_transform(X, y)
+    ref = np.empty_like(got)
+    for i in range(len(y)):
+        rest = np.arange(len(y)) != i
+        enc = _naive(code, significance).fit(X[rest], y[rest])
+        ref[i] = enc.transform(X.iloc[[i]])[0]
+    np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_group_jackknife_is_leave_one_group_out(code):
+    X, y = _small(n=90, seed=5)
+    groups = np.random.default_rng(0).integers(0, 12, size=len(y))
+    got = ImpactEncoder(code, "jackknife").fit_transform(X, y, groups=groups)
+    ref = np.empty_like(got)
+    for g in np.unique(groups):
+        out = groups == g
+        enc = ImpactEncoder(code, "naive").fit(X[~out], y[~out])
+        ref[out] = enc.transform(X[out])
+    np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12)
+
+
+def test_cross_with_groups_uses_group_folds():
+    X, y = _small(seed=6)
+    groups = np.random.default_rng(1).integers(0, 30, size=len(y))
+    enc = ImpactEncoder("bayes", "cross", cv=4)
+    got = enc.fit_transform(X, y, groups=groups)
+    for g in np.unique(groups):  # no group is split across folds
+        assert len(np.unique(enc.folds_[groups == g])) == 1
+    ref = np.empty_like(got)
+    for train, test in GroupKFold(4).split(X, y, groups):
+        ref[test] = (
+            ImpactEncoder("bayes", "naive").fit(X.iloc[train], y[train]).transform(X.iloc[test])
+        )
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["cross", "jackknife"])
+@pytest.mark.parametrize("code", CODES)
+def test_own_label_never_used(mode, code):
+    """Flip one row's label: its own code must not change (other rows' codes may)."""
+    X, y = _small(seed=7)
+    kwargs = {"cv": KFold(5, shuffle=True, random_state=0)} if mode == "cross" else {}
+    before = ImpactEncoder(code, mode, **kwargs).fit_transform(X, y)
+    changed_any = False
+    for row in (0, 17, 101):
+        y2 = y.copy()
+        y2[row] = -y2[row]
+        after = ImpactEncoder(code, mode, **kwargs).fit_transform(X, y2)
+        np.testing.assert_array_equal(after[row], before[row])
+        changed_any |= not np.array_equal(np.delete(after, row, 0), np.delete(before, row, 0))
+    assert changed_any  # the flip did reach the codes of other rows
+    # the naive mode does use the row's own label
+    naive0 = ImpactEncoder(code, "naive").fit_transform(X, y)
+    y2 = y.copy()
+    y2[0] = -y2[0]
+    assert not np.array_equal(ImpactEncoder(code, "naive").fit_transform(X, y2)[0], naive0[0])
+
+
+def test_seeded_cross_is_reproducible_and_folds_partition():
+    X, y = _small(seed=8)
+    a = ImpactEncoder(mode="cross", cv=5, seed=42)
+    b = ImpactEncoder(mode="cross", cv=5, seed=42)
+    np.testing.assert_array_equal(a.fit_transform(X, y), b.fit_transform(X, y))
+    assert sorted(np.bincount(a.folds_).tolist()) == [48] * 5
+    c = ImpactEncoder(mode="cross", cv=5, seed=43).fit_transform(X, y)
+    assert not np.array_equal(a.fit_transform(X, y), c)
+
+
+def test_split_mode_codes_come_from_the_coding_rows_only():
+    X, y = _small(seed=9)
+    enc = ImpactEncoder("bayes", "split", split_fraction=0.4, seed=3)
+    Z = enc.fit_transform(X, y)
+    coding = ~enc.model_mask_
+    assert coding.sum() == round(0.4 * len(y))
+    ref = ImpactEncoder("bayes", "naive").fit(X[coding], y[coding])
+    np.testing.assert_allclose(Z, ref.transform(X), rtol=0, atol=1e-15)
+    y2 = y.copy()
+    y2[enc.model_mask_] = -y2[enc.model_mask_]  # model rows' labels do not enter the codes
+    Z2 = ImpactEncoder("bayes", "split", split_fraction=0.4, seed=3).fit_transform(X, y2)
+    np.testing.assert_array_equal(Z, Z2)
+
+
+# ---- the codes themselves ----------------------------------------------------------------
+def test_bayes_code_formula_and_limits():
+    nt, nf, T, F = np.array([3.0, 0.0, 5.0, 0.0]), np.array([1.0, 4.0, 5.0, 0.0]), 10.0, 30.0
+    code = bayes_code(nt, nf, T, F, smoothing=1e-9)
+    p = T / (T + F)
+    with np.errstate(divide="ignore"):
+        expected = np.log(nt[:3] / (nt[:3] + nf[:3]) / p)  # -> empirical log lift as s -> 0
+    np.testing.assert_allclose(code[[0, 2]], expected[[0, 2]], rtol=1e-6)
+    assert code[1] < -10  # no true among 4 rows: large negative with a tiny pseudo-count
+    assert code[3] == 0.0  # an empty level carries no evidence
+    s = 1e-3  # the default pseudo-count, by the formula written out
+    pt = (3 + p * s) / (T + p * s)
+    pf = (1 + (1 - p) * s) / (F + (1 - p) * s)
+    assert bayes_code(3, 1, T, F) == pytest.approx(np.log(p * pt / (p * pt + (1 - p) * pf) / p))
+    assert bayes_code(3, 1, T, 0) == 0.0  # a single class: no contrast
+
+
+def test_count_code_and_pvalues():
+    out = count_code([0.0, 12.0, 3.0], [5.0, 2.0, 3.0])
+    np.testing.assert_allclose(out[:, 0], [1e-3, 12, 3])
+    np.testing.assert_allclose(out[:, 2], [np.log(1e-3 / 5), np.log(6.0), 0.0])
+    np.testing.assert_array_equal(out[:, 3], [1, 0, 1])
+    # the exact test is the doubled one-sided binomial test: scipy's binomtest as the oracle
+    for k, n, p in [(3, 10, 0.1), (0, 7, 0.4), (9, 12, 0.5), (1, 2, 0.01)]:
+        pv = level_pvalues(k, n - k, p * 1000, (1 - p) * 1000)
+        tails = [stats.binomtest(k, n, p, alternative=a).pvalue for a in ("less", "greater")]
+        assert pv == pytest.approx(min(1.0, 2 * min(tails)), rel=1e-9)
+    # the note's examples: two rows with opposite outcomes are pruned at 50/50 prevalence but
+    # significant at rareSig 0.3 when the prevalence is 0.01; one row never is at 50/50
+    assert level_pvalues(1, 1, 500, 500) == 1.0
+    assert level_pvalues(1, 1, 10, 990) < 0.3
+    assert level_pvalues(1, 0, 500, 500) == 1.0
+
+
+def test_significance_prunes_rare_noise_levels():
+    X, y = make_large_categorical(2000, seed=1, design_seed=0)
+    enc = ImpactEncoder("bayes", "naive", significance=0.05).fit(X, y)
+    noise_nonzero = np.mean([np.mean(t[:-2, 0] != 0) for t in enc.codes_[10:]])
+    signal_nonzero = np.mean([np.mean(t[:-2, 0] != 0) for t in enc.codes_[:10]])
+    assert noise_nonzero < 0.1 < 0.3 < signal_nonzero
+    plain = ImpactEncoder("bayes", "naive").fit(X, y)
+    assert np.mean([np.mean(t[:-2, 0] != 0) for t in plain.codes_[10:]]) > 0.9
+
+
+# ---- the phenomenon of the note (fixed seeds) ---------------------------------------------
+def _model_aucs(mode: str, code: str = "bayes") -> tuple[float, float]:
+    Xtr, ytr = make_large_categorical(2000, seed=101, design_seed=100)
+    Xte, yte = make_large_categorical(10_000, seed=102, design_seed=100)
+    enc = ImpactEncoder(code, mode, seed=5)
+    Ztr = enc.fit_transform(Xtr, ytr)
+    model = make_pipeline(StandardScaler(), LogisticRegression(C=1e4, max_iter=2000))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(Ztr, ytr)
+    train = roc_auc_score(ytr, model.predict_proba(Ztr)[:, 1])
+    test = roc_auc_score(yte, model.predict_proba(enc.transform(Xte))[:, 1])
+    return train, test
+
+
+def test_naive_overfits_cross_and_jackknife_do_not():
+    train, test = _model_aucs("naive")
+    assert train >= 0.95 and test <= 0.75, (train, test)
+    for mode in ("cross", "jackknife"):
+        train_m, test_m = _model_aucs(mode)
+        assert test_m >= 0.85, (mode, train_m, test_m)
+        assert abs(train_m - test_m) < 0.1  # training performance is honest
+
+
+# ---- Laplace mode --------------------------------------------------------------------------
+def test_laplace_scale_from_epsilon_matches_sensitivity():
+    X, y = _small()
+    cats = [sorted(set(X.iloc[:, j].dropna())) for j in range(X.shape[1])]
+    enc = ImpactEncoder(mode="laplace", epsilon=1.5, categories=cats, seed=0).fit(X, y)
+    p = enc.privacy_
+    assert p.sensitivity == X.shape[1]  # one level per column, one count each
+    assert p.noise_scale == pytest.approx(X.shape[1] / 1.5)
+    assert p.epsilon == pytest.approx(1.5) and p.delta == 0.0 and p.private
+    assert p.epsilon_per_column == pytest.approx(1.5 / X.shape[1])
+    assert p.neighboring == "add_remove" and p.levels_public
+    assert p.statement is not None and p.statement.epsilon == pytest.approx(1.5)
+    enc2 = ImpactEncoder(mode="laplace", noise_scale=4.0, categories=cats, seed=0).fit(X, y)
+    assert enc2.privacy_.epsilon == pytest.approx(X.shape[1] / 4.0)
+    assert "DP" in str(enc2.privacy_)
+    assert not ImpactEncoder(mode="cross").fit(X, y).privacy_.private
+
+
+def test_laplace_noise_has_the_stated_scale():
+    """Counts of one big level over many seeds: discrete Laplace of scale t (variance
+    2 e^{-1/t} / (1 - e^{-1/t})^2), floored at 0 only far from the true count."""
+    t = 3.0
+    X = np.array([["a"]] * 300 + [["b"]] * 100, dtype=object)
+    y = np.r_[np.ones(150), np.zeros(150), np.ones(50), np.zeros(50)]
+    noise = []
+    for seed in range(300):
+        enc = ImpactEncoder(mode="laplace", noise_scale=t, categories=[["a", "b"]], seed=seed)
+        enc.fit(X, y)
+        noise.append(enc.counts_[0][:2].ravel() - [150, 150, 50, 50])
+    noise = np.concatenate(noise)
+    assert np.all(noise == np.round(noise))  # integer noise
+    q = np.exp(-1 / t)
+    var = 2 * q / (1 - q) ** 2
+    assert abs(noise.mean()) < 4 * np.sqrt(var / noise.size)
+    assert noise.var() == pytest.approx(var, rel=0.12)
+
+
+def _released_counts(noise_scale: float, add_row: bool, seed: int, n: int) -> np.ndarray:
+    """``n`` independent releases of the noisy n_true of level 'a': one fit on ``n`` identical
+    columns (every count gets its own noise draw). D: 5 positives at 'a'; D' = D plus one
+    positive row at 'a' (add/remove-one neighbours)."""
+    col = np.array(["a"] * 8 + ["b"] * 6, dtype=object)
+    y = np.array([1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0])
+    if add_row:
+        col, y = np.r_[col, ["a"]], np.r_[y, 1]
+    X = np.tile(col[:, None], (1, n))
+    enc = ImpactEncoder(
+        mode="laplace", noise_scale=noise_scale, categories=[["a", "b"]] * n, seed=seed
+    ).fit(X, y)
+    assert enc.privacy_.epsilon_per_column == pytest.approx(1 / noise_scale)
+    return np.array([counts[0, 0] for counts in enc.counts_])
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0])
+def test_laplace_count_privacy_audit(epsilon):
+    """Clopper-Pearson audit of one noisy count at its claimed epsilon (the per-column epsilon
+    1/noise_scale; a one-column encoder given ``epsilon`` uses exactly that scale), with 2,000
+    draws per side; with half the noise the audit must fail."""
+    n = 2000
+    enc = ImpactEncoder(mode="laplace", epsilon=epsilon, categories=[["a", "b"]], seed=0)
+    enc.fit(np.array([["a"], ["b"]], dtype=object), [0, 1])
+    scale = enc.privacy_.noise_scale
+    assert scale == pytest.approx(1 / epsilon) and enc.privacy_.epsilon == pytest.approx(epsilon)
+    event = A.ThresholdEvent(5.5)  # fixed before any draw: between the two true counts
+    d0, d1 = _released_counts(scale, False, 1, n), _released_counts(scale, True, 2, n)
+    result = A.audit_pure_dp(d0, d1, event, epsilon, alpha=1e-6)
+    assert result.passed, str(result)
+    b0, b1 = _released_counts(scale / 2, False, 3, n), _released_counts(scale / 2, True, 4, n)
+    broken = A.audit_pure_dp(b0, b1, event, epsilon, alpha=1e-6)
+    assert not broken.passed, str(broken)
+
+
+def test_laplace_seed_and_level_set_warning():
+    X, y = _small()
+    with pytest.warns(PrivacyLeakWarning, match="categories="):
+        a = ImpactEncoder(mode="laplace", noise_scale=2.0, seed=1).fit_transform(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        b = ImpactEncoder(mode="laplace", noise_scale=2.0, seed=1).fit_transform(X, y)
+        c = ImpactEncoder(mode="laplace", noise_scale=2.0).fit_transform(X, y)
+        d = ImpactEncoder(mode="laplace", noise_scale=2.0).fit_transform(X, y)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(c, d)  # seed=None: fresh entropy
+
+
+# ---- scikit-learn integration -------------------------------------------------------------
+def _expected_failures(estimator: ImpactEncoder) -> dict[str, str]:
+    if estimator.mode in ("cross", "jackknife"):
+        why = (
+            "cross/jackknife: fit_transform codes each training row without its own outcome, "
+            "while transform applies codes fitted on all rows (the TargetEncoder convention), "
+            "so fit_transform(X, y) != fit(X, y).transform(X) by design"
+        )
+        return {"check_transformer_general": why, "check_transformer_data_not_an_array": why}
+    return {}
+
+
+# Exemptions needing no entry: the encoder is binary-only, declared with the scikit-learn tag
+# classifier_tags.multi_class=False (the checks then draw binary y); it takes categorical
+# input, so NaN is a level (allow_nan) and float columns are coded value by value. The Laplace
+# and split instances have a fixed seed so that fit is idempotent, as the checks require.
+@parametrize_with_checks(
+    [
+        ImpactEncoder(mode="naive"),
+        ImpactEncoder("counts", "naive", significance=0.5),
+        ImpactEncoder(mode="cross", seed=0),
+        ImpactEncoder("counts", "jackknife"),
+        ImpactEncoder(mode="laplace", noise_scale=2.0, seed=0),
+        ImpactEncoder(mode="split", seed=0),
+    ],
+    expected_failed_checks=_expected_failures,
+)
+def test_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        check(estimator)
+
+
+def test_pipeline_column_transformer_and_pandas_output():
+    X, y = _small(seed=12)
+    X["num"] = np.random.default_rng(0).normal(size=len(y))
+    cats = list(X.columns[:-1])
+    ct = ColumnTransformer(
+        [("impact", ImpactEncoder("counts", "cross", seed=0), cats)], remainder="passthrough"
+    )
+    pipe = make_pipeline(ct, StandardScaler(), LogisticRegression(max_iter=1000)).fit(X, y)
+    assert pipe.predict(X.iloc[:5]).shape == (5,)
+    assert ct.transform(X).shape == (len(y), 4 * len(cats) + 1)
+    enc = ImpactEncoder(mode="naive").set_output(transform="pandas").fit(X[cats], y)
+    out = enc.transform(X[cats])
+    assert isinstance(out, pd.DataFrame) and list(out.columns) == cats
+    names = ImpactEncoder("counts", "naive").fit(X[cats[:1]], y).get_feature_names_out()
+    assert list(names) == [f"{cats[0]}_{s}" for s in ("n_true", "n_false", "log_ratio", "rare")]
+
+
+def test_strings_ints_and_unseen_levels():
+    X = np.array([["a", 1], ["a", 2], ["b", 2], ["b", 3], ["c", 3], ["c", 1]], dtype=object)
+    y = np.array(["no", "yes", "no", "no", "yes", "yes"])
+    enc = ImpactEncoder(mode="naive").fit(X, y)
+    assert list(enc.classes_) == ["no", "yes"]
+    assert [list(c) for c in enc.categories_] == [["a", "b", "c"], [1, 2, 3]]
+    out = enc.transform(np.array([["zz", 99], ["a", 1]], dtype=object))
+    np.testing.assert_array_equal(out[0], [0.0, 0.0])  # unseen: no evidence
+    assert out[1, 0] == pytest.approx(enc.transform(X[:1])[0, 0])
+    ints = np.array([[1], [1], [2], [2]])
+    np.testing.assert_array_equal(
+        ImpactEncoder(mode="naive").fit(ints, [0, 1, 0, 0]).transform([[3]]), [[0.0]]
+    )
+
+
+def test_missing_values_as_level_or_error():
+    X = pd.DataFrame({"c": ["a", None, "a", np.nan, "b", "b"]})
+    y = np.array([1, 1, 0, 1, 0, 0])
+    enc = ImpactEncoder(mode="naive").fit(X, y)
+    assert list(enc.categories_[0]) == ["a", "b"]
+    np.testing.assert_array_equal(enc.counts_[0][2], [2, 0])  # None and NaN: one level
+    out = enc.transform(pd.DataFrame({"c": [np.nan, "zz"]}))
+    assert out[0, 0] > 0 and out[1, 0] == 0.0
+    with pytest.raises(ValueError, match="missing value"):
+        ImpactEncoder(mode="naive", handle_missing="error").fit(X, y)
+    ok = ImpactEncoder(mode="naive", handle_missing="error").fit(X.fillna("a"), y)
+    with pytest.raises(ValueError, match="missing value"):
+        ok.transform(X)
+
+
+# ---- bad input ------------------------------------------------------------------------------
+def test_bad_targets():
+    X = np.array([["a"], ["b"], ["c"], ["a"]], dtype=object)
+    with pytest.raises(ValueError, match="exactly two classes"):
+        ImpactEncoder().fit(X, [0, 1, 2, 0])
+    with pytest.raises(ValueError, match="only 1 class"):
+        ImpactEncoder().fit(X, [1, 1, 1, 1])
+    with pytest.raises(ValueError, match="NaN"):
+        ImpactEncoder().fit(X, [0, 1, np.nan, 0])
+    with pytest.raises(ValueError, match="inconsistent"):
+        ImpactEncoder().fit(X, [0, 1, 0])
+    with pytest.raises(ValueError, match="requires y"):
+        ImpactEncoder().fit(X)
+
+
+def test_mismatched_columns_at_transform():
+    X = pd.DataFrame({"a": ["x", "y", "x", "y"], "b": ["u", "u", "v", "v"]})
+    enc = ImpactEncoder(mode="naive").fit(X, [0, 1, 1, 0])
+    with pytest.raises(ValueError, match="missing:\n- b"):
+        enc.transform(X[["a"]])
+    with pytest.warns(UserWarning, match="valid feature names"):  # scikit-learn's warning
+        with pytest.raises(ValueError, match="has 1 features, but ImpactEncoder is expecting 2"):
+            enc.transform(X[["a"]].to_numpy())
+    with pytest.raises(ValueError, match="feature names"):
+        enc.transform(X.rename(columns={"b": "c"}))
+    with pytest.raises(ValueError, match="Reshape"):
+        enc.transform(np.array(["x", "y"], dtype=object))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "err", "match"),
+    [
+        ({"code": "woe"}, ValueError, "code must be"),
+        ({"mode": "loo"}, ValueError, "mode must be"),
+        ({"mode": "laplace"}, ValueError, "exactly one of"),
+        ({"mode": "laplace", "epsilon": 1.0, "noise_scale": 1.0}, ValueError, "exactly one"),
+        ({"mode": "laplace", "epsilon": -1.0}, ValueError, "epsilon"),
+        ({"mode": "cross", "epsilon": 1.0}, ValueError, "mode='laplace' only"),
+        ({"mode": "cross", "cv": 1}, ValueError, "cv must be"),
+        ({"mode": "cross", "cv": 2.5}, TypeError, "cv must be"),
+        ({"mode": "cross", "cv": "five"}, TypeError, "cv must be"),
+        ({"mode": "split", "split_fraction": 1.0}, ValueError, "split_fraction"),
+        ({"significance": 0.0}, ValueError, "significance"),
+        ({"significance": 2.0}, ValueError, "significance"),
+        ({"smoothing": 0.0}, ValueError, "smoothing"),
+        ({"handle_missing": "ignore"}, ValueError, "handle_missing"),
+        ({"seed": 1.5}, TypeError, "seed"),
+        ({"categories": [["a"]]}, ValueError, "not in the given categories"),
+        ({"categories": "sorted"}, ValueError, "categories must be"),
+    ],
+)
+def test_bad_parameters(kwargs, err, match):
+    X = np.array([["a"], ["b"], ["a"], ["b"]], dtype=object)
+    with pytest.raises(err, match=match):
+        ImpactEncoder(**kwargs).fit(X, [0, 1, 1, 0])
+
+
+def test_bad_inputs():
+    y = [0, 1, 1, 0]
+    with pytest.raises(TypeError, match="sparse"):
+        ImpactEncoder().fit(sparse.csr_matrix(np.eye(4)), y)
+    with pytest.raises(TypeError, match="mixes values"):
+        ImpactEncoder(mode="naive").fit(np.array([["a"], [1], ["b"], [2]], dtype=object), y)
+    with pytest.raises(ValueError, match="Complex"):
+        ImpactEncoder().fit(np.ones((4, 1), dtype=complex), y)
+    with pytest.raises(ValueError, match="groups"):
+        ImpactEncoder().fit_transform(np.array([["a"]] * 4, dtype=object), y, groups=[1, 2])
+    with pytest.raises(ValueError, match="0 sample"):
+        ImpactEncoder().fit(np.empty((0, 2), dtype=object), [])
+
+
+# ---- the reproduction (privlearn reproduce impact), on a reduced setting ------------------
+def test_reproduction_registered_and_small_run(tmp_path):
+    from privlearn import cli
+    from privlearn.experiments import REGISTRY
+    from privlearn.experiments import impact as exp
+
+    cli._load_reproductions()
+    assert "impact" in REGISTRY and REGISTRY["impact"].run is exp.run
+    keep = {"bayes naive", "counts naive", "bayes laplace", "bayes cross", "bayes jackknife"}
+    methods = [m for m in exp.METHODS if m.name in keep] + [exp.METHODS[-3]]  # + sklearn
+    res = exp.simulate(seeds=1, sigmas=(0.0, 4.0, 8.0), methods=methods, progress=False)
+    assert [r["method"] for r in res.rows] == [m.name for m in methods]
+    lap = next(r for r in res.rows if r["method"] == "bayes laplace")
+    assert lap["sigma"] in (0.0, 4.0, 8.0)
+    assert lap["epsilon"] == (np.inf if lap["sigma"] == 0 else pytest.approx(40 / lap["sigma"]))
+    assert len(res.cal_rows) == 3
+    naive = next(r for r in res.rows if r["method"] == "bayes naive")
+    cross = next(r for r in res.rows if r["method"] == "bayes cross")
+    assert naive["train_auc"] > 0.95 > cross["test_auc"] > naive["test_auc"] + 0.1
+    claims = exp.evaluate_claims(res)
+    assert [c.verdict for c in claims[:1]] == ["holds"] and len(claims) == 4
+    files = exp.write_outputs(res, tmp_path, plots=False)
+    names = {f.name for f in files}
+    assert {"runs.csv", "summary.csv", "calibration.csv", "summary.md"} <= names
+    text = (tmp_path / "summary.md").read_text()
+    assert "naive impact coding overfits" in text and "0.497" in text
