@@ -368,3 +368,21 @@ def test_kmeans_reproduction_small(tmp_path, require_data) -> None:
     assert "max cover beats Balcan et al." in text
     claim = exp.evaluate_claims(res)[0]
     assert claim.verdict.startswith(("holds", "does not hold"))
+
+
+def test_kmeans_reproduction_reports_missing_data(tmp_path) -> None:
+    from privlearn.experiments import kmeans as exp
+
+    res = exp.simulate(
+        ks=(2,),
+        runs=1,
+        n=500,
+        methods=("maxcover", "lloyd"),
+        data_home=tmp_path / "empty",
+        n_jobs=1,
+        progress=False,
+    )
+    assert res.datasets == ["synthetic"]
+    assert any(s.startswith("mnist (data not found") for s in res.skipped)
+    exp.write_outputs(res, tmp_path, plots=False)
+    assert "mnist (data not found" in (tmp_path / "summary.md").read_text()

@@ -95,18 +95,27 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
   const Index n_off = static_cast<Index>(offsets.size()) / p;
   const double r2 = radius * radius;
 
+  // Exact packing of a coordinate vector into 64 bits when it fits (the usual case): phase 1
+  // then emits packed keys and phase 2 uses an open-addressing table; otherwise phase 1 emits
+  // coordinates and phase 2 a node-based map over them.
+  const auto span = static_cast<std::uint64_t>(2.0 * bound + 3.0);
+  int bits = 1;
+  while ((std::uint64_t{1} << bits) < span) ++bits;
+  const bool packed = bits * p <= 63;
+  const std::int64_t key_offset = static_cast<std::int64_t>(bound) + 1;
+
   // Phase 1 (parallel, by fixed blocks of points): the covering grid points of every point, in
-  // offset order, as coordinates.
+  // offset order.
   const Index block = 256;
   const Index n_blocks = (n + block - 1) / block;
-  std::vector<std::vector<std::int32_t>> block_coords(static_cast<std::size_t>(n_blocks));
+  std::vector<std::vector<std::int32_t>> block_coords(packed ? 0 : static_cast<std::size_t>(n_blocks));
+  std::vector<std::vector<std::uint64_t>> block_keys(packed ? static_cast<std::size_t>(n_blocks) : 0);
   std::vector<std::int64_t> counts(static_cast<std::size_t>(n), 0);
   const int threads = parallel::resolve_threads(n_threads);
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && n_blocks >= parallel::kMinParallelItems)
 #endif
   for (Index b = 0; b < n_blocks; ++b) {
-    std::vector<std::int32_t>& out = block_coords[static_cast<std::size_t>(b)];
     std::int32_t base[kMaxGridDim];
     std::int32_t g[kMaxGridDim];
     for (Index i = b * block; i < std::min(n, (b + 1) * block); ++i) {
@@ -115,14 +124,21 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
       for (Index o = 0; o < n_off; ++o) {
         const std::int32_t* z = offsets.data() + o * p;
         double s = 0.0;
-        Index j = 0;
-        for (; j < p; ++j) {
+        for (Index j = 0; j < p; ++j) {
           g[j] = base[j] + z[j];
           const double d = Y(i, j) - unit * static_cast<double>(g[j]);
           s += d * d;
         }
         if (s <= r2) {
-          out.insert(out.end(), g, g + p);
+          if (packed) {
+            std::uint64_t key = 0;
+            for (Index j = 0; j < p; ++j)
+              key = (key << bits) | static_cast<std::uint64_t>(static_cast<std::int64_t>(g[j]) + key_offset);
+            block_keys[static_cast<std::size_t>(b)].push_back(key);
+          } else {
+            auto& out = block_coords[static_cast<std::size_t>(b)];
+            out.insert(out.end(), g, g + p);
+          }
           ++c;
         }
       }
@@ -144,45 +160,55 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
   checks::require(total < (std::int64_t{1} << 31) - 1,
                   "too many (point, grid point) incidences for int32 ids");
   gc.point_grid.resize(static_cast<std::size_t>(total));
-  // Exact packing of a coordinate vector into 64 bits when it fits (the usual case): then an
-  // open-addressing table of packed keys; otherwise a node-based map over the coordinates.
-  const auto span = static_cast<std::uint64_t>(2.0 * bound + 3.0);
-  int bits = 1;
-  while ((std::uint64_t{1} << bits) < span) ++bits;
-  const bool packed = bits * p <= 63;
   std::int64_t pos = 0;
   if (packed) {
-    const std::int64_t offset = static_cast<std::int64_t>(bound) + 1;
-    std::size_t cap = 16;
-    while (cap < static_cast<std::size_t>(total) * 2 + 16) cap <<= 1;
+    // linear probing, grown to keep the load factor below 1/2 (sized by the distinct grid
+    // points, which are far fewer than the incidences)
     const std::uint64_t empty = ~std::uint64_t{0};
+    const std::uint64_t field = (std::uint64_t{1} << bits) - 1;
+    std::size_t cap = 1 << 16;
     std::vector<std::uint64_t> keys(cap, empty);
     std::vector<std::int32_t> vals(cap, -1);
-    const std::size_t mask = cap - 1;
+    std::size_t used = 0;
+    auto slot_of = [](std::uint64_t key, std::size_t mask) {
+      std::uint64_t h = key * 0x9E3779B97F4A7C15ULL;
+      h ^= h >> 29;
+      return static_cast<std::size_t>(h) & mask;
+    };
     for (Index b = 0; b < n_blocks; ++b) {
-      const std::vector<std::int32_t>& src = block_coords[static_cast<std::size_t>(b)];
-      const std::size_t m = src.size() / static_cast<std::size_t>(p);
-      for (std::size_t q = 0; q < m; ++q) {
-        const std::int32_t* c = src.data() + q * static_cast<std::size_t>(p);
-        std::uint64_t key = 0;
-        for (Index j = 0; j < p; ++j)
-          key = (key << bits) | static_cast<std::uint64_t>(static_cast<std::int64_t>(c[j]) + offset);
-        std::uint64_t h = key * 0x9E3779B97F4A7C15ULL;
-        h ^= h >> 29;
-        std::size_t slot = static_cast<std::size_t>(h) & mask;
+      for (std::uint64_t key : block_keys[static_cast<std::size_t>(b)]) {
+        std::size_t mask = cap - 1;
+        std::size_t slot = slot_of(key, mask);
         while (keys[slot] != empty && keys[slot] != key) slot = (slot + 1) & mask;
         std::int32_t id;
         if (keys[slot] == empty) {
+          id = static_cast<std::int32_t>(used++);
           keys[slot] = key;
-          id = static_cast<std::int32_t>(gc.coords.size() / static_cast<std::size_t>(p));
           vals[slot] = id;
-          gc.coords.insert(gc.coords.end(), c, c + p);
+          for (Index j = 0; j < p; ++j)
+            gc.coords.push_back(static_cast<std::int32_t>(
+                static_cast<std::int64_t>((key >> (bits * (p - 1 - j))) & field) - key_offset));
+          if (2 * used > cap) {  // grow and rehash
+            std::vector<std::uint64_t> k2(2 * cap, empty);
+            std::vector<std::int32_t> v2(2 * cap, -1);
+            const std::size_t m2 = 2 * cap - 1;
+            for (std::size_t q = 0; q < cap; ++q) {
+              if (keys[q] == empty) continue;
+              std::size_t t = slot_of(keys[q], m2);
+              while (k2[t] != empty) t = (t + 1) & m2;
+              k2[t] = keys[q];
+              v2[t] = vals[q];
+            }
+            keys.swap(k2);
+            vals.swap(v2);
+            cap *= 2;
+          }
         } else {
           id = vals[slot];
         }
         gc.point_grid[static_cast<std::size_t>(pos++)] = id;
       }
-      std::vector<std::int32_t>().swap(block_coords[static_cast<std::size_t>(b)]);
+      std::vector<std::uint64_t>().swap(block_keys[static_cast<std::size_t>(b)]);
     }
   } else {
     std::unordered_map<std::int64_t, std::int32_t, CoordHash, CoordEq> ids(

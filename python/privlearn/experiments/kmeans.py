@@ -164,8 +164,13 @@ def simulate(
     if "diffprivlib" in methods and diffprivlib_kmeans() is None:
         methods = tuple(m for m in methods if m != "diffprivlib")
         res.skipped.append("diffprivlib (not installed: pip install diffprivlib)")
-    for dataset in datasets:
-        X, radius, bounds = _load(dataset, n, data_home)
+    for dataset in list(datasets):
+        try:
+            X, radius, bounds = _load(dataset, n, data_home)
+        except FileNotFoundError as exc:  # a missing real data set: reported, not fatal
+            res.datasets.remove(dataset)
+            res.skipped.append(f"{dataset} (data not found: {exc.filename or exc})")
+            continue
         res.n_rows[dataset] = X.shape[0]
         jobs = [(m, k, r) for k in ks for m in methods for r in range(runs)]
 
@@ -267,7 +272,7 @@ def write_outputs(res: KMeansResult, out_dir: Path, *, plots: bool = True) -> li
         )
     )
     if plots:
-        fig, axes = new_figure(1, len(res.datasets), width=4.6)
+        fig, axes = new_figure(1, max(1, len(res.datasets)), width=4.6)
         axes = np.atleast_1d(axes).ravel()
         for ax, dataset in zip(axes, res.datasets):
             for method in METHODS:
