@@ -3,12 +3,52 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
-#include <unordered_map>
 
 #include "privlearn/checks.hpp"
 #include "privlearn/parallel.hpp"
 
 namespace privlearn::samplers {
+
+namespace {
+
+// Positions touched by a sparse partial Fisher-Yates: a flat open-addressing table (linear
+// probing, multiplicative hashing, capacity a power of two >= 4k), several times faster than a
+// node-based map; an absent key reads as the identity.
+class TouchedPositions {
+ public:
+  explicit TouchedPositions(std::int64_t k) {
+    std::size_t cap = 16;
+    while (cap < static_cast<std::size_t>(4 * k)) cap <<= 1;
+    keys_.assign(cap, -1);
+    vals_.resize(cap);
+    mask_ = cap - 1;
+    shift_ = 64;
+    for (std::size_t c = cap; c > 1; c >>= 1) --shift_;
+  }
+  std::int64_t get(std::int64_t i) const {
+    for (std::size_t s = slot(i);; s = (s + 1) & mask_) {
+      if (keys_[s] == i) return vals_[s];
+      if (keys_[s] < 0) return i;
+    }
+  }
+  void set(std::int64_t i, std::int64_t v) {
+    std::size_t s = slot(i);
+    while (keys_[s] >= 0 && keys_[s] != i) s = (s + 1) & mask_;
+    keys_[s] = i;
+    vals_[s] = v;
+  }
+
+ private:
+  std::size_t slot(std::int64_t i) const {
+    return static_cast<std::size_t>((static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ULL) >>
+                                    shift_) & mask_;
+  }
+  std::vector<std::int64_t> keys_, vals_;
+  std::size_t mask_ = 0;
+  int shift_ = 64;
+};
+
+}  // namespace
 
 std::vector<std::int64_t> choice_without_replacement(const random::Key& key, std::uint64_t stream,
                                                      std::uint64_t index, std::int64_t population,
@@ -23,23 +63,19 @@ std::vector<std::int64_t> choice_without_replacement(const random::Key& key, std
   // Partial Fisher-Yates on the identity permutation; only touched positions are stored.
   const bool dense = k * 4 >= population;
   std::vector<std::int64_t> table;
-  std::unordered_map<std::int64_t, std::int64_t> sparse;
+  TouchedPositions sparse(dense ? 0 : k);
   if (dense) {
     table.resize(static_cast<std::size_t>(population));
     for (std::int64_t i = 0; i < population; ++i) table[static_cast<std::size_t>(i)] = i;
-  } else {
-    sparse.reserve(static_cast<std::size_t>(2 * k));
   }
   auto get = [&](std::int64_t i) -> std::int64_t {
-    if (dense) return table[static_cast<std::size_t>(i)];
-    auto it = sparse.find(i);
-    return it == sparse.end() ? i : it->second;
+    return dense ? table[static_cast<std::size_t>(i)] : sparse.get(i);
   };
   auto set = [&](std::int64_t i, std::int64_t v) {
     if (dense)
       table[static_cast<std::size_t>(i)] = v;
     else
-      sparse[i] = v;
+      sparse.set(i, v);
   };
   for (std::int64_t j = 0; j < k; ++j) {
     const std::uint64_t m = static_cast<std::uint64_t>(population - j);
