@@ -49,15 +49,26 @@ double dual_step(Loss loss, double alpha, double y, double q, double z, double s
     case Loss::log_loss: {
       const double c = s * q / lam_n;
       double b = std::clamp(y * alpha, kBetaMin, kBetaMax);
-      for (int it = 0; it < newton_steps; ++it) {
+      if (newton_steps == 1) {  // the paper's step: one Newton step in beta
         const double g = std::log(b / (1.0 - b)) + y * z + c * (b - y * alpha);
         const double h = 1.0 / (b * (1.0 - b)) + c;
-        const double next = std::clamp(b - g / h, kBetaMin, kBetaMax);
-        const bool done = std::fabs(next - b) <= kNewtonTol;
-        b = next;
+        return y * std::clamp(b - g / h, kBetaMin, kBetaMax) - alpha;
+      }
+      // Newton in the log-odds u = logit(beta): the stationarity condition
+      // u + y z + c (sigma(u) - y alpha) = 0 has a derivative in [1, 1 + c/4], so Newton converges
+      // from any start in a few steps (in beta, the log barrier makes it crawl away from 1e-4).
+      double u = std::log(b / (1.0 - b));
+      const double rhs = y * z - c * (y * alpha);
+      for (int it = 0; it < newton_steps; ++it) {
+        const double sg = 1.0 / (1.0 + std::exp(-u));
+        const double g = u + c * sg + rhs;
+        const double h = 1.0 + c * (sg * (1.0 - sg));
+        const double next = u - g / h;
+        const bool done = std::fabs(next - u) <= kNewtonTol;
+        u = next;
         if (done) break;
       }
-      return y * b - alpha;
+      return y * std::clamp(1.0 / (1.0 + std::exp(-u)), kBetaMin, kBetaMax) - alpha;
     }
   }
   return 0.0;

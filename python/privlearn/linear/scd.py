@@ -59,10 +59,12 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
         non-private diagnostic computed on the training data).
     newton_steps : int, default 1
         Newton iterations of the logistic dual step (dual variants). 1 is the paper's step (one
-        clipped Newton step from ``clip(y_j alpha_j, 1e-4, 1 - 1e-4)``); more iterations approach
-        the exact coordinate minimiser, which helps SDCA early on (from ``alpha = 0`` a single
-        step moves ``y_j alpha_j`` by only about ``1e-3``). Privacy does not depend on it: every
-        update is scaled to ``|zeta| <= C`` first.
+        clipped Newton step in ``beta = y_j (alpha_j + zeta)`` from
+        ``clip(y_j alpha_j, 1e-4, 1 - 1e-4)``; from ``alpha = 0`` it moves ``beta`` by only about
+        ``1e-3``). ``k > 1`` solves the same one-dimensional problem by up to ``k`` Newton steps
+        in the log-odds ``logit(beta)``, where the derivative of the stationarity condition lies
+        in ``[1, 1 + c/4]``: a few steps give the exact coordinate minimiser (exact SDCA). Privacy
+        does not depend on it: every update is scaled to ``|zeta| <= C`` first.
     """
     X, y, spec = prepare_scd(X, y, key=key, **{**SCD_DEFAULTS, **kw})
     args = (

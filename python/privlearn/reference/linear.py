@@ -113,17 +113,26 @@ def _dual_step(
         return np.where(q > 0.0, y * b - a, 0.0)
     c = s * q / lam_n
     b = np.clip(y * a, _BETA_MIN, _BETA_MAX)
-    active = np.ones(b.shape, dtype=bool)  # newton_steps > 1: an entry stops once it settles
-    for _ in range(newton_steps):
+    if newton_steps == 1:  # the paper's step: one Newton step in beta
         g = np.log(b / (1.0 - b)) + y * z + c * (b - y * a)
         h = 1.0 / (b * (1.0 - b)) + c
-        nxt = np.clip(b - g / h, _BETA_MIN, _BETA_MAX)
-        moved = np.abs(nxt - b)
-        b = np.where(active, nxt, b)
-        active &= moved > _NEWTON_TOL
-        if not active.any():
-            break
-    return y * b - a
+        return y * np.clip(b - g / h, _BETA_MIN, _BETA_MAX) - a
+    # Newton in the log-odds u = logit(beta) (see scd.hpp); an entry stops once it settles
+    u = np.log(b / (1.0 - b))
+    rhs = y * z - c * (y * a)
+    active = np.ones(u.shape, dtype=bool)
+    with np.errstate(over="ignore"):
+        for _ in range(newton_steps):
+            sg = 1.0 / (1.0 + np.exp(-u))
+            g = u + c * sg + rhs
+            h = 1.0 + c * (sg * (1.0 - sg))
+            nxt = u - g / h
+            moved = np.abs(nxt - u)
+            u = np.where(active, nxt, u)
+            active &= moved > _NEWTON_TOL
+            if not active.any():
+                break
+        return y * np.clip(1.0 / (1.0 + np.exp(-u)), _BETA_MIN, _BETA_MAX) - a
 
 
 def _scale(values: np.ndarray, clip: float) -> np.ndarray:

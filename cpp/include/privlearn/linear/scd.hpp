@@ -24,9 +24,10 @@
 //   logistic  one Newton step in beta = y_j (alpha_j + zeta) on
 //             (1/N)[beta log beta + (1-beta) log(1-beta)] + (1/(lambda N^2))(x_j^T v y_j beta
 //             + s q_j (y_j beta - alpha_j)^2 / 2), from beta0 = clip(b, 1e-4, 1-1e-4), result
-//             clipped to [1e-4, 1 - 1e-4]; zeta = y_j beta - alpha_j. newton_steps > 1 repeats
-//             the clipped Newton step from the new beta (the same 1-D problem; it stops early once
-//             beta moves by <= 1e-12), approaching the
+//             clipped to [1e-4, 1 - 1e-4]; zeta = y_j beta - alpha_j. newton_steps = k > 1
+//             instead solves the same 1-D problem by up to k Newton steps in the log-odds
+//             u = logit(beta) (stopping once u moves by <= 1e-12; beta = sigma(u) clipped),
+//             approaching the
 //             exact coordinate minimiser; the privacy analysis does not depend on it (scaling
 //             by C bounds every update).
 // Noise: every coordinate gets N(0, noise_std^2); the caller sets noise_std from the sensitivity
