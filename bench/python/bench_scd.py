@@ -45,9 +45,9 @@ largest dual value ``D(alpha)`` of the SDCA run certifies it: when ``(P* - D) / 
 then holds).
 
 - ``core scd``: ``scd_train(variant="scd")`` (SDCA: one example per step, a permutation per
-  epoch, exact coordinate updates: closed form (ridge, hinge), Newton iterated to convergence
-  (logistic, up to ``SDCA_NEWTON`` Newton iterations in the log-odds); sequential, 1 thread). One untimed run with
-  the objective recorded every ``n // 4`` steps (a quarter epoch) finds the first point that
+  epoch, exact coordinate updates: closed form (ridge, hinge), up to ``SDCA_NEWTON`` Newton
+  iterations in the log-odds (logistic); sequential, 1 thread). One untimed run with the
+  objective recorded every ``n // 4`` steps (a quarter epoch) finds the first point that
   reaches the target; the timed runs stop there (``steps``), and their model is checked to
   reach it.
 - ``core dual``: Algorithm 1 without noise or scaling (``L = 1000``, Poisson), 1 thread,
