@@ -433,13 +433,9 @@ def import_diffprivlib() -> tuple[Any, list[str]]:
     except ImportError as exc:
         if "DOUBLE" not in str(exc) and "DTYPE" not in str(exc):
             raise
-        # diffprivlib 0.6.6's forest module imports sklearn.tree._tree.DOUBLE / DTYPE (removed in
-        # scikit-learn 1.9); only its random forest uses them. Give them their former values.
-        import sklearn.tree._tree as tree
+        from privlearn.experiments._common import patch_sklearn_for_diffprivlib
 
-        for name, value in (("DOUBLE", np.float64), ("DTYPE", np.float32)):
-            if not hasattr(tree, name):
-                setattr(tree, name, value)
+        patch_sklearn_for_diffprivlib()
         for mod in [m for m in sys.modules if m.startswith("diffprivlib")]:
             del sys.modules[mod]
         import diffprivlib  # noqa: F401

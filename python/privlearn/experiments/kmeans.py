@@ -37,6 +37,7 @@ from privlearn.experiments._common import (
     mean_std,
     new_figure,
     parallel_map,
+    patch_sklearn_for_diffprivlib,
     require_matplotlib,
     save_figure,
     write_csv,
@@ -58,19 +59,10 @@ EPSILON, DELTA = 1.0, 1e-6
 
 
 def diffprivlib_kmeans() -> Any:
-    """diffprivlib's ``KMeans`` class, or ``None`` when diffprivlib is not installed.
-
-    diffprivlib 0.6.6 imports ``DOUBLE``/``DTYPE`` from ``sklearn.tree._tree``, which recent
-    scikit-learn releases no longer define; we supply the two numpy dtypes it expects (used by
-    its random forests only) so that the package imports.
-    """
+    """diffprivlib's ``KMeans`` class, or ``None`` when diffprivlib is not installed (imported
+    after :func:`~privlearn.experiments._common.patch_sklearn_for_diffprivlib`)."""
     try:
-        import sklearn.tree._tree as tree_module
-
-        if not hasattr(tree_module, "DOUBLE"):
-            tree_module.DOUBLE = np.float64  # type: ignore[attr-defined]
-        if not hasattr(tree_module, "DTYPE"):
-            tree_module.DTYPE = np.float32  # type: ignore[attr-defined]
+        patch_sklearn_for_diffprivlib()
         from diffprivlib.models import KMeans
     except ImportError:
         return None
