@@ -126,15 +126,32 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
     }
     if (packed) off_key[static_cast<std::size_t>(o)] = k;
   }
+  auto mix = [](std::uint64_t key) {
+    std::uint64_t h = key * 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 29;
+    return h;
+  };
   const Index block = 256;
   const Index n_blocks = (n + block - 1) / block;
   std::vector<std::vector<std::int32_t>> block_coords(packed ? 0 : static_cast<std::size_t>(n_blocks));
   std::vector<std::vector<std::uint64_t>> block_keys(packed ? static_cast<std::size_t>(n_blocks) : 0);
+  // packed: block_keys[b] ends as the distinct keys of block b in order of first discovery in
+  // the block, block_lid[b] as the index into it of each incidence of the block
+  std::vector<std::vector<std::int32_t>> block_lid(packed ? static_cast<std::size_t>(n_blocks) : 0);
   std::vector<std::int64_t> counts(static_cast<std::size_t>(n), 0);
   const int threads = parallel::resolve_threads(n_threads);
   bool failed = false;  // an allocation failed inside a parallel region (rethrown below)
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && n_blocks >= parallel::kMinParallelItems)
+#pragma omp parallel num_threads(threads) if (threads > 1 && n_blocks >= parallel::kMinParallelItems)
+#endif
+  {
+  // per-thread table of the block-local numbering, reused across blocks (slots of other blocks
+  // are told apart by their stamp b + 1)
+  std::vector<std::uint64_t> tkeys;
+  std::vector<std::int32_t> tvals;
+  std::vector<std::uint32_t> tstamp;
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp for schedule(dynamic, 1)
 #endif
   for (Index b = 0; b < n_blocks; ++b) {
     try {
@@ -184,12 +201,41 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
         }
         counts[static_cast<std::size_t>(i)] = c;
       }
+      if (packed) {
+        std::vector<std::uint64_t>& bk = block_keys[static_cast<std::size_t>(b)];
+        std::size_t need = 1024;
+        while (need < 2 * bk.size()) need *= 2;
+        if (tkeys.size() < need) {
+          tkeys.assign(need, 0);
+          tvals.assign(need, 0);
+          tstamp.assign(need, 0);
+        }
+        const std::size_t mask = tkeys.size() - 1;
+        const auto stamp = static_cast<std::uint32_t>(b + 1);
+        std::vector<std::uint64_t> uniq;
+        std::vector<std::int32_t>& lid = block_lid[static_cast<std::size_t>(b)];
+        lid.resize(bk.size());
+        for (std::size_t e = 0; e < bk.size(); ++e) {
+          const std::uint64_t key = bk[e];
+          std::size_t slot = static_cast<std::size_t>(mix(key)) & mask;
+          while (tstamp[slot] == stamp && tkeys[slot] != key) slot = (slot + 1) & mask;
+          if (tstamp[slot] != stamp) {
+            tstamp[slot] = stamp;
+            tkeys[slot] = key;
+            tvals[slot] = static_cast<std::int32_t>(uniq.size());
+            uniq.push_back(key);
+          }
+          lid[e] = tvals[slot];
+        }
+        bk.swap(uniq);
+      }
     } catch (...) {
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp atomic write
 #endif
       failed = true;
     }
+  }
   }
   if (failed) throw std::bad_alloc();
 
@@ -212,21 +258,20 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
       out[j] = static_cast<std::int32_t>(
           static_cast<std::int64_t>((key >> (bits * (p - 1 - j))) & field) - key_offset);
   };
-  auto mix = [](std::uint64_t key) {
-    std::uint64_t h = key * 0x9E3779B97F4A7C15ULL;
-    h ^= h >> 29;
-    return h;
-  };
   const std::uint64_t empty = ~std::uint64_t{0};  // never a key: keys use at most 63 bits
   if (packed) {
-    // Sequential: linear probing, grown to keep the load factor below 1/2.
+    // Sequential over the blocks' distinct keys, in block order (linear probing, grown to keep
+    // the load factor below 1/2): a key's first block-local appearance in the first block that
+    // has it is its first discovery, so the ids are in order of first discovery. The block-local
+    // indices are then mapped to ids in parallel.
     std::size_t cap = 1 << 16;
     std::vector<std::uint64_t> keys(cap, empty);
     std::vector<std::int32_t> vals(cap, -1);
     std::size_t used = 0;
-    std::int64_t pos = 0;
+    std::vector<std::vector<std::int32_t>> block_gid(static_cast<std::size_t>(n_blocks));
     for (Index b = 0; b < n_blocks; ++b) {
-      const std::vector<std::uint64_t>& bk = block_keys[static_cast<std::size_t>(b)];
+      std::vector<std::uint64_t>& bk = block_keys[static_cast<std::size_t>(b)];
+      std::vector<std::int32_t> gid(bk.size());
       for (std::size_t e = 0; e < bk.size(); ++e) {
         const std::uint64_t key = bk[e];
         std::size_t mask = cap - 1;
@@ -262,11 +307,23 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
         } else {
           id = vals[slot];
         }
-        gc.point_grid[static_cast<std::size_t>(pos++)] = id;
+        gid[e] = id;
       }
-      std::vector<std::uint64_t>().swap(block_keys[static_cast<std::size_t>(b)]);
+      std::vector<std::uint64_t>().swap(bk);
+      block_gid[static_cast<std::size_t>(b)].swap(gid);
     }
-  } else {
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && n_blocks >= parallel::kMinParallelItems)
+#endif
+    for (Index b = 0; b < n_blocks; ++b) {
+      std::vector<std::int32_t>& lid = block_lid[static_cast<std::size_t>(b)];
+      std::vector<std::int32_t>& gid = block_gid[static_cast<std::size_t>(b)];
+      std::int32_t* out = gc.point_grid.data() + gc.point_ptr[static_cast<std::size_t>(b * block)];
+      for (std::size_t e = 0; e < lid.size(); ++e) out[e] = gid[static_cast<std::size_t>(lid[e])];
+      std::vector<std::int32_t>().swap(lid);
+      std::vector<std::int32_t>().swap(gid);
+    }
+    } else {
     std::int64_t pos = 0;
     std::unordered_map<std::int64_t, std::int32_t, CoordHash, CoordEq> ids(
         static_cast<std::size_t>(std::min<std::int64_t>(total, 1 << 22)) + 16,
