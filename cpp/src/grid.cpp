@@ -121,8 +121,10 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
     std::uint64_t k = 0;
     for (Index j = 0; j < p; ++j) {
       const std::int32_t z = offsets[static_cast<std::size_t>(o * p + j)];
-      table_idx[static_cast<std::size_t>(o * p + j)] = static_cast<std::int32_t>(j * nz + (z - zlo));
-      if (packed) k += static_cast<std::uint64_t>(static_cast<std::int64_t>(z)) << (bits * (p - 1 - j));
+      table_idx[static_cast<std::size_t>(o * p + j)] =
+          static_cast<std::int32_t>(j * nz + (z - zlo));
+      if (packed)
+        k += static_cast<std::uint64_t>(static_cast<std::int64_t>(z)) << (bits * (p - 1 - j));
     }
     if (packed) off_key[static_cast<std::size_t>(o)] = k;
   }
@@ -145,97 +147,101 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
 #pragma omp parallel num_threads(threads) if (threads > 1 && n_blocks >= parallel::kMinParallelItems)
 #endif
   {
-  // per-thread table of the block-local numbering, reused across blocks (slots of other blocks
-  // are told apart by their stamp b + 1)
-  std::vector<std::uint64_t> tkeys;
-  std::vector<std::int32_t> tvals;
-  std::vector<std::uint32_t> tstamp;
+    // per-thread table of the block-local numbering, reused across blocks (slots of other blocks
+    // are told apart by their stamp b + 1)
+    std::vector<std::uint64_t> tkeys;
+    std::vector<std::int32_t> tvals;
+    std::vector<std::uint32_t> tstamp;
+    std::vector<std::uint64_t> scratch;  // the block's keys, in incidence order
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif
-  for (Index b = 0; b < n_blocks; ++b) {
-    try {
-      std::int32_t base[kMaxGridDim];
-      std::int32_t g[kMaxGridDim];
-      std::vector<double> dd(static_cast<std::size_t>(p * nz));
-      for (Index i = b * block; i < std::min(n, (b + 1) * block); ++i) {
-        std::uint64_t base_key = 0;
-        for (Index j = 0; j < p; ++j) {
-          base[j] = static_cast<std::int32_t>(std::floor(Y(i, j) / unit));
-          if (packed)
-            base_key += static_cast<std::uint64_t>(static_cast<std::int64_t>(base[j]) + key_offset)
-                        << (bits * (p - 1 - j));
-          for (Index q = 0; q < nz; ++q) {
-            const auto gj = static_cast<std::int32_t>(base[j] + (zlo + static_cast<std::int32_t>(q)));
-            const double d = Y(i, j) - unit * static_cast<double>(gj);
-            dd[static_cast<std::size_t>(j * nz + q)] = d * d;
-          }
-        }
-        std::int64_t c = 0;
-        if (packed) {  // branch-free: every key is written, the cursor advances on a hit
-          auto& out = block_keys[static_cast<std::size_t>(b)];
-          const std::size_t at = out.size();
-          out.resize(at + static_cast<std::size_t>(n_off));
-          std::uint64_t* w = out.data() + at;
-          for (Index o = 0; o < n_off; ++o) {
-            const std::int32_t* t = table_idx.data() + o * p;
-            double s = 0.0;
-            for (Index j = 0; j < p; ++j) s += dd[static_cast<std::size_t>(t[j])];
-            w[c] = base_key + off_key[static_cast<std::size_t>(o)];
-            c += s <= r2;
-          }
-          out.resize(at + static_cast<std::size_t>(c));
-        } else {
-          for (Index o = 0; o < n_off; ++o) {
-            const std::int32_t* t = table_idx.data() + o * p;
-            double s = 0.0;
-            for (Index j = 0; j < p; ++j) s += dd[static_cast<std::size_t>(t[j])];
-            if (s <= r2) {
-              const std::int32_t* z = offsets.data() + o * p;
-              for (Index j = 0; j < p; ++j) g[j] = base[j] + z[j];
-              auto& out = block_coords[static_cast<std::size_t>(b)];
-              out.insert(out.end(), g, g + p);
-              ++c;
+    for (Index b = 0; b < n_blocks; ++b) {
+      try {
+        scratch.clear();
+        std::int32_t base[kMaxGridDim];
+        std::int32_t g[kMaxGridDim];
+        std::vector<double> dd(static_cast<std::size_t>(p * nz));
+        for (Index i = b * block; i < std::min(n, (b + 1) * block); ++i) {
+          std::uint64_t base_key = 0;
+          for (Index j = 0; j < p; ++j) {
+            base[j] = static_cast<std::int32_t>(std::floor(Y(i, j) / unit));
+            if (packed)
+              base_key +=
+                  static_cast<std::uint64_t>(static_cast<std::int64_t>(base[j]) + key_offset)
+                  << (bits * (p - 1 - j));
+            for (Index q = 0; q < nz; ++q) {
+              const auto gj =
+                  static_cast<std::int32_t>(base[j] + (zlo + static_cast<std::int32_t>(q)));
+              const double d = Y(i, j) - unit * static_cast<double>(gj);
+              dd[static_cast<std::size_t>(j * nz + q)] = d * d;
             }
           }
-        }
-        counts[static_cast<std::size_t>(i)] = c;
-      }
-      if (packed) {
-        std::vector<std::uint64_t>& bk = block_keys[static_cast<std::size_t>(b)];
-        std::size_t need = 1024;
-        while (need < 2 * bk.size()) need *= 2;
-        if (tkeys.size() < need) {
-          tkeys.assign(need, 0);
-          tvals.assign(need, 0);
-          tstamp.assign(need, 0);
-        }
-        const std::size_t mask = tkeys.size() - 1;
-        const auto stamp = static_cast<std::uint32_t>(b + 1);
-        std::vector<std::uint64_t> uniq;
-        std::vector<std::int32_t>& lid = block_lid[static_cast<std::size_t>(b)];
-        lid.resize(bk.size());
-        for (std::size_t e = 0; e < bk.size(); ++e) {
-          const std::uint64_t key = bk[e];
-          std::size_t slot = static_cast<std::size_t>(mix(key)) & mask;
-          while (tstamp[slot] == stamp && tkeys[slot] != key) slot = (slot + 1) & mask;
-          if (tstamp[slot] != stamp) {
-            tstamp[slot] = stamp;
-            tkeys[slot] = key;
-            tvals[slot] = static_cast<std::int32_t>(uniq.size());
-            uniq.push_back(key);
+          std::int64_t c = 0;
+          if (packed) {  // branch-free: every key is written, the cursor advances on a hit
+            auto& out = scratch;
+            const std::size_t at = out.size();
+            out.resize(at + static_cast<std::size_t>(n_off));
+            std::uint64_t* w = out.data() + at;
+            for (Index o = 0; o < n_off; ++o) {
+              const std::int32_t* t = table_idx.data() + o * p;
+              double s = 0.0;
+              for (Index j = 0; j < p; ++j) s += dd[static_cast<std::size_t>(t[j])];
+              w[c] = base_key + off_key[static_cast<std::size_t>(o)];
+              c += s <= r2;
+            }
+            out.resize(at + static_cast<std::size_t>(c));
+          } else {
+            for (Index o = 0; o < n_off; ++o) {
+              const std::int32_t* t = table_idx.data() + o * p;
+              double s = 0.0;
+              for (Index j = 0; j < p; ++j) s += dd[static_cast<std::size_t>(t[j])];
+              if (s <= r2) {
+                const std::int32_t* z = offsets.data() + o * p;
+                for (Index j = 0; j < p; ++j) g[j] = base[j] + z[j];
+                auto& out = block_coords[static_cast<std::size_t>(b)];
+                out.insert(out.end(), g, g + p);
+                ++c;
+              }
+            }
           }
-          lid[e] = tvals[slot];
+          counts[static_cast<std::size_t>(i)] = c;
         }
-        bk.swap(uniq);
-      }
-    } catch (...) {
+        if (packed) {
+          const std::vector<std::uint64_t>& bk = scratch;
+          std::size_t need = 1024;
+          while (need < 2 * bk.size()) need *= 2;
+          if (tkeys.size() < need) {
+            tkeys.assign(need, 0);
+            tvals.assign(need, 0);
+            tstamp.assign(need, 0);
+          }
+          const std::size_t mask = tkeys.size() - 1;
+          const auto stamp = static_cast<std::uint32_t>(b + 1);
+          std::vector<std::uint64_t> uniq;
+          std::vector<std::int32_t>& lid = block_lid[static_cast<std::size_t>(b)];
+          lid.resize(bk.size());
+          for (std::size_t e = 0; e < bk.size(); ++e) {
+            const std::uint64_t key = bk[e];
+            std::size_t slot = static_cast<std::size_t>(mix(key)) & mask;
+            while (tstamp[slot] == stamp && tkeys[slot] != key) slot = (slot + 1) & mask;
+            if (tstamp[slot] != stamp) {
+              tstamp[slot] = stamp;
+              tkeys[slot] = key;
+              tvals[slot] = static_cast<std::int32_t>(uniq.size());
+              uniq.push_back(key);
+            }
+            lid[e] = tvals[slot];
+          }
+          block_keys[static_cast<std::size_t>(b)].swap(uniq);
+        }
+      } catch (...) {
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp atomic write
 #endif
-      failed = true;
+        failed = true;
+      }
     }
-  }
   }
   if (failed) throw std::bad_alloc();
 
@@ -323,7 +329,7 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
       std::vector<std::int32_t>().swap(lid);
       std::vector<std::int32_t>().swap(gid);
     }
-    } else {
+  } else {
     std::int64_t pos = 0;
     std::unordered_map<std::int64_t, std::int32_t, CoordHash, CoordEq> ids(
         static_cast<std::size_t>(std::min<std::int64_t>(total, 1 << 22)) + 16,

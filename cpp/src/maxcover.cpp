@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 #include <memory>
 #include <string>
 
@@ -143,9 +142,10 @@ class CellIndex {
     for (std::size_t c = 0; c < count.size(); ++c) ptr_[c + 1] = ptr_[c] + count[c];
     points_.resize(static_cast<std::size_t>(n));
     std::vector<std::int64_t> fill(ptr_.begin(), ptr_.end() - 1);
-    for (Index i = 0; i < n; ++i)
-      points_[static_cast<std::size_t>(fill[static_cast<std::size_t>(cell_of[static_cast<std::size_t>(i)])]++)] =
-          static_cast<std::int32_t>(i);
+    for (Index i = 0; i < n; ++i) {
+      const auto c = static_cast<std::size_t>(cell_of[static_cast<std::size_t>(i)]);
+      points_[static_cast<std::size_t>(fill[c]++)] = static_cast<std::int32_t>(i);
+    }
   }
   std::int64_t find(const std::int32_t* b) const noexcept {
     std::size_t s = coord_hash(b, p_) & mask_;
@@ -156,8 +156,12 @@ class CellIndex {
     }
     return -1;
   }
-  const std::int32_t* begin(std::int64_t c) const noexcept { return points_.data() + ptr_[static_cast<std::size_t>(c)]; }
-  const std::int32_t* end(std::int64_t c) const noexcept { return points_.data() + ptr_[static_cast<std::size_t>(c) + 1]; }
+  const std::int32_t* begin(std::int64_t c) const noexcept {
+    return points_.data() + ptr_[static_cast<std::size_t>(c)];
+  }
+  const std::int32_t* end(std::int64_t c) const noexcept {
+    return points_.data() + ptr_[static_cast<std::size_t>(c) + 1];
+  }
 
  private:
   Index p_;
@@ -244,8 +248,9 @@ MaxCoverResult maxcover_candidates(const MatRef& Y, const MaxCoverParams& params
       if (choice > 0) {
         // the j-th smallest grid id with cover == choice: counts per fixed chunk of ids, then a
         // scan of the chunk that holds it
-        const auto j = static_cast<std::int64_t>(
-            cursor.next_below(static_cast<std::uint64_t>(st.size[static_cast<std::size_t>(choice)])));
+        const auto n_choice =
+            static_cast<std::uint64_t>(st.size[static_cast<std::size_t>(choice)]);
+        const auto j = static_cast<std::int64_t>(cursor.next_below(n_choice));
         const auto want = static_cast<std::int32_t>(choice);
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && n_chunks >= 4)
