@@ -112,6 +112,43 @@ def test_maxcover_core_equals_reference(seed: int, eps_pick: float) -> None:
             assert np.all(np.diff(cov) <= 0) and cov[0] > 0
 
 
+@pytest.mark.parametrize("eps_pick", [0.3, math.inf])
+def test_maxcover_thread_invariance_on_a_large_input(eps_pick: float) -> None:
+    # large enough for the parallel phase 1 of grid_cover (many blocks of 256 points) and for
+    # picks from big classes; the core must give the same picks for any thread count
+    Y = _ball_points(20_000, 3, seed=21, scale=0.9)
+    Y[:5_000] = Y[:5_000] * 0.05 - 0.2
+    radii = [1.0, 0.5, 0.25, 0.125, 0.0625]
+    key = key_from_seed(11)
+    runs = [
+        _core.maxcover_candidates(Y, radii, 1.0, 12, eps_pick, key, 3, n_threads=t)
+        for t in (1, 2, 4)
+    ]
+    for got in runs[1:]:
+        for a, b in zip(got, runs[0]):
+            np.testing.assert_array_equal(a, b)
+    assert runs[0][2].sum() > 0
+    grids = [_core.grid_cover(Y, 0.125, 0.125 / math.sqrt(3), n_threads=t) for t in (1, 2, 4)]
+    grids.append(ref.grid_cover(Y, 0.125, 0.125 / math.sqrt(3)))  # ids by first discovery
+    for got in grids[1:]:
+        for a, b in zip(got, grids[0]):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_maxcover_core_equals_reference_on_a_larger_input() -> None:
+    Y = _ball_points(3_000, 2, seed=5, scale=0.9)
+    Y[:1_000] = Y[:1_000] * 0.1 + 0.25
+    radii = [0.5, 0.25, 0.125]
+    key = key_from_seed(4)
+    for eps_pick in (0.2, math.inf):
+        want = ref.maxcover_candidates(Y, radii, 1.0, 6, eps_pick, key, 9)
+        for threads in (1, 2):
+            got = _core.maxcover_candidates(Y, radii, 1.0, 6, eps_pick, key, 9, n_threads=threads)
+            np.testing.assert_allclose(got[0], want[0], rtol=1e-10, atol=0)
+            for a, b in zip(got[1:], want[1:]):
+                np.testing.assert_array_equal(a, b)
+
+
 def test_greedy_at_infinity_is_the_greedy_max_cover() -> None:
     Y = _ball_points(80, 2, seed=3)
     res = maxcover_candidates(Y, [0.4], eps_pick=math.inf, key=key_from_seed(1), picks=5)

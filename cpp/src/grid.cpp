@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <string>
 #include <unordered_map>
 
@@ -81,7 +82,8 @@ std::vector<std::int32_t> grid_offsets(Index p, double rho, Index max_offsets) {
 }
 
 GridCover grid_cover(const MatRef& Y, double radius, double unit,
-                     const std::vector<std::int32_t>& offsets, int n_threads) {
+                     const std::vector<std::int32_t>& offsets, int n_threads,
+                     bool with_reverse) {
   const Index n = Y.rows(), p = Y.cols();
   checks::require(p >= 1 && p <= kMaxGridDim, "Y must have between 1 and 16 columns");
   checks::positive(radius, "radius");
@@ -105,49 +107,145 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
   const std::int64_t key_offset = static_cast<std::int64_t>(bound) + 1;
 
   // Phase 1 (parallel, by fixed blocks of points): the covering grid points of every point, in
-  // offset order.
+  // offset order. The squared coordinate distances (Y_ij - u (b_j + z))^2 take few values per
+  // point, so they come from a per-point table (the same operations, hence the same sums).
+  std::int32_t zlo = offsets[0], zhi = offsets[0];
+  for (std::int32_t z : offsets) {
+    zlo = std::min(zlo, z);
+    zhi = std::max(zhi, z);
+  }
+  const Index nz = static_cast<Index>(zhi) - zlo + 1;
+  std::vector<std::int32_t> table_idx(offsets.size());
+  std::vector<std::uint64_t> off_key(packed ? static_cast<std::size_t>(n_off) : 0);
+  for (Index o = 0; o < n_off; ++o) {
+    std::uint64_t k = 0;
+    for (Index j = 0; j < p; ++j) {
+      const std::int32_t z = offsets[static_cast<std::size_t>(o * p + j)];
+      table_idx[static_cast<std::size_t>(o * p + j)] =
+          static_cast<std::int32_t>(j * nz + (z - zlo));
+      if (packed)
+        k += static_cast<std::uint64_t>(static_cast<std::int64_t>(z)) << (bits * (p - 1 - j));
+    }
+    if (packed) off_key[static_cast<std::size_t>(o)] = k;
+  }
+  auto mix = [](std::uint64_t key) {
+    std::uint64_t h = key * 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 29;
+    return h;
+  };
   const Index block = 256;
   const Index n_blocks = (n + block - 1) / block;
   std::vector<std::vector<std::int32_t>> block_coords(packed ? 0 : static_cast<std::size_t>(n_blocks));
   std::vector<std::vector<std::uint64_t>> block_keys(packed ? static_cast<std::size_t>(n_blocks) : 0);
+  // packed: block_keys[b] ends as the distinct keys of block b in order of first discovery in
+  // the block, block_lid[b] as the index into it of each incidence of the block
+  std::vector<std::vector<std::int32_t>> block_lid(packed ? static_cast<std::size_t>(n_blocks) : 0);
   std::vector<std::int64_t> counts(static_cast<std::size_t>(n), 0);
   const int threads = parallel::resolve_threads(n_threads);
+  bool failed = false;  // an allocation failed inside a parallel region (rethrown below)
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && n_blocks >= parallel::kMinParallelItems)
+#pragma omp parallel num_threads(threads) if (threads > 1 && n_blocks >= parallel::kMinParallelItems)
 #endif
-  for (Index b = 0; b < n_blocks; ++b) {
-    std::int32_t base[kMaxGridDim];
-    std::int32_t g[kMaxGridDim];
-    for (Index i = b * block; i < std::min(n, (b + 1) * block); ++i) {
-      for (Index j = 0; j < p; ++j) base[j] = static_cast<std::int32_t>(std::floor(Y(i, j) / unit));
-      std::int64_t c = 0;
-      for (Index o = 0; o < n_off; ++o) {
-        const std::int32_t* z = offsets.data() + o * p;
-        double s = 0.0;
-        for (Index j = 0; j < p; ++j) {
-          g[j] = base[j] + z[j];
-          const double d = Y(i, j) - unit * static_cast<double>(g[j]);
-          s += d * d;
-        }
-        if (s <= r2) {
-          if (packed) {
-            std::uint64_t key = 0;
-            for (Index j = 0; j < p; ++j)
-              key = (key << bits) | static_cast<std::uint64_t>(static_cast<std::int64_t>(g[j]) + key_offset);
-            block_keys[static_cast<std::size_t>(b)].push_back(key);
-          } else {
-            auto& out = block_coords[static_cast<std::size_t>(b)];
-            out.insert(out.end(), g, g + p);
+  {
+    // per-thread table of the block-local numbering, reused across blocks (slots of other blocks
+    // are told apart by their stamp b + 1)
+    std::vector<std::uint64_t> tkeys;
+    std::vector<std::int32_t> tvals;
+    std::vector<std::uint32_t> tstamp;
+    std::vector<std::uint64_t> scratch;  // the block's keys, in incidence order
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+    for (Index b = 0; b < n_blocks; ++b) {
+      try {
+        scratch.clear();
+        std::int32_t base[kMaxGridDim];
+        std::int32_t g[kMaxGridDim];
+        std::vector<double> dd(static_cast<std::size_t>(p * nz));
+        for (Index i = b * block; i < std::min(n, (b + 1) * block); ++i) {
+          std::uint64_t base_key = 0;
+          for (Index j = 0; j < p; ++j) {
+            base[j] = static_cast<std::int32_t>(std::floor(Y(i, j) / unit));
+            if (packed)
+              base_key +=
+                  static_cast<std::uint64_t>(static_cast<std::int64_t>(base[j]) + key_offset)
+                  << (bits * (p - 1 - j));
+            for (Index q = 0; q < nz; ++q) {
+              const auto gj =
+                  static_cast<std::int32_t>(base[j] + (zlo + static_cast<std::int32_t>(q)));
+              const double d = Y(i, j) - unit * static_cast<double>(gj);
+              dd[static_cast<std::size_t>(j * nz + q)] = d * d;
+            }
           }
-          ++c;
+          std::int64_t c = 0;
+          if (packed) {  // branch-free: every key is written, the cursor advances on a hit
+            auto& out = scratch;
+            const std::size_t at = out.size();
+            out.resize(at + static_cast<std::size_t>(n_off));
+            std::uint64_t* w = out.data() + at;
+            for (Index o = 0; o < n_off; ++o) {
+              const std::int32_t* t = table_idx.data() + o * p;
+              double s = 0.0;
+              for (Index j = 0; j < p; ++j) s += dd[static_cast<std::size_t>(t[j])];
+              w[c] = base_key + off_key[static_cast<std::size_t>(o)];
+              c += s <= r2;
+            }
+            out.resize(at + static_cast<std::size_t>(c));
+          } else {
+            for (Index o = 0; o < n_off; ++o) {
+              const std::int32_t* t = table_idx.data() + o * p;
+              double s = 0.0;
+              for (Index j = 0; j < p; ++j) s += dd[static_cast<std::size_t>(t[j])];
+              if (s <= r2) {
+                const std::int32_t* z = offsets.data() + o * p;
+                for (Index j = 0; j < p; ++j) g[j] = base[j] + z[j];
+                auto& out = block_coords[static_cast<std::size_t>(b)];
+                out.insert(out.end(), g, g + p);
+                ++c;
+              }
+            }
+          }
+          counts[static_cast<std::size_t>(i)] = c;
         }
+        if (packed) {
+          const std::vector<std::uint64_t>& bk = scratch;
+          std::size_t need = 1024;
+          while (need < 2 * bk.size()) need *= 2;
+          if (tkeys.size() < need) {
+            tkeys.assign(need, 0);
+            tvals.assign(need, 0);
+            tstamp.assign(need, 0);
+          }
+          const std::size_t mask = tkeys.size() - 1;
+          const auto stamp = static_cast<std::uint32_t>(b + 1);
+          std::vector<std::uint64_t> uniq;
+          std::vector<std::int32_t>& lid = block_lid[static_cast<std::size_t>(b)];
+          lid.resize(bk.size());
+          for (std::size_t e = 0; e < bk.size(); ++e) {
+            const std::uint64_t key = bk[e];
+            std::size_t slot = static_cast<std::size_t>(mix(key)) & mask;
+            while (tstamp[slot] == stamp && tkeys[slot] != key) slot = (slot + 1) & mask;
+            if (tstamp[slot] != stamp) {
+              tstamp[slot] = stamp;
+              tkeys[slot] = key;
+              tvals[slot] = static_cast<std::int32_t>(uniq.size());
+              uniq.push_back(key);
+            }
+            lid[e] = tvals[slot];
+          }
+          block_keys[static_cast<std::size_t>(b)].swap(uniq);
+        }
+      } catch (...) {
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp atomic write
+#endif
+        failed = true;
       }
-      counts[static_cast<std::size_t>(i)] = c;
     }
   }
-  (void)threads;
+  if (failed) throw std::bad_alloc();
 
-  // Phase 2 (sequential, point order): ids by first discovery.
+  // Phase 2: ids by first discovery.
   GridCover gc;
   gc.dim = p;
   gc.unit = unit;
@@ -160,41 +258,50 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
   checks::require(total < (std::int64_t{1} << 31) - 1,
                   "too many (point, grid point) incidences for int32 ids");
   gc.point_grid.resize(static_cast<std::size_t>(total));
-  std::int64_t pos = 0;
+  const std::uint64_t field = (std::uint64_t{1} << bits) - 1;
+  auto decode = [&](std::uint64_t key, std::int32_t* out) {
+    for (Index j = 0; j < p; ++j)
+      out[j] = static_cast<std::int32_t>(
+          static_cast<std::int64_t>((key >> (bits * (p - 1 - j))) & field) - key_offset);
+  };
+  const std::uint64_t empty = ~std::uint64_t{0};  // never a key: keys use at most 63 bits
   if (packed) {
-    // linear probing, grown to keep the load factor below 1/2 (sized by the distinct grid
-    // points, which are far fewer than the incidences)
-    const std::uint64_t empty = ~std::uint64_t{0};
-    const std::uint64_t field = (std::uint64_t{1} << bits) - 1;
+    // Sequential over the blocks' distinct keys, in block order (linear probing, grown to keep
+    // the load factor below 1/2): a key's first block-local appearance in the first block that
+    // has it is its first discovery, so the ids are in order of first discovery. The block-local
+    // indices are then mapped to ids in parallel.
     std::size_t cap = 1 << 16;
     std::vector<std::uint64_t> keys(cap, empty);
     std::vector<std::int32_t> vals(cap, -1);
     std::size_t used = 0;
-    auto slot_of = [](std::uint64_t key, std::size_t mask) {
-      std::uint64_t h = key * 0x9E3779B97F4A7C15ULL;
-      h ^= h >> 29;
-      return static_cast<std::size_t>(h) & mask;
-    };
+    std::vector<std::vector<std::int32_t>> block_gid(static_cast<std::size_t>(n_blocks));
     for (Index b = 0; b < n_blocks; ++b) {
-      for (std::uint64_t key : block_keys[static_cast<std::size_t>(b)]) {
+      std::vector<std::uint64_t>& bk = block_keys[static_cast<std::size_t>(b)];
+      std::vector<std::int32_t> gid(bk.size());
+      for (std::size_t e = 0; e < bk.size(); ++e) {
+        const std::uint64_t key = bk[e];
         std::size_t mask = cap - 1;
-        std::size_t slot = slot_of(key, mask);
+        if (e + 16 < bk.size()) {
+          const std::size_t ahead = static_cast<std::size_t>(mix(bk[e + 16])) & mask;
+          __builtin_prefetch(keys.data() + ahead);
+          __builtin_prefetch(vals.data() + ahead);
+        }
+        std::size_t slot = static_cast<std::size_t>(mix(key)) & mask;
         while (keys[slot] != empty && keys[slot] != key) slot = (slot + 1) & mask;
         std::int32_t id;
         if (keys[slot] == empty) {
           id = static_cast<std::int32_t>(used++);
           keys[slot] = key;
           vals[slot] = id;
-          for (Index j = 0; j < p; ++j)
-            gc.coords.push_back(static_cast<std::int32_t>(
-                static_cast<std::int64_t>((key >> (bits * (p - 1 - j))) & field) - key_offset));
+          gc.coords.resize(gc.coords.size() + static_cast<std::size_t>(p));
+          decode(key, gc.coords.data() + gc.coords.size() - static_cast<std::size_t>(p));
           if (2 * used > cap) {  // grow and rehash
             std::vector<std::uint64_t> k2(2 * cap, empty);
             std::vector<std::int32_t> v2(2 * cap, -1);
             const std::size_t m2 = 2 * cap - 1;
             for (std::size_t q = 0; q < cap; ++q) {
               if (keys[q] == empty) continue;
-              std::size_t t = slot_of(keys[q], m2);
+              std::size_t t = static_cast<std::size_t>(mix(keys[q])) & m2;
               while (k2[t] != empty) t = (t + 1) & m2;
               k2[t] = keys[q];
               v2[t] = vals[q];
@@ -206,11 +313,24 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
         } else {
           id = vals[slot];
         }
-        gc.point_grid[static_cast<std::size_t>(pos++)] = id;
+        gid[e] = id;
       }
-      std::vector<std::uint64_t>().swap(block_keys[static_cast<std::size_t>(b)]);
+      std::vector<std::uint64_t>().swap(bk);
+      block_gid[static_cast<std::size_t>(b)].swap(gid);
+    }
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && n_blocks >= parallel::kMinParallelItems)
+#endif
+    for (Index b = 0; b < n_blocks; ++b) {
+      std::vector<std::int32_t>& lid = block_lid[static_cast<std::size_t>(b)];
+      std::vector<std::int32_t>& gid = block_gid[static_cast<std::size_t>(b)];
+      std::int32_t* out = gc.point_grid.data() + gc.point_ptr[static_cast<std::size_t>(b * block)];
+      for (std::size_t e = 0; e < lid.size(); ++e) out[e] = gid[static_cast<std::size_t>(lid[e])];
+      std::vector<std::int32_t>().swap(lid);
+      std::vector<std::int32_t>().swap(gid);
     }
   } else {
+    std::int64_t pos = 0;
     std::unordered_map<std::int64_t, std::int32_t, CoordHash, CoordEq> ids(
         static_cast<std::size_t>(std::min<std::int64_t>(total, 1 << 22)) + 16,
         CoordHash{&gc.coords, p}, CoordEq{&gc.coords, p});
@@ -236,6 +356,7 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
     }
   }
   // Reverse incidence (points in increasing order within each grid point's list).
+  if (!with_reverse) return gc;
   const Index n_grid = gc.n_grid();
   gc.grid_ptr.assign(static_cast<std::size_t>(n_grid) + 1, 0);
   for (std::int32_t id : gc.point_grid) ++gc.grid_ptr[static_cast<std::size_t>(id) + 1];

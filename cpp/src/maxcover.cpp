@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
+#include <memory>
 #include <string>
+
+#include "privlearn/parallel.hpp"
 
 #include "privlearn/checks.hpp"
 
@@ -45,45 +47,129 @@ inline double log_expm1(double x) noexcept {
   return x > 30.0 ? x + std::log1p(-std::exp(-x)) : std::log(std::expm1(x));
 }
 
-struct Buckets {
-  std::vector<std::vector<std::int32_t>> members;  // members[c]: grid ids with cover c
-  std::vector<std::int64_t> cover;
-  std::vector<std::int64_t> pos;
+// Covers of the grid points and the class sizes size[c] = #{g : cover[g] = c}. Only these
+// integers determine the picks (a class member is the j-th smallest grid id of the class), so
+// the order in which the decrements are applied, and their split over threads, is irrelevant.
+struct CoverState {
+  std::vector<std::int32_t> cover;
+  std::vector<std::int64_t> size;
   std::int64_t cmax = 0;
 
-  explicit Buckets(const GridCover& gc) {
+  explicit CoverState(const GridCover& gc) {
+    cover.assign(static_cast<std::size_t>(gc.n_grid()), 0);
+    for (std::int32_t g : gc.point_grid) ++cover[static_cast<std::size_t>(g)];
+    for (std::int32_t c : cover) cmax = std::max<std::int64_t>(cmax, c);
+    size.assign(static_cast<std::size_t>(cmax) + 1, 0);
+    for (std::int32_t c : cover) ++size[static_cast<std::size_t>(c)];
+  }
+};
+
+// Hash of p int32 coordinates (FNV-1a, then a 64-bit finaliser).
+inline std::uint64_t coord_hash(const std::int32_t* c, Index p) noexcept {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (Index j = 0; j < p; ++j) {
+    h ^= static_cast<std::uint32_t>(c[j]);
+    h *= 1099511628211ULL;
+  }
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  return h;
+}
+
+// Grid id of the coordinates z, or -1 (open addressing over the ids, load factor <= 1/2).
+class CoordIndex {
+ public:
+  explicit CoordIndex(const GridCover& gc) : gc_(&gc) {
     const Index n_grid = gc.n_grid();
-    cover.resize(static_cast<std::size_t>(n_grid));
-    pos.resize(static_cast<std::size_t>(n_grid));
+    std::size_t cap = 16;
+    while (cap < 2 * static_cast<std::size_t>(n_grid)) cap *= 2;
+    slots_.assign(cap, -1);
+    mask_ = cap - 1;
+    const Index p = gc.dim;
     for (Index g = 0; g < n_grid; ++g) {
-      cover[static_cast<std::size_t>(g)] =
-          gc.grid_ptr[static_cast<std::size_t>(g) + 1] - gc.grid_ptr[static_cast<std::size_t>(g)];
-      cmax = std::max(cmax, cover[static_cast<std::size_t>(g)]);
+      std::size_t s = coord_hash(gc.coords.data() + g * p, p) & mask_;
+      while (slots_[s] >= 0) s = (s + 1) & mask_;
+      slots_[s] = static_cast<std::int32_t>(g);
     }
-    members.resize(static_cast<std::size_t>(cmax) + 1);
-    for (Index g = 0; g < n_grid; ++g) {
-      auto& b = members[static_cast<std::size_t>(cover[static_cast<std::size_t>(g)])];
-      pos[static_cast<std::size_t>(g)] = static_cast<std::int64_t>(b.size());
-      b.push_back(static_cast<std::int32_t>(g));
+  }
+  std::int64_t find(const std::int32_t* z) const noexcept {
+    const Index p = gc_->dim;
+    std::size_t s = coord_hash(z, p) & mask_;
+    while (slots_[s] >= 0) {
+      if (std::equal(z, z + p, gc_->coords.data() + static_cast<std::ptrdiff_t>(slots_[s]) * p))
+        return slots_[s];
+      s = (s + 1) & mask_;
     }
+    return -1;
   }
 
-  void decrement(std::int32_t g) {
-    const auto gi = static_cast<std::size_t>(g);
-    const std::int64_t c = cover[gi];
-    auto& b = members[static_cast<std::size_t>(c)];
-    const std::int32_t last = b.back();
-    b[static_cast<std::size_t>(pos[gi])] = last;
-    pos[static_cast<std::size_t>(last)] = pos[gi];
-    b.pop_back();
-    cover[gi] = c - 1;
-    if (c - 1 > 0) {
-      auto& nb = members[static_cast<std::size_t>(c - 1)];
-      pos[gi] = static_cast<std::int64_t>(nb.size());
-      nb.push_back(g);
+ private:
+  const GridCover* gc_;
+  std::vector<std::int32_t> slots_;
+  std::size_t mask_ = 0;
+};
+
+// The points by grid cell floor(y / u) (cells numbered by first discovery, points increasing
+// within a cell), to find the points within r of a grid point g: a point of cell b can only be
+// covered by g = b + z for z in the offset set, so the candidates are the cells g - z.
+class CellIndex {
+ public:
+  CellIndex(const MatRef& Y, double unit) : p_(Y.cols()) {
+    const Index n = Y.rows();
+    std::vector<std::int32_t> cell_of(static_cast<std::size_t>(n));
+    std::size_t cap = 16;
+    while (cap < 2 * static_cast<std::size_t>(n)) cap *= 2;
+    slots_.assign(cap, -1);
+    mask_ = cap - 1;
+    std::int32_t b[kMaxGridDim];
+    std::vector<std::int64_t> count;
+    for (Index i = 0; i < n; ++i) {
+      for (Index j = 0; j < p_; ++j) b[j] = static_cast<std::int32_t>(std::floor(Y(i, j) / unit));
+      std::int64_t id = find(b);
+      if (id < 0) {
+        id = static_cast<std::int64_t>(count.size());
+        cells_.insert(cells_.end(), b, b + p_);
+        count.push_back(0);
+        std::size_t s = coord_hash(b, p_) & mask_;
+        while (slots_[s] >= 0) s = (s + 1) & mask_;
+        slots_[s] = static_cast<std::int32_t>(id);
+      }
+      cell_of[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(id);
+      ++count[static_cast<std::size_t>(id)];
     }
-    while (cmax > 0 && members[static_cast<std::size_t>(cmax)].empty()) --cmax;
+    ptr_.assign(count.size() + 1, 0);
+    for (std::size_t c = 0; c < count.size(); ++c) ptr_[c + 1] = ptr_[c] + count[c];
+    points_.resize(static_cast<std::size_t>(n));
+    std::vector<std::int64_t> fill(ptr_.begin(), ptr_.end() - 1);
+    for (Index i = 0; i < n; ++i) {
+      const auto c = static_cast<std::size_t>(cell_of[static_cast<std::size_t>(i)]);
+      points_[static_cast<std::size_t>(fill[c]++)] = static_cast<std::int32_t>(i);
+    }
   }
+  std::int64_t find(const std::int32_t* b) const noexcept {
+    std::size_t s = coord_hash(b, p_) & mask_;
+    while (slots_[s] >= 0) {
+      if (std::equal(b, b + p_, cells_.data() + static_cast<std::ptrdiff_t>(slots_[s]) * p_))
+        return slots_[s];
+      s = (s + 1) & mask_;
+    }
+    return -1;
+  }
+  const std::int32_t* begin(std::int64_t c) const noexcept {
+    return points_.data() + ptr_[static_cast<std::size_t>(c)];
+  }
+  const std::int32_t* end(std::int64_t c) const noexcept {
+    return points_.data() + ptr_[static_cast<std::size_t>(c) + 1];
+  }
+
+ private:
+  Index p_;
+  std::vector<std::int32_t> cells_;
+  std::vector<std::int32_t> slots_;
+  std::size_t mask_ = 0;
+  std::vector<std::int64_t> ptr_;
+  std::vector<std::int32_t> points_;
 };
 
 }  // namespace
@@ -108,6 +194,7 @@ MaxCoverResult maxcover_candidates(const MatRef& Y, const MaxCoverParams& params
   const auto n_levels = static_cast<Index>(params.radii.size());
   checks::require(n_levels * params.picks < (Index{1} << 32), "too many picks");
   const bool exact_greedy = std::isinf(params.eps_pick);
+  const int threads = parallel::resolve_threads(params.n_threads);
 
   MaxCoverResult res;
   res.centers.resize(n_levels * params.picks, p);
@@ -123,23 +210,31 @@ MaxCoverResult maxcover_candidates(const MatRef& Y, const MaxCoverParams& params
     const std::vector<std::int32_t> offsets =
         grid_offsets(p, radius / unit, params.max_offsets);
     res.n_offsets.push_back(static_cast<std::int64_t>(offsets.size()) / p);
-    const GridCover gc = grid_cover(Y, radius, unit, offsets, params.n_threads);
+    const GridCover gc = grid_cover(Y, radius, unit, offsets, params.n_threads, false);
+    const CellIndex cells(Y, unit);
+    const Index n_off = static_cast<Index>(offsets.size()) / p;
+    const double r2 = radius * radius;
     res.n_grid.push_back(gc.n_grid());
-    Buckets buckets(gc);
+    CoverState st(gc);
     std::vector<std::uint8_t> covered(static_cast<std::size_t>(n), 0);
-    std::vector<std::int32_t> lex;  // grid ids sorted by coordinates (built on first need)
+    std::unique_ptr<CoordIndex> lookup;  // built on the first remainder pick
+    const Index n_grid = gc.n_grid();
+    std::vector<std::int32_t> fresh;  // newly covered points of a pick
+    const Index chunk = 1 << 16;      // grid ids per block of the member search
+    const Index n_chunks = (n_grid + chunk - 1) / chunk;
+    std::vector<std::int64_t> chunk_count(static_cast<std::size_t>(n_chunks));
 
     for (Index t = 0; t < params.picks; ++t) {
       const auto row = static_cast<std::uint64_t>(l * params.picks + t);
       std::int64_t choice = 0;  // 0: uniform remainder, c >= 1: class c
       if (exact_greedy) {
-        choice = buckets.cmax;
+        choice = st.cmax;
       } else {
         double best = log_grid + reader.gumbel(row, 0);
-        for (std::int64_t c = 1; c <= buckets.cmax; ++c) {
-          const auto& b = buckets.members[static_cast<std::size_t>(c)];
-          if (b.empty()) continue;
-          const double v = std::log(static_cast<double>(b.size())) +
+        for (std::int64_t c = 1; c <= st.cmax; ++c) {
+          const std::int64_t nc = st.size[static_cast<std::size_t>(c)];
+          if (nc == 0) continue;
+          const double v = std::log(static_cast<double>(nc)) +
                            log_expm1(params.eps_pick * static_cast<double>(c)) +
                            reader.gumbel(row, static_cast<std::uint64_t>(c));
           if (v > best) {
@@ -151,10 +246,32 @@ MaxCoverResult maxcover_candidates(const MatRef& Y, const MaxCoverParams& params
       random::RowCursor cursor(params.key, params.stream, row, kMemberOffset);
       std::int64_t picked = -1;  // grid id, or -1 for a grid point with zero cover
       if (choice > 0) {
-        std::vector<std::int32_t> cls = buckets.members[static_cast<std::size_t>(choice)];
-        const auto j = static_cast<std::ptrdiff_t>(cursor.next_below(cls.size()));
-        std::nth_element(cls.begin(), cls.begin() + j, cls.end());
-        picked = cls[static_cast<std::size_t>(j)];
+        // the j-th smallest grid id with cover == choice: counts per fixed chunk of ids, then a
+        // scan of the chunk that holds it
+        const auto n_choice =
+            static_cast<std::uint64_t>(st.size[static_cast<std::size_t>(choice)]);
+        const auto j = static_cast<std::int64_t>(cursor.next_below(n_choice));
+        const auto want = static_cast<std::int32_t>(choice);
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && n_chunks >= 4)
+#endif
+        for (Index b = 0; b < n_chunks; ++b) {
+          std::int64_t c = 0;
+          for (Index g = b * chunk; g < std::min(n_grid, (b + 1) * chunk); ++g)
+            c += st.cover[static_cast<std::size_t>(g)] == want;
+          chunk_count[static_cast<std::size_t>(b)] = c;
+        }
+        std::int64_t rest = j;
+        Index b = 0;
+        while (rest >= chunk_count[static_cast<std::size_t>(b)])
+          rest -= chunk_count[static_cast<std::size_t>(b++)];
+        for (Index g = b * chunk;; ++g) {
+          if (st.cover[static_cast<std::size_t>(g)] != want) continue;
+          if (rest-- == 0) {
+            picked = g;
+            break;
+          }
+        }
         for (Index d = 0; d < p; ++d)
           res.centers(out, d) =
               unit * static_cast<double>(gc.coords[static_cast<std::size_t>(picked * p + d)]);
@@ -166,36 +283,45 @@ MaxCoverResult maxcover_candidates(const MatRef& Y, const MaxCoverParams& params
               m);
           res.centers(out, d) = unit * static_cast<double>(z[d]);
         }
-        if (gc.n_grid() > 0) {
-          if (lex.empty()) {
-            lex.resize(static_cast<std::size_t>(gc.n_grid()));
-            std::iota(lex.begin(), lex.end(), 0);
-            std::sort(lex.begin(), lex.end(), [&](std::int32_t a, std::int32_t b) {
-              return std::lexicographical_compare(
-                  gc.coords.begin() + a * p, gc.coords.begin() + (a + 1) * p,
-                  gc.coords.begin() + b * p, gc.coords.begin() + (b + 1) * p);
-            });
-          }
-          auto it = std::lower_bound(lex.begin(), lex.end(), 0, [&](std::int32_t a, int) {
-            return std::lexicographical_compare(gc.coords.begin() + a * p,
-                                                gc.coords.begin() + (a + 1) * p, z, z + p);
-          });
-          if (it != lex.end() &&
-              std::equal(z, z + p, gc.coords.begin() + static_cast<std::ptrdiff_t>(*it) * p))
-            picked = *it;
+        if (n_grid > 0) {
+          if (!lookup) lookup = std::make_unique<CoordIndex>(gc);
+          picked = lookup->find(z);
         }
       }
       std::int64_t newly = 0;
       if (picked >= 0) {
-        for (std::int64_t q = gc.grid_ptr[static_cast<std::size_t>(picked)];
-             q < gc.grid_ptr[static_cast<std::size_t>(picked) + 1]; ++q) {
-          const auto x = static_cast<std::size_t>(gc.grid_point[static_cast<std::size_t>(q)]);
-          if (covered[x]) continue;
-          covered[x] = 1;
-          ++newly;
-          for (std::int64_t e = gc.point_ptr[x]; e < gc.point_ptr[x + 1]; ++e)
-            buckets.decrement(gc.point_grid[static_cast<std::size_t>(e)]);
+        // the still uncovered points within r of g (the distance check of grid_cover, with
+        // the same operations), in any order: only the covers matter
+        fresh.clear();
+        const std::int32_t* g = gc.coords.data() + picked * p;
+        std::int32_t b[kMaxGridDim];
+        for (Index o = 0; o < n_off; ++o) {
+          for (Index d = 0; d < p; ++d) b[d] = g[d] - offsets[static_cast<std::size_t>(o * p + d)];
+          const std::int64_t cell = cells.find(b);
+          if (cell < 0) continue;
+          for (const std::int32_t* x = cells.begin(cell); x != cells.end(cell); ++x) {
+            if (covered[static_cast<std::size_t>(*x)]) continue;
+            double s = 0.0;
+            for (Index d = 0; d < p; ++d) {
+              const double dd = Y(*x, d) - unit * static_cast<double>(g[d]);
+              s += dd * dd;
+            }
+            if (s <= r2) {
+              covered[static_cast<std::size_t>(*x)] = 1;
+              fresh.push_back(*x);
+            }
+          }
         }
+        newly = static_cast<std::int64_t>(fresh.size());
+        for (std::int32_t x : fresh)
+          for (std::int64_t e = gc.point_ptr[static_cast<std::size_t>(x)];
+               e < gc.point_ptr[static_cast<std::size_t>(x) + 1]; ++e) {
+            const std::int32_t c =
+                st.cover[static_cast<std::size_t>(gc.point_grid[static_cast<std::size_t>(e)])]--;
+            --st.size[static_cast<std::size_t>(c)];
+            ++st.size[static_cast<std::size_t>(c) - 1];
+          }
+        while (st.cmax > 0 && st.size[static_cast<std::size_t>(st.cmax)] == 0) --st.cmax;
       }
       res.level.push_back(l);
       res.covered.push_back(newly);

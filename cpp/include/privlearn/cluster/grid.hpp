@@ -30,7 +30,9 @@ std::vector<std::int32_t> grid_offsets(Index p, double rho, Index max_offsets = 
 // Coverage incidence of one grid: for every row y_i of Y (n, p), the grid points u * g with
 // ||y_i - u g|| <= r. Grid points get ids 0, 1, ... in order of first discovery (points in row
 // order, each point's offsets in the lexicographic order of grid_offsets), so the ids do not
-// depend on the number of threads.
+// depend on the number of threads. Phase 1 (the distance checks) runs in parallel over fixed
+// blocks of points; the numbering is sequential. with_reverse = false leaves grid_ptr and
+// grid_point empty.
 struct GridCover {
   Index dim = 0;
   double unit = 0.0;
@@ -38,12 +40,13 @@ struct GridCover {
   std::vector<std::int32_t> coords;      // (n_grid, dim) integer coordinates g
   std::vector<std::int64_t> point_ptr;   // CSR point -> grid ids, length n + 1
   std::vector<std::int32_t> point_grid;  // ids, each point's list in discovery order
-  std::vector<std::int64_t> grid_ptr;    // CSR grid id -> points, length n_grid + 1
-  std::vector<std::int32_t> grid_point;  // point indices, increasing within each list
+  std::vector<std::int64_t> grid_ptr;    // CSR grid id -> points, length n_grid + 1 (optional)
+  std::vector<std::int32_t> grid_point;  // point indices, increasing within each list (optional)
   Index n_grid() const noexcept { return dim == 0 ? 0 : static_cast<Index>(coords.size()) / dim; }
 };
 
 GridCover grid_cover(const MatRef& Y, double radius, double unit,
-                     const std::vector<std::int32_t>& offsets, int n_threads);
+                     const std::vector<std::int32_t>& offsets, int n_threads,
+                     bool with_reverse = true);
 
 }  // namespace privlearn::cluster
