@@ -83,6 +83,32 @@ def _row_norms(X: np.ndarray | sp.csr_matrix) -> np.ndarray:
     return np.linalg.norm(X, axis=1)
 
 
+def _check_row_norms(X: Any, bound: float, scaling: float | None, reason: str) -> None:
+    """Raise ``ValueError`` naming the first row with ``||x_i|| > bound`` (up to rounding).
+
+    ``scaling`` is the estimator's ``intercept_scaling`` when an intercept column is appended
+    (then ``bound = sqrt(1 - scaling^2)``), else ``None``; ``reason`` says which privacy proof
+    needs the bound.
+    """
+    norms = _row_norms(X)
+    bad = np.flatnonzero(norms > bound * (1.0 + ROW_NORM_TOLERANCE))
+    if bad.size == 0:
+        return
+    i = int(bad[0])
+    if scaling is None:
+        what = f"row {i} of X has L2 norm {norms[i]:.6g} > 1"
+    else:
+        what = (
+            f"row {i} of X has L2 norm {norms[i]:.6g} > sqrt(1 - intercept_scaling^2) = "
+            f"{bound:.6g} (the row augmented with intercept_scaling={scaling:g} must have "
+            f"norm <= 1)"
+        )
+    raise ValueError(
+        f"{what} ({bad.size} such rows): {reason}. Scale the data with public bounds, or pass "
+        "clip_rows=True to project each row onto the unit ball (a per-row map: no privacy cost)."
+    )
+
+
 def _scale_rows(X: np.ndarray | sp.csr_matrix, scale: np.ndarray) -> Any:
     if sp.issparse(X):
         return as_design_matrix(sp.diags(scale) @ X)

@@ -30,11 +30,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import ClassifierMixin, RegressorMixin
 
 from privlearn._checks import as_index, as_real
-from privlearn._linear_common import SCHEDULES, SGDRun, as_design_matrix, objective
+from privlearn._linear_common import SCHEDULES, SGDRun, objective
 from privlearn.accounting import (
     DisjointBatches,
     GaussianEvent,
@@ -51,18 +50,18 @@ from privlearn.linear._common import (
     BACKENDS,
     NEIGHBORING,
     PATH_POINTS,
-    ROW_NORM_TOLERANCE,
     BinaryLinearClassifierMixin,
     LinearModelBase,
     LinearRegressorMixin,
+    _append_column,
     _binary_labels,
     _check_fit_data,
+    _check_row_norms,
     _choice,
     _epsilon,
     _finite_positive,
     _flag,
-    _row_norms,
-    _scale_rows,
+    _project_rows,
     _seed,
 )
 from privlearn.random import Stream
@@ -225,18 +224,17 @@ class _DPSGDBase(LinearModelBase):
         augmented_bound = fit_intercept and mechanism == "l2-laplace"
         bound = math.sqrt(1.0 - scaling**2) if augmented_bound else 1.0
         if clip_rows:
-            norms = _row_norms(X)
-            big = norms > bound
-            if big.any():
-                X = _scale_rows(X, np.where(big, bound / np.where(big, norms, 1.0), 1.0))
+            X = _project_rows(X, bound)
         elif mechanism == "l2-laplace":
-            self._check_row_norms(X, bound, scaling if fit_intercept else None)
+            _check_row_norms(
+                X,
+                bound,
+                scaling if fit_intercept else None,
+                "the l2-laplace mechanism (Song et al. 2013, Theorem 1) needs ||x_i|| <= 1 so "
+                "that ||grad loss|| <= 1",
+            )
         if fit_intercept:
-            column = np.full((n, 1), scaling)
-            if sp.issparse(X):
-                X = as_design_matrix(sp.hstack([X, sp.csr_matrix(column)], format="csr"))
-            else:
-                X = np.ascontiguousarray(np.hstack([X, column]))
+            X = _append_column(X, scaling)
 
         if record_every is None:
             total = plan.steps if plan.steps else epochs * (-(-n // batch_size))
@@ -289,28 +287,6 @@ class _DPSGDBase(LinearModelBase):
                 f"got {s}"
             )
         return s
-
-    @staticmethod
-    def _check_row_norms(X: Any, bound: float, scaling: float | None) -> None:
-        norms = _row_norms(X)
-        bad = np.flatnonzero(norms > bound * (1.0 + ROW_NORM_TOLERANCE))
-        if bad.size == 0:
-            return
-        i = int(bad[0])
-        if scaling is None:
-            what = f"row {i} of X has L2 norm {norms[i]:.6g} > 1"
-        else:
-            what = (
-                f"row {i} of X has L2 norm {norms[i]:.6g} > sqrt(1 - intercept_scaling^2) = "
-                f"{bound:.6g} (the row augmented with intercept_scaling={scaling:g} must have "
-                f"norm <= 1)"
-            )
-        raise ValueError(
-            f"{what} ({bad.size} such rows): the l2-laplace mechanism (Song et al. 2013, "
-            "Theorem 1) needs ||x_i|| <= 1 so that ||grad loss|| <= 1. Scale the data with "
-            "public bounds, or pass clip_rows=True to project each row onto the unit ball "
-            "(a per-row map: no privacy cost)."
-        )
 
     def _plan(
         self,

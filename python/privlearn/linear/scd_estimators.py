@@ -90,19 +90,18 @@ from privlearn.linear._common import (
     BACKENDS,
     NEIGHBORING,
     PATH_POINTS,
-    ROW_NORM_TOLERANCE,
     BinaryLinearClassifierMixin,
     LinearModelBase,
     LinearRegressorMixin,
     _append_column,
     _binary_labels,
     _check_fit_data,
+    _check_row_norms,
     _choice,
     _epsilon,
     _finite_positive,
     _flag,
     _project_rows,
-    _row_norms,
     _seed,
 )
 from privlearn.random import Stream
@@ -293,7 +292,13 @@ class _DPSCDBase(LinearModelBase):
         if clip_rows:
             X = _project_rows(X, bound)
         else:
-            _check_row_norms(X, bound, scaling if fit_intercept else None)
+            _check_row_norms(
+                X,
+                bound,
+                scaling if fit_intercept else None,
+                "DP-SCD (Damaskinos et al. 2021, Lemma 1) needs normalised rows, ||x_i|| <= 1, "
+                "so that a scaled update moves v by at most C",
+            )
         if fit_intercept:
             X = _append_column(X, scaling)
 
@@ -429,28 +434,6 @@ class _DPSCDBase(LinearModelBase):
             statement=statement,
         )
         return _Plan(clip, sigma * sensitivity, privacy)
-
-
-def _check_row_norms(X: Any, bound: float, scaling: float | None) -> None:
-    norms = _row_norms(X)
-    bad = np.flatnonzero(norms > bound * (1.0 + ROW_NORM_TOLERANCE))
-    if bad.size == 0:
-        return
-    i = int(bad[0])
-    if scaling is None:
-        what = f"row {i} of X has L2 norm {norms[i]:.6g} > 1"
-    else:
-        what = (
-            f"row {i} of X has L2 norm {norms[i]:.6g} > sqrt(1 - intercept_scaling^2) = "
-            f"{bound:.6g} (the row augmented with intercept_scaling={scaling:g} must have "
-            f"norm <= 1)"
-        )
-    raise ValueError(
-        f"{what} ({bad.size} such rows): DP-SCD (Damaskinos et al. 2021, Lemma 1) needs "
-        "normalised rows, ||x_i|| <= 1, so that a scaled update moves v by at most C. Scale the "
-        "data with public bounds, or pass clip_rows=True to project each row onto the unit "
-        "ball (a per-row map: no privacy cost)."
-    )
 
 
 _COMMON_PARAMS = """
