@@ -13,6 +13,8 @@ The pure math (functions of numbers) is kept apart from the stateful objects:
 - :mod:`~privlearn.accounting.accountant` -- :class:`RDPAccountant`, :class:`PureDPAccountant`
   and :class:`PrivacyStatement`.
 - :mod:`~privlearn.accounting.ledger` -- :class:`PrivacyLedger`, a budget with a hard cap.
+- :mod:`~privlearn.accounting.size` -- the private data-set size: a declared public size or
+  a noisy count (:func:`resolve_size`), and the one default delta.
 - :mod:`~privlearn.accounting.calibrate` -- :func:`calibrate_sigma` and friends.
 - :mod:`~privlearn.accounting.bridge` -- optional bridge to Google's ``dp_accounting``
   (:func:`to_dp_accounting`, :func:`epsilon_pld`); needs ``pip install dp-accounting``.
@@ -62,9 +64,21 @@ from .rdp import (
     rdp_to_epsilon,
     rdp_without_replacement_gaussian,
 )
+from .size import (
+    DEFAULT_DELTA,
+    SIZE_EPSILON_FRACTION,
+    DatasetSize,
+    public_size,
+    resolve_size,
+)
 
 __all__ = [
+    "DEFAULT_DELTA",
     "DEFAULT_ORDERS",
+    "SIZE_EPSILON_FRACTION",
+    "DatasetSize",
+    "public_size",
+    "resolve_size",
     "NEIGHBORING_RELATIONS",
     "Budget",
     "BudgetExceededError",

@@ -1,0 +1,141 @@
+"""The size of the private data set, kept private (or declared public by the user).
+
+Under add/remove-one neighbours the number of rows ``n`` is itself private: two neighbouring
+data sets differ in ``n`` by one, so anything that shapes a run or is released (the number of
+steps, a sampling rate ``q = b / n``, ``lambda * n``, a grid's radii, a number of picks, a default
+delta) must not depend on the exact ``n``. Every private estimator therefore resolves one
+:class:`DatasetSize` before it reads the data:
+
+- the user declares the size public (``n_samples=`` the public size): nothing is spent, the
+  statement says "dataset size treated as public", and a data set of another size is refused;
+- otherwise a small, stated part of the budget buys an exact discrete-Laplace count
+  (Canonne, Kamath, Steinke 2020; :func:`privlearn.mechanisms.discrete_laplace`): the count of
+  rows has L1 sensitivity 1 under add/remove-one, so ``n + DLap(1/eps_n)`` is ``eps_n``-DP, and
+  the schedule is derived from that noisy count only (post-processing). The estimator composes
+  ``eps_n`` with the rest of its budget (basic composition) and reports the total.
+
+Under replace-one neighbours the size is fixed by the relation (both data sets have ``n`` rows),
+so estimators whose statement is replace-one use the exact ``n`` and say so.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from privlearn._checks import as_index, as_real
+
+__all__ = [
+    "DEFAULT_DELTA",
+    "SIZE_EPSILON_FRACTION",
+    "DatasetSize",
+    "public_size",
+    "resolve_size",
+]
+
+#: The default delta of every (epsilon, delta) estimator: a fixed public number, never a
+#: function of the private ``n``. ``1e-6`` is below ``1/n`` for data sets up to a million rows
+#: (the usual rule ``delta << 1/n``); pass a smaller ``delta`` for larger data.
+DEFAULT_DELTA = 1e-6
+
+#: Share of a fit's epsilon spent on the noisy row count when the size is not declared public.
+SIZE_EPSILON_FRACTION = 0.05
+
+
+@dataclass(frozen=True)
+class DatasetSize:
+    """The data-set size a run is planned with.
+
+    Attributes
+    ----------
+    value : int
+        The size the schedule uses: the public size, the exact size under replace-one
+        neighbours, or the noisy count (clamped to ``>= floor``, post-processing).
+    source : {"public", "replace_one", "noisy_count", "not_private"}
+        Where ``value`` comes from.
+    epsilon : float
+        Epsilon spent on the count (0 unless ``source == "noisy_count"``).
+    """
+
+    value: int
+    source: str
+    epsilon: float = 0.0
+
+    @property
+    def public(self) -> bool:
+        """Whether the exact size is treated as public (declared, or fixed by the relation)."""
+        return self.source in ("public", "replace_one")
+
+    def describe(self) -> str:
+        """One line for a privacy statement."""
+        if self.source == "public":
+            return f"dataset size treated as public (n_samples={self.value})"
+        if self.source == "replace_one":
+            return f"dataset size n={self.value} public (replace-one neighbours share it)"
+        if self.source == "noisy_count":
+            return (
+                f"dataset size private: schedule from a noisy count n~={self.value} "
+                f"(exact discrete Laplace, epsilon {self.epsilon:.6g})"
+            )
+        return f"not private: exact size n={self.value} used"
+
+
+def public_size(n_samples: Any, n: int) -> DatasetSize | None:
+    """The declared public size, checked against the data: ``None`` when not declared.
+
+    Raises
+    ------
+    ValueError
+        When the declared size differs from the number of rows (the statement would be false).
+    """
+    if n_samples is None:
+        return None
+    declared = as_index(n_samples, "n_samples", lower=1, upper=1 << 62)
+    if declared != n:
+        raise ValueError(
+            f"n_samples={declared} was declared as the public dataset size, but X has {n} rows: "
+            "a privacy statement that treats the size as public would be false"
+        )
+    return DatasetSize(declared, "public")
+
+
+def resolve_size(
+    n: int,
+    *,
+    n_samples: Any = None,
+    epsilon: float,
+    seed: int | None,
+    floor: int = 1,
+    ledger: Any = None,
+) -> DatasetSize:
+    """The size to plan a run with, under add/remove-one neighbours.
+
+    Parameters
+    ----------
+    n : int
+        The number of rows of the private data (read, never released as is).
+    n_samples : int or None
+        The user's public size; when given it must equal ``n`` and nothing is spent.
+    epsilon : float
+        Epsilon of the noisy count (``> 0``); ``inf`` means a non-private fit (exact ``n``).
+    seed : int or None
+        Key of the count's noise (``None``: from the operating system).
+    floor : int, default=1
+        Lower clamp of the noisy count (a public post-processing, e.g. the batch size).
+    ledger : object, optional
+        Charged ``epsilon`` before the count is drawn.
+    """
+    declared = public_size(n_samples, n)
+    if declared is not None:
+        return declared
+    eps = as_real(epsilon, "count epsilon", numbers_only=True)
+    if math.isinf(eps):
+        return DatasetSize(n, "not_private")
+    if not eps > 0.0:
+        raise ValueError(f"the epsilon of the noisy row count must be > 0, got {eps}")
+    from privlearn.mechanisms import discrete_laplace
+
+    scale = 1.0 / eps
+    noisy = int(discrete_laplace(int(n), scale=scale, seed=seed, ledger=ledger, epsilon=eps))
+    return DatasetSize(max(int(floor), noisy), "noisy_count", eps)
