@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._checks import as_index, as_positive
+from .._checks import as_index, as_positive, as_real
 from .rdp import (
     DEFAULT_ORDERS,
     _as_delta,
@@ -32,6 +32,16 @@ __all__ = ["calibrate_laplace_scale", "calibrate_sigma", "epsilon_for_sigma"]
 
 _SAMPLINGS = ("poisson", "without_replacement")
 _MAX_HALVINGS = 200
+#: Smallest accepted ``rtol``. The bracket is shrunk on ``log sigma``, whose magnitude stays
+#: below ~200 over the whole search range, where one float64 ulp is ~3e-14; a relative width
+#: of 1e-12 is still ~30 ulps wide, so the shrinking always reaches it.
+RTOL_MIN = 1e-12
+#: Largest accepted ``rtol`` (exclusive).
+RTOL_MAX = 1.0
+#: Cap on the evaluations of the bracket-shrinking loop. From the widest possible bracket
+#: (``log`` width ~420) bisection alone reaches ``RTOL_MIN`` in ~49 halvings; the cap leaves
+#: room for the secant steps and the two-probe closing steps.
+_MAX_SHRINK_STEPS = 400
 
 
 def _rdp_function(
@@ -150,17 +160,27 @@ def calibrate_sigma(
     rtol : float, default 1e-4
         Relative width of the final bracket: the returned sigma meets the target and
         ``sigma / (1 + rtol)`` does not (so it is within ``rtol`` of the exact smallest sigma).
+        Must lie in ``[1e-12, 1)`` (:data:`RTOL_MIN`): a smaller width is below what float64
+        can resolve on ``log sigma``.
 
     Returns
     -------
     float
         The noise multiplier.
+
+    Raises
+    ------
+    TypeError
+        If an argument has the wrong type (e.g. a string, or a float ``steps``).
+    ValueError
+        If an argument is out of range (non-finite or non-positive ``epsilon``, ``delta``
+        outside ``(0, 1)``, ``q`` outside ``(0, 1]``, ``steps < 1``, ``rtol`` outside
+        ``[1e-12, 1)``), if no noise multiplier reaches the target, or if the search does not
+        converge within its iteration cap.
     """
     target = as_positive(epsilon, "epsilon")
     delta, q, steps, a = _check_common(delta, q, steps, orders)
-    rtol = as_positive(rtol, "rtol")
-    if rtol >= 1.0:
-        raise ValueError(f"rtol must lie in (0, 1), got {rtol}")
+    rtol = _as_rtol(rtol)
     rdp, q_used = _rdp_function(q, sampling, n, a)
 
     off, threshold = _conversion_offsets(a, delta)
@@ -180,7 +200,10 @@ def calibrate_sigma(
             lo /= 2.0
             g_lo = gap(lo)
         else:  # pragma: no cover - the RDP of a subsampled Gaussian diverges as sigma -> 0
-            raise RuntimeError("calibrate_sigma: no lower bracket found")
+            raise ValueError(
+                f"calibrate_sigma: even sigma = {lo:.3g} meets epsilon={target} at "
+                f"delta={delta}; no lower end of the search bracket found"
+            )
     else:
         lo, g_lo, hi, g_hi = guess, g, 2.0 * guess, gap(2.0 * guess)
         for _ in range(_MAX_HALVINGS):
@@ -196,6 +219,17 @@ def calibrate_sigma(
     return _shrink_bracket(gap, lo, g_lo, hi, g_hi, math.log1p(rtol))
 
 
+def _as_rtol(rtol: Any) -> float:
+    """``rtol`` as a float in ``[RTOL_MIN, RTOL_MAX)``, or a TypeError / ValueError naming it."""
+    value = as_real(rtol, "rtol")
+    if not (math.isfinite(value) and RTOL_MIN <= value < RTOL_MAX):
+        raise ValueError(
+            f"rtol must be a finite number in [{RTOL_MIN:g}, {RTOL_MAX:g}), got {value!r} "
+            "(below 1e-12 the relative width is under float64 resolution on log sigma)"
+        )
+    return value
+
+
 def _shrink_bracket(
     gap: Callable[[float], float], lo: float, g_lo: float, hi: float, g_hi: float, width: float
 ) -> float:
@@ -208,10 +242,17 @@ def _shrink_bracket(
     shorter than ``width`` the bracket is closed by probing ``0.45 width`` on either side of
     the estimate. Every iterate stays inside the bracket, so the result is exactly as safe as
     plain bisection, in fewer evaluations (about 5 instead of 14 at ``rtol = 1e-4``).
+
+    The loop is bounded: at most ``_MAX_SHRINK_STEPS`` rounds, and a round that cannot move
+    either end (the bracket is down to adjacent floats, or ``gap`` returned NaN) stops it.
+    Either way a ``ValueError`` says that the search did not converge, rather than looping or
+    returning an end that was never checked.
     """
 
     def f(x: float) -> float:
         g = gap(math.exp(x))
+        if math.isnan(g):
+            return math.nan
         return math.log1p(g) if g > -1.0 else -math.inf
 
     llo, f_lo = math.log(lo), math.log1p(g_lo)
@@ -219,7 +260,9 @@ def _shrink_bracket(
     recent = [(llo, f_lo), (lhi, f_hi)]  # the two latest points, for the secant
     spans = [math.inf, math.inf]  # bracket widths one and two steps ago
 
-    while lhi - llo > width:
+    for _ in range(_MAX_SHRINK_STEPS):
+        if lhi - llo <= width:
+            return math.exp(lhi)
         (xa, fa), (xb, fb) = recent
         x = math.nan
         if math.isfinite(fa) and math.isfinite(fb) and fa != fb:
@@ -232,16 +275,34 @@ def _shrink_bracket(
         else:
             probes = (x,)
         spans = [spans[1], lhi - llo]
+        before = (llo, lhi)
         for y in probes:
             if not llo < y < lhi:
                 continue
             fy = f(y)
+            if math.isnan(fy):
+                raise ValueError(
+                    f"calibrate_sigma: epsilon is NaN at sigma = {math.exp(y):.6g}; "
+                    "check the RDP orders"
+                )
             recent = [recent[1], (y, fy)]
             if fy <= 0.0:
                 lhi, f_hi = y, fy
             else:
                 llo, f_lo = y, fy
-    return math.exp(lhi)
+        if (llo, lhi) == before:
+            raise ValueError(
+                f"calibrate_sigma did not converge: the bracket [{math.exp(llo):.17g}, "
+                f"{math.exp(lhi):.17g}] cannot be shrunk to the relative width "
+                f"{math.expm1(width):g}"
+            )
+    if lhi - llo <= width:
+        return math.exp(lhi)
+    raise ValueError(
+        f"calibrate_sigma did not converge in {_MAX_SHRINK_STEPS} steps: the bracket "
+        f"[{math.exp(llo):.6g}, {math.exp(lhi):.6g}] is still wider than the relative width "
+        f"{math.expm1(width):g}"
+    )
 
 
 def calibrate_laplace_scale(epsilon: float, sensitivity: float = 1.0, *, count: int = 1) -> float:
