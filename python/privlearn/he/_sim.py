@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from privlearn._checks import as_threads
 from privlearn.he._cost import CostModel, default_cost_model
 from privlearn.he._params import CKKSParams, DepthExhaustedError
 from privlearn.reference.he import NOISE_VARIANCE
@@ -136,7 +137,8 @@ class Simulator:
     cost_model : CostModel, optional
         Default: the calibrated model (:func:`privlearn.he._cost.default_cost_model`).
     n_threads : int, optional
-        Threads of the C++ kernels (results do not depend on it).
+        Threads of the C++ kernels (results do not depend on it): ``None`` for the default,
+        ``-1`` for all cores, or a positive int (0, other negatives and floats are errors).
     """
 
     def __init__(
@@ -160,7 +162,7 @@ class Simulator:
         from privlearn.reference.random import Stream
 
         self._key = Stream(seed=seed).key
-        self._n_threads = 0 if n_threads is None else int(n_threads)
+        self._n_threads = as_threads(n_threads)
         self.cost_model = default_cost_model() if cost_model is None else cost_model
         self.counts: Counter[str] = Counter({k: 0 for k in COUNTER_NAMES})
         self.rotation_keys: set[int] = set()

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from privlearn._checks import as_index, as_threads
 from privlearn.he._params import CKKSParams, DepthExhaustedError
 from privlearn.he._sim import Ciphertext, Simulator
 
@@ -54,6 +55,12 @@ SIGMOID_POLYNOMIALS: dict[int, tuple[float, ...]] = {
     7: (0.216884, -0.00819276, 0.000165861, -1.19581e-6),
 }
 EPSILON = 1e-8
+#: Most iterations :func:`train_logreg`, :func:`plan_logreg` and :func:`clear_logreg` accept
+#: (also the cap of the ``iterations=None`` search; every encrypted iteration costs depth).
+MAX_ITERATIONS = 10_000
+#: Accepted range of ``bbar_bits``: at least the smallest ``log_p`` a :class:`CKKSParams`
+#: accepts (10), at most twice the largest (2 * 60).
+BBAR_BITS_RANGE = (10, 120)
 
 
 def _pow2(k: int) -> int:
@@ -218,21 +225,39 @@ class HETrainingReport:
 HEPlan = HETrainingReport
 
 
+def _real_array(values: Any, name: str) -> np.ndarray:
+    """``values`` as a float64 array; complex, string and other non-real input is an error."""
+    if hasattr(values, "toarray") and hasattr(values, "nnz"):  # scipy.sparse
+        raise TypeError(f"{name} must be a dense array, got {type(values).__name__}")
+    a = np.asarray(values)
+    if a.dtype.kind == "c":
+        raise TypeError(f"{name} must be real, got complex values (dtype {a.dtype})")
+    if a.dtype.kind not in "biuf":
+        try:
+            a = a.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{name} must be an array of real numbers, got dtype {a.dtype}"
+            ) from None
+    return np.asarray(a, dtype=np.float64)
+
+
 def _check_data(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
-    X = np.asarray(X, dtype=np.float64)
+    X = _real_array(X, "X")
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"X must be a non-empty 2-d array, got shape {X.shape}")
     if not np.isfinite(X).all():
-        raise ValueError("X contains NaN or infinite values")
-    y = np.asarray(y)
+        i, j = np.argwhere(~np.isfinite(X))[0]
+        raise ValueError(f"X contains NaN or infinite values (first at row {i}, column {j})")
+    y = _real_array(y, "y")
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise ValueError(f"y must be 1-d with {X.shape[0]} entries, got shape {y.shape}")
-    if y.dtype.kind == "f" and not np.isfinite(y).all():
+    if not np.isfinite(y).all():
         raise ValueError("y contains NaN or infinite values")
     classes = np.unique(y)
     if classes.shape[0] != 2:
         raise ValueError(f"y must be binary (two classes), got {classes.shape[0]} classes")
-    if set(classes.tolist()) <= {0, 1} or set(classes.tolist()) <= {-1, 1}:
+    if set(classes.tolist()) <= {0.0, 1.0} or set(classes.tolist()) <= {-1.0, 1.0}:
         ys = np.where(y == classes[1], 1.0, -1.0)
     else:
         raise ValueError(f"y must be labelled {{0, 1}} or {{-1, +1}}, got {classes.tolist()}")
@@ -247,6 +272,31 @@ def _check_method(optimizer: str, sigmoid_degree: Any) -> None:
         )
     if isinstance(sigmoid_degree, bool) or sigmoid_degree not in SIGMOID_POLYNOMIALS:
         raise ValueError(f"sigmoid_degree must be 3, 5 or 7, got {sigmoid_degree!r}")
+
+
+def _check_bool(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return bool(value)
+
+
+def _check_iterations(iterations: Any) -> int | None:
+    """``None`` or an int in ``[1, MAX_ITERATIONS]`` (floats such as 2.7 are a TypeError)."""
+    if iterations is None:
+        return None
+    return as_index(iterations, "iterations", lower=1, upper=MAX_ITERATIONS)
+
+
+def _positive_int(value: Any, name: str, upper: int) -> int:
+    v = as_index(value, name, lower=-(1 << 62), upper=1 << 62)
+    if not 1 <= v <= upper:
+        raise ValueError(f"{name} must be a positive int (at most {upper}), got {v}")
+    return v
+
+
+def _check_bbar_bits(bbar_bits: Any) -> int:
+    lo, hi = BBAR_BITS_RANGE
+    return as_index(bbar_bits, "bbar_bits", lower=lo, upper=hi)
 
 
 def _const_bits(params: CKKSParams, c: float) -> int:
@@ -356,8 +406,9 @@ def _run(
     levels, mod_bits, path = [], [], []
     done = 0
     for t in range(limit):
+        step = _step(sched, t)
         try:
-            V, W = _iteration(sim, Zc, V, W, Bc, mask, layout, coefs, float(sched(t)), etas[t])
+            V, W = _iteration(sim, Zc, V, W, Bc, mask, layout, coefs, step, etas[t])
         except DepthExhaustedError:
             if iterations is None:
                 break
@@ -389,6 +440,20 @@ def _run(
         beta_path=path,
         rotation_steps=sorted(sim.rotation_keys),
     )
+
+
+def _step(schedule: Callable[[int], float], t: int) -> float:
+    """``schedule(t)`` as a finite float, or a ValueError / TypeError naming the schedule."""
+    value = schedule(t)
+    if isinstance(value, (str, bytes, bool)) or value is None or np.iscomplexobj(value):
+        raise TypeError(f"schedule({t}) must return a real number, got {value!r}")
+    try:
+        step = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"schedule({t}) must return a real number, got {value!r}") from None
+    if not math.isfinite(step):
+        raise ValueError(f"schedule({t}) must return a finite number, got {step}")
+    return step
 
 
 def train_logreg(
@@ -426,7 +491,8 @@ def train_logreg(
         ``gamma_t = 10 / ((1 + t) n)``.
     iterations : int or None, default=None
         ``None`` runs as many iterations as the modulus allows (see :func:`plan_logreg`); more
-        than fit raises :class:`~privlearn.he.DepthExhaustedError`.
+        than fit raises :class:`~privlearn.he.DepthExhaustedError`. An int in
+        ``[1, MAX_ITERATIONS]`` (10,000); floats such as ``2.0`` are a ``TypeError``.
     sigmoid_degree : {3, 5, 7}, default=5
         Degree of the least-squares sigmoid polynomial on [-8, 8].
     params : CKKSParams, optional
@@ -441,9 +507,15 @@ def train_logreg(
     noise : bool, default=True
         Simulated CKKS error on (``False``: exact arithmetic, for equivalence tests).
     schedule : callable, optional
-        ``t -> step constant`` replacing the default ``N_t`` / ``gamma_t``.
+        ``t -> step constant`` replacing the default ``N_t`` / ``gamma_t``; it must return a
+        finite real number.
     bbar_bits : int, default=40
-        Scale bits of the encrypted ``B-bar`` (Chiang Section 5 uses 40).
+        Scale bits of the encrypted ``B-bar`` (Chiang Section 5 uses 40), an int in
+        ``[10, 120]`` (:data:`BBAR_BITS_RANGE`: at least the smallest ``log_p``, at most twice
+        the largest). The product with ``B-bar`` consumes that many modulus bits.
+    n_threads : int or None, default=None
+        Threads of the simulator's C++ kernels (results do not depend on it): ``None`` for the
+        default (``OMP_NUM_THREADS`` or all cores), ``-1`` for all cores, or a positive int.
     record_path : bool, default=False
         Keep the decrypted weights after every iteration (``beta_path``).
     engine : Simulator, optional
@@ -456,14 +528,29 @@ def train_logreg(
     Returns
     -------
     HETrainingReport
+
+    Raises
+    ------
+    TypeError
+        For an argument of the wrong type: complex or non-numeric ``X`` / ``y``, a float
+        ``iterations`` or ``bbar_bits``, a non-bool ``enhanced``, a float ``n_threads``.
+    ValueError
+        For an argument out of range: non-finite ``X`` / ``y``, labels other than two of
+        ``{0, 1}`` / ``{-1, +1}``, ``iterations < 1``, ``bbar_bits`` outside ``[10, 120]``,
+        ``n_threads`` of 0 or below -1, a schedule value that is not finite.
     """
     X, ys = _check_data(X, y)
     _check_method(optimizer, sigmoid_degree)
+    enhanced = _check_bool(enhanced, "enhanced")
+    noise = _check_bool(noise, "noise")
+    record_path = _check_bool(record_path, "record_path")
+    compare_exact = _check_bool(compare_exact, "compare_exact")
     params = _resolve_params(params) if engine is None else engine.params
-    if isinstance(bbar_bits, bool) or not isinstance(bbar_bits, (int, np.integer)):
-        raise TypeError("bbar_bits must be an int")
-    if iterations is not None and (isinstance(iterations, bool) or int(iterations) < 1):
-        raise ValueError(f"iterations must be a positive int or None, got {iterations!r}")
+    bbar_bits = _check_bbar_bits(bbar_bits)
+    iterations = _check_iterations(iterations)
+    as_threads(n_threads)  # validate now; the engine resolves it again
+    if schedule is not None and not callable(schedule):
+        raise TypeError(f"schedule must be None or a callable t -> step, got {schedule!r}")
     n, d, Z, bbar = _prepare(X, ys, enhanced)
     if iterations is None:
         plan = plan_logreg(
@@ -539,9 +626,10 @@ def plan_logreg(
     """
     _check_method(optimizer, sigmoid_degree)
     params = _resolve_params(params)
-    for name, v in (("n", n), ("d", d)):
-        if isinstance(v, bool) or int(v) != v or int(v) < 1:
-            raise ValueError(f"{name} must be a positive int, got {v!r}")
+    enhanced = _check_bool(enhanced, "enhanced")
+    n, d = _positive_int(n, "n", 1 << 40), _positive_int(d, "d", 1 << 30)
+    iterations = _check_iterations(iterations)
+    bbar_bits = _check_bbar_bits(bbar_bits)
     kwargs = dict(
         enhanced=bool(enhanced),
         sigmoid_degree=sigmoid_degree,
@@ -591,6 +679,10 @@ def clear_logreg(
     """
     X, ys = _check_data(X, y)
     _check_method("nag", sigmoid_degree)
+    enhanced = _check_bool(enhanced, "enhanced")
+    iterations = as_index(iterations, "iterations", lower=1, upper=MAX_ITERATIONS)
+    if schedule is not None and not callable(schedule):
+        raise TypeError(f"schedule must be None or a callable t -> step, got {schedule!r}")
     n, d = X.shape
     X1 = np.column_stack([np.ones(n), X])
     Z = ys[:, None] * X1
@@ -602,7 +694,7 @@ def clear_logreg(
     path = []
     for t, eta in enumerate(_nag_etas(iterations)):
         u = Z @ V
-        s = float(sched(t))
+        s = _step(sched, t)
         weight = 0.5 * s + sum(-a * s * u ** (2 * k + 1) for k, a in enumerate(coefs))
         g = Z.T @ weight
         if enhanced:
