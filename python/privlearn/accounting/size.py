@@ -52,7 +52,7 @@ class DatasetSize:
     value : int
         The size the schedule uses: the public size, the exact size under replace-one
         neighbours, or the noisy count (clamped to ``>= floor``, post-processing).
-    source : {"public", "replace_one", "noisy_count", "not_private"}
+    source : {"public", "replace_one", "noisy_count", "unused", "not_private"}
         Where ``value`` comes from.
     epsilon : float
         Epsilon spent on the count (0 unless ``source == "noisy_count"``).
@@ -65,7 +65,7 @@ class DatasetSize:
     @property
     def public(self) -> bool:
         """Whether the exact size is treated as public (declared, or fixed by the relation)."""
-        return self.source in ("public", "replace_one")
+        return self.source in ("public", "replace_one", "unused")
 
     def describe(self) -> str:
         """One line for a privacy statement."""
@@ -78,6 +78,8 @@ class DatasetSize:
                 f"dataset size private: schedule from a noisy count n~={self.value} "
                 f"(exact discrete Laplace, epsilon {self.epsilon:.6g})"
             )
+        if self.source == "unused":
+            return "dataset size not used by the schedule (every update is bounded for any data)"
         return f"not private: exact size n={self.value} used"
 
 

@@ -5,6 +5,7 @@ the scikit-learn prediction API of a linear model (binary classifier or regresso
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,13 @@ from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
 
 from privlearn._checks import as_index, as_real
 from privlearn._linear_common import as_design_matrix
+from privlearn.accounting.size import (
+    DEFAULT_DELTA,
+    SIZE_EPSILON_FRACTION,
+    DatasetSize,
+    public_size,
+    resolve_size,
+)
 
 __all__ = [
     "ACCOUNTED_AS",
@@ -24,7 +32,9 @@ __all__ = [
     "BACKENDS",
     "PATH_POINTS",
     "ROW_NORM_TOLERANCE",
+    "DEFAULT_COUNT_EPSILON",
     "BinaryLinearClassifierMixin",
+    "TrainingDiagnostics",
     "LinearModelBase",
     "LinearRegressorMixin",
 ]
@@ -34,6 +44,19 @@ __all__ = [
 ROW_NORM_TOLERANCE = 1e-12
 #: Default number of recorded iterates of the (non-private) objective diagnostic.
 PATH_POINTS = 150
+#: Epsilon of the noisy row count when the noise is given as ``noise_multiplier`` (no target
+#: epsilon to take :data:`~privlearn.accounting.size.SIZE_EPSILON_FRACTION` of).
+DEFAULT_COUNT_EPSILON = 0.05
+#: Ranges of the numeric parameters: outside them the trainers' arithmetic overflows or
+#: underflows (e.g. ``alpha = 1e300`` or a subnormal ``1e-320``, ``eta0 = 1e308``, a noise
+#: multiplier of ``1e-300``), so they are refused with a ValueError instead.
+ALPHA_RANGE = (1e-12, 1e6)
+ETA0_RANGE = (1e-12, 1e6)
+CLIP_RANGE = (1e-12, 1e12)
+SIGMA_RANGE = (1e-6, 1e6)
+INTERCEPT_SCALING_RANGE = (1e-6, 1e6)
+#: Largest finite epsilon accepted (``inf`` is the non-private fit).
+EPSILON_MAX = 1e4
 #: How each batch sampler is accounted (``calibrate_sigma(sampling=...)``) and which neighbouring
 #: relation that bound is for: Poisson subsampling is add/remove-one, fixed-size batches without
 #: replacement are replace-one (the sampler and the accountant must agree).
@@ -67,7 +90,45 @@ def _epsilon(value: Any) -> float:
     eps = as_real(value, "epsilon", numbers_only=True)
     if not eps > 0.0:  # also rejects NaN
         raise ValueError(f"epsilon must be > 0 (float('inf') for a non-private fit), got {eps}")
+    if math.isfinite(eps) and eps > EPSILON_MAX:
+        raise ValueError(
+            f"epsilon must be <= {EPSILON_MAX:g} (larger values promise nothing and make the "
+            f"noise arithmetic underflow) or float('inf') for a non-private fit, got {eps}"
+        )
     return eps
+
+
+def _bounded(value: Any, name: str, bounds: tuple[float, float]) -> float:
+    """A real number in the closed range ``bounds`` (ranges outside which the arithmetic of the
+    trainers overflows or underflows)."""
+    v = as_real(value, name, numbers_only=True)
+    lo, hi = bounds
+    if not lo <= v <= hi:  # also rejects NaN and inf
+        raise ValueError(f"{name} must lie in [{lo:g}, {hi:g}], got {v}")
+    return v
+
+
+def _alpha(value: Any, *, positive: bool) -> float:
+    """The L2 regularisation: 0 (where allowed) or in :data:`ALPHA_RANGE`."""
+    alpha = as_real(value, "alpha", numbers_only=True)
+    if alpha == 0.0 and not positive:
+        return 0.0
+    lo, hi = ALPHA_RANGE
+    if not lo <= alpha <= hi:
+        zero = "" if positive else "0 or "
+        raise ValueError(f"alpha must be {zero}in [{lo:g}, {hi:g}], got {alpha}")
+    return alpha
+
+
+def _clip(value: Any) -> float:
+    """A clipping norm: 0 (no clipping) or in :data:`CLIP_RANGE`."""
+    clip = as_real(value, "clip", numbers_only=True)
+    if clip == 0.0:
+        return 0.0
+    lo, hi = CLIP_RANGE
+    if not lo <= clip <= hi:
+        raise ValueError(f"clip must be 0 (no clipping) or in [{lo:g}, {hi:g}], got {clip}")
+    return clip
 
 
 def _seed(seed: Any) -> int | None:
@@ -76,11 +137,113 @@ def _seed(seed: Any) -> int | None:
     return as_index(seed, "seed", upper=(1 << 64) - 1)
 
 
+def _delta(value: Any, *, pure: bool = False) -> float:
+    """The target delta: ``None`` is :data:`~privlearn.accounting.size.DEFAULT_DELTA` (a fixed
+    public number, never a function of the private ``n``); pure-DP mechanisms take 0."""
+    if pure:
+        if value is not None and as_real(value, "delta", numbers_only=True) != 0.0:
+            raise ValueError(
+                f"this mechanism is pure epsilon-DP: delta must be None or 0, got {value}"
+            )
+        return 0.0
+    if value is None:
+        return DEFAULT_DELTA
+    delta = as_real(value, "delta", numbers_only=True)
+    if not 0.0 < delta < 1.0:
+        raise ValueError(f"delta must lie in (0, 1), got {delta}")
+    return delta
+
+
+# ---- the private dataset size -------------------------------------------------------------------
+def _plan_size(
+    n: int,
+    n_samples: Any,
+    epsilon: float | None,
+    *,
+    add_remove: bool,
+    seed: int | None,
+    floor: int,
+) -> tuple[DatasetSize, float | None]:
+    """The size a fit is planned with, and the epsilon left for training.
+
+    Under replace-one neighbours the size is fixed by the relation (both data sets have ``n``
+    rows). Under add/remove-one it is private: a declared ``n_samples`` is used as is (and
+    checked), otherwise :data:`~privlearn.accounting.size.SIZE_EPSILON_FRACTION` of ``epsilon``
+    (or :data:`DEFAULT_COUNT_EPSILON` when the noise is given as a multiplier, ``epsilon is
+    None``) buys an exact discrete-Laplace count clamped to ``>= floor``; the rest of the
+    budget is returned for training (basic composition of the two parts).
+    """
+    declared = public_size(n_samples, n)
+    if declared is not None:
+        return declared, epsilon
+    if not add_remove:
+        return DatasetSize(n, "replace_one"), epsilon
+    if epsilon is not None and math.isinf(epsilon):
+        return DatasetSize(n, "not_private"), epsilon
+    count_eps = DEFAULT_COUNT_EPSILON if epsilon is None else SIZE_EPSILON_FRACTION * epsilon
+    size = resolve_size(n, epsilon=count_eps, seed=seed, floor=floor)
+    return size, None if epsilon is None else epsilon - count_eps
+
+
+@dataclass(frozen=True)
+class TrainingDiagnostics:
+    """NON-PRIVATE training diagnostics (the ``diagnostics_`` attribute, only with
+    ``diagnostics=True``).
+
+    Everything here is computed on the raw training rows without noise, so it is NOT covered
+    by ``privacy_``: keep it away from anything you release (a pickled model with
+    ``diagnostics_`` is not a private model). Delete it with ``del est.diagnostics_``.
+
+    Attributes
+    ----------
+    objective_path : ndarray of shape (n_recorded,)
+        The training objective at the recorded iterates (on the rows the trainer saw, after
+        ``clip_rows`` and the intercept column).
+    objective_steps : ndarray of shape (n_recorded,)
+        Steps done at each recorded iterate.
+    duality_gap_path : ndarray of shape (n_recorded,) or None
+        DP-SCD: ``P(theta) - D(alpha)`` at the same steps (NaN for the primal variant).
+    dual_coef : ndarray of shape (n_samples,) or None
+        DP-SCD: the dual variables ``alpha``, one per training example (empty for the primal
+        variant).
+    """
+
+    objective_path: np.ndarray
+    objective_steps: np.ndarray
+    duality_gap_path: np.ndarray | None = None
+    dual_coef: np.ndarray | None = None
+
+    not_private = True  # a marker for code that checks before releasing
+
+
 # ---- rows and data ------------------------------------------------------------------------------
 def _row_norms(X: np.ndarray | sp.csr_matrix) -> np.ndarray:
+    """L2 norm of every row, correct for every finite entry (each row is divided by its largest
+    magnitude before squaring, so ``(1e300, 0)`` has norm ``1e300``, not ``inf``). Dense input is
+    read in blocks of rows, so the temporaries stay small (no copy of ``X``)."""
     if sp.issparse(X):
-        return np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).reshape(-1))
-    return np.linalg.norm(X, axis=1)
+        mags = np.abs(X.data)
+        counts = np.diff(X.indptr)
+        filled = counts > 0
+        starts = X.indptr[:-1][filled]
+        peak = np.zeros(X.shape[0])
+        if mags.size:
+            peak[filled] = np.maximum.reduceat(mags, starts)
+        safe = np.where(peak > 0.0, peak, 1.0)
+        scaled = mags / np.repeat(safe, counts)
+        sums = np.zeros(X.shape[0])
+        if mags.size:
+            sums[filled] = np.add.reduceat(scaled * scaled, starts)
+        return peak * np.sqrt(sums)
+    out = np.empty(X.shape[0])
+    block = max(1, (1 << 18) // max(1, X.shape[1]))
+    for lo in range(0, X.shape[0], block):
+        part = X[lo : lo + block]
+        peak = np.max(np.abs(part), axis=1)
+        safe = np.where(peak > 0.0, peak, 1.0)
+        scaled = part / safe[:, None]
+        out[lo : lo + block] = peak * np.sqrt(np.einsum("ij,ij->i", scaled, scaled))
+    return out
 
 
 def _check_row_norms(X: Any, bound: float, scaling: float | None, reason: str) -> None:
@@ -109,27 +272,62 @@ def _check_row_norms(X: Any, bound: float, scaling: float | None, reason: str) -
     )
 
 
-def _scale_rows(X: np.ndarray | sp.csr_matrix, scale: np.ndarray) -> Any:
+def _training_rows(X: Any, bound: float | None, scaling: float | None) -> Any:
+    """The rows the trainer sees: each row projected onto the ball of radius ``bound`` (when not
+    None; a per-row map, so no privacy cost), then the constant intercept column of value
+    ``scaling`` (when not None). At most one new array is made, and none when nothing changes;
+    the caller's ``X`` is never written to."""
+    shrink = None
+    if bound is not None:
+        norms = _row_norms(X)
+        big = norms > bound
+        if big.any():
+            # bound / norm for the rows outside the ball, computed without overflow.
+            shrink = np.where(big, bound / np.where(big, norms, 1.0), 1.0)
     if sp.issparse(X):
-        return as_design_matrix(sp.diags(scale) @ X)
-    return np.ascontiguousarray(X * scale[:, None])
+        if shrink is None and scaling is None:
+            return X
+        data = X.data if shrink is None else X.data * np.repeat(shrink, np.diff(X.indptr))
+        if scaling is None:
+            out = sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
+            return as_design_matrix(out)
+        n, d = X.shape
+        counts = np.diff(X.indptr) + 1
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        last = indptr[1:] - 1  # position of each row's intercept entry
+        keep = np.ones(indptr[-1], dtype=bool)
+        keep[last] = False
+        new_data = np.empty(indptr[-1])
+        new_indices = np.empty(indptr[-1], dtype=np.int64)
+        new_data[keep], new_indices[keep] = data, X.indices
+        new_data[last], new_indices[last] = scaling, d
+        return as_design_matrix(sp.csr_matrix((new_data, new_indices, indptr), shape=(n, d + 1)))
+    if scaling is None:
+        if shrink is None:
+            return X
+        return np.ascontiguousarray(X * shrink[:, None])
+    out = np.empty((X.shape[0], X.shape[1] + 1))
+    out[:, :-1] = X
+    out[:, -1] = scaling
+    if shrink is not None:
+        out[:, :-1] *= shrink[:, None]
+    return out
 
 
-def _project_rows(X: Any, bound: float) -> Any:
-    """Project every row onto the ball of radius ``bound`` (a per-row map: no privacy cost)."""
-    norms = _row_norms(X)
-    big = norms > bound
-    if big.any():
-        X = _scale_rows(X, np.where(big, bound / np.where(big, norms, 1.0), 1.0))
-    return X
-
-
-def _append_column(X: Any, value: float) -> Any:
-    """``[X, value]``: the constant intercept column (dense or CSR)."""
-    column = np.full((X.shape[0], 1), value)
-    if sp.issparse(X):
-        return as_design_matrix(sp.hstack([X, sp.csr_matrix(column)], format="csr"))
-    return np.ascontiguousarray(np.hstack([X, column]))
+def _finite_coef(coef: Any, private: bool) -> np.ndarray:
+    """The trained coefficients, or a ValueError instead of releasing a non-finite value."""
+    w = np.asarray(coef, dtype=np.float64)
+    if not np.isfinite(w).all():
+        what = (
+            "a private fit produced non-finite coefficients (this is a bug: clipping should "
+            "bound every update); nothing is released"
+            if private
+            else "the fit diverged to non-finite coefficients (the data or the parameters "
+            "overflow double precision: scale the data, lower eta0 or raise alpha)"
+        )
+        raise ValueError(what)
+    return w
 
 
 def _check_fit_data(

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
-from privlearn._checks import as_index, as_real
+from privlearn._checks import as_index
 from privlearn._linear_common import SCHEDULES, SGDRun, objective
 from privlearn.accounting import (
     DisjointBatches,
@@ -45,24 +45,33 @@ from privlearn.accounting import (
     SampledWithoutReplacement,
     calibrate_sigma,
 )
+from privlearn.accounting.size import DatasetSize
 from privlearn.linear._common import (
     ACCOUNTED_AS,
     BACKENDS,
+    ETA0_RANGE,
+    INTERCEPT_SCALING_RANGE,
     NEIGHBORING,
     PATH_POINTS,
+    SIGMA_RANGE,
     BinaryLinearClassifierMixin,
     LinearModelBase,
     LinearRegressorMixin,
-    _append_column,
+    TrainingDiagnostics,
+    _alpha,
     _binary_labels,
+    _bounded,
     _check_fit_data,
     _check_row_norms,
     _choice,
+    _clip,
+    _delta,
     _epsilon,
-    _finite_positive,
+    _finite_coef,
     _flag,
-    _project_rows,
+    _plan_size,
     _seed,
+    _training_rows,
 )
 from privlearn.random import Stream
 
@@ -114,7 +123,12 @@ class DPSGDPrivacy:
     epsilon_split : str or None
         l2-laplace: ``"total"`` or ``"per_pass"`` (how the ``epsilon`` parameter was read).
     statement : PrivacyStatement or None
-        The accountant's statement (composed events, best RDP order, ...); None if not private.
+        The accountant's statement of the training part (composed events, best RDP order,
+        ...); None if not private.
+    size : DatasetSize or None
+        How the data-set size entered the run: declared public (``n_samples=``), fixed by a
+        replace-one relation, or an exact discrete-Laplace noisy count whose epsilon
+        (``size.epsilon``) is part of ``epsilon`` (basic composition with the training part).
     """
 
     epsilon: float
@@ -132,6 +146,7 @@ class DPSGDPrivacy:
     passes: int | None = None
     epsilon_split: str | None = None
     statement: PrivacyStatement | None = None
+    size: DatasetSize | None = None
 
     @property
     def private(self) -> bool:
@@ -161,6 +176,17 @@ class DPSGDPrivacy:
                 f"{self.noise_scale:.6g}), clip C = {self.clip:g}, sensitivity "
                 f"{self.sensitivity:g}, {self.sampling} sampling, {self.steps} steps"
             )
+        if self.size is not None:
+            lines.append(f"  {self.size.describe()}")
+            if self.size.epsilon > 0.0:
+                lines.append(
+                    f"  total = count {self.size.epsilon:.6g} + training "
+                    f"{self.epsilon - self.size.epsilon:.6g} (basic composition)"
+                )
+        lines.append(
+            f"  neighbouring relation: {self.neighboring}; public inputs: the number of "
+            "features, the hyperparameters and the seed"
+        )
         if self.statement is not None:
             lines += ["  " + line for line in str(self.statement).splitlines()]
         return "\n".join(lines)
@@ -177,6 +203,7 @@ class _Plan:
     clip: float  # given to the trainer (0 = no clipping)
     radius: float
     steps: int  # 0 = let the trainer compute it (disjoint batches)
+    rate: float  # Poisson sampling rate given to the trainer (0 = batch_size / n)
     privacy: DPSGDPrivacy
 
 
@@ -201,31 +228,25 @@ class _DPSGDBase(LinearModelBase):
         backend = _choice(self.backend, "backend", BACKENDS)
         seed = _seed(self.seed)
         fit_intercept = _flag(self.fit_intercept, "fit_intercept")
+        diagnostics = _flag(self.diagnostics, "diagnostics")
         clip_rows = self._clip_rows()
-        alpha = as_real(self.alpha, "alpha", numbers_only=True)
-        if not (math.isfinite(alpha) and alpha >= 0.0):
-            raise ValueError(f"alpha must be a finite number >= 0, got {alpha}")
-        batch_size = as_index(self.batch_size, "batch_size", lower=1, upper=1 << 62)
-        if batch_size > n:
-            raise ValueError(f"batch_size ({batch_size}) must be <= n_samples = {n}")
-        epochs = as_index(self.epochs, "epochs", lower=1, upper=1 << 31)
+        alpha = _alpha(self.alpha, positive=mechanism == "l2-laplace")
+        batch_size = as_index(self.batch_size, "batch_size", lower=1, upper=1 << 40)
+        epochs = as_index(self.epochs, "epochs", lower=1, upper=1 << 20)
         learning_rate = _choice(self.learning_rate, "learning_rate", SCHEDULES)
-        eta0 = _finite_positive(self.eta0, "eta0")
-        clip = as_real(self.clip, "clip", numbers_only=True)
-        if not (math.isfinite(clip) and clip >= 0.0):
-            raise ValueError(f"clip must be a finite number >= 0 (0 = no clipping), got {clip}")
+        eta0 = _bounded(self.eta0, "eta0", ETA0_RANGE)
+        clip = _clip(self.clip)
         record_every = None
         if self.record_every is not None:
             record_every = as_index(self.record_every, "record_every", lower=1, upper=1 << 62)
         scaling = self._intercept_scaling(mechanism, fit_intercept)
-        plan = self._plan(mechanism, n, batch_size, epochs, alpha, clip)
+        plan = self._plan(mechanism, n, batch_size, epochs, alpha, clip, seed)
 
-        # Rows the trainer sees: optional projection, then the constant intercept column.
+        # Rows the trainer sees: optional projection and the constant intercept column, in at
+        # most one new array.
         augmented_bound = fit_intercept and mechanism == "l2-laplace"
         bound = math.sqrt(1.0 - scaling**2) if augmented_bound else 1.0
-        if clip_rows:
-            X = _project_rows(X, bound)
-        elif mechanism == "l2-laplace":
+        if not clip_rows and mechanism == "l2-laplace":
             _check_row_norms(
                 X,
                 bound,
@@ -233,12 +254,12 @@ class _DPSGDBase(LinearModelBase):
                 "the l2-laplace mechanism (Song et al. 2013, Theorem 1) needs ||x_i|| <= 1 so "
                 "that ||grad loss|| <= 1",
             )
-        if fit_intercept:
-            X = _append_column(X, scaling)
+        X = _training_rows(X, bound if clip_rows else None, scaling if fit_intercept else None)
 
-        if record_every is None:
-            total = plan.steps if plan.steps else epochs * (-(-n // batch_size))
-            record_every = max(1, total // PATH_POINTS)
+        if not diagnostics:
+            record_every = 0
+        elif record_every is None:
+            record_every = max(1, plan.privacy.steps // PATH_POINTS)
         if backend == "core":
             from privlearn.linear.sgd import sgd_train
         else:
@@ -256,6 +277,7 @@ class _DPSGDBase(LinearModelBase):
             batch_size=batch_size,
             epochs=epochs,
             steps=plan.steps,
+            rate=plan.rate,
             eta0=eta0,
             clip=plan.clip,
             epsilon=plan.epsilon,
@@ -267,19 +289,24 @@ class _DPSGDBase(LinearModelBase):
             raise RuntimeError(
                 f"the trainer ran {run.n_steps} steps but {plan.privacy.steps} were accounted"
             )
-        w = np.asarray(run.coef, dtype=np.float64)
+        w = _finite_coef(run.coef, plan.privacy.private)
         self._set_coef(w[:d], float(w[d] * scaling) if fit_intercept else 0.0)
         self.n_features_in_ = d
         self.privacy_ = plan.privacy
-        self.objective_path_ = objective(X, y_internal, run.path, loss, alpha)
-        self.objective_steps_ = np.asarray(run.path_steps, dtype=np.int64)
         self.n_steps_ = int(run.n_steps)
+        if diagnostics:
+            self.diagnostics_ = TrainingDiagnostics(
+                objective_path=objective(X, y_internal, run.path, loss, alpha),
+                objective_steps=np.asarray(run.path_steps, dtype=np.int64),
+            )
+        elif hasattr(self, "diagnostics_"):
+            del self.diagnostics_
 
     def _intercept_scaling(self, mechanism: str, fit_intercept: bool) -> float:
         s = self.intercept_scaling
         if s is None:
             s = 0.5 if mechanism == "l2-laplace" else 1.0
-        s = _finite_positive(s, "intercept_scaling")
+        s = _bounded(s, "intercept_scaling", INTERCEPT_SCALING_RANGE)
         if fit_intercept and mechanism == "l2-laplace" and not s < 1.0:
             raise ValueError(
                 "with mechanism='l2-laplace' and fit_intercept=True the augmented rows "
@@ -296,6 +323,7 @@ class _DPSGDBase(LinearModelBase):
         epochs: int,
         alpha: float,
         clip: float,
+        seed: int | None,
     ) -> _Plan:
         sampling = self.sampling
         if sampling is None:
@@ -322,41 +350,39 @@ class _DPSGDBase(LinearModelBase):
                     "give either epsilon (the noise is calibrated to it) or noise_multiplier "
                     "(epsilon is then reported in privacy_), not both: set epsilon=None"
                 )
-            noise_multiplier = _finite_positive(noise_multiplier, "noise_multiplier")
+            noise_multiplier = _bounded(noise_multiplier, "noise_multiplier", SIGMA_RANGE)
         elif epsilon is None:
             raise ValueError(
                 "epsilon is None: give epsilon (or, for the gaussian mechanism, noise_multiplier)"
             )
         split = _choice(getattr(self, "epsilon_split", "total"), "epsilon_split", _EPSILON_SPLITS)
-        delta = self.delta
-        if delta is not None:
-            delta = as_real(delta, "delta", numbers_only=True)
-            if mechanism == "l2-laplace":
-                if delta != 0.0:
-                    raise ValueError(
-                        f"the l2-laplace mechanism is pure epsilon-DP: delta must be None or 0, "
-                        f"got {delta}"
-                    )
-            elif not 0.0 < delta < 1.0:
-                raise ValueError(f"delta must lie in (0, 1), got {delta}")
-        if mechanism == "l2-laplace" and not alpha > 0.0:
-            raise ValueError(
-                "the l2-laplace mechanism projects onto the ball of radius 1/alpha (Song et "
-                f"al. 2013): alpha must be > 0, got {alpha}"
-            )
+        delta = _delta(self.delta, pure=mechanism == "l2-laplace")
         private = noise_multiplier is not None or math.isfinite(epsilon)  # type: ignore[arg-type]
+        # Poisson sampling is accounted under add/remove-one neighbours, where the size is
+        # private; the other samplers are replace-one (the size is fixed by the relation).
+        size, train_eps = _plan_size(
+            n,
+            self.n_samples,
+            epsilon,
+            add_remove=private and sampling == "poisson",
+            seed=seed,
+            floor=batch_size,
+        )
+        if size.public and batch_size > n:
+            raise ValueError(f"batch_size ({batch_size}) must be <= n_samples = {n}")
+        m = size.value  # the size the schedule is planned with
 
         if mechanism == "l2-laplace":
             assert epsilon is not None
-            steps = epochs * (-(-n // batch_size))
+            steps = epochs * (-(-m // batch_size))
             # ||grad loss|| <= ||x|| <= 1 for the log and hinge losses; clip < 1 bounds it more.
             bound_c = clip if 0.0 < clip < 1.0 else 1.0
             core_clip = clip if 0.0 < clip < 1.0 else 0.0
             radius = 1.0 / alpha
             if not private:
                 return _Plan(
-                    "none", sampling, math.inf, 0.0, core_clip, radius, 0,
-                    _not_private(sampling, steps, bound_c),
+                    "none", sampling, math.inf, 0.0, core_clip, radius, 0, 0.0,
+                    _not_private(sampling, steps, bound_c, size),
                 )  # fmt: skip
             eps_pass = epsilon / epochs if split == "total" else epsilon
             acc = PureDPAccountant(neighboring="replace_one")
@@ -377,31 +403,32 @@ class _DPSGDBase(LinearModelBase):
                 passes=epochs,
                 epsilon_split=split,
                 statement=statement,
+                size=size,
             )
-            return _Plan("l2-laplace", sampling, eps_pass, 0.0, core_clip, radius, 0, privacy)
+            return _Plan("l2-laplace", sampling, eps_pass, 0.0, core_clip, radius, 0, 0.0, privacy)
 
-        # Gaussian mechanism (Abadi et al. 2016, Algorithm 1).
-        steps = -(-(epochs * n) // batch_size)
+        # Gaussian mechanism (Abadi et al. 2016, Algorithm 1): T and q from the planned size.
+        steps = -(-(epochs * m) // batch_size)
+        q = min(1.0, batch_size / m)
+        rate = q if sampling == "poisson" else 0.0
         if not private:
             bound_c = clip if clip > 0.0 else math.inf
             return _Plan(
-                "none", sampling, math.inf, 0.0, clip, 0.0, steps,
-                _not_private(sampling, steps, bound_c),
+                "none", sampling, math.inf, 0.0, clip, 0.0, steps, rate,
+                _not_private(sampling, steps, bound_c, size),
             )  # fmt: skip
         if not clip > 0.0:
             raise ValueError(
                 "the gaussian mechanism needs clip > 0 (the per-example gradient bound is its "
                 "sensitivity); clip=0 is only allowed with epsilon=inf"
             )
-        if delta is None:
-            delta = 1.0 / n**2
-        q = batch_size / n
         # Noise multiplier of the accounted event = noise std / L2 sensitivity of the summed
         # clipped gradients: C under add/remove-one (Poisson), 2C under replace-one (fixed).
         ratio = 1.0 if sampling == "poisson" else 2.0
         if noise_multiplier is None:
+            assert train_eps is not None
             sigma_event = calibrate_sigma(
-                epsilon, delta, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=n
+                train_eps, delta, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m
             )
             sigma = sigma_event * ratio
         else:
@@ -416,7 +443,7 @@ class _DPSGDBase(LinearModelBase):
         acc = RDPAccountant(neighboring=NEIGHBORING[sampling]).compose(event, count=steps)
         statement = acc.statement(delta)
         privacy = DPSGDPrivacy(
-            epsilon=statement.epsilon,
+            epsilon=statement.epsilon + size.epsilon,
             delta=delta,
             mechanism="gaussian",
             accountant="rdp",
@@ -428,11 +455,12 @@ class _DPSGDBase(LinearModelBase):
             noise_multiplier=sigma,
             noise_scale=sigma * clip,
             statement=statement,
+            size=size,
         )
-        return _Plan("gaussian", sampling, math.inf, sigma, clip, 0.0, steps, privacy)
+        return _Plan("gaussian", sampling, math.inf, sigma, clip, 0.0, steps, rate, privacy)
 
 
-def _not_private(sampling: str, steps: int, clip: float) -> DPSGDPrivacy:
+def _not_private(sampling: str, steps: int, clip: float, size: DatasetSize) -> DPSGDPrivacy:
     return DPSGDPrivacy(
         epsilon=math.inf,
         delta=0.0,
@@ -443,6 +471,7 @@ def _not_private(sampling: str, steps: int, clip: float) -> DPSGDPrivacy:
         steps=steps,
         clip=clip,
         sensitivity=math.inf,
+        size=size,
     )
 
 
@@ -452,32 +481,50 @@ _COMMON_PARAMS = """
         ``privacy_`` then says "not private"). ``None`` only together with
         ``noise_multiplier``.
     delta : float or None, default=None
-        Gaussian mechanism: the target delta in (0, 1); ``None`` means ``1 / n_samples**2``
-        (``n`` is treated as public). The l2-laplace mechanism is pure DP: ``None`` or 0.
+        Gaussian mechanism: the target delta in (0, 1); ``None`` means
+        :data:`privlearn.accounting.DEFAULT_DELTA` (``1e-6``, the same for every privlearn
+        estimator and never a function of the private ``n``; choose a smaller delta for data
+        sets of more than about a million rows). The l2-laplace mechanism is pure DP: ``None``
+        or 0.
+    n_samples : int or None, default=None
+        The dataset size, declared PUBLIC. Under add/remove-one neighbours (Gaussian mechanism
+        with Poisson sampling) the size is private by default: 5% of ``epsilon``
+        (:data:`privlearn.accounting.SIZE_EPSILON_FRACTION`; 0.05 when the noise is given as
+        ``noise_multiplier``) buys an exact discrete-Laplace noisy count ``n~`` and the
+        schedule (``T = ceil(epochs n~ / batch_size)``, ``q = batch_size / n~``) is derived
+        from it; ``privacy_`` reports the total. Give ``n_samples`` when the size is already
+        public: nothing is spent on it, ``privacy_`` says "dataset size treated as public",
+        and data of another size is refused. Replace-one fits (l2-laplace, fixed batches)
+        share the size between neighbours by definition and use the exact ``n``.
     noise_multiplier : float or None, default=None
         Gaussian mechanism only: Abadi et al.'s ``sigma`` (noise std / ``clip``) instead of a
         target epsilon (give ``epsilon=None``); the epsilon it achieves at ``delta`` is
         reported in ``privacy_``.
     batch_size : int, default=10
-        ``b`` (disjoint / fixed batches) or the expected lot size ``L`` (Poisson: rate
-        ``q = batch_size / n``). Must be <= n_samples.
+        ``b`` (disjoint / fixed batches, <= n_samples) or the expected lot size ``L``
+        (Poisson: rate ``q = batch_size / n~``, at most 1).
     epochs : int, default=1
-        Passes over the data. Disjoint batches: ``epochs * ceil(n / b)`` steps; Poisson and
-        fixed batches: ``ceil(epochs * n / batch_size)`` steps.
+        Passes over the data. Disjoint batches: ``epochs * ceil(n / b)`` steps; Poisson
+        ``ceil(epochs * n~ / batch_size)`` and fixed batches ``ceil(epochs * n / batch_size)``.
     alpha : float, default=1e-4
-        L2 regularisation ``lambda`` of the objective.
+        L2 regularisation ``lambda`` of the objective: 0 (Gaussian only) or in
+        ``[1e-12, 1e6]`` (outside it the arithmetic of the updates overflows).
     learning_rate : {"inv_sqrt", "inv_lambda_t", "constant"}, default="inv_sqrt"
         ``eta0 / sqrt(t)``, ``1 / (alpha t)`` or ``eta0`` at step ``t = 1, 2, ...``.
     eta0 : float, default=1.0
-        Base learning rate."""
+        Base learning rate, in ``[1e-12, 1e6]``."""
 
 _TAIL_PARAMS = """
     fit_intercept : bool, default=False
         Append a constant column of value ``intercept_scaling`` and learn its weight ``w_b``
         like any other (it is regularised); ``intercept_ = intercept_scaling * w_b``.
+    diagnostics : bool, default=False
+        Also compute NON-PRIVATE training diagnostics (the objective along the run, read on the
+        raw data) into ``diagnostics_``. Off by default: a default fit streams X only as the
+        algorithm needs and keeps nothing its guarantee does not cover.
     record_every : int or None, default=None
-        Record the iterate every ``record_every`` steps (and at the end) for
-        ``objective_path_``; ``None`` gives about 150 points.
+        With ``diagnostics=True``: record the iterate every ``record_every`` steps (and at the
+        end); ``None`` gives about 150 points. Ignored otherwise.
     n_threads : int or None, default=None
         Threads of the core's batch gradient (results do not depend on it).
     seed : int or None, default=None
@@ -491,17 +538,15 @@ _TAIL_PARAMS = """
 _ATTRIBUTES = """
     n_features_in_ : int
     privacy_ : DPSGDPrivacy
-        The privacy the fit spent: epsilon, delta, mechanism, noise, sensitivity and the
-        accountant's statement (``str(privacy_)`` is readable).
-    objective_path_ : ndarray of shape (n_recorded,)
-        ``(alpha/2)||w||^2 + mean_i loss`` at the recorded iterates, computed on the training
-        rows the trainer saw (after ``clip_rows`` and the intercept column). A NON-PRIVATE
-        diagnostic: it reads the data without noise, so it must not be released as part of a
-        private model.
-    objective_steps_ : ndarray of shape (n_recorded,)
-        Steps done at each recorded iterate.
+        The privacy the fit spent: epsilon, delta, mechanism, noise, sensitivity, how the
+        dataset size entered the run, and the accountant's statement (``str(privacy_)`` is
+        readable). It covers ``coef_``, ``intercept_`` and ``n_steps_``.
     n_steps_ : int
-        Steps run."""
+        Steps run (a function of the public or noisy size only).
+    diagnostics_ : TrainingDiagnostics
+        Only with ``diagnostics=True``: ``objective_path`` (``(alpha/2)||w||^2 + mean_i loss``
+        at the recorded iterates, on the rows the trainer saw) and ``objective_steps``. NOT
+        PRIVATE: computed on the raw data; never release it with the model."""
 
 
 class DPSGDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSGDBase):
@@ -591,6 +636,7 @@ class DPSGDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         loss: str = "log_loss",
         epsilon: float | None = 1.0,
         delta: float | None = None,
+        n_samples: int | None = None,
         noise_multiplier: float | None = None,
         epsilon_split: str = "total",
         batch_size: int = 10,
@@ -603,6 +649,7 @@ class DPSGDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         clip_rows: bool = False,
         fit_intercept: bool = False,
         intercept_scaling: float | None = None,
+        diagnostics: bool = False,
         record_every: int | None = None,
         n_threads: int | None = None,
         seed: int | None = None,
@@ -612,6 +659,7 @@ class DPSGDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         self.loss = loss
         self.epsilon = epsilon
         self.delta = delta
+        self.n_samples = n_samples
         self.noise_multiplier = noise_multiplier
         self.epsilon_split = epsilon_split
         self.batch_size = batch_size
@@ -624,6 +672,7 @@ class DPSGDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         self.clip_rows = clip_rows
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
+        self.diagnostics = diagnostics
         self.record_every = record_every
         self.n_threads = n_threads
         self.seed = seed
@@ -694,6 +743,7 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
         *,
         epsilon: float | None = 1.0,
         delta: float | None = None,
+        n_samples: int | None = None,
         noise_multiplier: float | None = None,
         batch_size: int = 10,
         epochs: int = 1,
@@ -704,6 +754,7 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
         sampling: str | None = None,
         fit_intercept: bool = False,
         intercept_scaling: float | None = None,
+        diagnostics: bool = False,
         record_every: int | None = None,
         n_threads: int | None = None,
         seed: int | None = None,
@@ -711,6 +762,7 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
     ) -> None:
         self.epsilon = epsilon
         self.delta = delta
+        self.n_samples = n_samples
         self.noise_multiplier = noise_multiplier
         self.batch_size = batch_size
         self.epochs = epochs
@@ -721,6 +773,7 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
         self.sampling = sampling
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
+        self.diagnostics = diagnostics
         self.record_every = record_every
         self.n_threads = n_threads
         self.seed = seed

@@ -74,7 +74,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
-from privlearn._checks import as_index, as_real
+from privlearn._checks import as_index
 from privlearn._linear_common import SCD_VARIANTS, SCDRun
 from privlearn.accounting import (
     Event,
@@ -85,24 +85,31 @@ from privlearn.accounting import (
     SampledWithoutReplacement,
     calibrate_sigma,
 )
+from privlearn.accounting.size import DatasetSize, public_size
 from privlearn.linear._common import (
     ACCOUNTED_AS,
     BACKENDS,
     NEIGHBORING,
     PATH_POINTS,
+    SIGMA_RANGE,
     BinaryLinearClassifierMixin,
     LinearModelBase,
     LinearRegressorMixin,
-    _append_column,
+    TrainingDiagnostics,
+    _alpha,
     _binary_labels,
+    _bounded,
     _check_fit_data,
     _check_row_norms,
     _choice,
+    _clip,
+    _delta,
     _epsilon,
-    _finite_positive,
+    _finite_coef,
     _flag,
-    _project_rows,
+    _plan_size,
     _seed,
+    _training_rows,
 )
 from privlearn.random import Stream
 
@@ -157,8 +164,12 @@ class DPSCDPrivacy:
         Standard deviation of the Gaussian noise added to every released coordinate,
         ``sigma * S_f`` (0 for a non-private fit).
     statement : PrivacyStatement or None
-        The RDP accountant's statement (composed events, best order, neighbouring relation);
-        None if not private.
+        The RDP accountant's statement of the training part (composed events, best order,
+        neighbouring relation); None if not private.
+    size : DatasetSize or None
+        How the data-set size entered the run: declared public (``n_samples=``), fixed by a
+        replace-one relation, not used (primal), or an exact discrete-Laplace noisy count whose
+        epsilon (``size.epsilon``) is part of ``epsilon`` (basic composition).
     """
 
     epsilon: float
@@ -175,6 +186,7 @@ class DPSCDPrivacy:
     sigma: float | None = None
     noise_std: float = 0.0
     statement: PrivacyStatement | None = None
+    size: DatasetSize | None = None
 
     @property
     def private(self) -> bool:
@@ -196,6 +208,17 @@ class DPSCDPrivacy:
             f"  {self.steps} steps, {_SAMPLING_TEXT.get(self.sampling, self.sampling)}, "
             f"q = {self.sampling_rate:.6g}",
         ]
+        if self.size is not None:
+            lines.append(f"  {self.size.describe()}")
+            if self.size.epsilon > 0.0:
+                lines.append(
+                    f"  total = count {self.size.epsilon:.6g} + training "
+                    f"{self.epsilon - self.size.epsilon:.6g} (basic composition)"
+                )
+        lines.append(
+            f"  neighbouring relation: {self.neighboring}; public inputs: the number of "
+            "features, the hyperparameters and the seed; released: coef_, intercept_, n_steps_"
+        )
         if self.statement is not None:
             lines += ["  " + line for line in str(self.statement).splitlines()]
         return "\n".join(lines)
@@ -203,15 +226,19 @@ class DPSCDPrivacy:
 
 @dataclass(frozen=True)
 class _Plan:
-    """The trainer's noise and scaling, resolved from the parameters and the data."""
+    """The trainer's schedule, noise and scaling, resolved from the parameters and the data
+    size the run is planned with (public, replace-one, or a noisy count)."""
 
     clip: float  # given to scd_train (0 = no scaling)
     noise_std: float
+    steps: int  # T
+    rate: float  # Poisson rate given to scd_train (0 = L / N)
+    n_scale: float  # the N of lambda N given to scd_train (0 = the exact N)
     privacy: DPSCDPrivacy
 
 
 def _not_private(
-    variant: str, sampling: str, rate: float, steps: int, batch_size: int
+    variant: str, sampling: str, rate: float, steps: int, batch_size: int, size: DatasetSize
 ) -> DPSCDPrivacy:
     return DPSCDPrivacy(
         epsilon=math.inf,
@@ -225,6 +252,7 @@ def _not_private(
         batch_size=batch_size,
         clip=0.0,
         sensitivity=math.inf,
+        size=size,
     )
 
 
@@ -244,37 +272,29 @@ class _DPSCDBase(LinearModelBase):
         seed = _seed(self.seed)
         fit_intercept = _flag(self.fit_intercept, "fit_intercept")
         clip_rows = _flag(self.clip_rows, "clip_rows")
-        alpha = as_real(self.alpha, "alpha", numbers_only=True)
-        if not (math.isfinite(alpha) and alpha > 0.0):
-            raise ValueError(
-                f"alpha (lambda) must be a finite number > 0 (the dual problem (3) and "
-                f"theta = v / (lambda N) need it), got {alpha}"
-            )
+        diagnostics = _flag(self.diagnostics, "diagnostics")
+        # lambda > 0: the dual problem (3) and theta = v / (lambda N) need it.
+        alpha = _alpha(self.alpha, positive=True)
         if variant == "primal" and loss == "hinge":
             raise ValueError(
                 "variant='primal' supports the squared and logistic losses only (its "
                 "coordinate step needs a differentiable loss); use variant='dual' for the hinge"
             )
         m = d + 1 if fit_intercept else d
-        batch_size = as_index(self.batch_size, "batch_size", lower=1, upper=1 << 62)
-        if variant == "primal":
-            if batch_size > m:
-                raise ValueError(
-                    f"batch_size ({batch_size}) must be <= the number of coordinates = {m} for "
-                    "variant='primal' (L coordinates are updated per step)"
-                )
-        elif variant != "scd" and batch_size > n:
-            raise ValueError(f"batch_size ({batch_size}) must be <= n_samples = {n}")
-        epochs = as_index(self.epochs, "epochs", lower=1, upper=1 << 31)
-        clip = as_real(self.clip, "clip", numbers_only=True)
-        if not (math.isfinite(clip) and clip >= 0.0):
-            raise ValueError(f"clip must be a finite number >= 0, got {clip}")
+        batch_size = as_index(self.batch_size, "batch_size", lower=1, upper=1 << 40)
+        if variant == "primal" and batch_size > m:
+            raise ValueError(
+                f"batch_size ({batch_size}) must be <= the number of coordinates = {m} for "
+                "variant='primal' (L coordinates are updated per step)"
+            )
+        epochs = as_index(self.epochs, "epochs", lower=1, upper=1 << 20)
+        clip = _clip(self.clip)
         record_every = None
         if self.record_every is not None:
             record_every = as_index(self.record_every, "record_every", lower=1, upper=1 << 62)
         scaling = 0.0
         if fit_intercept:
-            scaling = _finite_positive(self.intercept_scaling, "intercept_scaling")
+            scaling = _bounded(self.intercept_scaling, "intercept_scaling", (1e-6, 1.0))
             if not scaling < 1.0:
                 raise ValueError(
                     "with fit_intercept=True the augmented rows [x_i, intercept_scaling] must "
@@ -282,16 +302,12 @@ class _DPSCDBase(LinearModelBase):
                 )
         # scd takes one example per step (T = epochs N); the batch size plays no role there.
         trainer_batch = 1 if variant == "scd" else batch_size
-        units = m if variant == "primal" else n
-        steps = epochs * n if variant == "scd" else -(-(epochs * units) // trainer_batch)
-        plan = self._plan(variant, sampling, n, trainer_batch, steps, clip)
+        plan = self._plan(variant, sampling, n, m, trainer_batch, epochs, clip, seed)
 
         # Rows the trainer sees: optional projection, then the constant intercept column; the
         # augmented rows have norm <= 1 (Lemma 1's normalised data).
         bound = math.sqrt(1.0 - scaling**2) if fit_intercept else 1.0
-        if clip_rows:
-            X = _project_rows(X, bound)
-        else:
+        if not clip_rows:
             _check_row_norms(
                 X,
                 bound,
@@ -299,11 +315,12 @@ class _DPSCDBase(LinearModelBase):
                 "DP-SCD (Damaskinos et al. 2021, Lemma 1) needs normalised rows, ||x_i|| <= 1, "
                 "so that a scaled update moves v by at most C",
             )
-        if fit_intercept:
-            X = _append_column(X, scaling)
+        X = _training_rows(X, bound if clip_rows else None, scaling if fit_intercept else None)
 
-        if record_every is None:
-            record_every = max(1, steps // PATH_POINTS)
+        if not diagnostics:
+            record_every = 0
+        elif record_every is None:
+            record_every = max(1, plan.steps // PATH_POINTS)
         if backend == "core":
             from privlearn.linear.scd import scd_train
         else:
@@ -319,6 +336,9 @@ class _DPSCDBase(LinearModelBase):
             alpha=alpha,
             batch_size=trainer_batch,
             epochs=epochs,
+            steps=plan.steps,
+            rate=plan.rate,
+            n_scale=plan.n_scale,
             clip=plan.clip,
             noise_std=plan.noise_std,
             record_every=record_every,
@@ -327,18 +347,32 @@ class _DPSCDBase(LinearModelBase):
             raise RuntimeError(
                 f"the trainer ran {run.n_steps} steps but {plan.privacy.steps} were accounted"
             )
-        theta = np.asarray(run.coef, dtype=np.float64)
+        theta = _finite_coef(run.coef, plan.privacy.private)
         self._set_coef(theta[:d], float(theta[d] * scaling) if fit_intercept else 0.0)
-        self.dual_coef_ = np.asarray(run.dual_coef, dtype=np.float64)
         self.n_features_in_ = d
         self.privacy_ = plan.privacy
-        self.objective_path_ = np.asarray(run.primal_path, dtype=np.float64)
-        self.duality_gap_path_ = self.objective_path_ - np.asarray(run.dual_path)
-        self.objective_steps_ = np.asarray(run.path_steps, dtype=np.int64)
         self.n_steps_ = int(run.n_steps)
+        if diagnostics:
+            objective = np.asarray(run.primal_path, dtype=np.float64)
+            self.diagnostics_ = TrainingDiagnostics(
+                objective_path=objective,
+                objective_steps=np.asarray(run.path_steps, dtype=np.int64),
+                duality_gap_path=objective - np.asarray(run.dual_path),
+                dual_coef=np.asarray(run.dual_coef, dtype=np.float64),
+            )
+        elif hasattr(self, "diagnostics_"):
+            del self.diagnostics_
 
     def _plan(
-        self, variant: str, sampling: str, n: int, batch_size: int, steps: int, clip: float
+        self,
+        variant: str,
+        sampling: str,
+        n: int,
+        m: int,
+        batch_size: int,
+        epochs: int,
+        clip: float,
+        seed: int | None,
     ) -> _Plan:
         epsilon = None if self.epsilon is None else _epsilon(self.epsilon)
         noise_multiplier = self.noise_multiplier
@@ -348,15 +382,12 @@ class _DPSCDBase(LinearModelBase):
                     "give either epsilon (the noise is calibrated to it) or noise_multiplier "
                     "(epsilon is then reported in privacy_), not both: set epsilon=None"
                 )
-            noise_multiplier = _finite_positive(noise_multiplier, "noise_multiplier")
+            noise_multiplier = _bounded(noise_multiplier, "noise_multiplier", SIGMA_RANGE)
         elif epsilon is None:
             raise ValueError("epsilon is None: give epsilon or noise_multiplier")
         private = noise_multiplier is not None or math.isfinite(epsilon)  # type: ignore[arg-type]
-        delta = self.delta
-        if delta is not None:
-            delta = as_real(delta, "delta", numbers_only=True)
-            if not 0.0 < delta < 1.0:
-                raise ValueError(f"delta must lie in (0, 1), got {delta}")
+        delta = _delta(self.delta)
+        L = batch_size
 
         if variant == "scd":
             if private:
@@ -365,36 +396,60 @@ class _DPSCDBase(LinearModelBase):
                     "steps): it needs epsilon=inf; use variant='dual' (Algorithm 1) for a "
                     "private fit"
                 )
-            plain = _not_private(variant, "permutation", 1.0 / n, steps, batch_size)
-            return _Plan(0.0, 0.0, plain)
-        if not private:
-            if variant == "primal":
-                plain = _not_private(variant, "all", 1.0, steps, batch_size)
-            else:
-                plain = _not_private(variant, sampling, batch_size / n, steps, batch_size)
-            return _Plan(0.0, 0.0, plain)
-        if not clip > 0.0:
-            raise ValueError(
-                "a private DP-SCD fit needs clip > 0: every update is scaled to |zeta| <= clip "
-                "(Algorithm 1, Step 8), which bounds the sensitivity (Lemma 1)"
-            )
-        if variant == "seq" and sampling == "poisson":
+            size, _ = _plan_size(n, self.n_samples, epsilon, add_remove=False, seed=seed, floor=1)
+            steps = epochs * n
+            plain = _not_private(variant, "permutation", 1.0 / n, steps, L, size)
+            return _Plan(0.0, 0.0, steps, 0.0, 0.0, plain)
+        if private and variant == "seq" and sampling == "poisson":
             raise ValueError(
                 "variant='seq' with sampling='poisson' cannot be made private: the sequential "
                 "updates give sensitivity 2 C sqrt(B (B + 1)) for a batch of B rows, and a "
                 "Poisson batch has no size bound; use sampling='fixed' (batches of exactly "
                 "batch_size rows, replace-one neighbours)"
             )
-        if delta is None:
-            delta = 1.0 / n**2
-        L = batch_size
+        if private and not clip > 0.0:
+            raise ValueError(
+                "a private DP-SCD fit needs clip > 0: every update is scaled to |zeta| <= clip "
+                "(Algorithm 1, Step 8), which bounds the sensitivity (Lemma 1)"
+            )
+        # The size the schedule is planned with. Poisson batches are accounted under
+        # add/remove-one neighbours, where n is private: T, q and lambda N come from the public
+        # or noisy size. Fixed batches are replace-one (the relation fixes n). The primal
+        # variant's schedule (T = ceil(epochs M / L), q = 1) does not involve n at all.
+        if variant == "primal":
+            public_size(self.n_samples, n)
+            size = DatasetSize(n, "unused")
+            train_eps = epsilon
+        else:
+            size, train_eps = _plan_size(
+                n,
+                self.n_samples,
+                epsilon,
+                add_remove=private and sampling == "poisson",
+                seed=seed,
+                floor=L,
+            )
+            if size.public and L > n:
+                raise ValueError(f"batch_size ({L}) must be <= n_samples = {n}")
+        units = m if variant == "primal" else size.value
+        steps = -(-(epochs * units) // L)
+        q = 1.0 if variant == "primal" else min(1.0, L / size.value)
+        rate = q if variant != "primal" and sampling == "poisson" else 0.0
+        n_scale = float(size.value) if size.source == "noisy_count" else 0.0
+        if not private:
+            what = "all" if variant == "primal" else sampling
+            plain = _not_private(variant, what, q, steps, L, size)
+            return _Plan(0.0, 0.0, steps, rate, n_scale, plain)
+
         event: Event
         if variant == "primal":
-            # Section 3.2: every step reads every example (q = 1); Lemma 4.
-            q, sampled_as, neighboring, what = 1.0, "poisson", "replace_one", "all"
+            # Section 3.2: every step reads every example (q = 1); Lemma 4. Every update is
+            # scaled to |delta| <= C whatever the data, so the bound holds between any two data
+            # sets: add/remove-one (stated) and replace-one alike.
+            sampled_as, neighboring, what = "poisson", "add_remove", "all"
             sensitivity = 2.0 * clip * math.sqrt(L * (L + 1.0))
         else:
-            q, sampled_as = L / n, ACCOUNTED_AS[sampling]
+            sampled_as = ACCOUNTED_AS[sampling]
             neighboring, what = NEIGHBORING[sampling], sampling
             if variant == "seq":  # SeqDP-SCD, fixed batches (replace-one)
                 sensitivity = 2.0 * clip * math.sqrt(L * (L + 1.0))
@@ -403,8 +458,10 @@ class _DPSCDBase(LinearModelBase):
             else:  # replace-one: zeta_j and v both move by up to 2C
                 sensitivity = 2.0 * math.sqrt(2.0) * clip
         if noise_multiplier is None:
-            assert epsilon is not None
-            sigma = calibrate_sigma(epsilon, delta, q=q, steps=steps, sampling=sampled_as, n=n)
+            assert train_eps is not None
+            sigma = calibrate_sigma(
+                train_eps, delta, q=q, steps=steps, sampling=sampled_as, n=size.value
+            )
         else:
             sigma = noise_multiplier
         if variant == "primal":
@@ -418,7 +475,7 @@ class _DPSCDBase(LinearModelBase):
         accountant = RDPAccountant(neighboring=neighboring).compose(event, count=steps)
         statement = accountant.statement(delta)
         privacy = DPSCDPrivacy(
-            epsilon=statement.epsilon,
+            epsilon=statement.epsilon + size.epsilon,
             delta=delta,
             variant=variant,
             accountant="rdp",
@@ -432,8 +489,9 @@ class _DPSCDBase(LinearModelBase):
             sigma=sigma,
             noise_std=sigma * sensitivity,
             statement=statement,
+            size=size,
         )
-        return _Plan(clip, sigma * sensitivity, privacy)
+        return _Plan(clip, sigma * sensitivity, steps, rate, n_scale, privacy)
 
 
 _COMMON_PARAMS = """
@@ -442,10 +500,20 @@ _COMMON_PARAMS = """
         :func:`privlearn.accounting.calibrate_sigma`. ``float("inf")`` runs the same variant
         without noise and without scaling (``clip`` is ignored; ``privacy_`` says "not
         private"). ``None`` only together with ``noise_multiplier``.
-    delta : float or None, default=1e-3
-        Target delta in (0, 1) (the paper's experiments use 1e-3; choose ``delta`` well below
-        ``1 / n_samples`` for a meaningful guarantee). ``None`` means ``1 / n_samples**2``
-        (``n`` is treated as public).
+    delta : float or None, default=None
+        Target delta in (0, 1). ``None`` means :data:`privlearn.accounting.DEFAULT_DELTA`
+        (``1e-6``, the same for every privlearn estimator and never a function of the private
+        ``n``; the paper's experiments use 1e-3). Choose ``delta`` well below ``1 / n``.
+    n_samples : int or None, default=None
+        The dataset size, declared PUBLIC. Under add/remove-one neighbours (``"dual"`` with
+        Poisson batches) the size is private by default: 5% of ``epsilon``
+        (:data:`privlearn.accounting.SIZE_EPSILON_FRACTION`; 0.05 when the noise is given as
+        ``noise_multiplier``) buys an exact discrete-Laplace noisy count ``N~``, and
+        ``T = ceil(epochs N~ / L)``, ``q = L / N~`` and ``lambda N~`` (in every update and in
+        ``theta = v / (lambda N~)``) are derived from it; ``privacy_`` reports the total. Give
+        ``n_samples`` when the size is public: nothing is spent, the statement says so, and
+        data of another size is refused. Fixed batches (replace-one) share the size between
+        neighbours by definition; the primal variant's schedule does not involve it.
     noise_multiplier : float or None, default=None
         The paper's ``sigma`` (noise std / sensitivity ``S_f``) instead of a target epsilon
         (give ``epsilon=None``); the epsilon it achieves at ``delta`` is reported in
@@ -486,9 +554,13 @@ _COMMON_PARAMS = """
         intercept (``intercept_ = 0``), as in the paper.
     intercept_scaling : float, default=0.5
         Value of the intercept column, in (0, 1).
+    diagnostics : bool, default=False
+        Also compute the NON-PRIVATE training diagnostics (objective and duality gap along the
+        run, the dual variables) into ``diagnostics_``. Off by default: the fitted estimator
+        then holds only what ``privacy_`` covers.
     record_every : int or None, default=None
-        Record the diagnostics every ``record_every`` steps (and at the end); ``None`` gives
-        about 150 points.
+        With ``diagnostics=True``: record them every ``record_every`` steps (and at the end);
+        ``None`` gives about 150 points. Ignored otherwise.
     n_threads : int or None, default=None
         Threads of the core's batch update (``"dual"``); results do not depend on it.
     seed : int or None, default=None
@@ -500,28 +572,21 @@ _COMMON_PARAMS = """
         The C++ core or its numpy twin (identical results up to rounding)."""
 
 _ATTRIBUTES = """
-    dual_coef_ : ndarray of shape (n_samples,)
-        The dual variables ``alpha`` (empty for ``variant="primal"``). One value per training
-        example, noised only when its example is in the batch: NOT covered by ``privacy_``
-        (it reveals the batches); a training diagnostic, do not release it.
     n_features_in_ : int
     privacy_ : DPSCDPrivacy
-        The privacy the fit spent: epsilon, delta, ``sigma``, ``q``, ``T``, sensitivity, noise
-        and the accountant's statement (``str(privacy_)`` is readable). It covers ``coef_`` /
-        ``intercept_`` (the released models ``theta_t``).
-    objective_path_ : ndarray of shape (n_recorded,)
-        ``P(theta)`` of the released model at the recorded steps, on the rows the trainer saw
-        (after ``clip_rows`` and the intercept column). A NON-PRIVATE diagnostic: it reads the
-        data without noise, so it must not be released as part of a private model.
-    duality_gap_path_ : ndarray of shape (n_recorded,)
-        ``P(theta) - D(alpha)`` at the same steps (NaN for ``variant="primal"``, which has no
-        dual variables; ``inf`` where noise pushed ``alpha`` outside the dual domain of the
-        hinge or logistic loss). With noise ``v != X^T alpha``, but the gap stays >= 0 by weak
-        duality. NON-PRIVATE diagnostic, like ``objective_path_``.
-    objective_steps_ : ndarray of shape (n_recorded,)
-        Steps done at each recorded point.
+        The privacy the fit spent: epsilon, delta, ``sigma``, ``q``, ``T``, sensitivity, noise,
+        how the dataset size entered the run, and the accountant's statement
+        (``str(privacy_)`` is readable). It covers ``coef_`` / ``intercept_`` (the released
+        models ``theta_t``) and ``n_steps_``.
     n_steps_ : int
-        Steps run (``T``)."""
+        Steps run (``T``; a function of the public or noisy size only).
+    diagnostics_ : TrainingDiagnostics
+        Only with ``diagnostics=True``: ``objective_path`` (``P(theta)`` of the released model
+        at the recorded steps, on the rows the trainer saw), ``duality_gap_path``
+        (``P(theta) - D(alpha)``; NaN for the primal variant, ``inf`` where noise pushed
+        ``alpha`` outside the dual domain), ``objective_steps`` and ``dual_coef`` (``alpha``,
+        one value per training example: it would reveal the batches). NOT PRIVATE: never
+        release it with the model."""
 
 _NOTES = """
     Notes
@@ -534,8 +599,8 @@ _NOTES = """
     subsampling, sampling without replacement, or no subsampling (primal) -- Theorem 1 with
     the moments accountant of Abadi et al. (2016) replaced by the exact RDP of the sampled
     Gaussian and the tight RDP -> (epsilon, delta) conversion. The guarantee covers the
-    released model ``coef_`` (``theta = v / (lambda N)``, Algorithm 1 line 16), not
-    ``dual_coef_`` nor the objective diagnostics."""
+    released model ``coef_`` (``theta = v / (lambda N)``, Algorithm 1 line 16), not the
+    dual variables nor the objective diagnostics (``diagnostics_``)."""
 
 
 class DPSCDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSCDBase):
@@ -583,7 +648,8 @@ class DPSCDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSCDBase):
         *,
         loss: str = "log_loss",
         epsilon: float | None = 1.0,
-        delta: float | None = 1e-3,
+        delta: float | None = None,
+        n_samples: int | None = None,
         noise_multiplier: float | None = None,
         variant: str = "dual",
         sampling: str = "poisson",
@@ -594,6 +660,7 @@ class DPSCDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSCDBase):
         clip_rows: bool = False,
         fit_intercept: bool = False,
         intercept_scaling: float = 0.5,
+        diagnostics: bool = False,
         record_every: int | None = None,
         n_threads: int | None = None,
         seed: int | None = None,
@@ -602,6 +669,7 @@ class DPSCDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSCDBase):
         self.loss = loss
         self.epsilon = epsilon
         self.delta = delta
+        self.n_samples = n_samples
         self.noise_multiplier = noise_multiplier
         self.variant = variant
         self.sampling = sampling
@@ -612,6 +680,7 @@ class DPSCDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSCDBase):
         self.clip_rows = clip_rows
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
+        self.diagnostics = diagnostics
         self.record_every = record_every
         self.n_threads = n_threads
         self.seed = seed
@@ -669,7 +738,8 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         self,
         *,
         epsilon: float | None = 1.0,
-        delta: float | None = 1e-3,
+        delta: float | None = None,
+        n_samples: int | None = None,
         noise_multiplier: float | None = None,
         variant: str = "dual",
         sampling: str = "poisson",
@@ -680,6 +750,7 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         clip_rows: bool = False,
         fit_intercept: bool = False,
         intercept_scaling: float = 0.5,
+        diagnostics: bool = False,
         record_every: int | None = None,
         n_threads: int | None = None,
         seed: int | None = None,
@@ -687,6 +758,7 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
     ) -> None:
         self.epsilon = epsilon
         self.delta = delta
+        self.n_samples = n_samples
         self.noise_multiplier = noise_multiplier
         self.variant = variant
         self.sampling = sampling
@@ -697,6 +769,7 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         self.clip_rows = clip_rows
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
+        self.diagnostics = diagnostics
         self.record_every = record_every
         self.n_threads = n_threads
         self.seed = seed
