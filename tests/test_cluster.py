@@ -279,11 +279,15 @@ def test_audit_proxy_counts() -> None:
 def test_no_privacy_close_to_sklearn(seed: int) -> None:
     X, _ = _mixture(3000, 5, 10, 6.0, seed=seed)
     oracle = KMeans(5, n_init=10, random_state=0).fit(X).inertia_
-    model = DPKMeans(5, math.inf, radius=8.0, clip=True, seed=seed).fit(X)
+    model = DPKMeans(5, math.inf, radius=8.0, clip=True, seed=seed, diagnostics=True).fit(X)
     assert model.score(X) <= 1.5 * oracle
     assert model.privacy_.epsilon == math.inf
     assert model.n_candidates_ >= 5
-    np.testing.assert_array_equal(model.predict(X), model.labels_)
+    # training labels and cost only as the opt-in (non-private) diagnostics
+    assert not hasattr(model, "labels_") and not hasattr(model, "inertia_")
+    np.testing.assert_array_equal(model.predict(X), model.diagnostics_.labels)
+    assert model.diagnostics_.inertia == pytest.approx(model.score(X), rel=1e-9)
+    np.testing.assert_array_equal(model.fit_predict(X), model.diagnostics_.labels)
 
 
 def test_private_fit_is_useful_and_reproducible() -> None:
@@ -326,7 +330,8 @@ def test_balcan_no_privacy_reasonable() -> None:
     "kwargs,X,match",
     [
         ({"n_clusters": 0}, None, "n_clusters"),
-        ({"n_clusters": 11}, None, "n_clusters"),
+        ({"n_clusters": 11, "n_samples": 10}, None, "n_clusters"),  # k > a public size
+        ({"n_clusters": 11, "epsilon": math.inf}, None, "n_clusters"),
         ({"radius": 0.0}, None, "radius"),
         ({"radius": -1.0}, None, "radius"),
         ({"epsilon": 0.0}, None, "epsilon"),
@@ -351,10 +356,10 @@ def test_bad_input(kwargs: dict, X: np.ndarray | None, match: str) -> None:
 
 def test_clip_and_leak_warning() -> None:
     X = np.ones((20, 2))
-    model = DPKMeans(2, 1.0, radius=0.5, clip=True, seed=0).fit(X)
+    model = DPKMeans(2, 1.0, radius=0.5, clip=True, seed=0, n_samples=20).fit(X)
     assert model.cluster_centers_.shape == (2, 2)
     with pytest.warns(PrivacyLeakWarning):
-        DPKMeans(2, 1.0, seed=0).fit(X)
+        DPKMeans(2, 1.0, seed=0, n_samples=20).fit(X)
     with pytest.raises(TypeError):
         DPKMeans(2.5, 1.0, radius=2.0).fit(X)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -14,13 +15,15 @@ from scipy import optimize
 from scipy.spatial import cKDTree
 
 from privlearn._checks import as_index
-from privlearn.accounting import PrivacyLedger
+from privlearn.accounting import PrivacyLedger, PrivacyStatement
 from privlearn.exceptions import PrivacyLeakWarning
 from privlearn.mechanisms import discrete_laplace, gaussian
 from privlearn.mechanisms.gaussian import analytic_gaussian_epsilon, gaussian_privacy
 from privlearn.random import Stream
 
 __all__ = [
+    "KMeansDiagnostics",
+    "KMeansPrivacyStatement",
     "SeedSource",
     "assign",
     "check_data",
@@ -35,6 +38,61 @@ STREAM_JL = 0x6B6D65616E730001  # "kmeans" | 1
 STREAM_PICKS = 0x6B6D65616E730002
 STREAM_SEEDS = 0x6B6D65616E730003
 STREAM_INIT = 0x6B6D65616E730004
+STREAM_SIZE = 0x6B6D65616E730005  # the noisy row count (kept apart: other noise unchanged)
+
+
+@dataclass(frozen=True)
+class KMeansPrivacyStatement(PrivacyStatement):
+    """A :class:`~privlearn.accounting.PrivacyStatement` that also names how the data-set size
+    was treated and every public input the guarantee takes as given.
+
+    Attributes
+    ----------
+    dataset_size : str
+        :meth:`privlearn.accounting.DatasetSize.describe` of the size the schedule used (a
+        declared public size, a noisy count and its epsilon, or "not used").
+    public_inputs : tuple of str
+        The quantities the guarantee treats as public (``name=value``): they are not
+        protected, and the guarantee holds only if they were not chosen by looking at the
+        private data.
+    """
+
+    dataset_size: str = ""
+    public_inputs: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        lines = [super().__str__()]
+        if self.dataset_size:
+            lines.append(f"dataset size: {self.dataset_size}")
+        if self.public_inputs:
+            lines.append("public inputs: " + ", ".join(self.public_inputs))
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class KMeansDiagnostics:
+    """Diagnostics of one :class:`~privlearn.cluster.DPKMeans` fit. **NOT PRIVATE.**
+
+    Every field is computed on the raw training data and is *not* covered by the fit's
+    privacy statement: pickling, logging or publishing this object releases it. It is only
+    created with ``DPKMeans(diagnostics=True)``, for experiments on non-sensitive data.
+
+    Attributes
+    ----------
+    n_samples : int
+        The exact number of training rows.
+    labels : numpy.ndarray of int64, shape (n_samples,)
+        Nearest released centre of every training row.
+    inertia : float
+        k-means cost of the training data at the released centres.
+    maxcover : MaxCoverResult or None
+        The greedy's picks together with their exact covers and grid sizes (max cover only).
+    """
+
+    n_samples: int
+    labels: np.ndarray
+    inertia: float
+    maxcover: Any = None
 
 
 class SeedSource:
@@ -53,6 +111,10 @@ class SeedSource:
 
     def substream(self, stream: int) -> Stream:
         return self.stream.substream(stream)  # type: ignore[return-value]
+
+    def seed_for(self, stream: int) -> int:
+        """A 63-bit seed from its own stream (independent of the ``__call__`` sequence)."""
+        return int(self.substream(stream).raws(0, 1)[0] >> np.uint64(1))
 
 
 def check_data(X: Any, name: str = "X") -> np.ndarray:

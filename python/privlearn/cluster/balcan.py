@@ -32,15 +32,36 @@ import math
 
 import numpy as np
 
+from privlearn._checks import as_index
 from privlearn.accounting import PrivacyLedger
 from privlearn.cluster._common import STREAM_INIT, SeedSource, assign, noisy_average
 from privlearn.mechanisms import discrete_laplace, exponential
 
-__all__ = ["BALCAN_SPLIT", "balcan_candidates", "balcan_local_search"]
+__all__ = ["BALCAN_SPLIT", "balcan_candidates", "balcan_local_search", "default_levels"]
 
 #: Published ratios (candidates, local search, recovery, Lloyd), normalised to sum to 1.
 BALCAN_SPLIT = {"candidates": 8 / 13, "local_search": 1 / 13, "recovery": 2 / 13, "lloyd": 2 / 13}
 _MAX_CANDIDATES = 256
+
+
+def default_levels(n_size: int, p: int) -> int:
+    """Levels of the hierarchical grids: ``max(2, min(8, ceil(log2(n_size) / p) + 2))``.
+
+    Balcan et al. (2017) refine the grid until a cell holds about one point on average, i.e.
+    ``log2(n) / p`` halvings in ``p`` dimensions; we add two coarse levels and cap at 8.
+
+    Parameters
+    ----------
+    n_size : int
+        The planning size: a declared public size or a noisy count
+        (:func:`privlearn.accounting.resolve_size`), never the exact private ``n`` under
+        add/remove-one neighbours (the number of levels shapes what is released).
+    p : int
+        Dimension of the projected data (public).
+    """
+    n_size = as_index(n_size, "n_size", lower=1, upper=1 << 62)
+    p = as_index(p, "p", lower=1, upper=1 << 10)
+    return max(2, min(8, math.ceil(math.log2(max(n_size, 2)) / p) + 2))
 
 
 def balcan_candidates(
@@ -50,13 +71,18 @@ def balcan_candidates(
     seeds: SeedSource,
     ledger: PrivacyLedger | None,
     *,
+    n_levels: int,
     n_trials: int = 2,
-    n_levels: int | None = None,
 ) -> np.ndarray:
-    """Private candidate centres from shifted hierarchical grids (step 1 above)."""
-    n, p = Y.shape
-    if n_levels is None:
-        n_levels = max(2, min(8, math.ceil(math.log2(max(n, 2)) / p) + 2))
+    """Private candidate centres from shifted hierarchical grids (step 1 above).
+
+    ``n_levels`` is required: it shapes the release, so it must come from public or noisy
+    quantities (:func:`default_levels` of a declared size or a noisy count), never from
+    ``Y.shape[0]``.
+    """
+    p = Y.shape[1]
+    n_levels = as_index(n_levels, "n_levels", lower=1, upper=64)
+    n_trials = as_index(n_trials, "n_trials", lower=1, upper=1 << 10)
     shift_stream = seeds.substream(STREAM_INIT)
     private = not math.isinf(epsilon)
     n_hist = n_trials * n_levels

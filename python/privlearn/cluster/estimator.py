@@ -1,29 +1,45 @@
 """``DPKMeans``: differentially private k-means by grid max cover (Chaturvedi, Nguyen & Xu
-2021) or by the Balcan et al. (2017) baseline."""
+2021) or by the Balcan et al. (2017) baseline.
+
+Under the add/remove-one statement the number of rows is private: the schedule (number of
+radii and of picks per radius, Balcan et al.'s tree depth) is derived from a declared public
+size or from a noisy count (:func:`privlearn.accounting.resolve_size`), and the fitted
+estimator keeps only what the guarantee covers (the centres, the statement, the public shape).
+"""
 
 from __future__ import annotations
 
 import math
+import warnings
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
+from sklearn.metrics.pairwise import euclidean_distances
 
-from privlearn._checks import as_index
+from privlearn._checks import as_index, as_real, as_threads
 from privlearn.accounting import (
+    DEFAULT_DELTA,
+    SIZE_EPSILON_FRACTION,
     Composed,
+    DatasetSize,
     GaussianEvent,
     LaplaceEvent,
     PrivacyLedger,
-    PrivacyStatement,
     PureDPEvent,
+    public_size,
+    resolve_size,
 )
 from privlearn.cluster import balcan as _balcan
 from privlearn.cluster._common import (
     STREAM_INIT,
     STREAM_JL,
     STREAM_PICKS,
+    STREAM_SIZE,
+    KMeansDiagnostics,
+    KMeansPrivacyStatement,
     SeedSource,
     assign,
     check_data,
@@ -34,6 +50,7 @@ from privlearn.cluster._common import (
     resolve_radius,
 )
 from privlearn.cluster.maxcover import (
+    MaxCoverResult,
     default_picks,
     default_radii,
     maxcover_candidates,
@@ -43,7 +60,8 @@ from privlearn.mechanisms import discrete_laplace
 
 __all__ = ["DEFAULT_SPLIT", "DPKMeans", "proxy_counts"]
 
-#: Default budget split of the max-cover method (fractions of epsilon; delta: "delta_*").
+#: Default budget split of the max-cover method (fractions of the epsilon left after the noisy
+#: row count, :data:`~privlearn.accounting.SIZE_EPSILON_FRACTION`; delta: "delta_*").
 #: Chosen by experiment on the synthetic mixture (n = 50,000, k in {8, 64}, 2 seeds; mean cost
 #: at k = 64: 2.96e6 for (0.5, 0.2, 0.15, 0.15), 2.61e6 for (0.3, 0.1, 0.3, 0.3), 2.49e6 for
 #: this one). The final noisy averaging in the original space dominates the cost (its Gaussian
@@ -58,6 +76,8 @@ DEFAULT_SPLIT: dict[str, float] = {
     "delta_lloyd": 0.25,
 }
 _METHODS = ("maxcover", "balcan")
+_MAX_CLUSTERS = 1 << 20
+_MAX_PICKS = 1 << 20
 
 
 def proxy_counts(
@@ -81,11 +101,11 @@ class DPKMeans(ClusterMixin, BaseEstimator):
 
     1. a data-independent Gaussian (Johnson-Lindenstrauss) map to ``proj_dim`` dimensions,
        divided by the public radius ``Lambda`` and rows projected into the unit ball;
-    2. for radii ``1, 1/2, ..., 2**-(L-1)``, ``L = ceil(log2(n)/4) + 1``
+    2. for radii ``1, 1/2, ..., 2**-(L-1)``, ``L = ceil(log2(N)/4) + 1``
        (:func:`~privlearn.cluster.maxcover.default_radii`),
        a private greedy max cover on the grid of unit ``grid_factor * r / sqrt(p)`` with
        ``picks`` picks per radius (:func:`~privlearn.cluster.maxcover.default_picks`,
-       ``k ceil(log2(n)/2)``), every pick by the exponential mechanism over the whole grid
+       ``k ceil(log2(N)/2)``), every pick by the exponential mechanism over the whole grid
        (Claim 4.2); the per-pick parameter comes from the Gupta et al. (2010) set-cover bound
        (:func:`~privlearn.cluster.maxcover.maxcover_pick_epsilon`);
     3. the proxy data set: candidates with noisy counts (:func:`proxy_counts`);
@@ -93,14 +113,32 @@ class DPKMeans(ClusterMixin, BaseEstimator):
        nearest of its ``k`` centres in the projected space, centres released in the original
        space by noisy averaging (Algorithm 1), then ``lloyd_steps`` DP Lloyd rounds (Section 7).
 
-    ``method="balcan"``: :mod:`privlearn.cluster.balcan`.
+    ``method="balcan"``: the Balcan et al. (2017) baseline (:mod:`privlearn.cluster.balcan`),
+    whose hierarchical grids have :func:`~privlearn.cluster.balcan.default_levels` ``(N, p)``
+    levels.
+
+    **The data-set size.** The statement is add/remove-one, so the number of rows ``n`` is
+    private and ``N`` above is never the exact ``n``: either the caller declares the size
+    public (``n_samples=``; it must equal ``len(X)``, nothing is spent and the statement says
+    "dataset size treated as public"), or the fit spends
+    :data:`~privlearn.accounting.SIZE_EPSILON_FRACTION` of ``epsilon`` on an exact
+    discrete-Laplace count ``N = n + DLap(1 / eps_n)`` (:func:`privlearn.accounting.resolve_size`)
+    and plans with it. The rest of ``epsilon`` (and all of ``delta``) is split by
+    ``budget_split`` as before; the total is the caller's ``(epsilon, delta)``. When nothing
+    needs the size (max cover with both ``radii`` and ``picks`` given) no count is drawn.
 
     Parameters
     ----------
     n_clusters : int, default=8
+        ``k``. Must not exceed the number of rows when the size is public (declared, or
+        ``epsilon=inf``); with a private size it is not compared with the exact ``n`` (that
+        refusal would itself reveal the size): a fit with more centres than rows runs, the
+        surplus centres being noise, and warns when ``k`` exceeds the noisy count.
     epsilon : float, default=1.0
-        Total epsilon (``inf``: no privacy, no noise; the greedy picks the best cover).
-    delta : float, default=1e-6
+        Total epsilon, noisy count included (``inf``: no privacy, no noise; the greedy picks
+        the best cover and the exact size is used).
+    delta : float, default=:data:`~privlearn.accounting.DEFAULT_DELTA`
+        Total delta (a fixed public number, never a function of ``n``).
     method : {"maxcover", "balcan"}
     radius : float or None
         Public radius ``Lambda``: the data lie in ``B(0, Lambda)``. ``None`` takes it from the
@@ -112,14 +150,26 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         ``O(log n)``, its experiments a smaller subspace; the grid work grows like
         ``(2 pi e)^(p/2)``).
     grid_factor : float, default=1.0
-    radii, picks : optional overrides of the defaults above.
+    radii : sequence of float, optional
+        Public threshold radii in ``(0, 4]`` (override of the default above).
+    picks : int, optional
+        Public number of picks per radius (override of the default above).
     lloyd_steps : int, default=1
     budget_split : dict, optional
         Overrides of :data:`DEFAULT_SPLIT` (max-cover) or
         :data:`~privlearn.cluster.balcan.BALCAN_SPLIT` (Balcan); fractions must sum to 1.
+        They split the epsilon left after the noisy count, and all of delta.
+    n_samples : int or None, default=None
+        The public data-set size. ``None``: the size is private (a noisy count plans the run).
+    diagnostics : bool, default=False
+        Also keep :class:`~privlearn.cluster._common.KMeansDiagnostics` (training labels,
+        training cost, exact size, the greedy's covers) as ``diagnostics_``. **Not private**:
+        these are computed on the raw data and are not covered by ``privacy_``.
     n_threads : int or None
+        ``None``: the core's default; ``-1``: all cores; ``k >= 1``.
     seed : int or None, default=None
-        ``None``: OS entropy (production); an int makes the fit reproducible.
+        ``None``: OS entropy (production); an int makes the fit reproducible (and the noise
+        known to whoever knows it).
     backend : {"core", "reference"}
         The max-cover routine: C++ core or the numpy twin (identical picks).
 
@@ -127,35 +177,48 @@ class DPKMeans(ClusterMixin, BaseEstimator):
     ----------
     cluster_centers_ : ndarray (k, d)
         The private centres.
-    labels_ : ndarray (n,)
-        Nearest private centre of each training point. Not private (a function of each row).
-    privacy_ : PrivacyStatement
-        Total ``(epsilon, delta)`` (basic composition of the ledger's entries) and the events.
+    privacy_ : KMeansPrivacyStatement
+        Total ``(epsilon, delta)`` (basic composition of the ledger's entries), the events, the
+        neighbouring relation (add/remove-one), how the size was treated and the public inputs.
     ledger_ : PrivacyLedger or None
+    dataset_size_ : DatasetSize or None
+        The size the schedule used (declared public, noisy count, or the exact size when
+        ``epsilon=inf``); ``None`` when the schedule did not need one.
+    radii_, picks_ : list of float, int
+        The max-cover schedule (``None`` for Balcan).
+    n_levels_ : int or None
+        Balcan's grid levels (``None`` for max cover).
     n_candidates_ : int
-        Distinct candidate centres (max cover: the set ``C``; Balcan: the candidate set).
-    inertia_ : float
-        k-means cost of the training data at ``cluster_centers_`` (not private; a diagnostic).
-    maxcover_ : MaxCoverResult or None
-        With ``epsilon = inf`` only: the greedy's picks and covers (diagnostics).
-    proj_dim_, radius_ : int, float
+        Distinct candidate centres (max cover: the set ``C``; Balcan: the candidate set),
+        a function of the private picks / histograms and the schedule only.
+    proj_dim_, radius_, n_features_in_ : int, float, int
+    diagnostics_ : KMeansDiagnostics
+        Only with ``diagnostics=True``. **NOT PRIVATE.**
+
+    Notes
+    -----
+    Nothing computed on the raw training data outside the mechanisms is kept: use
+    ``predict``/``transform``/``score`` (functions of the released centres) on any data,
+    and evaluate the training cost explicitly when it is needed.
     """
 
     def __init__(
         self,
         n_clusters: int = 8,
         epsilon: float = 1.0,
-        delta: float = 1e-6,
+        delta: float = DEFAULT_DELTA,
         method: str = "maxcover",
         radius: float | None = None,
         *,
         clip: bool = False,
         proj_dim: int | None = None,
         grid_factor: float = 1.0,
-        radii: list[float] | None = None,
+        radii: Sequence[float] | None = None,
         picks: int | None = None,
         lloyd_steps: int = 1,
         budget_split: dict[str, float] | None = None,
+        n_samples: int | None = None,
+        diagnostics: bool = False,
         n_threads: int | None = None,
         seed: int | None = None,
         backend: str = "core",
@@ -172,89 +235,170 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         self.picks = picks
         self.lloyd_steps = lloyd_steps
         self.budget_split = budget_split
+        self.n_samples = n_samples
+        self.diagnostics = diagnostics
         self.n_threads = n_threads
         self.seed = seed
         self.backend = backend
 
     # ---- validation ------------------------------------------------------------------------
-    def _check_params(self, n: int, d: int) -> None:
-        if self.method not in _METHODS:
+    def _params(self) -> dict[str, Any]:
+        """Every constructor parameter, checked and converted (before the data are read)."""
+        if not isinstance(self.method, str) or self.method not in _METHODS:
             raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
-        if self.backend not in ("core", "reference"):
+        if not isinstance(self.backend, str) or self.backend not in ("core", "reference"):
             raise ValueError(f"backend must be 'core' or 'reference', got {self.backend!r}")
-        if isinstance(self.n_clusters, bool) or not isinstance(self.n_clusters, (int, np.integer)):
-            raise TypeError(f"n_clusters must be an int, got {type(self.n_clusters).__name__}")
-        if not 1 <= self.n_clusters <= n:
-            raise ValueError(f"n_clusters must lie in [1, n_samples={n}], got {self.n_clusters}")
-        eps = float(self.epsilon)
-        if not eps > 0.0 or math.isnan(eps):
+        out: dict[str, Any] = {}
+        out["k"] = as_index(self.n_clusters, "n_clusters", lower=1, upper=_MAX_CLUSTERS)
+        eps = as_real(self.epsilon, "epsilon", numbers_only=True)
+        if math.isnan(eps) or not eps > 0.0:
             raise ValueError(f"epsilon must be > 0 (or inf), got {self.epsilon}")
-        delta = float(self.delta)
+        delta = as_real(self.delta, "delta", numbers_only=True)
         if not 0.0 < delta < 1.0:
             raise ValueError(f"delta must lie in (0, 1), got {self.delta}")
-        if self.radius is not None and not (
-            float(self.radius) > 0.0 and math.isfinite(self.radius)
-        ):
-            raise ValueError(f"radius must be a finite number > 0, got {self.radius}")
-        if not float(self.grid_factor) > 0.0:
-            raise ValueError(f"grid_factor must be > 0, got {self.grid_factor}")
-        as_index(self.lloyd_steps, "lloyd_steps", upper=1000)
-        if self.proj_dim is not None:
-            as_index(self.proj_dim, "proj_dim", lower=1, upper=16)
+        out["epsilon"], out["delta"] = eps, delta
+        if self.radius is None:
+            out["radius"] = None
+        else:
+            radius = as_real(self.radius, "radius", numbers_only=True)
+            if not (math.isfinite(radius) and radius > 0.0):
+                raise ValueError(f"radius must be a finite number > 0, got {self.radius}")
+            out["radius"] = radius
+        out["clip"] = _as_bool(self.clip, "clip")
+        out["diagnostics"] = _as_bool(self.diagnostics, "diagnostics")
+        out["proj_dim"] = (
+            None
+            if self.proj_dim is None
+            else as_index(self.proj_dim, "proj_dim", lower=1, upper=16)
+        )
+        grid_factor = as_real(self.grid_factor, "grid_factor", numbers_only=True)
+        if not (math.isfinite(grid_factor) and grid_factor > 0.0):
+            raise ValueError(f"grid_factor must be a finite number > 0, got {self.grid_factor}")
+        out["grid_factor"] = grid_factor
+        out["radii"] = None if self.radii is None else _as_radii(self.radii)
+        out["picks"] = (
+            None if self.picks is None else as_index(self.picks, "picks", lower=1, upper=_MAX_PICKS)
+        )
+        out["lloyd_steps"] = as_index(self.lloyd_steps, "lloyd_steps", upper=1000)
+        out["n_samples"] = (
+            None
+            if self.n_samples is None
+            else as_index(self.n_samples, "n_samples", lower=1, upper=1 << 62)
+        )
+        out["n_threads"] = as_threads(self.n_threads)
+        out["seed"] = (
+            None if self.seed is None else as_index(self.seed, "seed", upper=(1 << 64) - 1)
+        )
+        out["split"] = self._split(out["lloyd_steps"])
+        return out
 
-    def _split(self) -> dict[str, float]:
+    def _split(self, lloyd_steps: int) -> dict[str, float]:
         base = dict(DEFAULT_SPLIT if self.method == "maxcover" else _balcan.BALCAN_SPLIT)
         if self.method == "balcan":
             base.update({"delta_candidates": 1 / 3, "delta_recovery": 1 / 3, "delta_lloyd": 1 / 3})
-        if self.budget_split:
+        if self.budget_split is not None:
+            if not isinstance(self.budget_split, Mapping):
+                raise TypeError(
+                    f"budget_split must be a dict, got {type(self.budget_split).__name__}"
+                )
             unknown = set(self.budget_split) - set(base)
             if unknown:
                 raise ValueError(
-                    f"unknown budget_split keys {sorted(unknown)}; known: {sorted(base)}"
+                    f"unknown budget_split keys {sorted(map(str, unknown))}; known: {sorted(base)}"
                 )
-            base.update({k: float(v) for k, v in self.budget_split.items()})
+            base.update(
+                {
+                    k: as_real(v, f"budget_split[{k!r}]", numbers_only=True)
+                    for k, v in self.budget_split.items()
+                }
+            )
         eps_keys = [k for k in base if not k.startswith("delta_")]
-        if self.lloyd_steps == 0:
+        if lloyd_steps == 0:
             # no Lloyd round: its share goes to the averaging / recovery step
             target = "average" if self.method == "maxcover" else "recovery"
             base[target] += base.pop("lloyd")
-            base[f"delta_{'average' if target == 'average' else 'recovery'}"] += base.pop(
-                "delta_lloyd"
-            )
+            base[f"delta_{target}"] += base.pop("delta_lloyd")
             eps_keys.remove("lloyd")
         for group in (eps_keys, [k for k in base if k.startswith("delta_")]):
             total = math.fsum(base[k] for k in group)
-            if any(base[k] <= 0 for k in group) or abs(total - 1.0) > 1e-9:
+            if any(not base[k] > 0 for k in group) or not abs(total - 1.0) <= 1e-9:
                 raise ValueError(f"budget_split fractions {group} must be > 0 and sum to 1")
         return base
 
+    def _needs_size(self, prm: dict[str, Any]) -> bool:
+        """Whether the schedule depends on the data-set size."""
+        return self.method == "balcan" or prm["radii"] is None or prm["picks"] is None
+
     # ---- fitting -----------------------------------------------------------------------------
     def fit(self, X: Any, y: Any = None) -> DPKMeans:
-        """Fit on ``X`` (n, d); spends ``(epsilon, delta)`` (see ``privacy_``)."""
+        """Fit on ``X`` (n, d); spends ``(epsilon, delta)`` (see ``privacy_``).
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The private data, rows in ``B(0, radius)`` (or ``clip=True``).
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
         del y
+        for name in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
+            delattr(self, name)  # a refit never keeps a previous fit's attributes
+        prm = self._params()
         X = check_data(X)
         n, d = X.shape
-        self._check_params(n, d)
-        X, radius = resolve_radius(X, self.radius, bool(self.clip))
-        eps, delta = float(self.epsilon), float(self.delta)
+        eps, delta, k = prm["epsilon"], prm["delta"], prm["k"]
         private = not math.isinf(eps)
-        split = self._split()
+        seeds = SeedSource(prm["seed"])
         ledger = PrivacyLedger(eps, delta) if private else None
-        seeds = SeedSource(self.seed)
-        p = min(d, 4) if self.proj_dim is None else int(self.proj_dim)
-        Y, _ = jl_project(X, radius, p, seeds.substream(STREAM_JL))
-        part = {k: (eps * v if not k.startswith("delta_") else delta * v) for k, v in split.items()}
-        if not private:
-            part = {k: (math.inf if not k.startswith("delta_") else v) for k, v in part.items()}
         events: list[Any] = []
-        k = int(self.n_clusters)
+
+        X, radius = resolve_radius(X, prm["radius"], prm["clip"])  # checked before any spend
+
+        # -- the data-set size: declared public, exact (not private), noisy count, or unused
+        size: DatasetSize | None = public_size(prm["n_samples"], n)
+        eps_size = 0.0
+        if size is None and not private:
+            size = DatasetSize(n, "not_private")
+        elif size is None and self._needs_size(prm):
+            eps_size = SIZE_EPSILON_FRACTION * eps
+            ledger.spend(eps_size, 0.0, label="noisy row count")  # type: ignore[union-attr]
+            size = resolve_size(n, epsilon=eps_size, seed=seeds.seed_for(STREAM_SIZE), floor=1)
+            events.append(LaplaceEvent(1.0 / eps_size))
+        if (size is not None and size.public) or not private:
+            if k > n:
+                raise ValueError(f"n_clusters must lie in [1, n_samples={n}], got {k}")
+        elif size is not None and k > size.value:
+            warnings.warn(
+                f"n_clusters={k} exceeds the noisy row count {size.value}: the surplus centres "
+                "will be mostly noise",
+                UserWarning,
+                stacklevel=2,
+            )
+
+        p = min(d, 4) if prm["proj_dim"] is None else prm["proj_dim"]
+        Y, _ = jl_project(X, radius, p, seeds.substream(STREAM_JL))
+        eps_rest = eps - eps_size
+        part = {
+            key: (delta * v if key.startswith("delta_") else eps_rest * v)
+            for key, v in prm["split"].items()
+        }
+        self.radii_: list[float] | None = None
+        self.picks_: int | None = None
+        self.n_levels_: int | None = None
+        res: MaxCoverResult | None = None
         if self.method == "maxcover":
-            centers, n_cand = self._fit_maxcover(X, Y, radius, part, seeds, ledger, events)
+            centers, n_cand, res = self._fit_maxcover(
+                X, Y, radius, part, prm, size, seeds, ledger, events
+            )
         else:
-            centers, n_cand = self._fit_balcan(X, Y, radius, part, seeds, ledger, events)
-        for step in range(int(self.lloyd_steps)):
-            per = part["lloyd"] / self.lloyd_steps
-            per_d = part["delta_lloyd"] / self.lloyd_steps
+            centers, n_cand = self._fit_balcan(X, Y, radius, part, size, seeds, ledger, events)
+        steps = prm["lloyd_steps"]
+        for step in range(steps):
+            per = part["lloyd"] / steps
+            per_d = part["delta_lloyd"] / steps
             labels = assign(X, centers)
             centers = noisy_average(
                 X, labels, k, radius, per, per_d, seeds, ledger, f"lloyd {step}"
@@ -262,25 +406,78 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             if private:
                 events.append(self._average_events(per, per_d, radius, d))
         self.cluster_centers_ = centers
-        self.labels_ = assign(X, centers)
-        self.inertia_ = kmeans_cost(X, centers)
         self.n_candidates_ = int(n_cand)
         self.proj_dim_ = p
         self.radius_ = radius
         self.ledger_ = ledger
+        self.dataset_size_ = size
         self.n_features_in_ = d
+        public = self._public_inputs(prm, radius, d, p)
+        if size is not None:
+            size_text = size.describe()
+        else:
+            size_text = "not used (radii and picks given: the schedule does not depend on it)"
         if private:
-            spent = ledger.spent
-            self.privacy_ = PrivacyStatement(
+            spent = ledger.spent  # type: ignore[union-attr]
+            accountant = "pure (basic composition"
+            if self.method == "maxcover":
+                accountant += "; Gupta et al. 2010 for the greedy cover"
+            self.privacy_ = KMeansPrivacyStatement(
                 epsilon=spent.epsilon,
                 delta=spent.delta,
-                accountant="pure (basic composition; Gupta et al. 2010 for the greedy cover)",
+                accountant=accountant + ")",
                 events=tuple(events),
                 neighboring="add_remove",
+                dataset_size=size_text,
+                public_inputs=public,
             )
         else:
-            self.privacy_ = PrivacyStatement(math.inf, 0.0, "none (epsilon=inf: not private)")
+            self.privacy_ = KMeansPrivacyStatement(
+                math.inf,
+                0.0,
+                "none (epsilon=inf: not private)",
+                dataset_size=size_text,
+                public_inputs=public,
+            )
+        if prm["diagnostics"]:
+            self.diagnostics_ = KMeansDiagnostics(
+                n_samples=n,
+                labels=assign(X, centers),
+                inertia=kmeans_cost(X, centers),
+                maxcover=res,
+            )
         return self
+
+    def _public_inputs(self, prm: dict[str, Any], radius: float, d: int, p: int) -> tuple[str, ...]:
+        """``name=value`` of every input the guarantee treats as public."""
+        out = [
+            f"method={self.method}",
+            f"n_clusters={prm['k']}",
+            f"epsilon={prm['epsilon']:g}",
+            f"delta={prm['delta']:g}",
+        ]
+        if prm["radius"] is None:
+            out.append(f"radius={radius:g} (taken from the data: NOT covered by the guarantee)")
+        else:
+            out.append(f"radius={radius:g}" + (" (rows clipped to it)" if prm["clip"] else ""))
+        out += [f"n_features={d}", f"proj_dim={p}"]
+        if prm["n_samples"] is not None:
+            out.append(f"n_samples={prm['n_samples']}")
+        if self.method == "maxcover":
+            out.append(f"grid_factor={prm['grid_factor']:g}")
+            if prm["radii"] is not None:
+                out.append(f"radii={prm['radii']}")
+            if prm["picks"] is not None:
+                out.append(f"picks={prm['picks']}")
+        out.append(f"lloyd_steps={prm['lloyd_steps']}")
+        split = ", ".join(f"{key}: {v:.6g}" for key, v in prm["split"].items())
+        out.append(f"budget_split={{{split}}}")
+        out.append(
+            "seed=None (noise keyed by OS entropy)"
+            if prm["seed"] is None
+            else f"seed={prm['seed']} (reproducible: the noise is known to whoever knows it)"
+        )
+        return tuple(out)
 
     @staticmethod
     def _average_events(eps: float, delta: float, radius: float, d: int) -> Composed:
@@ -288,11 +485,11 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         sigma = gaussian_sigma(radius, eps / 2.0, delta, d)
         return Composed((LaplaceEvent(2.0 / eps), GaussianEvent(sigma / radius)))
 
-    def _fit_maxcover(self, X, Y, radius, part, seeds, ledger, events):  # type: ignore[no-untyped-def]
-        n = X.shape[0]
-        k = int(self.n_clusters)
-        radii = default_radii(n) if self.radii is None else [float(r) for r in self.radii]
-        picks = default_picks(k, n) if self.picks is None else int(self.picks)
+    def _fit_maxcover(self, X, Y, radius, part, prm, size, seeds, ledger, events):  # type: ignore[no-untyped-def]
+        k = prm["k"]
+        radii = default_radii(size.value) if prm["radii"] is None else list(prm["radii"])
+        picks = default_picks(k, size.value) if prm["picks"] is None else prm["picks"]
+        self.radii_, self.picks_ = radii, picks
         private = ledger is not None
         if private:
             eps_pick = maxcover_pick_epsilon(part["maxcover"], part["delta_maxcover"], len(radii))
@@ -308,12 +505,11 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             key=key,
             stream=STREAM_PICKS,
             picks=picks,
-            grid_factor=float(self.grid_factor),
+            grid_factor=prm["grid_factor"],
             backend=self.backend,
-            n_threads=self.n_threads,
+            n_threads=prm["n_threads"],
         )
         cand = np.unique(res.centers, axis=0)
-        self.maxcover_ = res if not private else None
         if private:
             ledger.spend(part["proxy"], 0.0, label="proxy counts")
             events.append(LaplaceEvent(1.0 / part["proxy"]))
@@ -331,13 +527,14 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             events.append(
                 self._average_events(part["average"], part["delta_average"], radius, X.shape[1])
             )
-        return centers, cand.shape[0]
+        return centers, cand.shape[0], res
 
-    def _fit_balcan(self, X, Y, radius, part, seeds, ledger, events):  # type: ignore[no-untyped-def]
+    def _fit_balcan(self, X, Y, radius, part, size, seeds, ledger, events):  # type: ignore[no-untyped-def]
         k = int(self.n_clusters)
         private = ledger is not None
+        self.n_levels_ = _balcan.default_levels(size.value, Y.shape[1])
         cand = _balcan.balcan_candidates(
-            Y, part["candidates"], part["delta_candidates"], seeds, ledger
+            Y, part["candidates"], part["delta_candidates"], seeds, ledger, n_levels=self.n_levels_
         )
         if private:
             events.append(PureDPEvent(part["candidates"]))
@@ -373,8 +570,36 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         """Index of the nearest private centre of each row."""
         return assign(self._check_fitted_X(X), self.cluster_centers_)
 
+    def fit_predict(self, X: Any, y: Any = None) -> np.ndarray:
+        """``fit(X)`` then ``predict(X)``: the labels are returned to the caller, not kept on
+        the estimator (they are not private; ``diagnostics=True`` keeps a copy)."""
+        return self.fit(X, y).predict(X)
+
+    def transform(self, X: Any) -> np.ndarray:
+        """Euclidean distance of each row to each private centre, shape (n, k)."""
+        return euclidean_distances(self._check_fitted_X(X), self.cluster_centers_)
+
     def score(self, X: Any, y: Any = None) -> float:
         """The k-means cost ``sum_i min_j ||x_i - c_j||**2`` of ``X`` (lower is better; unlike
         scikit-learn's ``KMeans.score``, which returns its negative)."""
         del y
         return kmeans_cost(self._check_fitted_X(X), self.cluster_centers_)
+
+
+def _as_bool(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return bool(value)
+
+
+def _as_radii(radii: Any) -> tuple[float, ...]:
+    """Public radii: a non-empty sequence of finite numbers in ``(0, 4]``."""
+    if isinstance(radii, (str, bytes, Mapping)) or not isinstance(radii, (Sequence, np.ndarray)):
+        raise TypeError(f"radii must be a sequence of numbers, got {type(radii).__name__}")
+    out = tuple(as_real(r, "radii entry", numbers_only=True) for r in radii)
+    if not 1 <= len(out) <= 64:
+        raise ValueError(f"radii must hold 1 to 64 radii, got {len(out)}")
+    for r in out:
+        if not (math.isfinite(r) and 0.0 < r <= 4.0):
+            raise ValueError(f"every radius must lie in (0, 4], got {r}")
+    return out

@@ -100,9 +100,21 @@ def default_radii(n: int, *, growth: float = 2.0, n_radii: int | None = None) ->
     is one greedy run and the runs compose, so the per-pick parameter shrinks like
     ``1/(L log(L/delta))``; below the typical spacing of the points the covers are so small that
     the picks are essentially uniform over the (huge) grid and only dilute the budget. The
-    default therefore keeps ``L = ceil(log2(n) / 4) + 1`` radii (public: depends on ``n`` only),
-    down to ``2**-(L-1)``: 5 radii for ``n = 50,000``, 6 for ``n = 10**6``. Growth 2
-    (``alpha = 1``).
+    default therefore keeps ``L = ceil(log2(n) / 4) + 1`` radii, down to ``2**-(L-1)``: 5 radii
+    for ``n = 50,000``, 6 for ``n = 10**6``. Growth 2 (``alpha = 1``).
+
+    Parameters
+    ----------
+    n : int
+        The planning size. Under add/remove-one neighbours the exact number of rows is private
+        and ``L`` shapes the release, so pass a declared public size or a noisy count
+        (:func:`privlearn.accounting.resolve_size`), as :class:`~privlearn.cluster.DPKMeans`
+        does; the exact ``n`` makes the number of radii (and so the number of candidates) a
+        deterministic function of the private size.
+    growth : float, default=2.0
+        Ratio of consecutive radii (``> 1``).
+    n_radii : int, optional
+        Overrides ``L``.
     """
     n = as_index(n, "n", lower=1, upper=1 << 40)
     growth = as_positive(growth, "growth")
@@ -116,7 +128,13 @@ def default_radii(n: int, *, growth: float = 2.0, n_radii: int | None = None) ->
 
 def default_picks(n_clusters: int, n: int) -> int:
     """Picks per radius: the bicriteria ``O(k log n)`` of Lemma 2.7 / Lemma 5.1, taken as
-    ``k * ceil(log2(n) / 2)`` (at least ``k``)."""
+    ``k * ceil(log2(n) / 2)`` (at least ``k``).
+
+    ``n`` is the planning size: a declared public size or a noisy count, never the exact
+    private number of rows (see :func:`default_radii`).
+    """
+    n_clusters = as_index(n_clusters, "n_clusters", lower=1, upper=1 << 31)
+    n = as_index(n, "n", lower=1, upper=1 << 62)
     return max(n_clusters, n_clusters * math.ceil(math.log2(max(n, 2)) / 2.0))
 
 
