@@ -15,6 +15,10 @@ One-hot columns are named ``"<column>=<level>"``.
 Files are looked up in a data folder (see :func:`get_data_home`); a missing file raises
 :class:`FileNotFoundError` naming the file and the folder. Loaders never write to the folder and
 never download anything.
+
+A file that is present but unusable raises :class:`ValueError` naming it: a truncated or
+corrupt gzip/bzip2/zip stream, a file with no data rows (empty, blank or header only), or a
+NaN / infinite value (the message gives the row, 0-based among the data rows, and the column).
 """
 
 from __future__ import annotations
@@ -169,6 +173,79 @@ def _data_file(relative: str, data_home: PathLike | None) -> Path:
     return path
 
 
+#: What reading a damaged file can raise: OS and decompression errors (``gzip.BadGzipFile``
+#: is an ``OSError``, a truncated stream an ``EOFError``), undecodable bytes, and the parsers'
+#: ``ValueError`` subclasses (pandas' ``ParserError`` and ``EmptyDataError``).
+_READ_ERRORS: tuple[type[BaseException], ...] = (
+    OSError,
+    EOFError,
+    zlib.error,
+    zipfile.BadZipFile,
+    UnicodeDecodeError,
+    ValueError,
+)
+
+
+@contextlib.contextmanager
+def _reading(path: Path, what: str) -> Iterator[None]:
+    """Turn the errors of reading ``path`` into a ``ValueError`` that names the file.
+
+    Only the reading call belongs in the block: the loaders' own ``ValueError`` checks run
+    outside it so that their messages are not rewrapped.
+    """
+    try:
+        yield
+    except FileNotFoundError:
+        raise
+    except _READ_ERRORS as exc:
+        if type(exc).__name__ == "EmptyDataError":  # pandas: nothing to parse
+            raise ValueError(f"'{path}' is empty: it has no {what} rows") from None
+        raise ValueError(
+            f"'{path}' is not a readable {what} file ({type(exc).__name__}: {exc})"
+        ) from None
+
+
+def _check_rows(n_rows: int, path: Path, what: str) -> None:
+    """A file that parsed to zero rows (empty, blank or header only) is a ValueError."""
+    if n_rows == 0:
+        raise ValueError(f"'{path}' has no {what} data rows (the file is empty or header only)")
+
+
+def _check_finite(
+    values: Any, path: Path, names: Sequence[str] | None = None, what: str = "value"
+) -> None:
+    """Raise a ValueError naming the first NaN / infinite entry (row and column) of ``values``.
+
+    ``values`` is a 1-d or 2-d ndarray or a CSR matrix; rows are 0-based data rows.
+    """
+    if sp.issparse(values):
+        csr = sp.csr_matrix(values)
+        bad = np.flatnonzero(~np.isfinite(csr.data))
+        if bad.size == 0:
+            return
+        k = int(bad[0])
+        i = int(np.searchsorted(csr.indptr, k, side="right") - 1)
+        j = int(csr.indices[k])
+        value = csr.data[k]
+    else:
+        arr = np.asarray(values, dtype=np.float64)
+        finite = np.isfinite(arr)
+        if finite.all():
+            return
+        if arr.ndim == 1:
+            i, j = int(np.flatnonzero(~finite)[0]), None
+            value = arr[i]
+        else:
+            i, j = (int(v) for v in np.argwhere(~finite)[0])
+            value = arr[i, j]
+    if j is None:
+        where = f"row {i}"
+    else:
+        column = repr(names[j]) if names is not None else str(j)
+        where = f"row {i}, column {column}"
+    raise ValueError(f"'{path}': non-finite {what} {value} in {where}")
+
+
 def _as_X(X: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(X, dtype=np.float64)
 
@@ -263,15 +340,16 @@ def load_helr(
     path = _data_file(f"helr/{name}.txt", data_home)
     import pandas as pd
 
-    frame = pd.read_csv(path, sep="\t", header=None, dtype=np.float64)
+    with _reading(path, "HELR"):
+        frame = pd.read_csv(path, sep="\t", header=None, dtype=np.float64)
     values = frame.to_numpy(dtype=np.float64)
     if values.ndim != 2 or values.shape[1] < 2:
         raise ValueError(f"'{path}' must have at least 2 TAB separated columns")
-    if not np.isfinite(values).all():
-        raise ValueError(f"'{path}' has missing or non-finite values")
+    _check_rows(values.shape[0], path, "HELR")
+    names = [f"x{j + 1}" for j in range(values.shape[1] - 1)]
+    _check_finite(values, path, [*names, "label"])
     y = _binary_labels(values[:, -1], 1.0, 0.0, f"'{path}'")
     X = _as_X(values[:, :-1])
-    names = [f"x{j + 1}" for j in range(X.shape[1])]
     return _result(X, y, names, return_feature_names)
 
 
@@ -301,16 +379,16 @@ def load_idash(path: PathLike, *, return_feature_names: bool = False) -> tuple[A
     return_feature_names = _check_bool("return_feature_names", return_feature_names)
     import pandas as pd
 
-    with _open_binary(p) as stream:
+    with _reading(p, "iDASH CSV"), _open_binary(p) as stream:
         frame = pd.read_csv(stream, header=0)
     if frame.shape[1] < 2:
         raise ValueError(f"'{p}' must have a label column and at least one feature column")
+    _check_rows(frame.shape[0], p, "iDASH")
     try:
         values = frame.to_numpy(dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"'{p}' has non-numeric entries: {exc}") from None
-    if not np.isfinite(values).all():
-        raise ValueError(f"'{p}' has missing or non-finite values")
+    _check_finite(values, p, [str(c) for c in frame.columns])
     y = _binary_labels(values[:, 0], 1.0, 0.0, f"'{p}'")
     X = _as_X(values[:, 1:])
     names = [str(c) for c in frame.columns[1:]]
@@ -358,10 +436,14 @@ def load_phishing(
     path = _data_file(_PHISHING_FILE, data_home)
     from sklearn.datasets import load_svmlight_file
 
-    X, raw = load_svmlight_file(str(path), n_features=PHISHING_N_FEATURES, dtype=np.float64)
+    with _reading(path, "LIBSVM"):
+        X, raw = load_svmlight_file(str(path), n_features=PHISHING_N_FEATURES, dtype=np.float64)
+    _check_rows(X.shape[0], path, "LIBSVM")
+    names = [f"f{j + 1}" for j in range(PHISHING_N_FEATURES)]
+    _check_finite(raw, path, what="label")
+    _check_finite(X, path, names)
     y = _binary_labels(raw, 1.0, 0.0, f"'{path}'")
     X = sp.csr_matrix(X, dtype=np.float64) if sparse else _as_X(X.toarray())
-    names = [f"f{j + 1}" for j in range(PHISHING_N_FEATURES)]
     return _result(X, y, names, return_feature_names)
 
 
@@ -445,18 +527,20 @@ def _read_adult(subset: str, data_home: PathLike | None) -> Any:
 
     path = _data_file(_ADULT_FILES[subset], data_home)
     # adult.test starts with the line "|1x3 Cross validator"; both files may end in blank lines.
-    frame = pd.read_csv(
-        path,
-        header=None,
-        names=list(ADULT_COLUMNS),
-        sep=",",
-        skipinitialspace=True,
-        skiprows=1 if subset == "test" else 0,
-        skip_blank_lines=True,
-        dtype=str,
-        keep_default_na=False,
-        engine="c",
-    )
+    with _reading(path, "UCI Adult"):
+        frame = pd.read_csv(
+            path,
+            header=None,
+            names=list(ADULT_COLUMNS),
+            sep=",",
+            skipinitialspace=True,
+            skiprows=1 if subset == "test" else 0,
+            skip_blank_lines=True,
+            dtype=str,
+            keep_default_na=False,
+            engine="c",
+        )
+    _check_rows(len(frame), path, "UCI Adult")
     if frame.isna().any().any():
         raise ValueError(f"'{path}' has rows with fewer than {len(ADULT_COLUMNS)} fields")
     return frame, path
@@ -520,7 +604,11 @@ def _adult_numeric(frame: Any, columns: Sequence[str], path: Path) -> np.ndarray
         vals = pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype=np.float64)
         if not np.isfinite(vals).all():
             i = int(np.flatnonzero(~np.isfinite(vals))[0])
-            raise ValueError(f"'{path}': non-numeric {col!r} value in row {i}")
+            raw = frame[col].iloc[i]
+            raise ValueError(
+                f"'{path}': non-numeric or non-finite {col!r} value {raw!r} in row {i}, "
+                f"column {col!r}"
+            )
         block[:, j] = vals
     return block
 
@@ -752,12 +840,19 @@ def load_kddcup99(
     dtypes: dict[str, Any] = {c: np.float64 for c in KDDCUP99_COLUMNS}
     for c in (*_KDD_CATEGORICAL, "label"):
         dtypes[c] = str
-    try:
+    with _reading(path, "KDD Cup 1999"):
         frame = pd.read_csv(path, header=None, names=names_all, dtype=dtypes, engine="c")
-    except ValueError as exc:
-        raise ValueError(f"'{path}' is not a valid KDD Cup 1999 file: {exc}") from None
-    if frame.isna().any().any():
-        raise ValueError(f"'{path}' has rows with missing fields")
+    _check_rows(len(frame), path, "KDD Cup 1999")
+    text_columns = [*_KDD_CATEGORICAL, "label"]
+    missing = frame[text_columns].isna().any(axis=1).to_numpy()
+    if missing.any():
+        i = int(np.flatnonzero(missing)[0])
+        raise ValueError(f"'{path}' has rows with missing fields (first: row {i})")
+    numeric = [c for c in KDDCUP99_COLUMNS if c not in _KDD_CATEGORICAL]
+    # a missing numeric field also reads as NaN: reported here with its row and column
+    _check_finite(frame[numeric].to_numpy(dtype=np.float64), path, numeric)
+    if n_samples is not None and n_samples > len(frame):
+        raise ValueError(f"n_samples={n_samples} is more than the {len(frame)} rows of '{path}'")
 
     # Vocabulary from the whole file, before any subsampling.
     vocabs = {c: sorted(frame[c].unique()) for c in _KDD_CATEGORICAL}
@@ -768,7 +863,6 @@ def load_kddcup99(
 
     labels = frame["label"].to_numpy()
     y = np.where(labels == "normal.", -1, 1).astype(np.int64)
-    numeric = [c for c in KDDCUP99_COLUMNS if c not in _KDD_CATEGORICAL]
     blocks = [frame[numeric].to_numpy(dtype=np.float64)]
     names = list(numeric)
     for col in _KDD_CATEGORICAL:
@@ -868,6 +962,8 @@ def _read_mnist_raw(subset: str, data_home: PathLike | None) -> tuple[np.ndarray
             f"'{lab_path}': expected a 1-d unsigned-byte label file, got "
             f"{labels.dtype} {labels.shape}"
         )
+    if images.shape[0] == 0:
+        raise ValueError(f"'{img_path}' holds no images (the IDX header declares 0 rows)")
     if labels.shape[0] != images.shape[0]:
         raise ValueError(
             f"MNIST {subset}: {images.shape[0]} images in '{img_path}' but "
@@ -1022,26 +1118,20 @@ def load_msd(path: PathLike, *, return_feature_names: bool = False) -> tuple[Any
     p = _check_path(path, "YearPredictionMSD")
     return_feature_names = _check_bool("return_feature_names", return_feature_names)
     first = b""
-    with _open_binary(p) as stream:
+    with _reading(p, "YearPredictionMSD"), _open_binary(p) as stream:
         for line in stream:
             if line.strip():
                 first = line.strip()
                 break
     if not first:
-        raise ValueError(f"'{p}' is empty")
+        raise ValueError(f"'{p}' is empty: it has no YearPredictionMSD data rows")
     if b":" in first:
-        with _open_binary(p) as stream:
-            try:
-                Xs, y = load_svmlight_file(stream, n_features=MSD_N_FEATURES, dtype=np.float64)
-            except ValueError as exc:
-                raise ValueError(f"'{p}' is not a valid 90-feature svmlight file: {exc}") from None
+        with _reading(p, "90-feature svmlight"), _open_binary(p) as stream:
+            Xs, y = load_svmlight_file(stream, n_features=MSD_N_FEATURES, dtype=np.float64)
         X = Xs.toarray()
     else:
-        with _open_binary(p) as stream:
-            try:
-                frame = pd.read_csv(stream, header=None, dtype=np.float64, engine="c")
-            except ValueError as exc:
-                raise ValueError(f"'{p}' is not a numeric CSV file: {exc}") from None
+        with _reading(p, "numeric CSV"), _open_binary(p) as stream:
+            frame = pd.read_csv(stream, header=None, dtype=np.float64, engine="c")
         if frame.shape[1] != MSD_N_FEATURES + 1:
             raise ValueError(
                 f"'{p}': expected {MSD_N_FEATURES + 1} comma-separated fields (year + 90 "
@@ -1051,6 +1141,7 @@ def load_msd(path: PathLike, *, return_feature_names: bool = False) -> tuple[Any
         y, X = values[:, 0], values[:, 1:]
     X = _as_X(X)
     y = np.ascontiguousarray(y, dtype=np.float64)
-    if not (np.isfinite(X).all() and np.isfinite(y).all()):
-        raise ValueError(f"'{p}' has missing or non-finite values")
+    _check_rows(X.shape[0], p, "YearPredictionMSD")
+    _check_finite(y, p, what="year")
+    _check_finite(X, p, _MSD_NAMES)
     return _result(X, y, list(_MSD_NAMES), return_feature_names)
