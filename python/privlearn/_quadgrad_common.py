@@ -173,6 +173,36 @@ class QuadgradSpec:
     adaptive_eps: float
 
 
+def reject_complex(values: Any, name: str) -> Any:
+    """Return ``values`` unchanged; a complex array (dense or sparse) is a ``TypeError``.
+
+    ``np.asarray(values, dtype=float64)`` would silently drop the imaginary part.
+    """
+    dtype = getattr(values, "dtype", None)
+    if dtype is None:
+        try:
+            dtype = np.asarray(values).dtype
+        except (TypeError, ValueError):
+            return values  # left to the caller's own conversion and its error
+    if np.dtype(dtype).kind == "c":
+        raise TypeError(f"{name} must be real, got complex values (dtype {dtype})")
+    return values
+
+
+def real_vector(values: Any, name: str, d: int) -> np.ndarray:
+    """``values`` as a finite float64 vector of length ``d``, or a clear error naming it."""
+    reject_complex(values, name)
+    try:
+        v = np.array(values, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of real numbers") from None
+    if v.shape != (d,):
+        raise ValueError(f"{name} must have shape ({d},), got {np.shape(values)}")
+    if not np.isfinite(v).all():
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return v
+
+
 def _positive(value: Any, name: str) -> float:
     v = as_real(value, name, numbers_only=True)
     if not (math.isfinite(v) and v > 0):
@@ -209,7 +239,11 @@ def check_labels(y: Any, n: int) -> np.ndarray:
 def check_bbar(bbar: Any, d: int) -> np.ndarray | None:
     if bbar is None:
         return None
-    b = np.ascontiguousarray(bbar, dtype=np.float64)
+    reject_complex(bbar, "bbar")
+    try:
+        b = np.ascontiguousarray(bbar, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("bbar must be an array of real numbers") from None
     if b.shape != (d,):
         raise ValueError(f"bbar must have shape ({d},), got {b.shape}")
     if not (np.isfinite(b).all() and (b > 0).all()):
@@ -241,17 +275,10 @@ def prepare_quadgrad(
     if isinstance(max_iter, (int, np.integer)) and not isinstance(max_iter, bool) and max_iter < 1:
         raise ValueError(f"max_iter must be >= 1, got {max_iter}")
     max_iter = as_index(max_iter, "max_iter", lower=1, upper=MAX_ITER_LIMIT)
-    X = as_design_matrix(X)
+    X = as_design_matrix(reject_complex(X, "X"))
     n, d = X.shape
     y = check_labels(y, n)
-    if beta0 is None:
-        beta = np.zeros(d)
-    else:
-        beta = np.array(beta0, dtype=np.float64).reshape(-1)
-        if beta.shape != (d,):
-            raise ValueError(f"beta0 must have shape ({d},), got {np.shape(beta0)}")
-        if not np.isfinite(beta).all():
-            raise ValueError("beta0 contains NaN or infinite values")
+    beta = np.zeros(d) if beta0 is None else real_vector(beta0, "beta0", d)
     spec = QuadgradSpec(
         optimizer=optimizer,
         enhanced=enhanced,

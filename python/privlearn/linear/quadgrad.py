@@ -38,6 +38,7 @@ every entry of ``X^T X`` is >= 0 and ``sum_j |(X^T X)_kj| = (X^T (X 1))_k``, com
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -47,7 +48,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from privlearn import _core
-from privlearn._checks import as_threads
+from privlearn._checks import as_real, as_threads
 from privlearn._linear_common import as_design_matrix
 from privlearn._quadgrad_common import (
     OPTIMIZERS,
@@ -56,6 +57,8 @@ from privlearn._quadgrad_common import (
     check_bbar,
     check_labels,
     prepare_quadgrad,
+    real_vector,
+    reject_complex,
 )
 from privlearn.linear._common import BACKENDS, _binary_labels, _check_fit_data
 
@@ -144,6 +147,7 @@ def quadgrad_train(
         ``coef`` (final iterate), ``loglik_path`` (``l`` at the start and after each
         iteration), ``bbar``, ``n_iter``, ``schedule``.
     """
+    threads = as_threads(n_threads)
     X, y, beta, spec = prepare_quadgrad(
         X,
         y,
@@ -174,7 +178,7 @@ def quadgrad_train(
         spec.adam_beta2,
         spec.adaptive_eps,
         np.empty(0) if b is None else b,
-        as_threads(n_threads),
+        threads,
     )
     if sp.issparse(X):
         coef, path, bb, iters = _core.quadgrad_train_csr(
@@ -195,15 +199,14 @@ def quadgrad_bbar(X: Any, *, epsilon: float = 1e-8, n_threads: int | None = None
     """``diag(B_bar)``: ``1 / (epsilon + sum_j |(X^T X)_kj| / 4)`` (Definition 3.2 with the
     Boehning-Lindsay bound ``H_bar = -X^T X / 4``); see the module docstring for the formula
     used on non-negative data."""
-    X = as_design_matrix(X)
-    eps = float(epsilon)
+    threads = as_threads(n_threads)
+    eps = _epsilon(epsilon, positive=True)
+    X = as_design_matrix(reject_complex(X, "X"))
     if sp.issparse(X):
         return np.asarray(
-            _core.quadgrad_bbar_csr(
-                X.data, X.indices, X.indptr, X.shape[1], eps, as_threads(n_threads)
-            )
+            _core.quadgrad_bbar_csr(X.data, X.indices, X.indptr, X.shape[1], eps, threads)
         )
-    return np.asarray(_core.quadgrad_bbar_dense(X, eps, as_threads(n_threads)))
+    return np.asarray(_core.quadgrad_bbar_dense(X, eps, threads))
 
 
 def logistic_loglik_gradient(
@@ -211,10 +214,10 @@ def logistic_loglik_gradient(
 ) -> tuple[float, np.ndarray]:
     """``(l(beta), g)``: the log-likelihood and its gradient (paper Section 2.3) in one fused,
     deterministic pass over the rows."""
-    X = as_design_matrix(X)
-    y = check_labels(y, X.shape[0])
-    beta = np.asarray(beta, dtype=np.float64).reshape(-1)
     threads = as_threads(n_threads)
+    X = as_design_matrix(reject_complex(X, "X"))
+    y = check_labels(y, X.shape[0])
+    beta = real_vector(beta, "beta", X.shape[1])
     if sp.issparse(X):
         ll, g = _core.logistic_loglik_gradient_csr(
             X.data, X.indices, X.indptr, X.shape[1], y, beta, threads
@@ -227,10 +230,23 @@ def logistic_loglik_gradient(
 def fixed_hessian_diagonal(A: Any, epsilon: float = 1e-8) -> np.ndarray:
     """Lemma 3.1: ``diag(B)`` with ``B_kk = -epsilon - sum_i |A_ki|``, a diagonal lower bound
     ``B <= A`` (Loewner order) of any symmetric ``A``."""
-    A = np.ascontiguousarray(A, dtype=np.float64)
+    reject_complex(A, "A")
+    try:
+        A = np.ascontiguousarray(A, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("A must be a matrix of real numbers") from None
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise ValueError(f"A must be a square matrix, got shape {A.shape}")
-    return np.asarray(_core.fixed_hessian_diagonal(A, float(epsilon)))
+    return np.asarray(_core.fixed_hessian_diagonal(A, _epsilon(epsilon, positive=False)))
+
+
+def _epsilon(value: Any, *, positive: bool) -> float:
+    """``epsilon`` as a finite float (``> 0``, or ``>= 0`` when not ``positive``)."""
+    eps = as_real(value, "epsilon", numbers_only=True)
+    if not (math.isfinite(eps) and (eps > 0.0 if positive else eps >= 0.0)):
+        bound = "> 0" if positive else ">= 0"
+        raise ValueError(f"epsilon must be a finite number {bound}, got {eps}")
+    return eps
 
 
 def _add_intercept(X: Any) -> Any:
@@ -323,6 +339,7 @@ class QuadraticGradientLogisticRegression(ClassifierMixin, BaseEstimator):
             raise TypeError(
                 f"fit_intercept must be a bool, got {type(self.fit_intercept).__name__}"
             )
+        as_threads(self.n_threads)  # validated for both backends (the reference ignores it)
         X, y = _check_fit_data(X, y, self, y_numeric=False)
         classes, y_internal = _binary_labels(y)
         Xa = _add_intercept(X) if self.fit_intercept else X
