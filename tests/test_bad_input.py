@@ -1,0 +1,554 @@
+"""Bad input gets a clear ValueError / TypeError naming the problem, never a crash, a hang or a
+silently wrong answer.
+
+Covers: ``calibrate_sigma``'s iteration parameters (a tiny ``rtol`` used to loop for ever), the
+data loaders on damaged files (non-finite values, no data rows, truncated or garbage
+compression), the encrypted trainer ``train_logreg`` and the clear quadratic-gradient trainer.
+Cases that could hang run in a subprocess with a timeout, so a regression fails instead of
+stalling the suite. Every damaged file is written under ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import struct
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from privlearn.accounting import calibrate_sigma
+from privlearn.data import (
+    KDDCUP99_COLUMNS,
+    load_adult,
+    load_helr,
+    load_idash,
+    load_kddcup99,
+    load_mnist,
+    load_msd,
+    load_phishing,
+)
+
+_TIMEOUT = 60
+
+
+def _run_python(code: str, timeout: float = _TIMEOUT) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter; a hang becomes a test failure, not a stall."""
+    try:
+        return subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(code)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"did not finish within {timeout} s (hang):\n{code}")
+
+
+# ---- accounting: calibrate_sigma -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("rtol", [1e-17, 1e-13, 0.0, -1e-4, 1.0, 2.0, float("nan"), float("inf")])
+def test_calibrate_sigma_rtol_out_of_range_raises_without_hanging(rtol):
+    code = f"""
+        from privlearn.accounting import calibrate_sigma
+        try:
+            calibrate_sigma(1.0, 1e-5, q=0.01, steps=1000, rtol=float({str(rtol)!r}))
+        except ValueError as exc:
+            print("ValueError:", exc)
+        else:
+            print("returned")
+    """
+    out = _run_python(code)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("ValueError:"), out.stdout
+    assert "rtol" in out.stdout
+
+
+@pytest.mark.parametrize("rtol", ["1e-4", None, 1e-4j])
+def test_calibrate_sigma_rtol_wrong_type(rtol):
+    with pytest.raises(TypeError, match="rtol"):
+        calibrate_sigma(1.0, 1e-5, q=0.01, steps=1000, rtol=rtol)
+
+
+@pytest.mark.parametrize("rtol", [1e-12, 1e-9, 1e-4, 0.5])
+def test_calibrate_sigma_smallest_rtol_terminates_and_is_tight(rtol):
+    code = f"""
+        from privlearn.accounting import calibrate_sigma, epsilon_for_sigma
+        for eps, q, steps in [(1.0, 0.01, 1000), (1e3, 1.0, 1), (1e-3, 1e-6, 10**9)]:
+            s = calibrate_sigma(eps, 1e-5, q=q, steps=steps, rtol={rtol!r})
+            assert s > 0
+            assert epsilon_for_sigma(s, 1e-5, q=q, steps=steps) <= eps * (1 + 1e-9)
+            assert epsilon_for_sigma(s / (1 + {rtol!r}), 1e-5, q=q, steps=steps) > eps
+        print("ok")
+    """
+    out = _run_python(code)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+def test_calibrate_sigma_shrink_loop_is_bounded():
+    """A gap function that never lets the bracket shrink ends in a ValueError."""
+    from privlearn.accounting import calibrate as cal
+
+    with pytest.raises(ValueError, match="epsilon is NaN"):
+        # NaN inside the bracket: neither end can be trusted to move.
+        cal._shrink_bracket(lambda s: float("nan"), 1.0, 1.0, 2.0, -0.5, 1e-6)
+    with pytest.raises(ValueError, match="did not converge"):
+        # A bracket of two adjacent floats cannot reach a width below one ulp.
+        lo = 1.0
+        hi = float(np.nextafter(np.nextafter(lo, 2.0), 2.0))
+        cal._shrink_bracket(lambda s: 0.0 if s >= hi else 1.0, lo, 1.0, hi, -0.5, 1e-300)
+
+
+def test_calibrate_sigma_property_holds():
+    """Hypothesis over any floats for epsilon, delta, q, steps and rtol: a ValueError /
+    TypeError, or a sigma > 0 that meets the target. Run in a subprocess so that a hang
+    regression fails the test."""
+    code = """
+        import math
+        from hypothesis import given, settings, HealthCheck, strategies as st
+        from privlearn.accounting import calibrate_sigma, epsilon_for_sigma
+
+        anyfloat = st.floats(allow_nan=True, allow_infinity=True)
+        steps_st = st.one_of(st.integers(-10, 10**12), anyfloat)
+
+        @settings(max_examples=50, deadline=None, database=None,
+                  suppress_health_check=list(HealthCheck))
+        @given(eps=anyfloat, delta=anyfloat, q=anyfloat, steps=steps_st,
+               rtol=st.one_of(anyfloat, st.just(1e-4), st.just(1e-12)))
+        def prop(eps, delta, q, steps, rtol):
+            try:
+                sigma = calibrate_sigma(eps, delta, q=q, steps=steps, rtol=rtol)
+            except (ValueError, TypeError) as exc:
+                assert str(exc)
+                return
+            assert math.isfinite(sigma) and sigma > 0
+            assert epsilon_for_sigma(sigma, delta, q=q, steps=steps) <= eps * (1 + 1e-9)
+
+        @settings(max_examples=50, deadline=None, database=None,
+                  suppress_health_check=list(HealthCheck))
+        @given(eps=st.floats(1e-3, 1e3), delta=st.floats(1e-12, 0.5),
+               q=st.floats(1e-6, 1.0), steps=st.integers(1, 10**9),
+               rtol=st.floats(1e-12, 0.9))
+        def prop_valid(eps, delta, q, steps, rtol):
+            try:
+                sigma = calibrate_sigma(eps, delta, q=q, steps=steps, rtol=rtol)
+            except ValueError as exc:
+                assert "reaches epsilon" in str(exc), exc
+                return
+            assert math.isfinite(sigma) and sigma > 0
+            assert epsilon_for_sigma(sigma, delta, q=q, steps=steps) <= eps * (1 + 1e-9)
+
+        prop()
+        prop_valid()
+        print("ok")
+    """
+    out = _run_python(code, timeout=240)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.strip().endswith("ok")
+
+
+# ---- data loaders: damaged files -----------------------------------------------------------
+
+
+def _write(path: Path, data: bytes | str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    return path
+
+
+def _gz(text: str) -> bytes:
+    return gzip.compress(text.encode())
+
+
+def _kdd_row(duration: str = "0", src_bytes: str = "181", label: str = "normal.") -> str:
+    fields = ["0"] * len(KDDCUP99_COLUMNS)
+    fields[0] = duration
+    fields[1:4] = ["tcp", "http", "SF"]
+    fields[4] = src_bytes
+    return ",".join([*fields, label])
+
+
+def _adult_row(age: str = "39") -> str:
+    return (
+        f"{age}, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, "
+        "White, Male, 2174, 0, 40, United-States, <=50K"
+    )
+
+
+_GARBAGE_GZ = b"\x1f\x8b\x08\x00" + b"this is not a deflate stream" * 4
+
+
+def _truncated_gz(text: str) -> bytes:
+    whole = _gz(text)
+    return whole[: len(whole) // 2]
+
+
+# Each loader: (relative path in the data folder, loader call, a good file's text, a text
+# with NaN, a text with inf, compressed?)
+_KDD_GOOD = "\n".join([_kdd_row(), _kdd_row(label="smurf.")]) + "\n"
+_PHISH_GOOD = "1 1:0.5 2:0.5\n0 3:0.5\n"
+_HELR_GOOD = "1\t2\t1\n3\t4\t0\n"
+_ADULT_GOOD = _adult_row() + "\n" + _adult_row("50").replace("<=50K", ">50K") + "\n"
+
+LOADERS = {
+    "kddcup99": (
+        "kddcup99/kddcup.data_10_percent.gz",
+        lambda home: load_kddcup99(home),
+        _KDD_GOOD,
+        "\n".join([_kdd_row(), _kdd_row(src_bytes="nan")]) + "\n",
+        "\n".join([_kdd_row(), _kdd_row(duration="inf")]) + "\n",
+        True,
+    ),
+    "phishing": (
+        "phishing/phishing.txt.gz",
+        lambda home: load_phishing(home),
+        _PHISH_GOOD,
+        "1 1:0.5\n0 2:nan 3:0.5\n",
+        "1 1:0.5\n0 3:inf\n",
+        True,
+    ),
+    "helr": (
+        "helr/edin.txt",
+        lambda home: load_helr("edin", home),
+        _HELR_GOOD,
+        "1\t2\t1\n3\tnan\t0\n",
+        "1\t2\t1\n-inf\t4\t0\n",
+        False,
+    ),
+    "adult": (
+        "adult/adult.data",
+        lambda home: load_adult("train", home),
+        _ADULT_GOOD,
+        _adult_row() + "\n" + _adult_row("nan") + "\n",
+        _adult_row() + "\n" + _adult_row("inf") + "\n",
+        False,
+    ),
+}
+
+
+def _encode(text: str, compressed: bool) -> bytes:
+    return _gz(text) if compressed else text.encode()
+
+
+@pytest.mark.parametrize("name", list(LOADERS))
+def test_loader_good_file_loads(tmp_path, name):
+    rel, call, good, _, _, compressed = LOADERS[name]
+    _write(tmp_path / rel, _encode(good, compressed))
+    X, y = call(tmp_path)
+    assert X.shape[0] == 2 and np.isfinite(X.toarray() if hasattr(X, "toarray") else X).all()
+    assert set(np.unique(y)) <= {-1, 1}
+
+
+@pytest.mark.parametrize("name", list(LOADERS))
+@pytest.mark.parametrize("which", ["nan", "inf"])
+def test_loader_non_finite_value_names_file_row_and_column(tmp_path, name, which):
+    rel, call, _, with_nan, with_inf, compressed = LOADERS[name]
+    path = _write(tmp_path / rel, _encode(with_nan if which == "nan" else with_inf, compressed))
+    with pytest.raises(ValueError) as info:
+        call(tmp_path)
+    msg = str(info.value)
+    assert path.name in msg
+    assert "row 1" in msg
+    assert "column" in msg
+    assert "non-finite" in msg or "non-numeric" in msg
+
+
+@pytest.mark.parametrize("name", list(LOADERS))
+@pytest.mark.parametrize("content", ["", "\n\n", "header-only"])
+def test_loader_empty_file_raises(tmp_path, name, content):
+    rel, call, _, _, _, compressed = LOADERS[name]
+    if content == "header-only":
+        # these formats have no header line; a lone comment / blank line is all there is
+        content = {"adult": "", "helr": "\n", "phishing": "# comment\n", "kddcup99": "\n"}[name]
+    path = _write(tmp_path / rel, _encode(content, compressed))
+    with pytest.raises(ValueError, match="empty|no .*rows") as info:
+        call(tmp_path)
+    assert path.name in str(info.value)
+
+
+@pytest.mark.parametrize("name", [n for n in LOADERS if LOADERS[n][5]])
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "zero-bytes-gz-name"])
+def test_loader_damaged_gzip_raises_value_error(tmp_path, name, damage):
+    rel, call, good, _, _, _ = LOADERS[name]
+    data = {"truncated": _truncated_gz(good * 50), "garbage": _GARBAGE_GZ}.get(damage, b"")
+    path = _write(tmp_path / rel, data)
+    with pytest.raises(ValueError) as info:
+        call(tmp_path)
+    assert path.name in str(info.value)
+
+
+def test_adult_test_file_with_only_its_comment_line(tmp_path):
+    path = _write(tmp_path / "adult/adult.test", "|1x3 Cross validator\n")
+    with pytest.raises(ValueError, match="no .*rows|empty") as info:
+        load_adult("test", tmp_path)
+    assert path.name in str(info.value)
+
+
+def test_kddcup99_n_samples_more_than_rows(tmp_path):
+    _write(tmp_path / LOADERS["kddcup99"][0], _gz(_KDD_GOOD))
+    with pytest.raises(ValueError, match="n_samples=5 is more than the 2 rows"):
+        load_kddcup99(tmp_path, n_samples=5, seed=0)
+
+
+def test_phishing_non_finite_label(tmp_path):
+    path = _write(tmp_path / "phishing/phishing.txt.gz", _gz("1 1:0.5\nnan 2:0.5\n"))
+    with pytest.raises(ValueError, match="non-finite label nan in row 1") as info:
+        load_phishing(tmp_path)
+    assert path.name in str(info.value)
+
+
+# iDASH and YearPredictionMSD take a path (optionally compressed).
+
+
+def test_idash_header_only_nan_and_damaged_gzip(tmp_path):
+    header_only = _write(tmp_path / "h.csv", "label,a,b\n")
+    with pytest.raises(ValueError, match="no iDASH data rows") as info:
+        load_idash(header_only)
+    assert "h.csv" in str(info.value)
+    empty = _write(tmp_path / "e.csv", "")
+    with pytest.raises(ValueError, match="empty"):
+        load_idash(empty)
+    nan = _write(tmp_path / "n.csv", "label,a,b\n1,0.5,0.5\n0,nan,1\n")
+    with pytest.raises(ValueError, match=r"non-finite value nan in row 1, column 'a'"):
+        load_idash(nan)
+    inf = _write(tmp_path / "i.csv.gz", _gz("label,a,b\n1,0.5,inf\n"))
+    with pytest.raises(ValueError, match=r"row 0, column 'b'"):
+        load_idash(inf)
+    for i, data in enumerate([_truncated_gz("label,a\n" + "1,2\n" * 500), _GARBAGE_GZ]):
+        bad = _write(tmp_path / f"bad{i}.csv.gz", data)
+        with pytest.raises(ValueError, match=f"bad{i}.csv.gz"):
+            load_idash(bad)
+
+
+def test_msd_nan_empty_and_damaged_gzip(tmp_path):
+    row = ",".join(["2001"] + ["0.5"] * 90)
+    nan_row = ",".join(["2001"] + ["0.5"] * 89 + ["nan"])
+    ok = _write(tmp_path / "ok.txt", row + "\n")
+    X, y = load_msd(ok)
+    assert X.shape == (1, 90) and y[0] == 2001
+    nan = _write(tmp_path / "nan.txt", row + "\n" + nan_row + "\n")
+    with pytest.raises(ValueError, match=r"nan.txt': non-finite value nan in row 1, column"):
+        load_msd(nan)
+    year = _write(tmp_path / "year.txt", "inf 1:0.5\n")
+    with pytest.raises(ValueError, match="non-finite year inf in row 0"):
+        load_msd(year)
+    for name, data in [("blank.txt", "\n \n"), ("empty.gz", _gz(""))]:
+        with pytest.raises(ValueError, match="empty"):
+            load_msd(_write(tmp_path / name, data))
+    for i, data in enumerate([_truncated_gz(row * 200), _GARBAGE_GZ]):
+        bad = _write(tmp_path / f"bad{i}.gz", data)
+        with pytest.raises(ValueError, match=f"bad{i}.gz"):
+            load_msd(bad)
+
+
+def _idx(data: np.ndarray) -> bytes:
+    header = struct.pack(">BBBB", 0, 0, 0x08, data.ndim) + struct.pack(
+        f">{data.ndim}I", *data.shape
+    )
+    return header + data.astype(np.uint8).tobytes()
+
+
+def test_mnist_empty_and_damaged(tmp_path):
+    images = tmp_path / "mnist/train-images-idx3-ubyte.gz"
+    labels = tmp_path / "mnist/train-labels-idx1-ubyte.gz"
+    _write(images, gzip.compress(_idx(np.zeros((0, 28, 28)))))
+    _write(labels, gzip.compress(_idx(np.zeros(0))))
+    with pytest.raises(ValueError, match="no images") as info:
+        load_mnist("train", tmp_path)
+    assert images.name in str(info.value)
+    _write(images, _truncated_gz(_idx(np.zeros((3, 28, 28))).decode("latin-1")))
+    with pytest.raises(ValueError, match=images.name):
+        load_mnist("train", tmp_path)
+    _write(images, _GARBAGE_GZ)
+    with pytest.raises(ValueError, match=images.name):
+        load_mnist("train", tmp_path)
+
+
+# ---- HE training: train_logreg -------------------------------------------------------------
+
+
+def _he_data(n: int = 40, d: int = 3):
+    rng = np.random.default_rng(0)
+    X = rng.random((n, d)) / d
+    y = np.where(rng.random(n) > 0.5, 1, 0)
+    return X, y
+
+
+def _he_params():
+    from privlearn.he import CKKSParams
+
+    return CKKSParams(log_n=13, log_q=290, log_special=60, ks_digit_bits=50)
+
+
+def _inf_at_row_2(X):
+    X = X.copy()
+    X[2, 0] = np.inf
+    return X
+
+
+_HE_CASES = [
+    ("X complex", lambda X, y, k: (X + 1j, y, k), TypeError, "X must be real"),
+    ("y complex", lambda X, y, k: (X, y + 0j, k), TypeError, "y must be real"),
+    ("X strings", lambda X, y, k: (np.full(X.shape, "a"), y, k), TypeError, "X must be an array"),
+    ("X inf", lambda X, y, k: (_inf_at_row_2(X), y, k), ValueError, r"infinite.*row 2, column 0"),
+    ("y nan", lambda X, y, k: (X, np.where(y == 1, np.nan, 0.0), k), ValueError, "y contains NaN"),
+    ("iterations 2.7", {"iterations": 2.7}, TypeError, "iterations must be an integer"),
+    ("iterations 2.0", {"iterations": 2.0}, TypeError, "iterations must be an integer"),
+    ("iterations str", {"iterations": "3"}, TypeError, "iterations must be an integer"),
+    ("iterations bool", {"iterations": True}, TypeError, "iterations must be an integer"),
+    ("iterations 0", {"iterations": 0}, ValueError, "iterations must lie in"),
+    ("iterations -3", {"iterations": -3}, ValueError, "iterations must lie in"),
+    ("iterations huge", {"iterations": 10**9}, ValueError, "iterations must lie in"),
+    ("n_threads 0", {"n_threads": 0}, ValueError, "n_threads"),
+    ("n_threads -5", {"n_threads": -5}, ValueError, "n_threads"),
+    ("n_threads 2.5", {"n_threads": 2.5}, TypeError, "n_threads"),
+    ("bbar_bits -1000", {"bbar_bits": -1000}, ValueError, r"bbar_bits must lie in \[10, 120\]"),
+    ("bbar_bits 0", {"bbar_bits": 0}, ValueError, "bbar_bits must lie in"),
+    ("bbar_bits 5000", {"bbar_bits": 5000}, ValueError, "bbar_bits must lie in"),
+    ("bbar_bits 40.0", {"bbar_bits": 40.0}, TypeError, "bbar_bits must be an integer"),
+    ("enhanced str", {"enhanced": "no"}, TypeError, "enhanced must be a bool"),
+    ("schedule number", {"schedule": 0.5}, TypeError, "schedule must be None or a callable"),
+    ("schedule nan", {"schedule": lambda t: float("nan")}, ValueError, r"schedule\(0\).*finite"),
+    ("schedule complex", {"schedule": lambda t: 1j}, TypeError, r"schedule\(0\).*real"),
+]
+
+
+@pytest.mark.parametrize(
+    "change, exc, pattern", [c[1:] for c in _HE_CASES], ids=[c[0] for c in _HE_CASES]
+)
+def test_train_logreg_bad_arguments(change, exc, pattern):
+    from privlearn.he import train_logreg
+
+    X, y = _he_data()
+    kwargs = {"iterations": 1, "params": _he_params(), "seed": 0}
+    if callable(change):
+        X, y, kwargs = change(X, y, kwargs)
+    else:
+        kwargs.update(change)
+    with pytest.raises(exc, match=pattern):
+        train_logreg(X, y, **kwargs)
+
+
+def test_train_logreg_valid_edge_values_still_work():
+    from privlearn.he import train_logreg
+
+    X, y = _he_data()
+    for kwargs in ({"bbar_bits": 10}, {"bbar_bits": 40, "n_threads": -1}, {"n_threads": 1}):
+        rep = train_logreg(X, y, iterations=1, params=_he_params(), seed=0, **kwargs)
+        assert rep.iterations == 1 and np.isfinite(rep.coef_).all()
+
+
+def test_plan_and_clear_logreg_bad_arguments():
+    from privlearn.he import clear_logreg, plan_logreg
+
+    X, y = _he_data()
+    with pytest.raises(TypeError, match="n must be an integer"):
+        plan_logreg(2.5, 3, params=_he_params())
+    with pytest.raises(TypeError, match="iterations must be an integer"):
+        plan_logreg(40, 3, iterations=2.5, params=_he_params())
+    with pytest.raises(ValueError, match="bbar_bits must lie in"):
+        plan_logreg(40, 3, bbar_bits=-1000, params=_he_params())
+    with pytest.raises(TypeError, match="iterations must be an integer"):
+        clear_logreg(X, y, iterations=2.5)
+    with pytest.raises(ValueError, match="iterations must lie in"):
+        clear_logreg(X, y, iterations=-1)
+    with pytest.raises(TypeError, match="X must be real"):
+        clear_logreg(X + 1j, y)
+
+
+# ---- quadratic gradient in the clear ---------------------------------------------------------
+
+
+def _qg_data(n: int = 40, d: int = 3):
+    rng = np.random.default_rng(1)
+    X = rng.random((n, d))
+    y = np.where(rng.random(n) > 0.5, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize("backend", ["core", "reference"])
+def test_quadgrad_train_bad_arguments(backend):
+    if backend == "core":
+        from privlearn.linear.quadgrad import quadgrad_train
+    else:
+        from privlearn.reference.quadgrad import quadgrad_train
+    import scipy.sparse as sp
+
+    X, y = _qg_data()
+    with pytest.raises(TypeError, match="X must be real"):
+        quadgrad_train(X + 1j, y)
+    with pytest.raises(TypeError, match="X must be real"):
+        quadgrad_train(sp.csr_matrix(X + 1j), y)
+    with pytest.raises(ValueError, match="y must be numeric"):
+        quadgrad_train(X, y + 0j)
+    with pytest.raises(TypeError, match="beta0 must be real"):
+        quadgrad_train(X, y, beta0=np.ones(3) + 1j)
+    with pytest.raises(ValueError, match="beta0 contains NaN"):
+        quadgrad_train(X, y, beta0=np.array([0.0, np.nan, 0.0]))
+    with pytest.raises(TypeError, match="bbar must be real"):
+        quadgrad_train(X, y, bbar=np.ones(3) + 1j)
+    for max_iter in (2.7, 3.0, "3"):
+        with pytest.raises(TypeError, match="max_iter must be an integer"):
+            quadgrad_train(X, y, max_iter=max_iter)
+    for max_iter in (0, -2):
+        with pytest.raises(ValueError, match="max_iter must be >= 1"):
+            quadgrad_train(X, y, max_iter=max_iter)
+    if backend == "core":  # the reference accepts n_threads for signature compatibility only
+        for n_threads, exc in ((0, ValueError), (-5, ValueError), (2.5, TypeError)):
+            with pytest.raises(exc, match="n_threads"):
+                quadgrad_train(X, y, n_threads=n_threads)
+
+
+def test_quadgrad_helpers_bad_arguments():
+    from privlearn.linear.quadgrad import (
+        fixed_hessian_diagonal,
+        logistic_loglik_gradient,
+        quadgrad_bbar,
+    )
+
+    X, y = _qg_data()
+    with pytest.raises(TypeError, match="X must be real"):
+        quadgrad_bbar(X + 1j)
+    with pytest.raises(TypeError, match="epsilon"):
+        quadgrad_bbar(X, epsilon="a")
+    for eps in (float("nan"), -1.0, 0.0):
+        with pytest.raises(ValueError, match="epsilon"):
+            quadgrad_bbar(X, epsilon=eps)
+    for n_threads in (0, -5):
+        with pytest.raises(ValueError, match="n_threads"):
+            quadgrad_bbar(X, n_threads=n_threads)
+    with pytest.raises(TypeError, match="beta must be real"):
+        logistic_loglik_gradient(X, y, np.ones(3) + 1j)
+    with pytest.raises(ValueError, match="beta contains NaN"):
+        logistic_loglik_gradient(X, y, np.array([np.nan, 0.0, 0.0]))
+    with pytest.raises(ValueError, match=r"beta must have shape \(3,\)"):
+        logistic_loglik_gradient(X, y, np.ones(2))
+    with pytest.raises(TypeError, match="X must be real"):
+        logistic_loglik_gradient(X + 1j, y, np.ones(3))
+    with pytest.raises(TypeError, match="A must be real"):
+        fixed_hessian_diagonal(np.eye(3) + 1j)
+    with pytest.raises(ValueError, match="epsilon"):
+        fixed_hessian_diagonal(np.eye(3), float("nan"))
+    ll, g = logistic_loglik_gradient(X, y, np.zeros(3))
+    assert np.isclose(ll, -X.shape[0] * np.log(2.0)) and g.shape == (3,)
+
+
+@pytest.mark.parametrize("backend", ["core", "reference"])
+def test_quadgrad_estimator_bad_arguments(backend):
+    from privlearn.linear.quadgrad import QuadraticGradientLogisticRegression as QG
+
+    X, y = _qg_data()
+    for n_threads, exc in ((0, ValueError), (-5, ValueError), (1.5, TypeError)):
+        with pytest.raises(exc, match="n_threads"):
+            QG(n_threads=n_threads, backend=backend).fit(X, y)
+    with pytest.raises(TypeError, match="max_iter must be an integer"):
+        QG(max_iter=2.5, backend=backend).fit(X, y)
+    with pytest.raises(ValueError, match="[Cc]omplex"):
+        QG(backend=backend).fit(X + 1j, y)
+    est = QG(max_iter=3, n_threads=-1, backend=backend).fit(X, y)
+    assert np.isfinite(est.coef_).all()
