@@ -1,0 +1,476 @@
+"""Default ``fit`` of the private linear estimators: wall time and peak memory.
+
+Each case runs in a fresh subprocess (so its peak RSS says nothing about the cases before it):
+the child builds the data, then fits the estimator ``--reps`` times (default 3) and reports the
+median fit time and the peak extra memory of the fits in units of X's size,
+
+    peak extra / X = (VmHWM after the fits - VmRSS before the first fit) / X.nbytes,
+
+where the kernel's high-water mark (VmHWM) is reset (``/proc/self/clear_refs``, "5") after the
+data are built, so the peak of the data generation does not hide the fit's. When the reset is
+not available, VmHWM before the fit is recorded too: the extra is then a lower bound when it
+exceeds VmRSS (the data are built in blocks, so it barely does).
+
+Only the *default* fit is measured: the estimators get the keyword arguments below and nothing
+else, filtered by ``get_params()`` of the installed version (a keyword missing there is dropped
+and listed in the JSON), so the same script runs on the code before and after an issue that
+makes the non-private diagnostics (``objective_path_``, ``duality_gap_path_``, ``dual_coef_``)
+opt-in: the opt-in flag, when there is one, is left at its default. Which diagnostics a fitted
+estimator holds is recorded (looked up in ``vars(est)``, never computed).
+
+Cases (X: seeded synthetic dense float64, rows of L2 norm < 1 -- Gaussian directions, radius
+uniform on [0, 1); labels +-1 = sign of a random linear score plus noise, used as the targets
+of the regressor too; seed=0 everywhere, so the fitted coefficients of two versions can be
+compared)
+
+- ``sgd-gaussian``: ``DPSGDClassifier(mechanism="gaussian", epsilon=1, seed=0)``, 2,000,000 x 50
+- ``sgd-l2laplace``: ``DPSGDClassifier(seed=0)`` (default mechanism l2-laplace), 2,000,000 x 50
+- ``scd-classifier``: ``DPSCDClassifier(epsilon=1, seed=0)``, 500,000 x 50
+- ``scd-regressor``: ``DPSCDRegressor(seed=0)``, 500,000 x 50
+
+For scale, the child also times one pass ``X @ w`` (median of 3) and reports the fit time in
+such passes. Machines are shared and noisy (the background load -- CPU time used by other
+processes per wall-clock second during the fits -- is recorded per case), so fit times and
+their ratios are approximate; the memory ratios are robust.
+
+Usage::
+
+    python bench/python/bench_fit.py [--python /path/to/python] [--label before|after]
+        [--quick] [--reps 3] [--cases sgd-gaussian,...] [--n-sgd N] [--n-scd N] [--out DIR]
+
+Merges its results into ``<out>/fit.json`` (default ``bench/results``) under ``--label``
+(``--quick``: under ``<label>-quick``), and prints a markdown table; with both a ``before``
+and an ``after`` run in the file, also the before/after comparison. The parent needs only the
+standard library; the interpreter given by ``--python`` (default: this one) must import
+``privlearn`` and numpy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+BENCH = "fit"
+DEFAULT_D = 50
+DEFAULT_N_SGD = 2_000_000
+DEFAULT_N_SCD = 500_000
+QUICK_N_SGD = 200_000
+QUICK_N_SCD = 50_000
+BLOCK_ROWS = 65_536
+DIAGNOSTICS = ("objective_path_", "duality_gap_path_", "dual_coef_", "objective_steps_")
+# target of the issue: peak extra memory of a default fit <= one copy of X
+TARGET_EXTRA_X = 1.0
+
+# name: (estimator class in privlearn.linear, keyword arguments, which n)
+CASES: dict[str, tuple[str, dict[str, Any], str]] = {
+    "sgd-gaussian": (
+        "DPSGDClassifier",
+        {"mechanism": "gaussian", "epsilon": 1.0, "seed": 0},
+        "sgd",
+    ),
+    "sgd-l2laplace": ("DPSGDClassifier", {"seed": 0}, "sgd"),
+    "scd-classifier": ("DPSCDClassifier", {"epsilon": 1.0, "seed": 0}, "scd"),
+    "scd-regressor": ("DPSCDRegressor", {"seed": 0}, "scd"),
+}
+
+
+# ---- child: one case in a fresh process ---------------------------------------------------------
+def _status_kib(field: str) -> int | None:
+    """A ``kB`` field of /proc/self/status (VmRSS, VmHWM), or None off Linux."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def _reset_hwm() -> bool:
+    """Reset the peak RSS (VmHWM) to the current RSS; False when the kernel does not allow it."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        return False
+    return True
+
+
+def _busy_other_s() -> float | None:
+    """CPU seconds used by the whole machine since boot minus this process's (Linux), or None."""
+    try:
+        fields = Path("/proc/stat").read_text().splitlines()[0].split()
+    except (OSError, IndexError):
+        return None
+    if fields[0] != "cpu":
+        return None
+    ticks = [int(x) for x in fields[1:9]]  # user nice system idle iowait irq softirq steal
+    machine = (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+    own = os.times()
+    return machine - (own.user + own.system)
+
+
+def make_data(n: int, d: int, seed: int = 0) -> tuple[Any, Any]:
+    """Dense float64 ``X`` (n x d, rows of norm < 1) built block by block, and labels +-1."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    w_true = rng.standard_normal(d)
+    X = np.empty((n, d), dtype=np.float64)
+    y = np.empty(n, dtype=np.float64)
+    for start in range(0, n, BLOCK_ROWS):
+        stop = min(n, start + BLOCK_ROWS)
+        g = rng.standard_normal((stop - start, d))
+        radius = rng.random(stop - start)
+        g *= (radius / np.linalg.norm(g, axis=1))[:, None]
+        X[start:stop] = g
+        score = g @ w_true + 0.1 * rng.standard_normal(stop - start)
+        y[start:stop] = np.where(score >= 0.0, 1.0, -1.0)
+    return X, y
+
+
+def run_case(spec: dict[str, Any]) -> dict[str, Any]:
+    """Build the data, fit ``reps`` times, return the measurements (run in the child)."""
+    import gc
+
+    import numpy as np
+
+    import privlearn
+    import privlearn.linear as linear
+
+    n, d, reps = int(spec["n"]), int(spec["d"]), int(spec["reps"])
+    cls = getattr(linear, spec["estimator"])
+    available = cls().get_params()
+    kwargs = {k: v for k, v in spec["kwargs"].items() if k in available}
+    dropped = sorted(set(spec["kwargs"]) - set(kwargs))
+
+    t0 = time.perf_counter()
+    X, y = make_data(n, d)
+    build_s = time.perf_counter() - t0
+    w = np.ones(d) / np.sqrt(d)
+    passes = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        (X @ w).sum()
+        passes.append(time.perf_counter() - t0)
+    pass_s = statistics.median(passes)
+
+    gc.collect()
+    hwm_build_kib = _status_kib("VmHWM")
+    reset = _reset_hwm()
+    rss_before_kib = _status_kib("VmRSS")
+    hwm_before_kib = _status_kib("VmHWM")
+
+    times: list[float] = []
+    hwm_after_rep_kib: list[int | None] = []
+    rss_after_rep_kib: list[int | None] = []
+    diagnostics: dict[str, Any] = {}
+    coef: list[float] = []
+    identical_coef = True
+    other0 = _busy_other_s()
+    wall0 = time.perf_counter()
+    for rep in range(reps):
+        est = cls(**kwargs)
+        t0 = time.perf_counter()
+        est.fit(X, y)
+        times.append(time.perf_counter() - t0)
+        hwm_after_rep_kib.append(_status_kib("VmHWM"))
+        state = vars(est)
+        c = np.asarray(state["coef_"], dtype=np.float64).reshape(-1).tolist()
+        if rep == 0:
+            coef = c
+            for name in DIAGNOSTICS:
+                value = state.get(name)
+                diagnostics[name] = (
+                    None
+                    if value is None
+                    else {"shape": list(np.shape(value)), "nbytes": int(np.asarray(value).nbytes)}
+                )
+            steps = state.get("n_steps_")
+            n_steps = None if steps is None else int(steps)
+        else:
+            identical_coef = identical_coef and c == coef
+        del est, state
+        gc.collect()
+        rss_after_rep_kib.append(_status_kib("VmRSS"))
+    wall = time.perf_counter() - wall0
+    other1 = _busy_other_s()
+    background = None
+    if other0 is not None and other1 is not None and wall > 0:
+        background = max(0.0, (other1 - other0) / wall)
+
+    hwm_after_kib = _status_kib("VmHWM")
+    extra = None
+    if hwm_after_kib is not None and rss_before_kib is not None:
+        extra = (hwm_after_kib - rss_before_kib) * 1024
+    try:
+        from privlearn import _core
+
+        threads = int(_core.default_threads())
+        openmp = bool(_core.has_openmp)
+    except (ImportError, AttributeError):
+        threads, openmp = None, None
+    fit_s = statistics.median(times)
+    return {
+        "case": spec["case"],
+        "estimator": spec["estimator"],
+        "kwargs_requested": spec["kwargs"],
+        "kwargs_used": kwargs,
+        "kwargs_dropped": dropped,
+        "n": n,
+        "d": d,
+        "x_nbytes": int(X.nbytes),
+        "reps": reps,
+        "fit_s": times,
+        "fit_s_median": fit_s,
+        "fit_s_min": min(times),
+        "pass_s": pass_s,
+        "fit_in_passes": fit_s / pass_s if pass_s > 0 else None,
+        "build_s": build_s,
+        "hwm_reset": reset,
+        "hwm_build_kib": hwm_build_kib,
+        "rss_before_fit_kib": rss_before_kib,
+        "hwm_before_fit_kib": hwm_before_kib,
+        "hwm_after_rep_kib": hwm_after_rep_kib,
+        "rss_after_rep_kib": rss_after_rep_kib,
+        "hwm_after_fit_kib": hwm_after_kib,
+        "peak_extra_bytes": extra,
+        "peak_extra_x": None if extra is None else extra / X.nbytes,
+        "background_load_cores": background,
+        "diagnostics": diagnostics,
+        "n_steps": n_steps,
+        "coef": coef,
+        "coef_identical_across_reps": identical_coef,
+        "privlearn_file": privlearn.__file__,
+        "numpy": np.__version__,
+        "python": platform.python_version(),
+        "core_default_threads": threads,
+        "has_openmp": openmp,
+    }
+
+
+# ---- parent: cases in subprocesses, JSON, tables ---------------------------------------------
+def cpu_model() -> str | None:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        return None
+    return platform.processor() or None
+
+
+def mem_total_gib() -> float | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) / 2**20
+    except OSError:
+        return None
+    return None
+
+
+def git_commit(path: Path) -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(path), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def machine_info() -> dict[str, Any]:
+    try:
+        usable: int | None = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = None
+    try:
+        load: list[float] | None = list(os.getloadavg())
+    except (AttributeError, OSError):
+        load = None
+    return {
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "cpu_count": os.cpu_count(),
+        "cpus_usable": usable,
+        "cpu_model": cpu_model(),
+        "mem_total_gib": mem_total_gib(),
+        "platform": platform.platform(),
+        "omp_num_threads_env": os.environ.get("OMP_NUM_THREADS"),
+        "loadavg_start": load,
+    }
+
+
+def run_child(python: str, spec: dict[str, Any], timeout: float) -> dict[str, Any]:
+    cmd = [python, str(Path(__file__).resolve()), "--child", json.dumps(spec)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        raise RuntimeError(
+            f"case {spec['case']} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}"
+        )
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _f(x: float | None, fmt: str) -> str:
+    return "-" if x is None else format(x, fmt)
+
+
+def _diag(r: dict[str, Any]) -> str:
+    held = [k for k, v in r["diagnostics"].items() if v is not None and k != "objective_steps_"]
+    return ", ".join(held) if held else "none"
+
+
+def table(run: dict[str, Any]) -> str:
+    lines = [
+        "| case | estimator (kwargs) | n x d | X GiB | fit s (median / min) | fit in X passes | "
+        "peak extra / X | peak extra GiB | diagnostics held | background load |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in run["cases"]:
+        kw = ", ".join(f"{k}={v!r}" for k, v in r["kwargs_used"].items())
+        lines.append(
+            f"| {r['case']} | {r['estimator']}({kw}) | {r['n']:,} x {r['d']} | "
+            f"{r['x_nbytes'] / 2**30:.2f} | {r['fit_s_median']:.2f} / {r['fit_s_min']:.2f} | "
+            f"{_f(r['fit_in_passes'], '.0f')} | {_f(r['peak_extra_x'], '.2f')}x | "
+            f"{_f(None if r['peak_extra_bytes'] is None else r['peak_extra_bytes'] / 2**30, '.2f')}"
+            f" | {_diag(r)} | {_f(r['background_load_cores'], '.1f')} |"
+        )
+    return "\n".join(lines)
+
+
+def compare(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """Before/after table: time ratio, memory in units of X, the one-copy target, same coef."""
+    b = {r["case"]: r for r in before["cases"]}
+    lines = [
+        "| case | fit s before | fit s after | before/after | peak extra / X before | "
+        f"after | after <= {TARGET_EXTRA_X:g}x X | same coef_ |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for ra in after["cases"]:
+        rb = b.get(ra["case"])
+        if rb is None or (rb["n"], rb["d"]) != (ra["n"], ra["d"]):
+            continue
+        met = ra["peak_extra_x"] is not None and ra["peak_extra_x"] <= TARGET_EXTRA_X
+        lines.append(
+            f"| {ra['case']} | {rb['fit_s_median']:.2f} | {ra['fit_s_median']:.2f} | "
+            f"{rb['fit_s_median'] / ra['fit_s_median']:.2f}x | "
+            f"{_f(rb['peak_extra_x'], '.3f')}x | {_f(ra['peak_extra_x'], '.3f')}x | "
+            f"{'met' if met else '**not met**'} | {rb['coef'] == ra['coef']} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "results")
+    p.add_argument("--quick", action="store_true", help="small sizes, 1 rep (smoke test)")
+    p.add_argument("--python", default=sys.executable, help="interpreter of the subprocesses")
+    p.add_argument("--label", default="run", help='key in fit.json, e.g. "before" / "after"')
+    p.add_argument("--note", default=None, help="free text stored with the run")
+    p.add_argument("--reps", type=int, default=None, help="fits per case (default 3; quick 1)")
+    p.add_argument("--cases", default=",".join(CASES), help="comma-separated case names")
+    p.add_argument("--d", type=int, default=DEFAULT_D)
+    p.add_argument("--n-sgd", type=int, default=None)
+    p.add_argument("--n-scd", type=int, default=None)
+    p.add_argument("--timeout", type=float, default=3600.0, help="seconds per case")
+    p.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+
+    if args.child is not None:
+        print(json.dumps(run_case(json.loads(args.child))))
+        return 0
+
+    reps = args.reps if args.reps is not None else (1 if args.quick else 3)
+    sizes = {
+        "sgd": args.n_sgd or (QUICK_N_SGD if args.quick else DEFAULT_N_SGD),
+        "scd": args.n_scd or (QUICK_N_SCD if args.quick else DEFAULT_N_SCD),
+    }
+    names = [c.strip() for c in args.cases.split(",") if c.strip()]
+    unknown = [c for c in names if c not in CASES]
+    if unknown:
+        p.error(f"unknown case(s) {unknown}; known: {list(CASES)}")
+    label = args.label + ("-quick" if args.quick else "")
+
+    machine = machine_info()
+    results = []
+    for name in names:
+        estimator, kwargs, which = CASES[name]
+        spec = {
+            "case": name,
+            "estimator": estimator,
+            "kwargs": kwargs,
+            "n": sizes[which],
+            "d": args.d,
+            "reps": reps,
+        }
+        print(f"[{label}] {name}: {estimator} on {sizes[which]:,} x {args.d} ...", flush=True)
+        r = run_child(args.python, spec, args.timeout)
+        print(
+            f"    fit {r['fit_s_median']:.2f} s (median of {reps}), peak extra "
+            f"{_f(r['peak_extra_x'], '.2f')}x X, background load "
+            f"{_f(r['background_load_cores'], '.1f')} cores",
+            flush=True,
+        )
+        results.append(r)
+    try:
+        machine["loadavg_end"] = list(os.getloadavg())
+    except (AttributeError, OSError):
+        machine["loadavg_end"] = None
+
+    run = {
+        "label": label,
+        "note": args.note,
+        "python": args.python,
+        "privlearn_file": results[0]["privlearn_file"] if results else None,
+        "bench_git_commit": git_commit(Path(__file__).resolve().parent),
+        "quick": args.quick,
+        "reps": reps,
+        "sizes": sizes,
+        "machine": machine,
+        "cases": results,
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"{BENCH}.json"
+    data: dict[str, Any] = {}
+    if path.exists():
+        data = json.loads(path.read_text())
+    data.setdefault("benchmark", BENCH)
+    data["description"] = (
+        "Default fit of the private linear estimators in a fresh process per case: median fit "
+        "wall time over the reps, and peak extra memory (VmHWM after the fits minus VmRSS "
+        "before them) in units of X.nbytes. Keyed by label (before/after an issue)."
+    )
+    data["target_peak_extra_x"] = TARGET_EXTRA_X
+    data.setdefault("runs", {})[label] = run
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+    print()
+    print(f"## {label} ({machine['cpu_model']}, {machine['cpus_usable']} cores)")
+    print()
+    print(table(run))
+    runs = data["runs"]
+    suffix = "-quick" if args.quick else ""
+    before, after = runs.get("before" + suffix), runs.get("after" + suffix)
+    if before is not None and after is not None:
+        print()
+        print("## before vs after")
+        print()
+        print(compare(before, after))
+    print(f"\nwrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
