@@ -1,0 +1,233 @@
+"""The private linear estimators at their edges: the dataset size (public or a noisy count),
+what a fitted estimator holds, the caller's arrays, memory, and a property test over inputs."""
+
+from __future__ import annotations
+
+import math
+import pickle
+import tracemalloc
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from privlearn.accounting import (
+    DEFAULT_DELTA,
+    SIZE_EPSILON_FRACTION,
+    PoissonSampled,
+    SelfComposed,
+    calibrate_sigma,
+)
+from privlearn.linear import DPSCDClassifier, DPSCDRegressor, DPSGDClassifier, DPSGDRegressor
+from privlearn.linear._common import TrainingDiagnostics
+
+INF = float("inf")
+
+
+def _data(n: int, d: int = 4, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True)) * 1.25
+    w = np.linspace(1.0, -1.0, d)
+    y = np.where(X @ w + 0.1 * rng.normal(size=n) > 0, 1, 0)
+    return X, y, X @ w
+
+
+# Every private estimator in its default form and in its other accounted forms.
+ESTIMATORS = {
+    "sgd-l2-laplace": (lambda **kw: DPSGDClassifier(**kw), "y"),
+    "sgd-gaussian": (lambda **kw: DPSGDClassifier(mechanism="gaussian", **kw), "y"),
+    "sgd-gaussian-fixed": (
+        lambda **kw: DPSGDClassifier(mechanism="gaussian", sampling="fixed", **kw),
+        "y",
+    ),
+    "sgd-regressor": (lambda **kw: DPSGDRegressor(**kw), "t"),
+    "scd-dual": (lambda **kw: DPSCDClassifier(**kw), "y"),
+    "scd-seq": (lambda **kw: DPSCDClassifier(variant="seq", sampling="fixed", **kw), "y"),
+    "scd-primal": (lambda **kw: DPSCDRegressor(variant="primal", **{"batch_size": 2, **kw}), "t"),
+    "scd-regressor": (lambda **kw: DPSCDRegressor(**kw), "t"),
+}
+
+
+def _fit(name: str, n: int, **kw):
+    make, target = ESTIMATORS[name]
+    X, y, t = _data(n)
+    return make(seed=1, fit_intercept=True, **kw).fit(X, y if target == "y" else t)
+
+
+# ---- what a fitted estimator holds -----------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_fitted_attributes_do_not_grow_with_n(name):
+    """Nothing per training row is kept: no fitted attribute has length n, and the pickle of a
+    fitted model is the same size for 500 and 20,000 rows."""
+    small, large = _fit(name, 500), _fit(name, 20_000)
+    for est in (small, large):
+        n = 500 if est is small else 20_000
+        for key, value in vars(est).items():
+            if key.endswith("_") and hasattr(value, "__len__") and not isinstance(value, str):
+                assert len(value) != n, f"{key} has one entry per training row"
+        assert not hasattr(est, "diagnostics_")
+        assert {k for k in vars(est) if k.endswith("_")} <= {
+            "coef_", "intercept_", "n_features_in_", "privacy_", "n_steps_", "classes_",
+        }  # fmt: skip
+    size_small, size_large = len(pickle.dumps(small)), len(pickle.dumps(large))
+    assert abs(size_large - size_small) < 64, (size_small, size_large)
+
+
+def test_diagnostics_are_opt_in_and_marked():
+    fit = _fit("scd-dual", 300, epsilon=INF, diagnostics=True)
+    diag = fit.diagnostics_
+    assert isinstance(diag, TrainingDiagnostics) and diag.not_private
+    assert diag.dual_coef.shape == (300,) and diag.objective_path.size > 10
+    assert "NOT" in TrainingDiagnostics.__doc__ and "private" in TrainingDiagnostics.__doc__
+    refit = fit.set_params(diagnostics=False).fit(*_data(300)[:2])
+    assert not hasattr(refit, "diagnostics_")  # a refit without them drops the old ones
+
+
+# ---- the dataset size ------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["sgd-gaussian", "scd-dual"])
+def test_noisy_count_plans_the_schedule_and_is_accounted(name):
+    """Add/remove-one fits spend SIZE_EPSILON_FRACTION of epsilon on an exact discrete-Laplace
+    count; T, q (and lambda N for DP-SCD) come from it, the total meets the target."""
+    epsilon, n, b = 1.0, 2000, 50
+    fit = _fit(name, n, epsilon=epsilon, batch_size=b, epochs=2)
+    p = fit.privacy_
+    size = p.size
+    assert size.source == "noisy_count" and not size.public
+    assert size.epsilon == pytest.approx(SIZE_EPSILON_FRACTION * epsilon)
+    assert size.value != n  # the count is noisy (P(noise = 0) = tanh(0.025) ~ 2.5%: seed 1)
+    steps = math.ceil(2 * size.value / b)
+    assert p.steps == fit.n_steps_ == steps
+    q = b / size.value
+    assert p.statement.events[0].event == PoissonSampled(q, p.statement.events[0].event.event)
+    assert p.epsilon <= epsilon and p.epsilon == pytest.approx(epsilon, rel=1e-3)
+    assert p.delta == DEFAULT_DELTA
+    sigma = calibrate_sigma(epsilon - size.epsilon, DEFAULT_DELTA, q=q, steps=steps)
+    assert sigma == pytest.approx(getattr(p, "noise_multiplier", None) or p.sigma, rel=1e-12)
+    text = str(p)
+    assert "noisy count" in text and "add_remove" in text and "basic composition" in text
+
+
+@pytest.mark.parametrize("name", ["sgd-gaussian", "scd-dual"])
+def test_public_size_is_checked_and_stated(name):
+    fit = _fit(name, 1000, n_samples=1000, batch_size=50)
+    assert fit.privacy_.size.source == "public" and fit.privacy_.size.epsilon == 0.0
+    assert fit.n_steps_ == 1000 // 50 * (5 if name == "scd-dual" else 1)
+    assert "dataset size treated as public" in str(fit.privacy_)
+    with pytest.raises(ValueError, match="n_samples=999 was declared"):
+        _fit(name, 1000, n_samples=999)
+
+
+@pytest.mark.parametrize("name", ["sgd-l2-laplace", "sgd-gaussian-fixed", "scd-seq"])
+def test_replace_one_fits_say_the_size_is_shared(name):
+    p = _fit(name, 400, batch_size=20).privacy_
+    assert p.neighboring == "replace_one" and p.size.source == "replace_one"
+    assert "replace-one neighbours share it" in str(p)
+
+
+def test_no_default_depends_on_n():
+    """The default delta is one public number, the same for every estimator and every n."""
+    for name in ("sgd-gaussian", "scd-dual", "scd-primal"):
+        deltas = {_fit(name, n).privacy_.delta for n in (300, 3000)}
+        assert deltas == {DEFAULT_DELTA}
+
+
+def test_batch_larger_than_the_data_is_not_an_error_when_the_size_is_private():
+    """Refusing batch_size > n would release whether n >= batch_size; with a noisy count the
+    Poisson rate is min(1, b / n~)."""
+    fit = _fit("sgd-gaussian", 40, batch_size=100)
+    (event,) = fit.privacy_.statement.events
+    event = event.event if isinstance(event, SelfComposed) else event
+    assert isinstance(event, PoissonSampled) and 0.0 < event.q <= 1.0
+    with pytest.raises(ValueError, match="must be <= n_samples"):
+        _fit("sgd-gaussian", 40, batch_size=100, n_samples=40)
+
+
+# ---- the caller's arrays and memory ----------------------------------------------------------
+@pytest.mark.parametrize("name", ["sgd-l2-laplace", "sgd-gaussian", "scd-dual"])
+def test_caller_arrays_are_never_written(name):
+    X, y, _ = _data(200)
+    X[3] *= 10.0  # outside the unit ball: clip_rows projects the trainer's copy
+    dense = X.copy()
+    dense.setflags(write=False)
+    csr = sp.csr_matrix(X)
+    # unsorted indices and a duplicate entry, read-only arrays
+    csr = sp.csr_matrix((csr.data[::-1].copy(), csr.indices[::-1].copy(), csr.indptr.copy()))
+    csr.has_sorted_indices = False
+    for arr in (csr.data, csr.indices, csr.indptr):
+        arr.setflags(write=False)
+    before = (csr.data.copy(), csr.indices.copy(), csr.indptr.copy())
+    make, _ = ESTIMATORS[name]
+    for Xin in (dense, csr):
+        make(seed=0, clip_rows=True, fit_intercept=True).fit(Xin, y)
+    np.testing.assert_array_equal(dense, X)
+    for got, want in zip((csr.data, csr.indices, csr.indptr), before):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_clip_rows_projects_huge_rows_instead_of_zeroing_them():
+    from privlearn.linear._common import _row_norms, _training_rows
+
+    X = np.array([[1e300, 0.0, 0.0], [3e200, 4e200, 0.0], [0.3, 0.4, 0.0], [0.0, 0.0, 0.0]])
+    np.testing.assert_allclose(_row_norms(X), [1e300, 5e200, 0.5, 0.0], rtol=1e-15)
+    np.testing.assert_allclose(_row_norms(sp.csr_matrix(X)), [1e300, 5e200, 0.5, 0.0], rtol=1e-15)
+    out = _training_rows(X, 1.0, 0.5)
+    np.testing.assert_allclose(out[:, :3], [[1, 0, 0], [0.6, 0.8, 0], [0.3, 0.4, 0], [0, 0, 0]])
+    np.testing.assert_array_equal(out[:, 3], 0.5)
+    out_csr = _training_rows(sp.csr_matrix(X), 1.0, 0.5)
+    np.testing.assert_allclose(out_csr.toarray(), out, rtol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["sgd-gaussian", "scd-dual"])
+def test_peak_memory_is_at_most_one_copy_of_X(name):
+    """clip_rows + fit_intercept make one new array (the trainer's rows); nothing else of X's
+    size is allocated by the default fit (numpy allocations are traced; the C++ core reads X in
+    place)."""
+    X, y, _ = _data(40_000, d=25, seed=3)
+    X[::7] *= 3.0  # rows to project
+    make, _ = ESTIMATORS[name]
+    est = make(seed=0, clip_rows=True, fit_intercept=True, batch_size=200)
+    tracemalloc.start()
+    try:
+        est.fit(X, y)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    extra = peak / X.nbytes
+    assert extra < 1.25, f"peak {extra:.2f} x the size of X"
+
+
+# ---- a property test over the estimators' inputs ---------------------------------------------
+_FLOATS = st.one_of(
+    st.floats(-1e3, 1e3),
+    st.sampled_from([0.0, 1e-320, 1e300, -1e300, 1.7976931348623157e308]),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(sorted(ESTIMATORS)),
+    rows=st.lists(st.lists(_FLOATS, min_size=3, max_size=3), min_size=2, max_size=12),
+    targets=st.lists(_FLOATS, min_size=12, max_size=12),
+    epsilon=st.sampled_from([0.5, 1.0, 1e4, INF, 1e126, -1.0]),
+    clip_rows=st.booleans(),
+)
+def test_any_input_gives_a_finite_model_or_a_clear_error(name, rows, targets, epsilon, clip_rows):
+    """Whatever the (finite) data and parameters: a model with finite coefficients, or a
+    ValueError / TypeError with a message; never a crash, never NaN."""
+    X = np.array(rows, dtype=np.float64)
+    n = X.shape[0]
+    t = np.array(targets[:n])
+    y = np.arange(n) % 2
+    make, target = ESTIMATORS[name]
+    est = make(epsilon=epsilon, batch_size=1, seed=0)
+    if "clip_rows" in est.get_params():
+        est.set_params(clip_rows=clip_rows)
+    try:
+        est.fit(X, y if target == "y" else t)
+    except (ValueError, TypeError) as err:
+        assert str(err)
+        return
+    assert np.isfinite(est.coef_).all() and np.isfinite(est.intercept_).all()
