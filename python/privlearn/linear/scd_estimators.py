@@ -57,12 +57,33 @@ deviation divided by the L2 sensitivity ``S_f`` of one step, eq. (5) of the pape
 ``epsilon=inf`` runs any variant without noise and without scaling (``clip`` is ignored).
 
 What the guarantee covers: the sequence of released models ``theta_t = v_t / (lambda N)`` and
-in particular ``coef_``. The paper's analysis treats ``[alpha; v]`` as each step's output, but
-the dual vector ``alpha`` has one coordinate per training example and (Algorithm 1, line 13)
-receives noise only on the coordinates of the current batch, so publishing ``alpha`` would
-reveal which examples were sampled at which step, which the subsampling amplification assumes
-secret. ``dual_coef_`` is therefore exposed as a training diagnostic that must not be released,
-like ``objective_path_`` and ``duality_gap_path_`` (computed on the raw training data).
+in particular ``coef_`` (and ``n_steps_``). The paper's analysis treats ``[alpha; v]`` as each
+step's output, but in Algorithm 1 (line 13) the dual vector ``alpha`` -- one coordinate per
+training example, kept across steps -- receives noise only on the coordinates of the current
+batch. Publishing it would reveal which examples were sampled (which the subsampling
+amplification assumes secret), and keeping it secret does not repair the proof either: a later
+update of another row ``j`` reads ``alpha_j``, whose value depends on that row's hidden batch
+memberships, and the posterior of those given the released ``v``'s differs between neighbouring
+data sets, so the per-step conditional distributions are not the subsampled Gaussians the
+accountant composes. privlearn closes the gap in the trainer: every coordinate of ``alpha``
+receives fresh ``N(0, noise_std^2)`` at every step (the dual and seq variants, Poisson and
+fixed batches alike), drawn lazily -- when row ``j`` is sampled at step ``t`` it first receives
+the catch-up noise of the steps it missed, ``N(0, (t - last_j) noise_std^2)``, addressed by
+``(row, step)`` -- which has exactly the distribution of noising the whole vector each step.
+Then the hypothetical mechanism that releases the whole noisy ``(alpha_t, v_t)`` at every step
+is an adaptive composition of mechanisms that, conditioned on everything released before, are
+a subsampled Gaussian of the stated sensitivity (the canary's own update ``zeta_c`` may depend
+on its earlier state ``alpha_c``, but that state is part of the released history and
+``|zeta_c| <= C`` whatever it is); its RDP is what the accountant adds up. The real algorithm
+releases only ``v`` (a post-processing), and the final ``alpha`` is never released. For
+SeqDP-SCD the same holds with the sequential sensitivity ``2 C sqrt(L (L + 1))``: within a step
+the canary changes at most the ``L`` scaled updates of its own batch (each by ``<= 2 C``) and
+``v`` by ``<= 2 C L``. ``tests/test_privacy_audits.py`` audits the whole estimators.
+
+The dataset size: under add/remove-one neighbours (Poisson batches) ``N`` is private, so ``T``,
+``q`` and ``lambda N`` come from the public ``n_samples`` or from an exact discrete-Laplace noisy
+count (:mod:`privlearn.accounting.size`); fixed batches are replace-one (the size is fixed by the
+relation), and the primal variant's schedule does not involve ``N``.
 """
 
 from __future__ import annotations
