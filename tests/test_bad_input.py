@@ -289,6 +289,15 @@ def test_adult_test_file_with_only_its_comment_line(tmp_path):
     assert path.name in str(info.value)
 
 
+def test_rows_with_extra_fields_are_not_shifted_silently(tmp_path):
+    _write(tmp_path / "adult/adult.data", "7, " + _adult_row() + "\n" + _adult_row() + "\n")
+    with pytest.raises(ValueError, match="adult.data' has rows with more than 15 fields"):
+        load_adult("train", tmp_path)
+    _write(tmp_path / LOADERS["kddcup99"][0], _gz("7," + _KDD_GOOD))
+    with pytest.raises(ValueError, match="kddcup.data_10_percent.gz"):  # shifted: not numeric
+        load_kddcup99(tmp_path)
+
+
 def test_kddcup99_n_samples_more_than_rows(tmp_path):
     _write(tmp_path / LOADERS["kddcup99"][0], _gz(_KDD_GOOD))
     with pytest.raises(ValueError, match="n_samples=5 is more than the 2 rows"):

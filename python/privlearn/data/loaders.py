@@ -205,6 +205,22 @@ def _reading(path: Path, what: str) -> Iterator[None]:
         ) from None
 
 
+@contextlib.contextmanager
+def _no_extra_fields(path: Path, n_fields: int) -> Iterator[None]:
+    """With ``names=`` and ``index_col=False``, pandas only warns (and drops data) when a row
+    has more fields than names; make that a ValueError naming the file."""
+    import warnings
+
+    import pandas as pd
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pd.errors.ParserWarning)
+        try:
+            yield
+        except pd.errors.ParserWarning:
+            raise ValueError(f"'{path}' has rows with more than {n_fields} fields") from None
+
+
 def _check_rows(n_rows: int, path: Path, what: str) -> None:
     """A file that parsed to zero rows (empty, blank or header only) is a ValueError."""
     if n_rows == 0:
@@ -527,10 +543,11 @@ def _read_adult(subset: str, data_home: PathLike | None) -> Any:
 
     path = _data_file(_ADULT_FILES[subset], data_home)
     # adult.test starts with the line "|1x3 Cross validator"; both files may end in blank lines.
-    with _reading(path, "UCI Adult"):
+    with _no_extra_fields(path, len(ADULT_COLUMNS)), _reading(path, "UCI Adult"):
         frame = pd.read_csv(
             path,
             header=None,
+            index_col=False,
             names=list(ADULT_COLUMNS),
             sep=",",
             skipinitialspace=True,
@@ -840,8 +857,10 @@ def load_kddcup99(
     dtypes: dict[str, Any] = {c: np.float64 for c in KDDCUP99_COLUMNS}
     for c in (*_KDD_CATEGORICAL, "label"):
         dtypes[c] = str
-    with _reading(path, "KDD Cup 1999"):
-        frame = pd.read_csv(path, header=None, names=names_all, dtype=dtypes, engine="c")
+    with _no_extra_fields(path, len(names_all)), _reading(path, "KDD Cup 1999"):
+        frame = pd.read_csv(
+            path, header=None, names=names_all, index_col=False, dtype=dtypes, engine="c"
+        )
     _check_rows(len(frame), path, "KDD Cup 1999")
     text_columns = [*_KDD_CATEGORICAL, "label"]
     missing = frame[text_columns].isna().any(axis=1).to_numpy()
