@@ -408,6 +408,11 @@ def test_kmeans_reproduction_small(tmp_path, require_data) -> None:
     assert names == {"kmeans_runs.csv", "kmeans_summary.csv", "summary.md"}
     text = (tmp_path / "summary.md").read_text()
     assert "max cover beats Balcan et al." in text
+    assert "Data-set size: private" in text and "schedule" in text
+    header = (tmp_path / "kmeans_runs.csv").read_text().splitlines()[0]
+    assert header.endswith("planning_n,schedule,schedule_exact_n")
+    for row in res.rows:  # private runs record the noisy planning size and their schedule
+        assert (row["planning_n"] != "") == (row["method"] in ("maxcover", "balcan"))
     claim = exp.evaluate_claims(res)[0]
     assert claim.verdict.startswith(("holds", "does not hold"))
 

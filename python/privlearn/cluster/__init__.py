@@ -5,10 +5,17 @@
   Balcan et al. (2017) baseline (``method="balcan"``).
 - :mod:`~privlearn.cluster.maxcover` -- the private greedy max cover and its accounting
   (Gupta et al. 2010).
+
+Under add/remove-one neighbours the number of rows is private: ``DPKMeans`` plans its schedule
+from a declared public size (``n_samples=``) or a noisy count, states both in ``privacy_``
+(:class:`KMeansPrivacyStatement`) and keeps training labels and cost only as opt-in,
+non-private :class:`KMeansDiagnostics`.
 """
 
 from __future__ import annotations
 
+from privlearn.cluster._common import KMeansDiagnostics, KMeansPrivacyStatement
+from privlearn.cluster.balcan import default_levels
 from privlearn.cluster.estimator import DEFAULT_SPLIT, DPKMeans, proxy_counts
 from privlearn.cluster.maxcover import (
     MaxCoverResult,
@@ -23,7 +30,10 @@ from privlearn.cluster.maxcover import (
 __all__ = [
     "DEFAULT_SPLIT",
     "DPKMeans",
+    "KMeansDiagnostics",
+    "KMeansPrivacyStatement",
     "MaxCoverResult",
+    "default_levels",
     "default_picks",
     "default_radii",
     "greedy_cover_epsilon",
