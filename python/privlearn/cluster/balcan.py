@@ -6,11 +6,13 @@ Our implementation (the original is MATLAB; none of its code is used):
 
 1. *Candidate set* (``eps_cand``): ``n_trials`` randomly shifted hierarchical grids on the
    projected data (shift uniform in ``[0, 4)^p``, data-independent); at level ``l`` the cells
-   have side ``4 / 2**l``. Each level is released as a stability-based histogram
-   (Korolova, Kenthapadi, Mishra & Ntoulas 2009; Vadhan 2017, Theorem 3.5): exact discrete
-   Laplace counts of scale ``1/eps_l`` on the non-empty cells and only cells whose noisy count
-   exceeds ``1 + 2 ln(2/delta_l) / eps_l`` are kept; that is ``(eps_l, delta_l)``-DP. The centres
-   of kept cells are the candidates. Levels and trials compose by basic composition.
+   have side ``4 / 2**l``, for :func:`default_levels` levels of a public or noisy planning size
+   (never the exact private ``n``: the depth shapes the release). Each level is released as
+   a stability-based histogram (Korolova, Kenthapadi, Mishra & Ntoulas 2009; Vadhan 2017,
+   Theorem 3.5): exact discrete Laplace counts of scale ``1/eps_l`` on the non-empty cells and
+   only cells whose noisy count exceeds ``1 + 2 ln(2/delta_l) / eps_l`` are kept; that is
+   ``(eps_l, delta_l)``-DP. The centres of kept cells are the candidates. Levels and trials
+   compose by basic composition.
 2. *Local search* (``eps_ls``): ``n_iter`` swap steps (Gupta et al. 2010, k-median local
    search), each choosing the swap ``(centre i -> candidate c)`` by the exponential mechanism
    with utility ``-cost`` (sensitivity ``4``: squared diameter of the unit ball), then one more
