@@ -1,20 +1,77 @@
 #include "privlearn/parallel.hpp"
 
+#include <pthread.h>
+
+#include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 namespace privlearn::parallel {
 
 namespace {
 std::atomic<int> g_default_threads{0};
+// Largest thread count already known to be creatable (1 needs no extra thread).
+std::atomic<int> g_checked_threads{1};
+std::mutex g_check_mutex;
+std::atomic<bool> g_forked_child{false};
+
+extern "C" void on_fork_child() { g_forked_child.store(true); }
+
+// Registered once when the shared library is loaded (see parallel.hpp, "fork()").
+const bool g_atfork_registered = [] {
+  return pthread_atfork(nullptr, nullptr, &on_fork_child) == 0;
+}();
+
+// Starts `extra` threads that exist at the same time, then releases and joins them. Returns
+// false when the operating system refuses one of them.
+bool can_start_threads(int extra) {
+  std::mutex m;
+  std::condition_variable cv;
+  bool go = false;
+  bool ok = true;
+  std::vector<std::thread> started;
+  started.reserve(static_cast<std::size_t>(extra));
+  try {
+    for (int k = 0; k < extra; ++k)
+      started.emplace_back([&] {
+        std::unique_lock<std::mutex> lock(m);
+        cv.wait(lock, [&] { return go; });
+      });
+  } catch (const std::system_error&) {
+    ok = false;
+  } catch (const std::bad_alloc&) {
+    ok = false;
+  }
+  {
+    std::lock_guard<std::mutex> lock(m);
+    go = true;
+  }
+  cv.notify_all();
+  for (auto& t : started) t.join();
+  return ok;
 }
+}  // namespace
 
 bool has_openmp() noexcept { return PRIVLEARN_HAS_OPENMP != 0; }
 
+bool in_forked_child() noexcept { return g_forked_child.load(std::memory_order_relaxed); }
+
+int max_threads() noexcept {
+  const unsigned hw = std::thread::hardware_concurrency();
+  const long four_hw = 4L * static_cast<long>(hw == 0 ? 1 : hw);
+  return static_cast<int>(std::max(256L, std::min(four_hw, 1L << 20)));
+}
+
 int default_threads() noexcept {
   const int configured = g_default_threads.load();
-  if (configured > 0) return configured;
+  if (configured > 0) return std::min(configured, max_threads());
 #if PRIVLEARN_HAS_OPENMP
-  return std::max(1, omp_get_max_threads());
+  return std::clamp(omp_get_max_threads(), 1, max_threads());
 #else
   return 1;
 #endif
@@ -22,9 +79,28 @@ int default_threads() noexcept {
 
 void set_default_threads(int n) noexcept { g_default_threads.store(n > 0 ? n : 0); }
 
-int resolve_threads(int n_threads) noexcept {
+void check_threads(int n_threads) {
+  if (n_threads > max_threads())
+    checks::fail("n_threads must be at most " + std::to_string(max_threads()) +
+                 " (4 x the hardware threads, at least 256), got " + std::to_string(n_threads));
+}
+
+int resolve_threads(int n_threads) {
+  (void)g_atfork_registered;
+  check_threads(n_threads);
 #if PRIVLEARN_HAS_OPENMP
-  return n_threads > 0 ? n_threads : default_threads();
+  if (in_forked_child()) return 1;
+  const int threads = n_threads > 0 ? n_threads : default_threads();
+  if (threads > g_checked_threads.load()) {
+    std::lock_guard<std::mutex> lock(g_check_mutex);
+    if (threads > g_checked_threads.load()) {
+      if (!can_start_threads(threads - 1))
+        checks::fail("could not create " + std::to_string(threads) +
+                     " threads (the operating system refused); ask for fewer n_threads");
+      g_checked_threads.store(threads);
+    }
+  }
+  return threads;
 #else
   (void)n_threads;
   return 1;

@@ -171,8 +171,10 @@ void check_range(std::uint64_t start, std::size_t n, std::uint64_t limit, const 
                  std::to_string(limit) + ")");
 }
 
+// Integer shapes up to kGammaSumMaxShape are sums of exponentials (see random.hpp).
 bool is_integer_shape(double shape) noexcept {
-  return shape >= 1.0 && shape == std::floor(shape) && shape <= static_cast<double>(kDirectionOffset);
+  return shape >= 1.0 && shape == std::floor(shape) &&
+         shape <= static_cast<double>(kGammaSumMaxShape);
 }
 
 }  // namespace

@@ -74,10 +74,13 @@ double dual_step(Loss loss, double alpha, double y, double q, double z, double s
   return 0.0;
 }
 
+// An update scaled to |zeta| <= C (clip > 0): sign(zeta) min(|zeta|, C), exact for an infinite
+// zeta; a NaN update (e.g. inf - inf in a closed form) is 0. Any update with |zeta| <= C keeps
+// the privacy proof. clip = 0 leaves the value as is (non-private runs).
 double scale_to(double value, double clip) {
   if (clip > 0.0) {
-    const double a = std::fabs(value);
-    if (a > clip) return value * (clip / a);
+    if (std::isnan(value)) return 0.0;
+    if (std::fabs(value) > clip) return std::copysign(clip, value);
   }
   return value;
 }
@@ -153,25 +156,43 @@ void validate(const Rows& X, const VecRef& y, const ScdParams& p) {
   if (p.loss != Loss::squared)
     for (Index i = 0; i < n; ++i)
       checks::require(y[i] == 1.0 || y[i] == -1.0, "labels must be -1 or +1 for this loss");
-  checks::require(p.lam > 0.0 && std::isfinite(p.lam), "alpha (lambda) must be finite and > 0");
+  checks::require(in_range(p.lam, kScaleMin, kScaleMax),
+                  "alpha (lambda) must lie in [1e-12, 1e12], got " + std::to_string(p.lam));
+  checks::require(p.rate == 0.0 || (p.rate > 0.0 && p.rate <= 1.0),
+                  "rate must lie in (0, 1] (0 = batch_size / N), got " + std::to_string(p.rate));
+  checks::require(p.rate == 0.0 || (p.poisson && (p.variant == ScdVariant::dual ||
+                                                   p.variant == ScdVariant::seq)),
+                  "rate is the Poisson sampling rate of the dual / seq variants: it needs "
+                  "sampling 'poisson'");
+  checks::require(p.n_scale == 0.0 || in_range(p.n_scale, 1.0, kNScaleMax),
+                  "n_scale must be 0 (= N) or lie in [1, 2^53], got " + std::to_string(p.n_scale));
   const Index units = p.variant == ScdVariant::primal ? m : n;
-  if (p.variant != ScdVariant::scd)
-    checks::require(p.batch_size >= 1 && p.batch_size <= units,
-                    "batch_size must lie in [1, " + std::to_string(units) + "], got " +
-                        std::to_string(p.batch_size));
+  if (p.variant != ScdVariant::scd) {
+    if (p.rate > 0.0)  // data-independent schedule: L only enters sigma' and the step count
+      checks::require(p.batch_size >= 1, "batch_size must be >= 1");
+    else
+      checks::require(p.batch_size >= 1 && p.batch_size <= units,
+                      "batch_size must lie in [1, " + std::to_string(units) + "], got " +
+                          std::to_string(p.batch_size));
+  }
+  parallel::check_threads(p.n_threads);
   checks::require(p.epochs >= 1, "epochs must be >= 1");
-  checks::require(p.clip >= 0.0 && !std::isnan(p.clip), "clip must be >= 0 (0 = no scaling)");
-  checks::require(p.noise_std >= 0.0 && std::isfinite(p.noise_std),
-                  "noise_std must be finite and >= 0");
+  checks::require(p.clip == 0.0 || in_range(p.clip, kScaleMin, kScaleMax),
+                  "clip must be 0 (no scaling) or lie in [1e-12, 1e12], got " +
+                      std::to_string(p.clip));
+  checks::require(in_range(p.noise_std, 0.0, kScaleMax),
+                  "noise_std must lie in [0, 1e12], got " + std::to_string(p.noise_std));
   checks::require(!(p.variant == ScdVariant::scd && (p.clip > 0.0 || p.noise_std > 0.0)),
                   "the 'scd' variant is the non-private baseline: no clip, no noise");
   checks::require(!(p.variant == ScdVariant::primal && p.loss == Loss::hinge),
                   "the primal variant supports the squared and logistic losses only");
   checks::require(p.record_every >= 0, "record_every must be >= 0");
   checks::require(p.newton_steps >= 1 && p.newton_steps <= 100, "newton_steps must lie in [1, 100]");
+  checks::require(p.noise_stream <= ~std::uint64_t{0} - 2,
+                  "noise_stream must be <= 2^64 - 3 (streams noise_stream + 1, + 2 are used)");
   const Index steps = scd_step_count(n, m, p);
   checks::require(steps < static_cast<Index>(random::kRowCount), "too many steps (>= 2^32)");
-  checks::require(static_cast<double>(steps) * static_cast<double>(std::max(n, m)) < 4.0e18,
+  checks::require(static_cast<double>(steps + 1) * static_cast<double>(std::max(n, m)) < 4.0e18,
                   "too many steps for the noise address space");
 }
 
@@ -205,8 +226,17 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
   validate(X, y, p);
   const Index n = X.rows(), m = X.cols();
   const Index steps = scd_step_count(n, m, p);
-  const double lam_n = p.lam * static_cast<double>(n);
+  // lambda N' with N' = n_scale (a public or noisy size) or the true N when n_scale = 0
+  const double n_eff = p.n_scale > 0.0 ? p.n_scale : static_cast<double>(n);
+  const double lam_n = p.lam * n_eff;
   const std::uint64_t alpha_stream = p.noise_stream + 1;
+  const std::uint64_t catchup_stream = p.noise_stream + 2;
+  // One standard normal at address `index` of `stream` (row-addressed per-row noise).
+  auto normal_at = [&](std::uint64_t stream, std::uint64_t index) {
+    double z;
+    random::normal(p.key, stream, index, 1, &z, 1);
+    return z;
+  };
 
   ScdResult r;
   r.steps = steps;
@@ -221,7 +251,7 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
   // z_j = x_j^T v / (lambda N) and q_j = ||x_j||^2 from one visit of row j.
   auto visit = [&](Index j, double& q) {
     const double z = X.dot_sq(j, v, q) / lam_n;
-    if (!std::isfinite(q) || !std::isfinite(z)) {
+    if (!std::isfinite(q) || !std::isfinite(z)) {  // a non-finite row, ||x_j||^2 > DBL_MAX, or v
       Index none = -1;
       bad_row.compare_exchange_strong(none, j);
     }
@@ -230,8 +260,9 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
   auto check_rows = [&]() {
     const Index j = bad_row.load();
     if (j >= 0)
-      checks::fail("X contains NaN or infinite values (row " + std::to_string(j) +
-                   "), or v overflowed");
+      checks::fail("row " + std::to_string(j) +
+                   " of X contains NaN or infinite values or has a squared norm beyond DBL_MAX "
+                   "(DP-SCD assumes ||x_j|| <= 1: scale the rows), or v overflowed");
   };
 
   auto record = [&](Index done, const VectorXd& theta, const VectorXd* alpha) {
@@ -239,6 +270,13 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
     r.primal_path.push_back(primal_objective(X, y, p.loss, p.lam, theta));
     r.dual_path.push_back(alpha ? dual_objective(X, y, p.loss, p.lam, *alpha)
                                 : std::numeric_limits<double>::quiet_NaN());
+  };
+  auto check_finite = [&](const VectorXd& vec, const char* what) {
+    for (Index k = 0; k < vec.size(); ++k)
+      if (!std::isfinite(vec[k]))
+        checks::fail(std::string("DP-SCD produced a non-finite ") + what + " (overflow at entry " +
+                     std::to_string(k) +
+                     "): scale X and y, raise alpha, or set clip > 0 to bound the updates");
   };
   auto due = [&](Index t) {
     return p.record_every > 0 && ((t + 1) % p.record_every == 0 || t + 1 == steps);
@@ -263,8 +301,8 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
             h += x * x * e * (1.0 - e);
           }
         });
-        const double grad = g / static_cast<double>(n) + p.lam * theta[k];
-        const double hess = h / static_cast<double>(n) + p.lam;
+        const double grad = g / n_eff + p.lam * theta[k];
+        const double hess = h / n_eff + p.lam;
         const double delta = scale_to(-grad / hess, p.clip);
         theta[k] += delta;
         cols.for_each(k, [&](Index i, double x) { w[i] += delta * x; });
@@ -281,6 +319,7 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
       }
       if (due(t)) record(t + 1, theta, nullptr);
     }
+    check_finite(theta, "coefficient");
     v = theta * lam_n;
     return r;
   }
@@ -289,7 +328,19 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
   VectorXd& alpha = r.alpha;
   std::vector<std::int64_t> batch, perm;
   std::vector<double> zeta;
-  const double q_rate = static_cast<double>(p.batch_size) / static_cast<double>(n);
+  const double q_rate =
+      p.rate > 0.0 ? p.rate : static_cast<double>(p.batch_size) / static_cast<double>(n);
+  // Lazy per-row noise (scd.hpp, "Noise on alpha"): last[j] = the step up to which row j's
+  // coordinate has received its noise.
+  const bool noisy = p.noise_std > 0.0;
+  std::vector<std::int64_t> last(noisy ? static_cast<std::size_t>(n) : 0, 0);
+  auto catch_up = [&](std::int64_t j, Index t) {
+    const std::int64_t missed = static_cast<std::int64_t>(t) - last[static_cast<std::size_t>(j)];
+    if (missed > 0)
+      alpha[j] += p.noise_std * std::sqrt(static_cast<double>(missed)) *
+                  normal_at(catchup_stream, static_cast<std::uint64_t>(t) * n +
+                                                static_cast<std::uint64_t>(j));
+  };
   const double sigma_prime = p.variant == ScdVariant::dual ? static_cast<double>(p.batch_size) : 1.0;
 
   if (p.variant == ScdVariant::scd) {
@@ -310,6 +361,8 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
       if (bad_row.load(std::memory_order_relaxed) >= 0) check_rows();
       if (due(t)) record(t + 1, VectorXd(v / lam_n), &alpha);
     }
+    check_finite(v, "coefficient");
+    check_finite(alpha, "dual variable");
     return r;
   }
 
@@ -324,6 +377,9 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
     }
     const Index count = static_cast<Index>(batch.size());
     zeta.resize(batch.size());
+    // the steps of noise each batch row missed since its last visit, before its update
+    if (noisy)
+      for (Index a = 0; a < count; ++a) catch_up(batch[static_cast<std::size_t>(a)], t);
 
     if (p.variant == ScdVariant::dual) {
       // Every update from the same (alpha, v), so they are independent: one fused parallel pass
@@ -363,18 +419,35 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
       check_rows();
     }
 
-    if (p.noise_std > 0.0) {
-      noise_b.resize(batch.size());
-      random::normal(p.key, alpha_stream, static_cast<std::uint64_t>(t) * n, batch.size(),
-                     noise_b.data(), p.n_threads);
-      for (Index a = 0; a < count; ++a)
-        alpha[batch[static_cast<std::size_t>(a)]] += p.noise_std * noise_b[static_cast<std::size_t>(a)];
+    if (noisy) {
+      // this step's noise on the batch rows, addressed by row index (never batch position)
+      for (Index a = 0; a < count; ++a) {
+        const std::int64_t j = batch[static_cast<std::size_t>(a)];
+        alpha[j] += p.noise_std * normal_at(alpha_stream, static_cast<std::uint64_t>(t) * n +
+                                                              static_cast<std::uint64_t>(j));
+        last[static_cast<std::size_t>(j)] = static_cast<std::int64_t>(t) + 1;
+      }
       random::normal(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * m,
                      static_cast<std::size_t>(m), noise_v.data(), 1);
       v += p.noise_std * noise_v;
     }
     if (due(t)) record(t + 1, VectorXd(v / lam_n), &alpha);
   }
+  if (noisy) {
+    // alpha is returned (a non-released diagnostic): add the outstanding catch-up noise so that
+    // it has the distribution of the hypothetical mechanism's alpha (address T N + j).
+    noise_b.resize(static_cast<std::size_t>(n));
+    random::normal(p.key, catchup_stream, static_cast<std::uint64_t>(steps) * n,
+                   static_cast<std::size_t>(n), noise_b.data(), p.n_threads);
+    for (Index j = 0; j < n; ++j) {
+      const std::int64_t missed = static_cast<std::int64_t>(steps) - last[static_cast<std::size_t>(j)];
+      if (missed > 0)
+        alpha[j] += p.noise_std * std::sqrt(static_cast<double>(missed)) *
+                    noise_b[static_cast<std::size_t>(j)];
+    }
+  }
+  check_finite(v, "coefficient");
+  check_finite(alpha, "dual variable");
   return r;
 }
 

@@ -40,30 +40,48 @@ Index sgd_step_count(Index n, const SgdParams& p) {
 
 namespace {
 
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
 void validate(Index n, Index d, const VecRef& y, const VecRef& w0, const SgdParams& p) {
   checks::require(n >= 1, "X must have at least one row");
   checks::require(y.size() == n, "y must have one entry per row of X");
   checks::require(w0.size() == d, "w0 must have one entry per column of X");
   for (Index i = 0; i < n; ++i) checks::finite(y[i], "y");
   for (Index j = 0; j < d; ++j) checks::finite(w0[j], "w0");
-  checks::require(p.batch_size >= 1 && p.batch_size <= n,
-                  "batch_size must lie in [1, n_samples], got " + std::to_string(p.batch_size));
+  checks::require(p.rate == 0.0 || (p.rate > 0.0 && p.rate <= 1.0),
+                  "rate must lie in (0, 1] (0 = batch_size / n_samples), got " +
+                      std::to_string(p.rate));
+  checks::require(p.rate == 0.0 || p.sampling == Sampling::poisson,
+                  "rate is the Poisson sampling rate: it needs sampling 'poisson'");
+  if (p.rate > 0.0)  // a data-independent schedule: batch_size is the expected lot size only
+    checks::require(p.batch_size >= 1, "batch_size must be >= 1");
+  else
+    checks::require(p.batch_size >= 1 && p.batch_size <= n,
+                    "batch_size must lie in [1, n_samples], got " + std::to_string(p.batch_size));
+  parallel::check_threads(p.n_threads);
   checks::require(p.epochs >= 1, "epochs must be >= 1");
-  checks::require(p.lam >= 0.0 && std::isfinite(p.lam), "alpha (lambda) must be finite and >= 0");
+  checks::require(p.lam == 0.0 || in_range(p.lam, kScaleMin, kScaleMax),
+                  "alpha (lambda) must be 0 or lie in [1e-12, 1e12], got " + std::to_string(p.lam));
   checks::require(!(p.schedule == Schedule::inv_lambda_t && p.lam <= 0.0),
                   "learning_rate 'inv_lambda_t' needs alpha > 0");
-  checks::positive(p.eta0, "eta0");
-  checks::require(p.clip >= 0.0 && !std::isnan(p.clip), "clip must be >= 0 (0 = no clipping)");
+  checks::require(in_range(p.eta0, kScaleMin, kScaleMax),
+                  "eta0 must lie in [1e-12, 1e12], got " + std::to_string(p.eta0));
+  checks::require(p.clip == 0.0 || in_range(p.clip, kScaleMin, kScaleMax),
+                  "clip must be 0 (no clipping) or lie in [1e-12, 1e12], got " +
+                      std::to_string(p.clip));
   checks::require(p.radius >= 0.0 && !std::isnan(p.radius), "radius must be >= 0 (0 = none)");
   checks::require(p.record_every >= 0, "record_every must be >= 0");
   if (p.mechanism == Mechanism::l2_laplace) {
-    checks::require(p.epsilon > 0.0 && !std::isnan(p.epsilon), "epsilon must be > 0");
+    checks::require(in_range(p.epsilon, kEpsilonMin, kEpsilonMax) || p.epsilon == kInf,
+                    "epsilon must lie in [1e-6, 1e6] or be inf, got " + std::to_string(p.epsilon));
     checks::require(p.sampling == Sampling::disjoint,
                     "the l2-laplace mechanism is accounted by parallel composition over disjoint "
                     "batches: sampling must be 'disjoint'");
   }
   if (p.mechanism == Mechanism::gaussian) {
-    checks::require(p.sigma >= 0.0 && std::isfinite(p.sigma), "sigma must be finite and >= 0");
+    checks::require(p.sigma == 0.0 || in_range(p.sigma, kSigmaMin, kSigmaMax),
+                    "sigma (noise multiplier) must be 0 or lie in [1e-6, 1e6], got " +
+                        std::to_string(p.sigma));
     checks::require(p.sigma == 0.0 || p.clip > 0.0,
                     "the gaussian mechanism needs clip > 0 (its sensitivity)");
   }
@@ -98,6 +116,8 @@ SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdP
   const Index per_pass = (n + p.batch_size - 1) / p.batch_size;
   const bool clipped = p.clip > 0.0;
   const double noise_unit = clipped ? p.clip : 1.0;  // Song: sensitivity 2C of the summed gradient
+  const double q_rate =
+      p.rate > 0.0 ? p.rate : static_cast<double>(p.batch_size) / static_cast<double>(n);
 
   SgdResult result;
   result.w = w0;
@@ -125,7 +145,7 @@ SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdP
       count = p.batch_size;
     } else {
       batch = samplers::poisson_sample(p.key, p.batch_stream, static_cast<std::uint64_t>(t), n,
-                                       static_cast<double>(p.batch_size) / static_cast<double>(n));
+                                       q_rate);
       rows = batch.data();
       count = static_cast<Index>(batch.size());
     }
@@ -136,10 +156,7 @@ SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdP
         [&](Index r, VecMut acc) {
           const Index i = rows[r];
           double c = loss_derivative(p.loss, X.dot(i, w), y[i]);
-          if (clipped) {
-            const double g = std::fabs(c) * X.norm(i);
-            if (g > p.clip) c *= p.clip / g;
-          }
+          if (clipped) c = clip_coefficient(c, X.scaled_norm(i), p.clip);  // losses.hpp
           X.axpy(i, c, acc);
         },
         grad);
@@ -161,14 +178,19 @@ SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdP
     const double eta = learning_rate(p, t);
     w -= eta * (p.lam * w + grad / denom);
     if (p.radius > 0.0 && std::isfinite(p.radius)) {
-      const double norm = w.norm();
-      if (norm > p.radius) w *= p.radius / norm;
+      const ScaledNorm norm = scaled_norm(w);  // no overflow of ||w||^2 (rows.hpp)
+      if (norm.value() > p.radius) w *= (p.radius / norm.scale) / norm.root;
     }
     if (p.record_every > 0 && ((t + 1) % p.record_every == 0 || t + 1 == steps)) {
       recorded.push_back(w);
       result.path_steps.push_back(static_cast<std::int64_t>(t + 1));
     }
   }
+  for (Index j = 0; j < d; ++j)
+    if (!std::isfinite(w[j]))
+      checks::fail("the SGD iterate became non-finite (overflow at coefficient " +
+                   std::to_string(j) +
+                   "): lower eta0 or alpha, clip the gradients, or scale X and y");
   result.steps = steps;
   result.path.resize(static_cast<Index>(recorded.size()), d);
   for (std::size_t k = 0; k < recorded.size(); ++k)

@@ -21,7 +21,7 @@ SgdParams sgd_params(const std::string& loss, const std::string& mechanism,
                      Index batch_size, Index epochs, Index steps, double eta0, double clip,
                      double epsilon, double sigma, double radius, const py::bytes& key,
                      std::uint64_t batch_stream, std::uint64_t noise_stream, Index record_every,
-                     int n_threads) {
+                     int n_threads, double rate) {
   SgdParams p;
   p.loss = linear::loss_from_string(loss);
   p.mechanism = linear::mechanism_from_string(mechanism);
@@ -41,6 +41,7 @@ SgdParams sgd_params(const std::string& loss, const std::string& mechanism,
   p.noise_stream = noise_stream;
   p.record_every = record_every;
   p.n_threads = n_threads;
+  p.rate = rate;
   return p;
 }
 
@@ -53,7 +54,7 @@ py::tuple to_py(SgdResult&& r) {
       py::arg("batch_size"), py::arg("epochs"), py::arg("steps"), py::arg("eta0"),               \
       py::arg("clip"), py::arg("epsilon"), py::arg("sigma"), py::arg("radius"), py::arg("key"),  \
       py::arg("batch_stream"), py::arg("noise_stream"), py::arg("record_every"),                 \
-      py::arg("n_threads")
+      py::arg("n_threads"), py::arg("rate") = 0.0
 
 using CsrData = py::array_t<double, py::array::c_style | py::array::forcecast>;
 using CsrIndex = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
@@ -72,7 +73,7 @@ linear::ScdParams scd_params(const std::string& loss, const std::string& variant
                              double lam, Index batch_size, Index epochs, Index steps, double clip,
                              double noise_std, const py::bytes& key, std::uint64_t batch_stream,
                              std::uint64_t noise_stream, Index record_every, int n_threads,
-                             int newton_steps) {
+                             int newton_steps, double rate, double n_scale) {
   linear::ScdParams p;
   p.loss = linear::loss_from_string(loss);
   p.variant = linear::scd_variant_from_string(variant);
@@ -89,6 +90,8 @@ linear::ScdParams scd_params(const std::string& loss, const std::string& variant
   p.record_every = record_every;
   p.n_threads = n_threads;
   p.newton_steps = newton_steps;
+  p.rate = rate;
+  p.n_scale = n_scale;
   return p;
 }
 
@@ -101,7 +104,8 @@ py::tuple scd_to_py(linear::ScdResult&& r) {
   py::arg("loss"), py::arg("variant"), py::arg("poisson"), py::arg("lam"),                    \
       py::arg("batch_size"), py::arg("epochs"), py::arg("steps"), py::arg("clip"),            \
       py::arg("noise_std"), py::arg("key"), py::arg("batch_stream"), py::arg("noise_stream"), \
-      py::arg("record_every"), py::arg("n_threads"), py::arg("newton_steps") = 1
+      py::arg("record_every"), py::arg("n_threads"), py::arg("newton_steps") = 1,             \
+      py::arg("rate") = 0.0, py::arg("n_scale") = 0.0
 
 }  // namespace
 
@@ -111,10 +115,11 @@ void bind_linear(py::module_& m) {
       [](const MatRef& X, const VecRef& y, const std::string& loss, const std::string& variant,
          bool poisson, double lam, Index batch_size, Index epochs, Index steps, double clip,
          double noise_std, const py::bytes& key, std::uint64_t batch_stream,
-         std::uint64_t noise_stream, Index record_every, int n_threads, int newton_steps) {
+         std::uint64_t noise_stream, Index record_every, int n_threads, int newton_steps,
+         double rate, double n_scale) {
         const auto p = scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip,
                                   noise_std, key, batch_stream, noise_stream, record_every,
-                                  n_threads, newton_steps);
+                                  n_threads, newton_steps, rate, n_scale);
         linear::ScdResult r;
         {
           py::gil_scoped_release release;
@@ -133,10 +138,10 @@ void bind_linear(py::module_& m) {
          const VecRef& y, const std::string& loss, const std::string& variant, bool poisson,
          double lam, Index batch_size, Index epochs, Index steps, double clip, double noise_std,
          const py::bytes& key, std::uint64_t batch_stream, std::uint64_t noise_stream,
-         Index record_every, int n_threads, int newton_steps) {
+         Index record_every, int n_threads, int newton_steps, double rate, double n_scale) {
         const auto p = scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip,
                                   noise_std, key, batch_stream, noise_stream, record_every,
-                                  n_threads, newton_steps);
+                                  n_threads, newton_steps, rate, n_scale);
         const CsrRows rows = csr_rows(data, indices, indptr, n_cols);
         linear::ScdResult r;
         {
@@ -155,10 +160,10 @@ void bind_linear(py::module_& m) {
          double lam, Index batch_size, Index epochs, Index steps, double eta0, double clip,
          double epsilon, double sigma, double radius, const py::bytes& key,
          std::uint64_t batch_stream, std::uint64_t noise_stream, Index record_every,
-         int n_threads) {
+         int n_threads, double rate) {
         const SgdParams p = sgd_params(loss, mechanism, sampling, schedule, lam, batch_size,
                                        epochs, steps, eta0, clip, epsilon, sigma, radius, key,
-                                       batch_stream, noise_stream, record_every, n_threads);
+                                       batch_stream, noise_stream, record_every, n_threads, rate);
         SgdResult r;
         {
           py::gil_scoped_release release;
@@ -178,10 +183,10 @@ void bind_linear(py::module_& m) {
          double lam, Index batch_size, Index epochs, Index steps, double eta0, double clip,
          double epsilon, double sigma, double radius, const py::bytes& key,
          std::uint64_t batch_stream, std::uint64_t noise_stream, Index record_every,
-         int n_threads) {
+         int n_threads, double rate) {
         const SgdParams p = sgd_params(loss, mechanism, sampling, schedule, lam, batch_size,
                                        epochs, steps, eta0, clip, epsilon, sigma, radius, key,
-                                       batch_stream, noise_stream, record_every, n_threads);
+                                       batch_stream, noise_stream, record_every, n_threads, rate);
         const CsrRows rows = csr_rows(data, indices, indptr, n_cols);
         SgdResult r;
         {

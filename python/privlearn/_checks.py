@@ -17,6 +17,7 @@ __all__ = [
     "as_probability",
     "as_real",
     "as_threads",
+    "max_threads",
 ]
 
 
@@ -79,14 +80,33 @@ def as_probability(value: Any, name: str) -> float:
     return value
 
 
+def max_threads() -> int:
+    """Largest ``n_threads`` accepted: ``max(4 * os.cpu_count(), 256)`` (the core's
+    ``parallel::max_threads``). Larger requests crash GNU OpenMP (it keeps per-thread team
+    state on the stack and aborts when thread creation fails), so they are refused."""
+    return max(4 * (os.cpu_count() or 1), 256)
+
+
 def as_threads(n_threads: Any) -> int:
     """Thread request for the core: ``None`` -> 0 (the core's default: ``OMP_NUM_THREADS`` or
-    all cores), ``-1`` -> all cores, ``k >= 1`` -> ``k``."""
+    all cores), ``-1`` -> all cores, ``k`` in ``[1, max_threads()]`` -> ``k``.
+
+    Raises
+    ------
+    TypeError
+        For bools, floats and other non-integers.
+    ValueError
+        For 0, negatives other than -1, and counts above :func:`max_threads`.
+    """
     if n_threads is None:
         return 0
-    n = as_index(n_threads, "n_threads", lower=-1, upper=1 << 16)
+    n = as_index(n_threads, "n_threads", lower=-(1 << 62), upper=1 << 62)
     if n == -1:
         return os.cpu_count() or 1
-    if n == 0:
-        raise ValueError("n_threads must be None, -1 or a positive integer, got 0")
+    limit = max_threads()
+    if n < 1 or n > limit:
+        raise ValueError(
+            f"n_threads must be None, -1 or an integer in [1, {limit}] "
+            f"(max(4 x cores, 256)), got {n}"
+        )
     return n

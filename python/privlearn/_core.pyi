@@ -74,6 +74,7 @@ def sgd_train_dense(
     noise_stream: int,
     record_every: int,
     n_threads: int,
+    rate: float = 0.0,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], int]: ...
 def sgd_train_csr(
     data: npt.NDArray[np.float64],
@@ -100,6 +101,7 @@ def sgd_train_csr(
     noise_stream: int,
     record_every: int,
     n_threads: int,
+    rate: float = 0.0,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], int]: ...
 
 # ---- linear/scd.hpp ----
@@ -121,6 +123,8 @@ def scd_train_dense(
     record_every: int,
     n_threads: int,
     newton_steps: int = 1,
+    rate: float = 0.0,
+    n_scale: float = 0.0,
 ) -> tuple[
     npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], list[float], list[float], int
 ]: ...
@@ -145,6 +149,8 @@ def scd_train_csr(
     record_every: int,
     n_threads: int,
     newton_steps: int = 1,
+    rate: float = 0.0,
+    n_scale: float = 0.0,
 ) -> tuple[
     npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], list[float], list[float], int
 ]: ...

@@ -23,6 +23,11 @@ __all__ = [
     "SGDRun",
     "SgdSpec",
     "as_design_matrix",
+    "check_keywords",
+    "clip_coefficients",
+    "row_norms",
+    "scaled_norm",
+    "scaled_row_norms",
     "loss_derivative",
     "loss_value",
     "objective",
@@ -40,6 +45,19 @@ __all__ = [
 ]
 
 LOSSES = ("log_loss", "hinge", "squared")
+
+# ---- parameter bounds (the same as cpp/include/privlearn/linear/losses.hpp) -----------------
+#: alpha (> 0), eta0, clip (> 0) lie in [SCALE_MIN, SCALE_MAX]; noise_std in [0, SCALE_MAX].
+SCALE_MIN, SCALE_MAX = 1e-12, 1e12
+#: Gaussian noise multiplier sigma (> 0).
+SIGMA_MIN, SIGMA_MAX = 1e-6, 1e6
+#: l2-laplace epsilon (or +inf).
+EPSILON_MIN, EPSILON_MAX = 1e-6, 1e6
+#: n_scale (> 0).
+N_SCALE_MAX = float(2**53)
+#: Plain sums of squares at least this large (and finite) are used as is (see scaled_row_norms).
+_PLAIN_SQUARES_MIN = 2.0**-900
+_DBL_MAX = np.finfo(np.float64).max
 MECHANISMS = ("none", "l2-laplace", "gaussian")
 SAMPLINGS = ("disjoint", "poisson", "fixed")
 SCHEDULES = ("inv_sqrt", "inv_lambda_t", "constant")
@@ -84,11 +102,148 @@ def _all_finite(a: np.ndarray) -> bool:
     return bool(np.isfinite(a).all())
 
 
-def as_design_matrix(X: Any, name: str = "X") -> np.ndarray | sp.csr_matrix:
-    """C-contiguous float64 ndarray or canonical CSR (int64 indices), all values finite."""
+def _fix_scaled(
+    sq: np.ndarray, mx: np.ndarray, scaled_sq: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    plain = (sq >= _PLAIN_SQUARES_MIN) & (sq <= _DBL_MAX)
+    pos = mx > 0
+    scale = np.where(plain, 1.0, np.where(pos, mx, 0.0))
+    root = np.where(plain, np.sqrt(np.where(plain, sq, 0.0)), np.sqrt(scaled_sq))
+    return scale, np.where(plain | pos, root, 0.0)
+
+
+def scaled_row_norms(X: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Row norms as ``scale * root`` without overflow or underflow of the squares.
+
+    The rule of the core (``ScaledNorm`` in ``cpp/include/privlearn/rows.hpp``): when the plain
+    sum of squares of a row lies in ``[2**-900, DBL_MAX]`` it is used (``scale = 1``,
+    ``root = sqrt(sum)``); otherwise ``scale = max_k |x_k|`` and
+    ``root = sqrt(sum_k (x_k / scale)**2)``. Zero rows give ``scale = root = 0``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d) or scipy.sparse CSR matrix
+        Finite values.
+
+    Returns
+    -------
+    scale, root : ndarray of shape (n,)
+    """
     if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        X.sum_duplicates()
+        X = sp.csr_matrix(X)
+        data = np.asarray(X.data, dtype=np.float64)
+        n = X.shape[0]
+        counts = np.diff(X.indptr)
+        row_of = np.repeat(np.arange(n), counts)
+        with np.errstate(over="ignore", under="ignore"):
+            sq = np.bincount(row_of, weights=data * data, minlength=n)
+        bad = ~((sq >= _PLAIN_SQUARES_MIN) & (sq <= _DBL_MAX))
+        mx = np.zeros(n)
+        scaled_sq = np.zeros(n)
+        if bad.any():
+            np.maximum.at(mx, row_of, np.abs(data))
+            denom = mx[row_of]
+            with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
+                r = np.where(denom > 0, data / np.where(denom > 0, denom, 1.0), 0.0)
+                scaled_sq = np.bincount(row_of, weights=r * r, minlength=n)
+        return _fix_scaled(sq, mx, scaled_sq)
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim == 1:
+        X = X[None, :]
+    with np.errstate(over="ignore", under="ignore"):
+        sq = np.einsum("ij,ij->i", X, X)
+    bad = ~((sq >= _PLAIN_SQUARES_MIN) & (sq <= _DBL_MAX))
+    mx = np.zeros(X.shape[0])
+    scaled_sq = np.zeros(X.shape[0])
+    if bad.any():
+        Xb = X[bad]
+        mb = np.abs(Xb).max(axis=1) if Xb.shape[1] else np.zeros(Xb.shape[0])
+        with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
+            r = Xb / np.where(mb > 0, mb, 1.0)[:, None]
+            scaled_sq[bad] = np.einsum("ij,ij->i", r, r)
+        mx[bad] = mb
+    return _fix_scaled(sq, mx, scaled_sq)
+
+
+def row_norms(X: Any) -> np.ndarray:
+    """L2 norm of every row of a dense or CSR matrix, overflow-safe.
+
+    Rows are scaled by their largest absolute entry when the plain sum of squares would
+    overflow (norms >= ~1.34e154) or lose precision in subnormals, so e.g. a row
+    ``(1e300, 0)`` has norm ``1e300`` (the plain formula gives ``inf`` and a projection
+    ``x / ||x||`` would then zero the row). Only norms beyond ``DBL_MAX`` (e.g. four entries
+    of ``1e308``) are ``inf``; to project such rows divide by the max-abs first, see
+    :func:`scaled_row_norms`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d) or scipy.sparse matrix
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    scale, root = scaled_row_norms(X)
+    with np.errstate(over="ignore"):
+        return scale * root
+
+
+def scaled_norm(w: np.ndarray) -> tuple[float, float]:
+    """``(scale, root)`` of one vector with the rule of :func:`scaled_row_norms`."""
+    scale, root = scaled_row_norms(np.asarray(w, dtype=np.float64).reshape(1, -1))
+    return float(scale[0]), float(root[0])
+
+
+def clip_coefficients(
+    c: np.ndarray, scale: np.ndarray, root: np.ndarray, clip: float
+) -> np.ndarray:
+    """Per-example clipping on the loss derivative, as ``clip_coefficient`` in the core.
+
+    ``sign(c) * min(|c|, C / ||x_i||)`` with ``C / ||x_i|| = (C / scale) / root``: every
+    contribution ``c_i x_i`` then has norm ``<= C`` for every finite row, even when ``c_i`` is
+    infinite. A NaN derivative, a zero row, or an infinite ``c_i`` on a row so short that
+    ``C / ||x_i||`` overflows too, contribute 0 (any contribution of norm ``<= C`` keeps the
+    privacy proof).
+    """
+    c = np.asarray(c, dtype=np.float64)
+    ok = ~np.isnan(c) & (root > 0)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        limit = (clip / np.where(ok, scale, 1.0)) / np.where(ok, root, 1.0)
+        a = np.abs(c)
+        m = np.where(a <= limit, a, limit)
+    ok &= np.isfinite(m)
+    return np.where(ok, np.copysign(np.where(ok, m, 0.0), c), 0.0)
+
+
+def check_keywords(kw: dict[str, Any], allowed: Any, func: str) -> None:
+    """``TypeError`` naming every keyword of ``kw`` not in ``allowed``."""
+    unknown = sorted(set(kw) - set(allowed))
+    if unknown:
+        names = ", ".join(repr(k) for k in unknown)
+        raise TypeError(
+            f"{func}() got unexpected keyword argument(s) {names}; "
+            f"valid keywords: {', '.join(sorted(allowed))}"
+        )
+
+
+def as_design_matrix(X: Any, name: str = "X") -> np.ndarray | sp.csr_matrix:
+    """C-contiguous float64 ndarray or canonical CSR (int64 indices), all values finite.
+
+    Never writes to the caller's arrays: a sparse input is copied only when it needs
+    canonicalising (another format or dtype, duplicate entries, unsorted indices); otherwise
+    the result shares the caller's (possibly read-only) arrays.
+    """
+    if sp.issparse(X):
+        if X.format != "csr" or X.dtype != np.float64:
+            X = sp.csr_matrix(X, dtype=np.float64)  # new arrays
+        else:  # a new wrapper around the caller's arrays: nothing below writes to them
+            X = sp.csr_matrix(
+                (X.data, X.indices, X.indptr), shape=X.shape, copy=False
+            )
+        if not X.has_canonical_format:
+            # the conversion above may still share indices / indptr with the caller
+            X = X.copy()
+            X.sum_duplicates()  # also sorts the indices (on our copy only)
         if not _all_finite(X.data):
             raise ValueError(f"{name} contains NaN or infinite values")
         X.indices = X.indices.astype(np.int64, copy=False)
@@ -135,6 +290,7 @@ class SgdSpec:
     batch_stream: int
     noise_stream: int
     record_every: int
+    rate: float = 0.0
 
     @classmethod
     def make(cls, n: int, **kw: Any) -> SgdSpec:
@@ -155,7 +311,12 @@ class SgdSpec:
             sampling=kw["sampling"],
             learning_rate=kw["learning_rate"],
             alpha=as_real(kw["alpha"], "alpha"),
-            batch_size=as_index(kw["batch_size"], "batch_size", lower=1, upper=max(n, 1)),
+            batch_size=as_index(
+                kw["batch_size"],
+                "batch_size",
+                lower=1,
+                upper=2**40 if _has_rate(kw) else max(n, 1),
+            ),
             epochs=as_index(kw["epochs"], "epochs", lower=1, upper=2**31),
             steps=as_index(kw["steps"], "steps", upper=2**32 - 1),
             eta0=as_real(kw["eta0"], "eta0"),
@@ -167,34 +328,55 @@ class SgdSpec:
             batch_stream=as_index(kw["batch_stream"], "batch_stream", upper=2**64 - 1),
             noise_stream=as_index(kw["noise_stream"], "noise_stream", upper=2**64 - 1),
             record_every=as_index(kw["record_every"], "record_every", upper=2**62),
+            rate=as_real(kw.get("rate", 0.0), "rate"),
         )
         spec._check()
         return spec
 
     def _check(self) -> None:
-        if not (np.isfinite(self.alpha) and self.alpha >= 0):
-            raise ValueError(f"alpha must be finite and >= 0, got {self.alpha}")
+        """Bounds (the same as the core's, ``linear/losses.hpp``): alpha 0 or in
+        [1e-12, 1e12]; eta0 in [1e-12, 1e12]; clip 0 or in [1e-12, 1e12]; sigma 0 or in
+        [1e-6, 1e6]; epsilon in [1e-6, 1e6] or inf; rate 0 or in (0, 1] (Poisson only)."""
+        if not (self.alpha == 0 or SCALE_MIN <= self.alpha <= SCALE_MAX):
+            raise ValueError(f"alpha must be 0 or lie in [1e-12, 1e12], got {self.alpha}")
         if self.learning_rate == "inv_lambda_t" and self.alpha <= 0:
             raise ValueError("learning_rate 'inv_lambda_t' needs alpha > 0")
-        if not (np.isfinite(self.eta0) and self.eta0 > 0):
-            raise ValueError(f"eta0 must be a finite number > 0, got {self.eta0}")
-        if not self.clip >= 0:
-            raise ValueError(f"clip must be >= 0 (0 = no clipping), got {self.clip}")
+        if not SCALE_MIN <= self.eta0 <= SCALE_MAX:
+            raise ValueError(f"eta0 must lie in [1e-12, 1e12], got {self.eta0}")
+        if not (self.clip == 0 or SCALE_MIN <= self.clip <= SCALE_MAX):
+            raise ValueError(
+                f"clip must be 0 (no clipping) or lie in [1e-12, 1e12], got {self.clip}"
+            )
         if not self.radius >= 0:
             raise ValueError(f"radius must be >= 0 (0 = no projection), got {self.radius}")
+        if not (self.rate == 0 or 0 < self.rate <= 1):
+            raise ValueError(f"rate must lie in (0, 1] (0 = batch_size / n), got {self.rate}")
+        if self.rate > 0 and self.sampling != "poisson":
+            raise ValueError("rate is the Poisson sampling rate: it needs sampling 'poisson'")
         if self.mechanism == "l2-laplace":
-            if not self.epsilon > 0:
-                raise ValueError(f"epsilon must be > 0, got {self.epsilon}")
+            if not (EPSILON_MIN <= self.epsilon <= EPSILON_MAX or self.epsilon == np.inf):
+                raise ValueError(f"epsilon must lie in [1e-6, 1e6] or be inf, got {self.epsilon}")
             if self.sampling != "disjoint":
                 raise ValueError(
                     "the l2-laplace mechanism is accounted by parallel composition over disjoint "
                     "batches: sampling must be 'disjoint'"
                 )
         if self.mechanism == "gaussian":
-            if not (np.isfinite(self.sigma) and self.sigma >= 0):
-                raise ValueError(f"sigma must be finite and >= 0, got {self.sigma}")
+            if not (self.sigma == 0 or SIGMA_MIN <= self.sigma <= SIGMA_MAX):
+                raise ValueError(
+                    f"sigma (noise multiplier) must be 0 or lie in [1e-6, 1e6], got {self.sigma}"
+                )
             if self.sigma > 0 and not self.clip > 0:
                 raise ValueError("the gaussian mechanism needs clip > 0 (its sensitivity)")
+
+
+def _has_rate(kw: dict[str, Any]) -> bool:
+    """Whether a positive ``rate`` was given (then ``batch_size`` may exceed n)."""
+    r = kw.get("rate", 0.0)
+    try:
+        return float(r) > 0
+    except (TypeError, ValueError):
+        return False
 
 
 def sgd_step_count(n: int, spec: SgdSpec) -> int:
@@ -210,7 +392,12 @@ def sgd_step_count(n: int, spec: SgdSpec) -> int:
 def prepare_sgd(
     X: Any, y: Any, w0: Any, **kw: Any
 ) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray, np.ndarray, SgdSpec]:
-    """Validate the inputs of :func:`sgd_train` once for both backends."""
+    """Validate the inputs of :func:`sgd_train` once for both backends.
+
+    ``kw`` holds ``key`` and the keywords of :data:`SGD_DEFAULTS`; any other keyword raises
+    ``TypeError``.
+    """
+    check_keywords(kw, {"key", *SGD_DEFAULTS}, "sgd_train")
     X = as_design_matrix(X)
     n, d = X.shape
     y = np.ascontiguousarray(y, dtype=np.float64).reshape(-1)
@@ -223,7 +410,7 @@ def prepare_sgd(
         raise ValueError(f"w0 must be {d} finite values")
     if "batch_size" in kw and not isinstance(kw["batch_size"], bool):
         b = kw["batch_size"]
-        if isinstance(b, (int, np.integer)) and b > n:
+        if isinstance(b, (int, np.integer)) and b > n and not _has_rate(kw):
             raise ValueError(f"batch_size ({b}) must be <= n_samples ({n})")
     return X, y, w0, SgdSpec.make(n, **kw)
 
@@ -245,6 +432,7 @@ SGD_DEFAULTS: dict[str, Any] = {
     "batch_stream": 1,
     "noise_stream": 2,
     "record_every": 0,
+    "rate": 0.0,
 }
 
 
@@ -265,6 +453,8 @@ SCD_DEFAULTS: dict[str, Any] = {
     "noise_stream": 2,
     "record_every": 0,
     "newton_steps": 1,
+    "rate": 0.0,
+    "n_scale": 0.0,
 }
 
 
@@ -299,16 +489,29 @@ class ScdSpec:
     noise_stream: int
     record_every: int
     newton_steps: int
+    rate: float = 0.0
+    n_scale: float = 0.0
 
     @property
     def poisson(self) -> bool:
         return self.sampling == "poisson"
 
+    def n_eff(self, n: int) -> float:
+        """``N'`` of ``lambda N'``: ``n_scale``, or the true ``n`` when ``n_scale = 0``."""
+        return self.n_scale if self.n_scale > 0 else float(n)
+
 
 def prepare_scd(
     X: Any, y: Any, **kw: Any
 ) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray, ScdSpec]:
-    """Validate the inputs of :func:`scd_train` once for both backends."""
+    """Validate the inputs of :func:`scd_train` once for both backends.
+
+    ``kw`` holds ``key`` and the keywords of :data:`SCD_DEFAULTS`; any other keyword raises
+    ``TypeError``. Bounds (the core's, ``linear/losses.hpp``): alpha in [1e-12, 1e12]; clip 0
+    or in [1e-12, 1e12]; noise_std in [0, 1e12]; rate 0 or in (0, 1] (Poisson dual / seq);
+    n_scale 0 or in [1, 2**53].
+    """
+    check_keywords(kw, {"key", *SCD_DEFAULTS}, "scd_train")
     X = as_design_matrix(X)
     n, m = X.shape
     y = np.ascontiguousarray(y, dtype=np.float64).reshape(-1)
@@ -336,23 +539,36 @@ def prepare_scd(
         variant=kw["variant"],
         sampling=kw["sampling"],
         alpha=as_real(kw["alpha"], "alpha"),
-        batch_size=as_index(kw["batch_size"], "batch_size", lower=1, upper=units),
+        batch_size=as_index(
+            kw["batch_size"], "batch_size", lower=1, upper=2**40 if _has_rate(kw) else units
+        ),
         epochs=as_index(kw["epochs"], "epochs", lower=1, upper=2**31),
         steps=as_index(kw["steps"], "steps", upper=2**32 - 1),
         clip=as_real(kw["clip"], "clip"),
         noise_std=as_real(kw["noise_std"], "noise_std"),
         key=bytes(key),
         batch_stream=as_index(kw["batch_stream"], "batch_stream", upper=2**64 - 2),
-        noise_stream=as_index(kw["noise_stream"], "noise_stream", upper=2**64 - 2),
+        noise_stream=as_index(kw["noise_stream"], "noise_stream", upper=2**64 - 3),
         record_every=as_index(kw["record_every"], "record_every", upper=2**62),
         newton_steps=as_index(kw["newton_steps"], "newton_steps", lower=1, upper=100),
+        rate=as_real(kw["rate"], "rate"),
+        n_scale=as_real(kw["n_scale"], "n_scale"),
     )
-    if not (np.isfinite(spec.alpha) and spec.alpha > 0):
-        raise ValueError(f"alpha (lambda) must be finite and > 0, got {spec.alpha}")
-    if not spec.clip >= 0:
-        raise ValueError(f"clip must be >= 0 (0 = no scaling), got {spec.clip}")
-    if not (np.isfinite(spec.noise_std) and spec.noise_std >= 0):
-        raise ValueError(f"noise_std must be finite and >= 0, got {spec.noise_std}")
+    if not SCALE_MIN <= spec.alpha <= SCALE_MAX:
+        raise ValueError(f"alpha (lambda) must lie in [1e-12, 1e12], got {spec.alpha}")
+    if not (spec.clip == 0 or SCALE_MIN <= spec.clip <= SCALE_MAX):
+        raise ValueError(f"clip must be 0 (no scaling) or lie in [1e-12, 1e12], got {spec.clip}")
+    if not 0 <= spec.noise_std <= SCALE_MAX:
+        raise ValueError(f"noise_std must lie in [0, 1e12], got {spec.noise_std}")
+    if not (spec.rate == 0 or 0 < spec.rate <= 1):
+        raise ValueError(f"rate must lie in (0, 1] (0 = batch_size / N), got {spec.rate}")
+    if spec.rate > 0 and not (spec.poisson and spec.variant in ("dual", "seq")):
+        raise ValueError(
+            "rate is the Poisson sampling rate of the dual / seq variants: it needs "
+            "sampling 'poisson'"
+        )
+    if not (spec.n_scale == 0 or 1 <= spec.n_scale <= N_SCALE_MAX):
+        raise ValueError(f"n_scale must be 0 (= N) or lie in [1, 2**53], got {spec.n_scale}")
     if spec.variant == "scd" and (spec.clip > 0 or spec.noise_std > 0):
         raise ValueError("the 'scd' variant is the non-private baseline: no clip, no noise")
     return X, y, spec

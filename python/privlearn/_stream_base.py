@@ -18,7 +18,14 @@ from privlearn._checks import as_positive as _as_positive
 from privlearn._checks import as_probability
 from privlearn._checks import as_threads as _as_threads
 
-__all__ = ["StreamBase", "SEED_STREAM", "ROW_COUNT", "ROW_LENGTH", "DIRECTION_OFFSET"]
+__all__ = [
+    "StreamBase",
+    "SEED_STREAM",
+    "ROW_COUNT",
+    "ROW_LENGTH",
+    "DIRECTION_OFFSET",
+    "GAMMA_SUM_MAX_SHAPE",
+]
 
 #: Stream id used to expand an integer seed into a key (see ``key_from_seed``).
 SEED_STREAM = 0x6465657320796B70
@@ -27,6 +34,8 @@ ROW_COUNT = 1 << 32
 ROW_LENGTH = 1 << 35
 #: ``l2_laplace`` takes its direction normals from ``row(i, DIRECTION_OFFSET + ...)``.
 DIRECTION_OFFSET = 1 << 34
+#: Integer ``gamma`` shapes up to this are sums of exponentials; larger ones use Marsaglia-Tsang.
+GAMMA_SUM_MAX_SHAPE = 1 << 16
 
 _U64 = 1 << 64
 
@@ -157,8 +166,11 @@ class StreamBase(abc.ABC):
     ) -> np.ndarray:
         """Gamma(shape, scale) draws, draw ``k`` from row ``start + k``.
 
-        Integer shapes are a sum of ``shape`` exponentials (``row(i, 0..shape-1)``, summed in
-        order); other shapes use Marsaglia & Tsang (2000): attempt ``m`` takes a Box-Muller
+        Integer shapes up to ``GAMMA_SUM_MAX_SHAPE`` (``2**16``) are a sum of ``shape``
+        exponentials (``row(i, 0..shape-1)``, summed in order; O(shape) per draw); other
+        shapes, including integers above ``2**16`` (O(1) expected per draw, so a shape of
+        ``2**34`` costs no more than ``2**17``), use Marsaglia & Tsang (2000): attempt ``m``
+        takes a Box-Muller
         (cosine) normal from ``row(i, o+3m), row(i, o+3m+1)`` and a uniform from
         ``row(i, o+3m+2)``; ``shape < 1`` draws Gamma(shape + 1) and multiplies by
         ``(1 - uniform(row(i, 0)))**(1/shape)`` (then ``o = 1``, else ``o = 0``).
@@ -178,9 +190,10 @@ class StreamBase(abc.ABC):
         """``(n, dim)`` noise vectors with density proportional to ``exp(-(epsilon/2) ||z||)``.
 
         The noise of Song, Chaudhuri & Sarwate (2013), Section 3 ("Differentially private
-        updates"): radius ``Gamma(dim, 2/epsilon)`` (``gamma`` on row ``start + k``) times a
-        uniform direction (``dim`` Box-Muller normals from ``row(i, DIRECTION_OFFSET + ...)``,
-        divided by their norm).
+        updates"): radius ``Gamma(dim, 2/epsilon)`` (``gamma`` on row ``start + k``: a sum of
+        exponentials for ``dim <= 2**16``, Marsaglia-Tsang above, whose draws therefore differ
+        from releases made before that threshold existed) times a uniform direction (``dim``
+        Box-Muller normals from ``row(i, DIRECTION_OFFSET + ...)``, divided by their norm).
         """
         start, n = self._span(start, n, ROW_COUNT, "l2_laplace")
         dim = _as_index(dim, "dim", upper=DIRECTION_OFFSET)

@@ -29,13 +29,33 @@ inline constexpr Index kMinParallelItems = 4;
 
 // True when the core was compiled with OpenMP.
 bool has_openmp() noexcept;
+// Largest thread count a kernel accepts: max(4 * hardware threads, 256). Larger requests are
+// an error (std::invalid_argument): GNU OpenMP allocates per-thread team state on the stack
+// and aborts or crashes the process when it cannot create the threads.
+int max_threads() noexcept;
 // Default thread count used when a kernel gets n_threads <= 0 (OMP_NUM_THREADS or all cores,
-// unless changed with set_default_threads).
+// unless changed with set_default_threads), capped at max_threads().
 int default_threads() noexcept;
 // Changes the default thread count; n <= 0 restores the OpenMP default.
 void set_default_threads(int n) noexcept;
 // Maps a user request to a thread count: n > 0 is used as given, n <= 0 means the default.
-int resolve_threads(int n_threads) noexcept;
+// Throws std::invalid_argument when n > max_threads(), or when the operating system refuses to
+// create that many threads: the first request for k > 1 threads (per process) starts k - 1
+// short-lived threads at once to check, so a failure becomes an exception here instead of a
+// fatal error inside the OpenMP runtime. Call it before a parallel region, never inside one.
+//
+// fork(): GNU OpenMP's thread pool does not survive fork(); a child that opens a parallel
+// region with more than one thread after its parent used OpenMP deadlocks. A pthread_atfork
+// child handler (registered when the library is loaded) therefore marks the child, and in a
+// forked child every request resolves to one thread: multiprocessing's 'fork' start method and
+// joblib's multiprocessing backend work, single-threaded, with identical results (results never
+// depend on the thread count).
+int resolve_threads(int n_threads);
+// Throws std::invalid_argument when n_threads > max_threads() (kernels call it in their
+// validation, so a bad request fails even when the problem is too small to open a region).
+void check_threads(int n_threads);
+// True in a process created by fork() from a process that had loaded the core.
+bool in_forked_child() noexcept;
 
 // Sum over rows i in [0, n_rows) of add_row(i, acc), into out (length dim), deterministically.
 // add_row(Index i, Eigen::Ref<VectorXd> acc) must add row i's contribution to acc and must not

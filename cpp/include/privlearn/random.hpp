@@ -21,13 +21,18 @@
 //   normal(i)      = Box-Muller on the pair (uniform(2p), uniform(2p + 1)), p = i / 2:
 //                    r = sqrt(-2 log(1 - u1)), theta = 2 pi u2; even i -> r cos theta,
 //                    odd i -> r sin theta
-//   gamma(i)       = row i: integer shape k -> sum of k exponentials from row(i, 0..k-1);
-//                    other shapes -> Marsaglia-Tsang (2000), attempt m uses row(i, o+3m),
+//   gamma(i)       = row i: integer shape k <= kGammaSumMaxShape (2^16) -> sum of k
+//                    exponentials from row(i, 0..k-1), added in order (O(k) per draw);
+//                    other shapes, including integers > 2^16 -> Marsaglia-Tsang (2000), O(1)
+//                    expected per draw; attempt m uses row(i, o+3m),
 //                    row(i, o+3m+1) (Box-Muller cosine normal) and row(i, o+3m+2) (uniform);
 //                    shape < 1 is boosted: Gamma(a+1) * (1 - uniform(row(i, 0)))^(1/a), o = 1,
 //                    otherwise o = 0.
 //   l2_laplace(i)  = row i: radius Gamma(dim, 2/epsilon) from row(i, 0...) as gamma(), times
-//                    the direction of dim Box-Muller normals from row(i, 2^34 + ...).
+//                    the direction of dim Box-Muller normals from row(i, 2^34 + ...). The
+//                    radius is a sum of dim exponentials for dim <= 2^16 and Marsaglia-Tsang
+//                    above (before this change every integer shape up to 2^34 was a sum: draws for
+//                    dim > 2^16 changed then).
 
 #include <array>
 #include <cstddef>
@@ -41,6 +46,8 @@ using Key = std::array<std::uint32_t, 8>;
 inline constexpr std::uint64_t kRowCount = std::uint64_t{1} << 32;      // rows i < 2^32
 inline constexpr std::uint64_t kRowLength = std::uint64_t{1} << 35;     // raws per row
 inline constexpr std::uint64_t kDirectionOffset = std::uint64_t{1} << 34;  // l2_laplace
+// Largest integer Gamma shape drawn as a sum of exponentials (larger: Marsaglia-Tsang).
+inline constexpr std::uint64_t kGammaSumMaxShape = std::uint64_t{1} << 16;
 
 // RFC 8439 block function: 16 output words.
 void chacha20_block(const Key& key, std::uint64_t counter, std::uint64_t stream,

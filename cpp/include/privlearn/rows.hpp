@@ -4,12 +4,44 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "privlearn/checks.hpp"
 #include "privlearn/types.hpp"
 
 namespace privlearn {
+
+// An L2 norm without overflow or underflow of the squares: ||x|| = scale * root.
+// When the plain sum of squares sq lies in [kPlainSquaresMin, DBL_MAX] it is used as is
+// (scale = 1, root = sqrt(sq): the usual bits); otherwise m = max_k |x_k| and
+// root = sqrt(sum_k (x_k / m)^2), scale = m, which is exact to a few ulps for every finite x
+// (entries up to DBL_MAX, subnormals included). scale = root = 0 for x = 0. value() itself
+// overflows to inf only when ||x|| > DBL_MAX; callers that divide by the norm use
+// (a / scale) / root instead, which stays finite. The numpy reference
+// (privlearn._linear_common.scaled_row_norms) applies the same rule.
+struct ScaledNorm {
+  double scale = 0.0;
+  double root = 0.0;
+  double value() const { return scale * root; }
+};
+inline constexpr double kPlainSquaresMin = 0x1p-900;
+
+template <class MaxAbs, class ScaledSquares>
+ScaledNorm make_scaled_norm(double sq, MaxAbs&& max_abs, ScaledSquares&& scaled_squares) {
+  if (sq >= kPlainSquaresMin && sq <= std::numeric_limits<double>::max())
+    return {1.0, std::sqrt(sq)};
+  const double m = max_abs();
+  if (!(m > 0.0) || !std::isfinite(m)) return {m > 0.0 ? m : 0.0, m > 0.0 ? 1.0 : 0.0};
+  return {m, std::sqrt(scaled_squares(m))};
+}
+
+// The same for a dense vector.
+inline ScaledNorm scaled_norm(const VectorXd& w) {
+  return make_scaled_norm(
+      w.squaredNorm(), [&] { return w.cwiseAbs().maxCoeff(); },
+      [&](double m) { return (w / m).squaredNorm(); });
+}
 
 // Dense rows: X is (n_samples, n_features), row-major (zero-copy from NumPy).
 struct DenseRows {
@@ -20,7 +52,13 @@ struct DenseRows {
   double dot(Index i, const VectorXd& w) const { return X.row(i).dot(w); }
   template <class Vec>
   void axpy(Index i, double a, Vec& acc) const { acc.noalias() += a * X.row(i).transpose(); }
-  double norm(Index i) const { return X.row(i).norm(); }
+  ScaledNorm scaled_norm(Index i) const {
+    const auto r = X.row(i);
+    return make_scaled_norm(
+        r.squaredNorm(), [&] { return r.cwiseAbs().maxCoeff(); },
+        [&](double m) { return (r / m).squaredNorm(); });
+  }
+  double norm(Index i) const { return scaled_norm(i).value(); }
   // x_i^T w and ||x_i||^2 in one visit of the row (four partial sums each, a fixed order).
   double dot_sq(Index i, const VectorXd& w, double& sq) const {
     const double* x = X.row(i).data();
@@ -87,11 +125,23 @@ struct CsrRows {
     sq = q;
     return s;
   }
-  double norm(Index i) const {
+  ScaledNorm scaled_norm(Index i) const {
     double s = 0.0;
     for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) s += data[k] * data[k];
-    return std::sqrt(s);
+    return make_scaled_norm(
+        s,
+        [&] {
+          double m = 0.0;
+          for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) m = std::fmax(m, std::fabs(data[k]));
+          return m;
+        },
+        [&](double m) {
+          double t = 0.0;
+          for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) t += (data[k] / m) * (data[k] / m);
+          return t;
+        });
   }
+  double norm(Index i) const { return scaled_norm(i).value(); }
   // Structural checks (before any parallel region).
   void validate(std::int64_t nnz) const {
     checks::require(n_rows >= 0 && n_cols >= 0, "CSR matrix has a negative shape");

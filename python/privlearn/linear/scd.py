@@ -36,24 +36,36 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
     key : bytes
         32-byte ChaCha20 key.
     n_threads : int or None
-        Threads for the batch updates of ``"dual"``; results do not depend on it.
+        Threads for the batch updates of ``"dual"``; results do not depend on it. ``None``,
+        ``-1`` (all cores) or an integer in ``[1, max(4 * cores, 256)]``.
     loss : {"squared", "hinge", "log_loss"}, default "squared"
         Ridge regression, SVM (hinge, box-constrained dual) or logistic regression.
     variant : {"dual", "seq", "scd", "primal"}, default "dual"
     sampling : {"poisson", "fixed"}, default "poisson"
-        Batches of the dual variants: Poisson with rate ``batch_size / N`` or ``batch_size``
-        rows without replacement.
+        Batches of the dual variants: Poisson with rate ``rate`` (or ``batch_size / N``) or
+        ``batch_size`` rows without replacement.
     alpha : float, default 1e-4
-        ``lambda`` (> 0).
+        ``lambda``, in ``[1e-12, 1e12]``.
     batch_size, epochs, steps : int
         ``L``; ``T = ceil(epochs N / L)`` (``epochs M / L`` for primal, ``epochs N`` for scd)
         unless ``steps > 0``.
     clip : float, default 0
-        ``C``: every update is scaled to ``|zeta| <= C`` (0 = no scaling).
+        ``C`` in ``[1e-12, 1e12]``: every update becomes ``sign(zeta) min(|zeta|, C)``
+        (exact for an infinite ``zeta``; a NaN update becomes 0). 0 = no scaling.
     noise_std : float, default 0
+        In ``[0, 1e12]``. With ``noise_std > 0`` (dual, seq) every coordinate of ``alpha``
+        receives fresh ``N(0, noise_std**2)`` at every step, as the accounting (the subsampled
+        Gaussian mechanism on ``[alpha; v]`` per step) requires: that hypothetical mechanism,
+        which releases the whole noisy ``(alpha, v)`` every step, is an adaptive composition of
+        subsampled Gaussians, and this algorithm, which releases only ``v``, is its
+        post-processing. The noise is added lazily with the same distribution: when row ``j``
+        is sampled at step ``t`` it first gets ``N(0, (t - last_j) noise_std**2)`` for the
+        steps it missed, then its update and step ``t``'s noise. The returned ``dual_coef``
+        includes the outstanding noise.
     batch_stream, noise_stream : int, default 1, 2
-        Stream ids: batches; noise on ``v`` (``noise_stream``) and on ``alpha_B``
-        (``noise_stream + 1``). Exact addresses in ``cpp/include/privlearn/linear/scd.hpp``.
+        Stream ids: batches; noise on ``v`` (``noise_stream``), step noise on ``alpha``
+        (``noise_stream + 1``) and catch-up noise (``noise_stream + 2``), all addressed by row
+        index and step. Exact addresses in ``cpp/include/privlearn/linear/scd.hpp``.
     record_every : int, default 0
         Record ``P(theta)`` and ``D(alpha)`` every ``record_every`` steps and at the end (a
         non-private diagnostic computed on the training data).
@@ -65,6 +77,27 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
         in the log-odds ``logit(beta)``, where the derivative of the stationarity condition lies
         in ``[1, 1 + c/4]``: a few steps give the exact coordinate minimiser (exact SDCA). Privacy
         does not depend on it: every update is scaled to ``|zeta| <= C`` first.
+    rate : float, default 0
+        Poisson sampling rate in ``(0, 1]`` of the dual / seq variants (0 = ``batch_size / N``),
+        for schedules that must not depend on the private ``N``; ``batch_size`` (``L``, also
+        ``sigma'`` of ``"dual"``) may then exceed ``N``.
+    n_scale : float, default 0
+        ``N'`` used in ``lambda N'`` everywhere (the dual closed forms, ``z_j``, the released
+        ``coef = v / (lambda N')``, the primal gradient ``(1/N') sum_i ... + lambda theta``): a
+        public or noisy size, 0 or in ``[1, 2**53]``. 0 means the true ``N``. The recorded
+        objectives keep the true ``N`` (diagnostics).
+
+    Returns
+    -------
+    SCDRun
+
+    Raises
+    ------
+    TypeError
+        For an unknown keyword argument.
+    ValueError
+        For invalid inputs or parameters, or when ``v``, ``theta`` or ``alpha`` becomes
+        non-finite (overflow) instead of returning it.
     """
     X, y, spec = prepare_scd(X, y, key=key, **{**SCD_DEFAULTS, **kw})
     args = (
@@ -83,16 +116,15 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
         spec.record_every,
         as_threads(n_threads),
     )
+    extra = {"newton_steps": spec.newton_steps, "rate": spec.rate, "n_scale": spec.n_scale}
     if sp.issparse(X):
-        out = _core.scd_train_csr(
-            X.data, X.indices, X.indptr, X.shape[1], y, *args, newton_steps=spec.newton_steps
-        )
+        out = _core.scd_train_csr(X.data, X.indices, X.indptr, X.shape[1], y, *args, **extra)
     else:
-        out = _core.scd_train_dense(X, y, *args, newton_steps=spec.newton_steps)
+        out = _core.scd_train_dense(X, y, *args, **extra)
     alpha, v, path_steps, primal_path, dual_path, steps = out
     v = np.asarray(v)
     return SCDRun(
-        coef=v / (spec.alpha * X.shape[0]),
+        coef=v / (spec.alpha * spec.n_eff(X.shape[0])),
         dual_coef=np.asarray(alpha),
         v=v,
         path_steps=np.asarray(path_steps, dtype=np.int64),

@@ -41,29 +41,51 @@ def sgd_train(
     w0 : ndarray, optional
         Starting point (zeros by default).
     n_threads : int or None
-        Threads for the batch gradient; results do not depend on it.
+        Threads for the batch gradient; results do not depend on it. ``None`` (the default
+        thread count), ``-1`` (all cores) or an integer in ``[1, max(4 * cores, 256)]``.
     loss : {"log_loss", "hinge", "squared"}, default "log_loss"
     mechanism : {"l2-laplace", "gaussian", "none"}, default "l2-laplace"
         ``"l2-laplace"``: noise of density prop. to ``exp(-(epsilon/(2C))||z||)`` per step
         (Song et al. 2013, eq. 3; ``C = clip`` or 1 when not clipping); ``"gaussian"``:
         ``N(0, sigma^2 clip^2 I)`` added to the summed clipped gradients (Abadi et al. 2016).
     sampling : {"disjoint", "poisson", "fixed"}, default "disjoint"
-        One permutation per pass cut into consecutive batches; Poisson with rate
-        ``batch_size / n``; or ``batch_size`` rows without replacement per step.
+        One permutation per pass cut into consecutive batches; Poisson with rate ``rate`` (or
+        ``batch_size / n``); or ``batch_size`` rows without replacement per step.
     learning_rate : {"inv_sqrt", "inv_lambda_t", "constant"}, default "inv_sqrt"
         ``eta0 / sqrt(t + 1)``, ``1 / (alpha (t + 1))`` or ``eta0``.
     alpha : float, default 1e-4
-        L2 regularisation ``lambda``.
+        L2 regularisation ``lambda``: 0 or in ``[1e-12, 1e12]``.
     batch_size, epochs, steps : int
         ``steps > 0`` overrides ``ceil(epochs n / batch_size)`` for Poisson / fixed sampling.
     eta0, clip, epsilon, sigma, radius : float
-        ``clip = 0`` does not clip; ``epsilon = inf`` or ``sigma = 0`` adds no noise;
-        ``radius = 0`` does not project (Song et al. project onto the ball of radius
-        ``1 / alpha``).
+        ``eta0`` in ``[1e-12, 1e12]``; ``clip`` 0 (no clipping) or in ``[1e-12, 1e12]``;
+        ``epsilon`` in ``[1e-6, 1e6]`` or ``inf`` (no noise); ``sigma`` (noise multiplier) 0
+        (no noise) or in ``[1e-6, 1e6]``; ``radius = 0`` does not project (Song et al. project
+        onto the ball of radius ``1 / alpha``). The bounds keep every product the step forms
+        finite. Clipping is ``sign(c) min(|c|, clip / ||x_i||)`` on the loss derivative ``c``
+        with an overflow-safe norm: each example contributes at most ``clip`` for every finite
+        input, a NaN derivative contributes 0.
+    rate : float, default 0
+        Poisson sampling rate in ``(0, 1]`` (``sampling="poisson"`` only), for schedules that
+        must not depend on the private ``n`` (pass a public or noisy size's rate with
+        ``steps``). 0 means ``batch_size / n``. The summed gradient is still divided by
+        ``batch_size`` (the expected lot size), which may then exceed ``n``.
     batch_stream, noise_stream : int, default 1, 2
         Stream ids of the batch selection and the noise.
     record_every : int, default 0
         Keep the iterate every ``record_every`` steps and at the end.
+
+    Returns
+    -------
+    SGDRun
+
+    Raises
+    ------
+    TypeError
+        For an unknown keyword argument.
+    ValueError
+        For invalid inputs or parameters, or when the iterate becomes non-finite (overflow)
+        instead of returning it.
     """
     X, y, w0, spec = prepare_sgd(X, y, w0, key=key, **{**SGD_DEFAULTS, **kw})
     args = (
@@ -88,10 +110,10 @@ def sgd_train(
     )
     if sp.issparse(X):
         w, path, path_steps, steps = _core.sgd_train_csr(
-            X.data, X.indices, X.indptr, X.shape[1], y, w0, *args
+            X.data, X.indices, X.indptr, X.shape[1], y, w0, *args, rate=spec.rate
         )
     else:
-        w, path, path_steps, steps = _core.sgd_train_dense(X, y, w0, *args)
+        w, path, path_steps, steps = _core.sgd_train_dense(X, y, w0, *args, rate=spec.rate)
     return SGDRun(
         coef=np.asarray(w),
         path=np.asarray(path).reshape(-1, X.shape[1]),

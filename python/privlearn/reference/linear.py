@@ -11,7 +11,15 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from privlearn._linear_common import SGDRun, loss_derivative, prepare_sgd, sgd_step_count
+from privlearn._linear_common import (
+    SGDRun,
+    clip_coefficients,
+    loss_derivative,
+    prepare_sgd,
+    scaled_norm,
+    scaled_row_norms,
+    sgd_step_count,
+)
 from privlearn.reference.random import Stream
 
 __all__ = ["scd_train", "sgd_train"]
@@ -41,9 +49,9 @@ def sgd_train(
     batches = Stream(key=spec.key, stream=spec.batch_stream)
     noises = Stream(key=spec.key, stream=spec.noise_stream)
     per_pass = -(-n // spec.batch_size)
-    sparse = sp.issparse(X)
     perm = np.empty(0, dtype=np.int64)
     path, path_steps = [], []
+    q_rate = spec.rate if spec.rate > 0 else spec.batch_size / n
     for t in range(steps):
         if spec.sampling == "disjoint":
             p, k = divmod(t, per_pass)
@@ -53,19 +61,15 @@ def sgd_train(
         elif spec.sampling == "fixed":
             rows = batches.choice_without_replacement(t, n, spec.batch_size)
         else:
-            rows = batches.poisson_sample(t, n, spec.batch_size / n)
+            rows = batches.poisson_sample(t, n, q_rate)
         Xb = X[rows]
-        c = loss_derivative(spec.loss, np.asarray(Xb @ w).reshape(-1), y[rows])
-        if spec.clip > 0:
-            norms = (
-                np.sqrt(np.asarray(Xb.multiply(Xb).sum(axis=1)).reshape(-1))
-                if sparse
-                else np.linalg.norm(Xb, axis=1)
-            )
-            g = np.abs(c) * norms
-            big = g > spec.clip
-            c = np.where(big, c * (spec.clip / np.where(big, g, 1.0)), c)
-        grad = np.asarray(Xb.T @ c).reshape(-1)
+        with np.errstate(over="ignore", invalid="ignore"):
+            c = loss_derivative(spec.loss, np.asarray(Xb @ w).reshape(-1), y[rows])
+        if spec.clip > 0:  # sign(c) min(|c|, C / ||x_i||), overflow-safe (as the core)
+            scale, root = scaled_row_norms(Xb)
+            c = clip_coefficients(c, scale, root, spec.clip)
+        with np.errstate(over="ignore", invalid="ignore"):
+            grad = np.asarray(Xb.T @ c).reshape(-1)
         if spec.mechanism == "l2-laplace" and np.isfinite(spec.epsilon):
             unit = spec.clip if spec.clip > 0 else 1.0
             grad = grad + unit * noises.l2_laplace(t, 1, d, spec.epsilon)[0]
@@ -73,14 +77,23 @@ def sgd_train(
             grad = grad + (spec.sigma * spec.clip) * noises.normal(t * d, d)
         denom = float(spec.batch_size) if spec.sampling == "poisson" else float(len(rows))
         eta = _learning_rate(spec.learning_rate, spec.eta0, spec.alpha, t)
-        w = w - eta * (spec.alpha * w + grad / denom)
+        with np.errstate(over="ignore", invalid="ignore"):
+            w = w - eta * (spec.alpha * w + grad / denom)
         if spec.radius > 0 and np.isfinite(spec.radius):
-            norm = np.linalg.norm(w)
-            if norm > spec.radius:
-                w = w * (spec.radius / norm)
+            scale, root = scaled_norm(w)
+            with np.errstate(over="ignore"):
+                too_long = scale * root > spec.radius
+            if too_long:
+                w = w * ((spec.radius / scale) / root)
         if spec.record_every > 0 and ((t + 1) % spec.record_every == 0 or t + 1 == steps):
             path.append(w)
             path_steps.append(t + 1)
+    bad = np.flatnonzero(~np.isfinite(w))
+    if bad.size:
+        raise ValueError(
+            f"the SGD iterate became non-finite (overflow at coefficient {bad[0]}): lower eta0 "
+            "or alpha, clip the gradients, or scale X and y"
+        )
     return SGDRun(
         coef=w,
         path=np.array(path).reshape(len(path), d),
@@ -136,10 +149,21 @@ def _dual_step(
 
 
 def _scale(values: np.ndarray, clip: float) -> np.ndarray:
+    """``sign(v) min(|v|, C)``; NaN -> 0 (as ``scale_to`` in scd.cpp); ``clip = 0``: as is."""
     if clip <= 0:
         return values
-    mag = np.abs(values)
-    return np.where(mag > clip, values * (clip / np.where(mag > clip, mag, 1.0)), values)
+    values = np.asarray(values, dtype=np.float64)
+    out = np.where(np.abs(values) > clip, np.copysign(clip, values), values)
+    return np.where(np.isnan(values), 0.0, out)
+
+
+def _check_finite(vec: np.ndarray, what: str) -> None:
+    bad = np.flatnonzero(~np.isfinite(vec))
+    if bad.size:
+        raise ValueError(
+            f"DP-SCD produced a non-finite {what} (overflow at entry {bad[0]}): scale X and y, "
+            "raise alpha, or set clip > 0 to bound the updates"
+        )
 
 
 def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw: Any):
@@ -159,14 +183,28 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
     X, y, spec = prepare_scd(X, y, key=key, **{**SCD_DEFAULTS, **kw})
     n, m = X.shape
     steps = scd_step_count(n, m, spec)
-    lam_n = spec.alpha * n
+    n_eff = spec.n_eff(n)
+    lam_n = spec.alpha * n_eff
     sparse = sp.issparse(X)
     batches = Stream(key=spec.key, stream=spec.batch_stream)
     noise_v = Stream(key=spec.key, stream=spec.noise_stream)
     noise_a = Stream(key=spec.key, stream=spec.noise_stream + 1)
-    sq = (
-        np.asarray(X.multiply(X).sum(axis=1)).reshape(-1) if sparse else np.einsum("ij,ij->i", X, X)
-    )
+    noise_c = Stream(key=spec.key, stream=spec.noise_stream + 2)
+    with np.errstate(over="ignore"):
+        sq = (
+            np.asarray(X.multiply(X).sum(axis=1)).reshape(-1)
+            if sparse
+            else np.einsum("ij,ij->i", X, X)
+        )
+
+    def check_rows(batch: np.ndarray, z: np.ndarray) -> None:
+        bad = ~(np.isfinite(sq[batch]) & np.isfinite(z))
+        if bad.any():
+            j = int(np.asarray(batch)[np.flatnonzero(bad)[0]])
+            raise ValueError(
+                f"row {j} of X contains NaN or infinite values or has a squared norm beyond "
+                "DBL_MAX (DP-SCD assumes ||x_j|| <= 1: scale the rows), or v overflowed"
+            )
     path_steps: list[int] = []
     primal_path: list[float] = []
     dual_path: list[float] = []
@@ -199,9 +237,10 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
                     with np.errstate(over="ignore"):
                         e = 1.0 / (1.0 + np.exp(y * w))
                     g, h = col @ (-y * e), (col * col) @ (e * (1.0 - e))
-                grad = g / n + spec.alpha * theta[k]
-                hess = h / n + spec.alpha
-                delta = float(_scale(np.array([-grad / hess]), spec.clip)[0])
+                with np.errstate(over="ignore", invalid="ignore"):
+                    grad = g / n_eff + spec.alpha * theta[k]
+                    hess = h / n_eff + spec.alpha
+                    delta = float(_scale(np.array([-grad / hess]), spec.clip)[0])
                 theta[k] += delta
                 w = w + delta * col
             if spec.noise_std > 0:
@@ -211,6 +250,7 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
                     w = w + ek * column(k)
             if due(t):
                 record(t, theta, None)
+        _check_finite(theta, "coefficient")
         return SCDRun(
             coef=theta,
             dual_coef=np.empty(0),
@@ -223,6 +263,9 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
 
     a, v = np.zeros(n), np.zeros(m)
     perm = np.empty(0, dtype=np.int64)
+    q_rate = spec.rate if spec.rate > 0 else spec.batch_size / n
+    noisy = spec.noise_std > 0
+    last = np.zeros(n, dtype=np.int64)  # lazy alpha noise: steps already noised (scd.hpp)
     for t in range(steps):
         if spec.variant == "scd":
             epoch, k = divmod(t, n)
@@ -230,12 +273,22 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
                 perm = batches.permutation(epoch, n)
             batch = perm[k : k + 1]
         elif spec.poisson:
-            batch = batches.poisson_sample(t, n, spec.batch_size / n)
+            batch = batches.poisson_sample(t, n, q_rate)
         else:
             batch = batches.choice_without_replacement(t, n, spec.batch_size)
+        if noisy and batch.size:  # catch-up noise for the steps each batch row missed
+            missed = t - last[batch]
+            hit = missed > 0
+            rows_hit = batch[hit]
+            a[rows_hit] += (
+                spec.noise_std
+                * np.sqrt(missed[hit].astype(np.float64))
+                * noise_c._normal_at(t * n + rows_hit)
+            )
         if spec.variant == "dual":
             Xb = X[batch]
             z = np.asarray(Xb @ v).reshape(-1) / lam_n
+            check_rows(batch, z)
             zeta = _scale(
                 _dual_step(
                     spec.loss,
@@ -255,6 +308,7 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
             for j in batch:
                 xj = row(j)
                 z = np.array([xj @ v / lam_n])
+                check_rows(np.array([j]), z)
                 step = _dual_step(
                     spec.loss,
                     a[j : j + 1],
@@ -268,11 +322,21 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
                 step = float(_scale(step, spec.clip)[0])
                 a[j] += step
                 v = v + step * xj
-        if spec.noise_std > 0:
-            a[batch] += spec.noise_std * noise_a.normal(t * n, len(batch))
+        if noisy:
+            a[batch] += spec.noise_std * noise_a._normal_at(t * n + batch)
+            last[batch] = t + 1
             v = v + spec.noise_std * noise_v.normal(t * m, m)
         if due(t):
             record(t, v / lam_n, a)
+    if noisy:  # outstanding catch-up, so the returned alpha has the hypothetical's distribution
+        missed = steps - last
+        a = a + np.where(
+            missed > 0,
+            spec.noise_std * np.sqrt(missed.astype(np.float64)) * noise_c.normal(steps * n, n),
+            0.0,
+        )
+    _check_finite(v, "coefficient")
+    _check_finite(a, "dual variable")
     return SCDRun(
         coef=v / lam_n,
         dual_coef=a,

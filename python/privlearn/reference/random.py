@@ -13,7 +13,12 @@ import math
 import numpy as np
 
 from privlearn._checks import as_index
-from privlearn._stream_base import DIRECTION_OFFSET, SEED_STREAM, StreamBase
+from privlearn._stream_base import (
+    DIRECTION_OFFSET,
+    GAMMA_SUM_MAX_SHAPE,
+    SEED_STREAM,
+    StreamBase,
+)
 
 __all__ = ["Stream", "chacha20_block", "chacha20_blocks", "key_from_seed"]
 
@@ -148,6 +153,22 @@ class Stream(StreamBase):
         z[0::2], z[1::2] = c, s
         return z[start - 2 * first_pair : start - 2 * first_pair + n]
 
+    def _normal_at(self, indices: np.ndarray) -> np.ndarray:
+        """``normal(i)`` for every address ``i`` in ``indices`` (any order), as ``normal(i, 1)``
+        would give: the pair ``p = i // 2`` lives in words ``4 (p % 4) ..`` of block ``p // 4``.
+        """
+        i = np.asarray(indices, dtype=np.uint64).reshape(-1)
+        if i.shape[0] == 0:
+            return np.empty(0)
+        p = i >> np.uint64(1)
+        words = chacha20_blocks(self._key, p >> np.uint64(2), self._stream)
+        o = (4 * (p & np.uint64(3))).astype(np.int64)
+        rows = np.arange(i.shape[0])
+        a = _combine(words[rows, o], words[rows, o + 1])
+        b = _combine(words[rows, o + 2], words[rows, o + 3])
+        c, s = _box_muller(a, b)
+        return np.where((i & np.uint64(1)) == 0, c, s)
+
     # ---- row-addressed draws ---------------------------------------------------------------
     def _row_raws(self, rows: np.ndarray, offset: int, count: int) -> np.ndarray:
         """``row(i, offset .. offset + count - 1)`` for every i in ``rows``: (len(rows), count)."""
@@ -167,7 +188,7 @@ class Stream(StreamBase):
 
     def _gamma_rows(self, rows: np.ndarray, shape: float, scale: float) -> np.ndarray:
         rows = np.asarray(rows, dtype=np.uint64)
-        if shape >= 1.0 and shape == np.floor(shape) and shape <= DIRECTION_OFFSET:
+        if shape >= 1.0 and shape == np.floor(shape) and shape <= GAMMA_SUM_MAX_SHAPE:
             e = _std_exponential(self._row_raws(rows, 0, int(shape)))
             # cumsum: strictly sequential, the core's summation order
             return np.cumsum(e, axis=1)[:, -1] * scale

@@ -9,7 +9,7 @@
 // Variants (iteration t = 0 .. T-1):
 //   dual    Algorithm 1. Batch B_t (Poisson rate L/N or L rows without replacement); for every j
 //           in B_t, from the SAME (alpha, v), zeta_j = argmin G*_j with sigma' = L (closed forms
-//           below, in parallel); zeta_j <- zeta_j / max(1, |zeta_j|/C); alpha_B += zeta_B + noise,
+//           below, in parallel); zeta_j <- sign(zeta_j) min(|zeta_j|, C); alpha_B += zeta_B + noise,
 //           v += sum_j zeta_j x_j + noise (deterministic blocked sum).
 //   seq     SeqDP-SCD: the same batch, updates applied one after the other (sigma' = 1, each sees
 //           the previous ones), scaled by C; noise once per batch.
@@ -30,12 +30,40 @@
 //             approaching the
 //             exact coordinate minimiser; the privacy analysis does not depend on it (scaling
 //             by C bounds every update).
-// Noise: every coordinate gets N(0, noise_std^2); the caller sets noise_std from the sensitivity
-// (dual: sqrt(2) sigma C, Lemma 1; seq / primal: 2 C sqrt(L (L+1)) sigma).
-// Randomness: batch from batch_stream (poisson_sample / choice_without_replacement at index t;
-// scd: permutation at index = epoch; primal: choice of L coordinates at index t); noise on v
-// (or on the primal coordinates) = normal(noise_stream, start t*M + ...); noise on alpha_B =
-// normal(noise_stream + 1, start t*N + r) for the r-th batch member (batch order).
+// Noise on v (and on the primal coordinates): N(0, noise_std^2) per coordinate and step; the
+// caller sets noise_std from the sensitivity (dual: sqrt(2) sigma C, Lemma 1; seq / primal:
+// 2 C sqrt(L (L+1)) sigma).
+// Noise on alpha (dual, seq; only when noise_std > 0), and why it is lazy. The accounting, per
+// step the subsampled Gaussian mechanism on [alpha; v] with the sensitivity above, is valid for
+// the hypothetical mechanism that adds fresh N(0, noise_std^2) to EVERY coordinate of alpha
+// (and of v) at every step and releases the whole noisy (alpha, v): it is an adaptive
+// composition of T subsampled Gaussian mechanisms, and the real algorithm, which releases only
+// v (alpha is never released), is its post-processing. Noise added only to the batch's
+// coordinates would break that argument (alpha_j would carry the exact effect of row j's past
+// updates). The algorithm realises the hypothetical's noise lazily with the same distribution:
+// last_j = the step up to which alpha_j has its noise (0 at the start). When row j is in batch
+// B_t it first gets the catch-up N(0, (t - last_j) noise_std^2) for the steps it missed (a sum
+// of t - last_j independent N(0, noise_std^2)), then zeta_j is computed from that alpha_j, then
+// alpha_j += zeta_j + N(0, noise_std^2) (step t's noise) and last_j = t + 1. alpha_j is only read
+// when j is sampled, so every quantity the run computes has exactly the hypothetical's
+// distribution. At the end, the returned alpha (a diagnostic) gets the outstanding catch-up
+// N(0, (T - last_j) noise_std^2); D(alpha) recorded along the way uses the lazy alpha.
+// Addresses (per row, never per batch position, so they do not depend on the batch order, the
+// thread count or how rows are split among workers):
+//   step noise of row j at step t   normal(noise_stream + 1, t N + j)
+//   catch-up of row j at step t     sqrt(t - last_j) normal(noise_stream + 2, t N + j)
+//   final catch-up of row j         sqrt(T - last_j) normal(noise_stream + 2, T N + j)
+//   noise on v at step t            normal(noise_stream, t M + k), k < M
+//   primal: noise on coordinate r   normal(noise_stream, t M + a) for the a-th chosen coordinate
+// Randomness of the batches: batch_stream (poisson_sample / choice_without_replacement at index
+// t; scd: permutation at index = epoch; primal: choice of L coordinates at index t).
+// Scaling to C: zeta <- sign(zeta) min(|zeta|, C), a NaN update becomes 0 (any |zeta| <= C keeps
+// the proof). A run whose v, theta or alpha becomes non-finite throws std::invalid_argument.
+// Data-independent schedules: rate > 0 replaces L / N as the Poisson rate (dual, seq);
+// n_scale > 0 replaces N in lambda N everywhere (closed forms, z_j, theta = v / (lambda N'), the
+// primal gradient (1/N') sum_i ... + lambda theta); the recorded objectives keep the true N.
+// Parameter bounds: lambda [1e-12, 1e12], clip 0 or [1e-12, 1e12], noise_std [0, 1e12],
+// rate 0 or (0, 1], n_scale 0 or [1, 2^53] (losses.hpp).
 
 #include <cstdint>
 #include <string>
@@ -61,6 +89,8 @@ struct ScdParams {
   Index steps = 0;           // > 0 overrides T
   double clip = 0.0;         // C > 0 scales updates; 0 = no scaling
   double noise_std = 0.0;    // std of the Gaussian noise per coordinate; 0 = none
+  double rate = 0.0;         // dual / seq Poisson: sampling rate in (0, 1]; 0 = L / N
+  double n_scale = 0.0;      // N' used in lambda N'; 0 = the true N
   random::Key key{};
   std::uint64_t batch_stream = 1;
   std::uint64_t noise_stream = 2;

@@ -14,14 +14,23 @@
 // Randomness (privlearn/random.hpp), for iteration t = 0..T-1 (0-based):
 //   disjoint  pass p uses choice_without_replacement(index = p, n, n) on batch_stream; batch k of
 //             the pass is positions [k b, min(n, (k+1) b)) of that permutation;
-//   poisson   poisson_sample(index = t, n, q = batch_size / n) on batch_stream (ascending rows,
-//             O(batch) per step by geometric gaps);
+//   poisson   poisson_sample(index = t, n, q) on batch_stream with q = rate, or batch_size / n
+//             when rate = 0 (ascending rows, O(batch) per step by geometric gaps);
 //   fixed     choice_without_replacement(index = t, n, batch_size) on batch_stream;
 //   noise     l2_laplace row t (times C) / normal draws t*d .. t*d + d - 1 (times sigma C) on
 //             noise_stream.
 // Learning rate with s = t + 1: inv_sqrt eta0/sqrt(s), inv_lambda_t 1/(lambda s), constant eta0.
 // The batch gradient is a deterministic blocked sum (privlearn/parallel.hpp): results do not
 // depend on n_threads.
+// Clipping (clip > 0) is sign(c) min(|c|, C / ||x_i||) on the loss derivative c, with an
+// overflow-safe norm, so every example contributes at most C for every finite input, and a NaN
+// derivative contributes 0 (linear/losses.hpp, clip_coefficient). The projection uses the same
+// overflow-safe norm. A run whose iterate becomes non-finite throws std::invalid_argument
+// instead of returning it. Parameter bounds: alpha 0 or [1e-12, 1e12], eta0 [1e-12, 1e12],
+// clip 0 or [1e-12, 1e12], sigma 0 or [1e-6, 1e6], epsilon [1e-6, 1e6] or inf, rate 0 or
+// (0, 1] (losses.hpp).
+// Data-independent schedules: rate > 0 replaces batch_size / n as the Poisson rate (then
+// batch_size, the expected lot size dividing the sum, may exceed n), steps > 0 fixes T.
 
 #include <cstdint>
 #include <vector>
@@ -50,6 +59,7 @@ struct SgdParams {
   Index batch_size = 10;     // b (disjoint / fixed) or expected lot size L (poisson)
   Index epochs = 1;          // passes (disjoint); poisson / fixed: steps = ceil(epochs n / L)
   Index steps = 0;           // > 0 overrides the step count of poisson / fixed sampling
+  double rate = 0.0;         // poisson: sampling rate in (0, 1]; 0 = batch_size / n
   double eta0 = 1.0;
   double clip = 0.0;         // C > 0 clips per-example gradients; 0 = no clipping
   double epsilon = 1.0;      // l2_laplace: epsilon per pass (inf = no noise)
