@@ -428,7 +428,7 @@ def test_v_and_x_alpha_are_consistent_in_expectation(sampling):
     (lazily; the returned alpha includes the outstanding noise), variance
     T s^2 (1 + ||X[:, k]||^2) per coordinate k."""
     X, _, t = _data(n=30, d=3, seed=4)
-    n, L, s, runs = 30, 10, 0.5, 2000
+    L, s, runs = 10, 0.5, 2000
     kw = dict(loss="squared", sampling=sampling, alpha=0.1, batch_size=L, epochs=2)
     diffs = np.array(
         [
