@@ -495,6 +495,13 @@ def test_as_design_matrix_never_mutates_the_callers_csr():
     np.testing.assert_allclose(out.toarray(), X.toarray())
 
 
+def test_row_norms_sum_duplicates_without_mutating():
+    X = _messy_csr()
+    data = X.data.copy()
+    np.testing.assert_allclose(row_norms(X), np.linalg.norm(X.toarray(), axis=1), rtol=1e-15)
+    np.testing.assert_array_equal(X.data, data)
+
+
 def test_fitting_does_not_mutate_and_read_only_csr_works():
     X = _messy_csr()
     X = sp.vstack([X] * 10, format="csr")

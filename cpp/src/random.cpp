@@ -345,6 +345,18 @@ std::uint64_t RowCursor::next_below(std::uint64_t m) noexcept {
   return x % m;
 }
 
+double normal_at(const Key& key, std::uint64_t stream, std::uint64_t index) noexcept {
+  const std::uint64_t pair = index >> 1;  // Box-Muller pair p = i / 2 lives in block p / 4
+  std::uint32_t w[16];
+  chacha20_block(key, pair >> 2, stream, w);
+  const std::uint32_t* q = w + 4 * (pair & 3);
+  const std::uint64_t a = static_cast<std::uint64_t>(q[0]) | (static_cast<std::uint64_t>(q[1]) << 32);
+  const std::uint64_t b = static_cast<std::uint64_t>(q[2]) | (static_cast<std::uint64_t>(q[3]) << 32);
+  double c, s;
+  box_muller(a, b, c, s);
+  return (index & 1) ? s : c;
+}
+
 double gamma_row(const Key& key, std::uint64_t stream, std::uint64_t row, double shape,
                  double scale) noexcept {
   if (is_integer_shape(shape)) {

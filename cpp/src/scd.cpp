@@ -233,9 +233,7 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
   const std::uint64_t catchup_stream = p.noise_stream + 2;
   // One standard normal at address `index` of `stream` (row-addressed per-row noise).
   auto normal_at = [&](std::uint64_t stream, std::uint64_t index) {
-    double z;
-    random::normal(p.key, stream, index, 1, &z, 1);
-    return z;
+    return random::normal_at(p.key, stream, index);
   };
 
   ScdResult r;

@@ -131,6 +131,9 @@ def scaled_row_norms(X: Any) -> tuple[np.ndarray, np.ndarray]:
     """
     if sp.issparse(X):
         X = sp.csr_matrix(X)
+        if not X.has_canonical_format:  # duplicates must be summed first (on a copy)
+            X = X.copy()
+            X.sum_duplicates()
         data = np.asarray(X.data, dtype=np.float64)
         n = X.shape[0]
         counts = np.diff(X.indptr)

@@ -113,6 +113,10 @@ class RowCursor {
   std::uint32_t block_[16];
 };
 
+// normal(index) of the stream (the same value as normal(key, stream, index, 1, ...)) from one
+// ChaCha20 block: for kernels that need single draws at scattered addresses.
+double normal_at(const Key& key, std::uint64_t stream, std::uint64_t index) noexcept;
+
 // One Gamma(shape, scale) draw from row `row` (see the header comment).
 double gamma_row(const Key& key, std::uint64_t stream, std::uint64_t row, double shape,
                  double scale) noexcept;
