@@ -9,6 +9,8 @@ seeds (deterministic); their false-failure probability at random seeds is stated
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -33,12 +35,22 @@ TRAINERS_SCD = {"core": scd_train, "reference": ref.scd_train}
 
 
 def _run_python(code: str, timeout: float = 60.0) -> subprocess.CompletedProcess:
-    return subprocess.run(
+    """Run ``code`` in a fresh interpreter (its own process group); on timeout kill the whole
+    group (forked children included) and fail."""
+    proc = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=timeout,
+        start_new_session=True,
     )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail(f"the subprocess hung for more than {timeout} s")
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def _data(n: int = 40, d: int = 5, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
