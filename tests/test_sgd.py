@@ -27,6 +27,7 @@ from sklearn.svm import LinearSVC
 from privlearn import audit as A
 from privlearn._linear_common import objective
 from privlearn.accounting import (
+    DEFAULT_DELTA,
     DisjointBatches,
     GaussianEvent,
     PoissonSampled,
@@ -138,13 +139,17 @@ def test_estimator_core_matches_reference(case, sparse, n_threads):
     X, y, t = _data(n=100, d=5, seed=11, density=0.6 if sparse else None)
     Xin = sp.csr_matrix(X) if sparse else X
     target = t if case == "regressor" else y
-    common = dict(batch_size=7, epochs=2, alpha=1e-2, seed=4, n_threads=n_threads)
+    common = dict(batch_size=7, epochs=2, alpha=1e-2, seed=4, n_threads=n_threads, diagnostics=True)
     core = EST_CASES[case](backend="core", **common).fit(Xin, target)
     ref = EST_CASES[case](backend="reference", **common).fit(Xin, target)
     np.testing.assert_allclose(core.coef_, ref.coef_, rtol=RTOL, atol=ATOL)
     np.testing.assert_allclose(core.intercept_, ref.intercept_, rtol=RTOL, atol=ATOL)
-    np.testing.assert_allclose(core.objective_path_, ref.objective_path_, rtol=RTOL)
-    np.testing.assert_array_equal(core.objective_steps_, ref.objective_steps_)
+    np.testing.assert_allclose(
+        core.diagnostics_.objective_path, ref.diagnostics_.objective_path, rtol=RTOL
+    )
+    np.testing.assert_array_equal(
+        core.diagnostics_.objective_steps, ref.diagnostics_.objective_steps
+    )
     assert core.privacy_ == ref.privacy_
     assert core.n_steps_ == ref.n_steps_
 
@@ -228,6 +233,7 @@ def test_gaussian_accountant_meets_the_target(sampling):
         epochs=epochs,
         clip=0.7,
         seed=0,
+        n_samples=400,  # declared public: the schedule uses n itself
     ).fit(X, y)
     p = clf.privacy_
     n, steps, q = 400, math.ceil(epochs * 400 / b), b / 400
@@ -273,16 +279,22 @@ def test_gaussian_accountant_meets_the_target(sampling):
 def test_gaussian_noise_multiplier_reports_epsilon(sampling):
     X, _, t = _data(n=300, d=4, seed=2)
     reg = DPSGDRegressor(
-        epsilon=None, noise_multiplier=1.3, sampling=sampling, batch_size=15, epochs=2, seed=0
+        epsilon=None,
+        noise_multiplier=1.3,
+        sampling=sampling,
+        batch_size=15,
+        epochs=2,
+        seed=0,
+        n_samples=300,
     ).fit(X, t)
     p = reg.privacy_
     acc_sampling = "poisson" if sampling == "poisson" else "without_replacement"
     sigma_event = 1.3 if sampling == "poisson" else 0.65
     expected = epsilon_for_sigma(
-        sigma_event, 1 / 300**2, q=15 / 300, steps=40, sampling=acc_sampling, n=300
+        sigma_event, DEFAULT_DELTA, q=15 / 300, steps=40, sampling=acc_sampling, n=300
     )
     assert p.epsilon == pytest.approx(expected, rel=1e-12)
-    assert p.delta == 1 / 300**2  # the documented default
+    assert p.delta == DEFAULT_DELTA == 1e-6  # the documented default, not a function of n
     assert p.noise_multiplier == 1.3
 
 
@@ -310,15 +322,17 @@ def test_infinite_epsilon_is_plain_sgd(mechanism):
 
 def test_objective_path_is_the_training_objective():
     X, y, _ = _data(n=500, d=4, seed=7)
-    clf = DPSGDClassifier(epsilon=2.0, batch_size=5, epochs=3, alpha=0.01, seed=1).fit(X, y)
+    clf = DPSGDClassifier(
+        epsilon=2.0, batch_size=5, epochs=3, alpha=0.01, seed=1, diagnostics=True
+    ).fit(X, y)
     assert clf.n_steps_ == 300
-    assert 100 <= clf.objective_path_.size <= 201
-    steps = clf.objective_steps_
+    assert 100 <= clf.diagnostics_.objective_path.size <= 201
+    steps = clf.diagnostics_.objective_steps
     assert steps[-1] == clf.n_steps_ and np.all(np.diff(steps) > 0)
     last = objective(X, y, clf.coef_.ravel(), "log_loss", 0.01)[0]
-    assert clf.objective_path_[-1] == pytest.approx(last, rel=1e-12)
+    assert clf.diagnostics_.objective_path[-1] == pytest.approx(last, rel=1e-12)
     few = clone(clf).set_params(record_every=100).fit(X, y)
-    np.testing.assert_array_equal(few.objective_steps_, [100, 200, 300])
+    np.testing.assert_array_equal(few.diagnostics_.objective_steps, [100, 200, 300])
 
 
 # ---- oracles: privacy off, same objective as scikit-learn -----------------------------------
@@ -379,12 +393,15 @@ def test_oracle_logistic_with_intercept_column():
     clf = DPSGDClassifier(
         mechanism="gaussian", epsilon=INF, clip=0.0, alpha=alpha, learning_rate="inv_lambda_t",
         batch_size=50, epochs=100, fit_intercept=True, intercept_scaling=s, seed=0, n_threads=1,
+        diagnostics=True,
     ).fit(X, y)  # fmt: skip
     w = np.append(clf.coef_.ravel(), clf.intercept_[0] / s)
     gap = objective(Xa, y, w, "log_loss", alpha)[0] - objective(Xa, y, w_star, "log_loss", alpha)[0]
     assert -1e-9 < gap < 1e-3
     np.testing.assert_allclose(clf.decision_function(X), Xa @ w, rtol=1e-12)
-    assert clf.objective_path_[-1] == pytest.approx(objective(Xa, y, w, "log_loss", alpha)[0])
+    assert clf.diagnostics_.objective_path[-1] == pytest.approx(
+        objective(Xa, y, w, "log_loss", alpha)[0]
+    )
 
 
 @pytest.mark.parametrize("fit_intercept", [False, True])
@@ -638,10 +655,18 @@ def test_non_finite_input(bad):
         (dict(mechanism="gaussian", epsilon=None), "epsilon is None: give epsilon"),
         (dict(mechanism="gaussian", epsilon=None, noise_multiplier=0.0), "noise_multiplier"),
         (dict(mechanism="gaussian", clip=0.0), "needs clip > 0"),
-        (dict(clip=-1.0), "clip must be a finite number >= 0"),
-        (dict(alpha=0.0), "alpha must be > 0"),
-        (dict(alpha=-1.0), "alpha must be a finite number >= 0"),
-        (dict(eta0=0.0), "eta0 must be a finite number > 0"),
+        (dict(clip=-1.0), "clip must be 0 \\(no clipping\\) or in"),
+        (dict(mechanism="gaussian", clip=math.inf), "clip must be 0 \\(no clipping\\) or in"),
+        (dict(alpha=0.0), "alpha must be in"),
+        (dict(alpha=-1.0), "alpha must be in"),
+        (dict(alpha=1e300), "alpha must be in"),
+        (dict(mechanism="gaussian", alpha=1e-320), "alpha must be 0 or in"),
+        (dict(eta0=0.0), "eta0 must lie in"),
+        (dict(eta0=1e308), "eta0 must lie in"),
+        (dict(epsilon=1e126), "epsilon must be <="),
+        (dict(mechanism="gaussian", epsilon=None, noise_multiplier=1e-300), "noise_multiplier"),
+        (dict(mechanism="gaussian", epsilon=None, noise_multiplier=1e300), "noise_multiplier"),
+        (dict(mechanism="gaussian", n_samples=31), "n_samples=31 was declared"),
         (dict(epochs=0), "epochs must lie in"),
         (dict(batch_size=0), "batch_size must lie in"),
         (dict(record_every=0), "record_every must lie in"),
