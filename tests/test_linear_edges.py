@@ -168,13 +168,18 @@ def test_caller_arrays_are_never_written(name):
 
 
 def test_clip_rows_projects_huge_rows_instead_of_zeroing_them():
-    from privlearn.linear._common import _row_norms, _training_rows
+    from privlearn._linear_common import row_norms
+    from privlearn.linear._common import _training_rows
 
-    X = np.array([[1e300, 0.0, 0.0], [3e200, 4e200, 0.0], [0.3, 0.4, 0.0], [0.0, 0.0, 0.0]])
-    np.testing.assert_allclose(_row_norms(X), [1e300, 5e200, 0.5, 0.0], rtol=1e-15)
-    np.testing.assert_allclose(_row_norms(sp.csr_matrix(X)), [1e300, 5e200, 0.5, 0.0], rtol=1e-15)
+    big = 1.5e308
+    X = np.array([[1e300, 0, 0], [3e200, 4e200, 0], [0.3, 0.4, 0], [0, 0, 0], [big, big, big]])
+    want = [1e300, 5e200, 0.5, 0.0, np.inf]  # the last norm is beyond DBL_MAX
+    np.testing.assert_allclose(row_norms(X), want, rtol=1e-15)
+    np.testing.assert_allclose(row_norms(sp.csr_matrix(X)), want, rtol=1e-15)
     out = _training_rows(X, 1.0, 0.5)
-    np.testing.assert_allclose(out[:, :3], [[1, 0, 0], [0.6, 0.8, 0], [0.3, 0.4, 0], [0, 0, 0]])
+    third = 1 / math.sqrt(3)
+    expected = [[1, 0, 0], [0.6, 0.8, 0], [0.3, 0.4, 0], [0, 0, 0], [third, third, third]]
+    np.testing.assert_allclose(out[:, :3], expected, rtol=1e-15)
     np.testing.assert_array_equal(out[:, 3], 0.5)
     out_csr = _training_rows(sp.csr_matrix(X), 1.0, 0.5)
     np.testing.assert_allclose(out_csr.toarray(), out, rtol=1e-15)

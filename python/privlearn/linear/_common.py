@@ -17,7 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
 
 from privlearn._checks import as_index, as_real
-from privlearn._linear_common import as_design_matrix
+from privlearn._linear_common import as_design_matrix, row_norms, scaled_row_norms
 from privlearn.accounting.size import (
     DEFAULT_DELTA,
     SIZE_EPSILON_FRACTION,
@@ -217,35 +217,6 @@ class TrainingDiagnostics:
 
 
 # ---- rows and data ------------------------------------------------------------------------------
-def _row_norms(X: np.ndarray | sp.csr_matrix) -> np.ndarray:
-    """L2 norm of every row, correct for every finite entry (each row is divided by its largest
-    magnitude before squaring, so ``(1e300, 0)`` has norm ``1e300``, not ``inf``). Dense input is
-    read in blocks of rows, so the temporaries stay small (no copy of ``X``)."""
-    if sp.issparse(X):
-        mags = np.abs(X.data)
-        counts = np.diff(X.indptr)
-        filled = counts > 0
-        starts = X.indptr[:-1][filled]
-        peak = np.zeros(X.shape[0])
-        if mags.size:
-            peak[filled] = np.maximum.reduceat(mags, starts)
-        safe = np.where(peak > 0.0, peak, 1.0)
-        scaled = mags / np.repeat(safe, counts)
-        sums = np.zeros(X.shape[0])
-        if mags.size:
-            sums[filled] = np.add.reduceat(scaled * scaled, starts)
-        return peak * np.sqrt(sums)
-    out = np.empty(X.shape[0])
-    block = max(1, (1 << 18) // max(1, X.shape[1]))
-    for lo in range(0, X.shape[0], block):
-        part = X[lo : lo + block]
-        peak = np.max(np.abs(part), axis=1)
-        safe = np.where(peak > 0.0, peak, 1.0)
-        scaled = part / safe[:, None]
-        out[lo : lo + block] = peak * np.sqrt(np.einsum("ij,ij->i", scaled, scaled))
-    return out
-
-
 def _check_row_norms(X: Any, bound: float, scaling: float | None, reason: str) -> None:
     """Raise ``ValueError`` naming the first row with ``||x_i|| > bound`` (up to rounding).
 
@@ -253,7 +224,7 @@ def _check_row_norms(X: Any, bound: float, scaling: float | None, reason: str) -
     (then ``bound = sqrt(1 - scaling^2)``), else ``None``; ``reason`` says which privacy proof
     needs the bound.
     """
-    norms = _row_norms(X)
+    norms = row_norms(X)
     bad = np.flatnonzero(norms > bound * (1.0 + ROW_NORM_TOLERANCE))
     if bad.size == 0:
         return
@@ -279,11 +250,14 @@ def _training_rows(X: Any, bound: float | None, scaling: float | None) -> Any:
     the caller's ``X`` is never written to."""
     shrink = None
     if bound is not None:
-        norms = _row_norms(X)
-        big = norms > bound
+        scale, root = scaled_row_norms(X)  # ||x_i|| = scale * root, also beyond DBL_MAX
+        with np.errstate(over="ignore"):
+            big = scale * root > bound
         if big.any():
-            # bound / norm for the rows outside the ball, computed without overflow.
-            shrink = np.where(big, bound / np.where(big, norms, 1.0), 1.0)
+            # bound / ||x_i|| = (bound / scale) / root for the rows outside the ball: finite
+            # and > 0 for every finite row (a row of 1e308's is projected, not zeroed).
+            shrink = np.ones(X.shape[0])
+            shrink[big] = (bound / scale[big]) / root[big]
     if sp.issparse(X):
         if shrink is None and scaling is None:
             return X
