@@ -236,3 +236,17 @@ def test_any_input_gives_a_finite_model_or_a_clear_error(name, rows, targets, ep
         assert str(err)
         return
     assert np.isfinite(est.coef_).all() and np.isfinite(est.intercept_).all()
+
+
+def test_complex_input_is_refused_by_the_trainers():
+    from privlearn.linear import scd_train, sgd_train
+    from privlearn.random import Stream
+
+    X = np.ones((4, 2)) + 1j
+    y = np.array([1.0, -1.0, 1.0, -1.0])
+    key = Stream(0).key
+    for train in (sgd_train, scd_train):
+        with pytest.raises(TypeError, match="complex"):
+            train(X, y, key=key)
+        with pytest.raises(TypeError, match="complex"):
+            train(sp.csr_matrix(X), y, key=key)

@@ -234,15 +234,16 @@ def as_design_matrix(X: Any, name: str = "X") -> np.ndarray | sp.csr_matrix:
 
     Never writes to the caller's arrays: a sparse input is copied only when it needs
     canonicalising (another format or dtype, duplicate entries, unsorted indices); otherwise
-    the result shares the caller's (possibly read-only) arrays.
+    the result shares the caller's (possibly read-only) arrays. Complex input is a TypeError
+    (converting it would silently drop the imaginary part).
     """
+    if np.iscomplexobj(X.data if sp.issparse(X) else X):
+        raise TypeError(f"{name} must hold real numbers, got a complex array")
     if sp.issparse(X):
         if X.format != "csr" or X.dtype != np.float64:
             X = sp.csr_matrix(X, dtype=np.float64)  # new arrays
         else:  # a new wrapper around the caller's arrays: nothing below writes to them
-            X = sp.csr_matrix(
-                (X.data, X.indices, X.indptr), shape=X.shape, copy=False
-            )
+            X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=X.shape, copy=False)
         if not X.has_canonical_format:
             # the conversion above may still share indices / indptr with the caller
             X = X.copy()
