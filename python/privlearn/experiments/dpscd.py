@@ -1524,6 +1524,15 @@ def _summary(
         f"(mean ± sample std). Seeds: one per (task, method, eps, configuration, phase, run). "
         f"Computed in {res.seconds:.0f} s.",
         "",
+        "Privacy model: as in the paper, the training-set sizes N are treated as public (the "
+        "schedule T, q = L/N and lambda N use the exact N; the library's estimators instead "
+        "take a declared `n_samples` or spend 5% of epsilon on a noisy count). Since issue 12 "
+        "the DP-SCD and SeqDP-SCD trainers add fresh noise to every dual coordinate at every "
+        "step (drawn lazily when a row is next sampled), which the per-step accounting of the "
+        "dual state needs (see `privlearn.linear.scd_estimators`); the paper's Algorithm 1 "
+        "noises only the batch's coordinates, so the private DP-SCD numbers differ from "
+        "earlier versions of this reproduction.",
+        "",
     ]
     if res.quick:
         lines += [
