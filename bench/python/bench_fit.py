@@ -48,7 +48,7 @@ standard library; the interpreter given by ``--python`` (default: this one) must
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
+import importlib
 import json
 import os
 import platform
@@ -259,16 +259,6 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---- parent: cases in subprocesses, JSON, tables ---------------------------------------------
-def cpu_model() -> str | None:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        return None
-    return platform.processor() or None
-
-
 def mem_total_gib() -> float | None:
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
@@ -293,24 +283,11 @@ def git_commit(path: Path) -> str | None:
 
 
 def machine_info() -> dict[str, Any]:
-    try:
-        usable: int | None = len(os.sched_getaffinity(0))
-    except AttributeError:
-        usable = None
-    try:
-        load: list[float] | None = list(os.getloadavg())
-    except (AttributeError, OSError):
-        load = None
-    return {
-        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "cpu_count": os.cpu_count(),
-        "cpus_usable": usable,
-        "cpu_model": cpu_model(),
-        "mem_total_gib": mem_total_gib(),
-        "platform": platform.platform(),
-        "omp_num_threads_env": os.environ.get("OMP_NUM_THREADS"),
-        "loadavg_start": load,
-    }
+    """The machine description shared by this folder's benchmarks (``bench_random``), plus the
+    memory size (imported here only: the child processes may run another privlearn)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    shared = importlib.import_module("bench_random")
+    return {**shared.machine_info(), "mem_total_gib": mem_total_gib()}
 
 
 def run_child(python: str, spec: dict[str, Any], timeout: float) -> dict[str, Any]:

@@ -171,18 +171,43 @@ def _plan_size(
     checked), otherwise :data:`~privlearn.accounting.size.SIZE_EPSILON_FRACTION` of ``epsilon``
     (or :data:`DEFAULT_COUNT_EPSILON` when the noise is given as a multiplier, ``epsilon is
     None``) buys an exact discrete-Laplace count clamped to ``>= floor``; the rest of the
-    budget is returned for training (basic composition of the two parts).
+    budget is returned for training (basic composition of the two parts). ``floor`` is the batch
+    size: it must not exceed a public size (with a private size, refusing it would reveal
+    whether ``n >= floor``; the sampling rate is then ``min(1, floor / n~)``).
     """
     declared = public_size(n_samples, n)
+    if declared is None and epsilon is not None and math.isinf(epsilon):
+        declared = DatasetSize(n, "not_private")
+    elif declared is None and not add_remove:
+        declared = DatasetSize(n, "replace_one")
     if declared is not None:
+        if floor > n:
+            raise ValueError(f"batch_size ({floor}) must be <= n_samples = {n}")
         return declared, epsilon
-    if not add_remove:
-        return DatasetSize(n, "replace_one"), epsilon
-    if epsilon is not None and math.isinf(epsilon):
-        return DatasetSize(n, "not_private"), epsilon
     count_eps = DEFAULT_COUNT_EPSILON if epsilon is None else SIZE_EPSILON_FRACTION * epsilon
     size = resolve_size(n, epsilon=count_eps, seed=seed, floor=floor)
     return size, None if epsilon is None else epsilon - count_eps
+
+
+def _statement_lines(
+    size: DatasetSize | None, epsilon: float, neighboring: str | None
+) -> list[str]:
+    """The lines every private linear statement ends with: how the size entered the run (and
+    the basic composition of a noisy count with the training part), the neighbouring relation
+    and the public inputs, and what is released."""
+    lines = []
+    if size is not None:
+        lines.append(f"  {size.describe()}")
+        if size.epsilon > 0.0:
+            lines.append(
+                f"  total = count {size.epsilon:.6g} + training {epsilon - size.epsilon:.6g} "
+                "(basic composition)"
+            )
+    lines.append(
+        f"  neighbouring relation: {neighboring}; public inputs: the number of features, the "
+        "hyperparameters and the seed; released: coef_, intercept_, n_steps_"
+    )
+    return lines
 
 
 @dataclass(frozen=True)

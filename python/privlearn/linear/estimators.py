@@ -71,6 +71,7 @@ from privlearn.linear._common import (
     _flag,
     _plan_size,
     _seed,
+    _statement_lines,
     _training_rows,
 )
 from privlearn.random import Stream
@@ -176,17 +177,7 @@ class DPSGDPrivacy:
                 f"{self.noise_scale:.6g}), clip C = {self.clip:g}, sensitivity "
                 f"{self.sensitivity:g}, {self.sampling} sampling, {self.steps} steps"
             )
-        if self.size is not None:
-            lines.append(f"  {self.size.describe()}")
-            if self.size.epsilon > 0.0:
-                lines.append(
-                    f"  total = count {self.size.epsilon:.6g} + training "
-                    f"{self.epsilon - self.size.epsilon:.6g} (basic composition)"
-                )
-        lines.append(
-            f"  neighbouring relation: {self.neighboring}; public inputs: the number of "
-            "features, the hyperparameters and the seed"
-        )
+        lines += _statement_lines(self.size, self.epsilon, self.neighboring)
         if self.statement is not None:
             lines += ["  " + line for line in str(self.statement).splitlines()]
         return "\n".join(lines)
@@ -364,12 +355,10 @@ class _DPSGDBase(LinearModelBase):
             n,
             self.n_samples,
             epsilon,
-            add_remove=private and sampling == "poisson",
+            add_remove=sampling == "poisson",
             seed=seed,
             floor=batch_size,
         )
-        if size.public and batch_size > n:
-            raise ValueError(f"batch_size ({batch_size}) must be <= n_samples = {n}")
         m = size.value  # the size the schedule is planned with
 
         if mechanism == "l2-laplace":

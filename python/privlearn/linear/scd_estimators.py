@@ -130,6 +130,7 @@ from privlearn.linear._common import (
     _flag,
     _plan_size,
     _seed,
+    _statement_lines,
     _training_rows,
 )
 from privlearn.random import Stream
@@ -229,17 +230,7 @@ class DPSCDPrivacy:
             f"  {self.steps} steps, {_SAMPLING_TEXT.get(self.sampling, self.sampling)}, "
             f"q = {self.sampling_rate:.6g}",
         ]
-        if self.size is not None:
-            lines.append(f"  {self.size.describe()}")
-            if self.size.epsilon > 0.0:
-                lines.append(
-                    f"  total = count {self.size.epsilon:.6g} + training "
-                    f"{self.epsilon - self.size.epsilon:.6g} (basic composition)"
-                )
-        lines.append(
-            f"  neighbouring relation: {self.neighboring}; public inputs: the number of "
-            "features, the hyperparameters and the seed; released: coef_, intercept_, n_steps_"
-        )
+        lines += _statement_lines(self.size, self.epsilon, self.neighboring)
         if self.statement is not None:
             lines += ["  " + line for line in str(self.statement).splitlines()]
         return "\n".join(lines)
@@ -446,12 +437,10 @@ class _DPSCDBase(LinearModelBase):
                 n,
                 self.n_samples,
                 epsilon,
-                add_remove=private and sampling == "poisson",
+                add_remove=sampling == "poisson",
                 seed=seed,
                 floor=L,
             )
-            if size.public and L > n:
-                raise ValueError(f"batch_size ({L}) must be <= n_samples = {n}")
         units = m if variant == "primal" else size.value
         steps = -(-(epochs * units) // L)
         q = 1.0 if variant == "primal" else min(1.0, L / size.value)

@@ -205,6 +205,7 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
                 f"row {j} of X contains NaN or infinite values or has a squared norm beyond "
                 "DBL_MAX (DP-SCD assumes ||x_j|| <= 1: scale the rows), or v overflowed"
             )
+
     path_steps: list[int] = []
     primal_path: list[float] = []
     dual_path: list[float] = []
