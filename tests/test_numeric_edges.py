@@ -265,8 +265,9 @@ def test_every_dual_coordinate_has_noise_of_every_step(variant):
 
 
 def test_dual_noise_is_addressed_by_row_not_batch_position():
-    # A row's noise does not depend on which other rows share its batch: the noise a row
-    # receives at step t is normal(noise_stream + 1, t N + j).
+    # A row's noise does not depend on which other rows share its batch: the noise it has
+    # received by the end of a one-step run (the step's noise, delivered at the end since
+    # no later visit comes) is normal(noise_stream + 2, T N + j) with T = 1.
     n = 12
     X = np.zeros((n, 1))
     for sampling in ("poisson", "fixed"):
@@ -274,7 +275,7 @@ def test_dual_noise_is_addressed_by_row_not_batch_position():
                         batch_size=n if sampling == "fixed" else 4, rate=1.0 if
                         sampling == "poisson" else 0.0, steps=1, clip=1e-12, noise_std=1.0,
                         alpha=1.0)
-        want = RefStream(key=KEY, stream=3)._normal_at(np.arange(n))
+        want = RefStream(key=KEY, stream=4)._normal_at(n + np.arange(n))
         np.testing.assert_allclose(res.dual_coef, want, rtol=1e-12)
 
 

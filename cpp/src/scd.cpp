@@ -229,7 +229,6 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
   // lambda N' with N' = n_scale (a public or noisy size) or the true N when n_scale = 0
   const double n_eff = p.n_scale > 0.0 ? p.n_scale : static_cast<double>(n);
   const double lam_n = p.lam * n_eff;
-  const std::uint64_t alpha_stream = p.noise_stream + 1;
   const std::uint64_t catchup_stream = p.noise_stream + 2;
   // One standard normal at address `index` of `stream` (row-addressed per-row noise).
   auto normal_at = [&](std::uint64_t stream, std::uint64_t index) {
@@ -328,16 +327,19 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
   std::vector<double> zeta;
   const double q_rate =
       p.rate > 0.0 ? p.rate : static_cast<double>(p.batch_size) / static_cast<double>(n);
-  // Lazy per-row noise (scd.hpp, "Noise on alpha"): last[j] = the step up to which row j's
-  // coordinate has received its noise.
+  // Lazy per-row noise (scd.hpp, "Noise on alpha"): last[j] = the number of steps whose noise
+  // row j's coordinate has received. One draw per visit: the noise of every step since the last
+  // visit (that visit's own step included), summed.
   const bool noisy = p.noise_std > 0.0;
   std::vector<std::int64_t> last(noisy ? static_cast<std::size_t>(n) : 0, 0);
   auto catch_up = [&](std::int64_t j, Index t) {
-    const std::int64_t missed = static_cast<std::int64_t>(t) - last[static_cast<std::size_t>(j)];
+    std::int64_t& seen = last[static_cast<std::size_t>(j)];
+    const std::int64_t missed = static_cast<std::int64_t>(t) - seen;
     if (missed > 0)
       alpha[j] += p.noise_std * std::sqrt(static_cast<double>(missed)) *
                   normal_at(catchup_stream, static_cast<std::uint64_t>(t) * n +
                                                 static_cast<std::uint64_t>(j));
+    seen = static_cast<std::int64_t>(t);
   };
   const double sigma_prime = p.variant == ScdVariant::dual ? static_cast<double>(p.batch_size) : 1.0;
 
@@ -418,13 +420,7 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
     }
 
     if (noisy) {
-      // this step's noise on the batch rows, addressed by row index (never batch position)
-      for (Index a = 0; a < count; ++a) {
-        const std::int64_t j = batch[static_cast<std::size_t>(a)];
-        alpha[j] += p.noise_std * normal_at(alpha_stream, static_cast<std::uint64_t>(t) * n +
-                                                              static_cast<std::uint64_t>(j));
-        last[static_cast<std::size_t>(j)] = static_cast<std::int64_t>(t) + 1;
-      }
+      // (this step's noise on alpha reaches each row at its next visit, or at the end)
       random::normal(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * m,
                      static_cast<std::size_t>(m), noise_v.data(), 1);
       v += p.noise_std * noise_v;

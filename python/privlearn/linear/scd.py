@@ -59,13 +59,13 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
         which releases the whole noisy ``(alpha, v)`` every step, is an adaptive composition of
         subsampled Gaussians, and this algorithm, which releases only ``v``, is its
         post-processing. The noise is added lazily with the same distribution: when row ``j``
-        is sampled at step ``t`` it first gets ``N(0, (t - last_j) noise_std**2)`` for the
-        steps it missed, then its update and step ``t``'s noise. The returned ``dual_coef``
-        includes the outstanding noise.
+        is sampled at step ``t`` it first gets ``N(0, (t - last_j) noise_std**2)``, the noise
+        of every step since its previous visit (one draw per visit), then its update. The
+        returned ``dual_coef`` includes the outstanding noise.
     batch_stream, noise_stream : int, default 1, 2
-        Stream ids: batches; noise on ``v`` (``noise_stream``), step noise on ``alpha``
-        (``noise_stream + 1``) and catch-up noise (``noise_stream + 2``), all addressed by row
-        index and step. Exact addresses in ``cpp/include/privlearn/linear/scd.hpp``.
+        Stream ids: batches; noise on ``v`` (``noise_stream``) and on ``alpha``
+        (``noise_stream + 2``; ``noise_stream + 1`` is reserved), addressed by row index and
+        step. Exact addresses in ``cpp/include/privlearn/linear/scd.hpp``.
     record_every : int, default 0
         Record ``P(theta)`` and ``D(alpha)`` every ``record_every`` steps and at the end (a
         non-private diagnostic computed on the training data).

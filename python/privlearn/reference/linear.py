@@ -188,7 +188,6 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
     sparse = sp.issparse(X)
     batches = Stream(key=spec.key, stream=spec.batch_stream)
     noise_v = Stream(key=spec.key, stream=spec.noise_stream)
-    noise_a = Stream(key=spec.key, stream=spec.noise_stream + 1)
     noise_c = Stream(key=spec.key, stream=spec.noise_stream + 2)
     with np.errstate(over="ignore"):
         sq = (
@@ -277,7 +276,7 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
             batch = batches.poisson_sample(t, n, q_rate)
         else:
             batch = batches.choice_without_replacement(t, n, spec.batch_size)
-        if noisy and batch.size:  # catch-up noise for the steps each batch row missed
+        if noisy and batch.size:  # the noise of the steps since each batch row's last visit
             missed = t - last[batch]
             hit = missed > 0
             rows_hit = batch[hit]
@@ -286,6 +285,7 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
                 * np.sqrt(missed[hit].astype(np.float64))
                 * noise_c._normal_at(t * n + rows_hit)
             )
+            last[batch] = t
         if spec.variant == "dual":
             Xb = X[batch]
             z = np.asarray(Xb @ v).reshape(-1) / lam_n
@@ -324,8 +324,6 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
                 a[j] += step
                 v = v + step * xj
         if noisy:
-            a[batch] += spec.noise_std * noise_a._normal_at(t * n + batch)
-            last[batch] = t + 1
             v = v + spec.noise_std * noise_v.normal(t * m, m)
         if due(t):
             record(t, v / lam_n, a)

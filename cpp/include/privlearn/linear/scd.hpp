@@ -40,18 +40,18 @@
 // composition of T subsampled Gaussian mechanisms, and the real algorithm, which releases only
 // v (alpha is never released), is its post-processing. Noise added only to the batch's
 // coordinates would break that argument (alpha_j would carry the exact effect of row j's past
-// updates). The algorithm realises the hypothetical's noise lazily with the same distribution:
-// last_j = the step up to which alpha_j has its noise (0 at the start). When row j is in batch
-// B_t it first gets the catch-up N(0, (t - last_j) noise_std^2) for the steps it missed (a sum
-// of t - last_j independent N(0, noise_std^2)), then zeta_j is computed from that alpha_j, then
-// alpha_j += zeta_j + N(0, noise_std^2) (step t's noise) and last_j = t + 1. alpha_j is only read
-// when j is sampled, so every quantity the run computes has exactly the hypothetical's
-// distribution. At the end, the returned alpha (a diagnostic) gets the outstanding catch-up
-// N(0, (T - last_j) noise_std^2); D(alpha) recorded along the way uses the lazy alpha.
+// updates). The algorithm realises the hypothetical's noise lazily with the same distribution,
+// one draw per visit: last_j = the number of steps whose noise alpha_j has received (0 at the
+// start). When row j is in batch B_t it first gets N(0, (t - last_j) noise_std^2), the sum of
+// the t - last_j independent N(0, noise_std^2) of steps last_j .. t-1 (its previous visit's own
+// step included), and last_j = t; then zeta_j is computed from that alpha_j and added. alpha_j
+// is only read when j is sampled, so every quantity the run computes has exactly the
+// hypothetical's distribution. At the end, the returned alpha (a diagnostic) gets the
+// outstanding N(0, (T - last_j) noise_std^2); D(alpha) recorded along the way uses the lazy
+// alpha.
 // Addresses (per row, never per batch position, so they do not depend on the batch order, the
 // thread count or how rows are split among workers):
-//   step noise of row j at step t   normal(noise_stream + 1, t N + j)
-//   catch-up of row j at step t     sqrt(t - last_j) normal(noise_stream + 2, t N + j)
+//   noise of row j at its visit at step t   sqrt(t - last_j) normal(noise_stream + 2, t N + j)
 //   final catch-up of row j         sqrt(T - last_j) normal(noise_stream + 2, T N + j)
 //   noise on v at step t            normal(noise_stream, t M + k), k < M
 //   primal: noise on coordinate r   normal(noise_stream, t M + a) for the a-th chosen coordinate
