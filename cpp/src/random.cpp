@@ -71,13 +71,14 @@ typedef std::uint32_t v8u __attribute__((vector_size(32)));
 #define PRIVLEARN_CLONES
 #endif
 
-PRIVLEARN_CLONES void blocks8(const Key& key, std::uint64_t counter, std::uint64_t stream,
-             std::uint32_t* out) noexcept {
+// Eight blocks at arbitrary counters (lane l: counters[l]).
+PRIVLEARN_CLONES void blocks8_at(const Key& key, const std::uint64_t* counters,
+                                 std::uint64_t stream, std::uint32_t* out) noexcept {
   v8u s[16];
   for (int w = 0; w < 4; ++w) s[w] = v8u{} + kSigma[w];
   for (int w = 0; w < 8; ++w) s[4 + w] = v8u{} + key[w];
   for (int l = 0; l < 8; ++l) {
-    const std::uint64_t c = counter + static_cast<std::uint64_t>(l);
+    const std::uint64_t c = counters[l];
     s[12][l] = static_cast<std::uint32_t>(c);
     s[13][l] = static_cast<std::uint32_t>(c >> 32);
   }
@@ -95,11 +96,19 @@ PRIVLEARN_CLONES void blocks8(const Key& key, std::uint64_t counter, std::uint64
     for (int w = 0; w < 16; ++w) out[16 * l + w] = x[w][l];
 }
 #else
-void blocks8(const Key& key, std::uint64_t counter, std::uint64_t stream,
-             std::uint32_t* out) noexcept {
-  for (int l = 0; l < 8; ++l) chacha20_block(key, counter + l, stream, out + 16 * l);
+void blocks8_at(const Key& key, const std::uint64_t* counters, std::uint64_t stream,
+                std::uint32_t* out) noexcept {
+  for (int l = 0; l < 8; ++l) chacha20_block(key, counters[l], stream, out + 16 * l);
 }
 #endif
+
+// Eight consecutive blocks from `counter`.
+void blocks8(const Key& key, std::uint64_t counter, std::uint64_t stream,
+             std::uint32_t* out) noexcept {
+  std::uint64_t counters[8];
+  for (int l = 0; l < 8; ++l) counters[l] = counter + static_cast<std::uint64_t>(l);
+  blocks8_at(key, counters, stream, out);
+}
 
 // Calls body(first_block, words, n_blocks) on consecutive chunks of the block range
 // [first_block, first_block + n_blocks), in parallel; each chunk's words are generated locally.
@@ -355,6 +364,26 @@ double normal_at(const Key& key, std::uint64_t stream, std::uint64_t index) noex
   double c, s;
   box_muller(a, b, c, s);
   return (index & 1) ? s : c;
+}
+
+void normals_at(const Key& key, std::uint64_t stream, const std::uint64_t* index, std::size_t n,
+                double* out) noexcept {
+  std::uint64_t counters[8];
+  std::uint32_t w[16 * 8];
+  for (std::size_t i0 = 0; i0 < n; i0 += 8) {
+    const std::size_t k = std::min<std::size_t>(8, n - i0);
+    for (std::size_t l = 0; l < 8; ++l) counters[l] = (index[i0 + std::min(l, k - 1)] >> 1) >> 2;
+    blocks8_at(key, counters, stream, w);
+    for (std::size_t l = 0; l < k; ++l) {
+      const std::uint64_t i = index[i0 + l];
+      const std::uint32_t* q = w + 16 * l + 4 * ((i >> 1) & 3);
+      const std::uint64_t a = static_cast<std::uint64_t>(q[0]) | (static_cast<std::uint64_t>(q[1]) << 32);
+      const std::uint64_t b = static_cast<std::uint64_t>(q[2]) | (static_cast<std::uint64_t>(q[3]) << 32);
+      double c, sn;
+      box_muller(a, b, c, sn);
+      out[i0 + l] = (i & 1) ? sn : c;
+    }
+  }
 }
 
 double gamma_row(const Key& key, std::uint64_t stream, std::uint64_t row, double shape,

@@ -116,6 +116,10 @@ class RowCursor {
 // normal(index) of the stream (the same value as normal(key, stream, index, 1, ...)) from one
 // ChaCha20 block: for kernels that need single draws at scattered addresses.
 double normal_at(const Key& key, std::uint64_t stream, std::uint64_t index) noexcept;
+// normal_at for n scattered addresses at once (eight ChaCha20 blocks per vector pass): out[i] =
+// normal_at(key, stream, index[i]), bit for bit.
+void normals_at(const Key& key, std::uint64_t stream, const std::uint64_t* index, std::size_t n,
+                double* out) noexcept;
 
 // One Gamma(shape, scale) draw from row `row` (see the header comment).
 double gamma_row(const Key& key, std::uint64_t stream, std::uint64_t row, double shape,
