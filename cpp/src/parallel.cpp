@@ -62,9 +62,13 @@ bool has_openmp() noexcept { return PRIVLEARN_HAS_OPENMP != 0; }
 bool in_forked_child() noexcept { return g_forked_child.load(std::memory_order_relaxed); }
 
 int max_threads() noexcept {
-  const unsigned hw = std::thread::hardware_concurrency();
-  const long four_hw = 4L * static_cast<long>(hw == 0 ? 1 : hw);
-  return static_cast<int>(std::max(256L, std::min(four_hw, 1L << 20)));
+  // Computed once: hardware_concurrency() asks the system, and this runs on every parallel call.
+  static const int limit = [] {
+    const unsigned hw = std::thread::hardware_concurrency();
+    const long four_hw = 4L * static_cast<long>(hw == 0 ? 1 : hw);
+    return static_cast<int>(std::max(256L, std::min(four_hw, 1L << 20)));
+  }();
+  return limit;
 }
 
 int default_threads() noexcept {
