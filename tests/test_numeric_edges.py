@@ -70,8 +70,18 @@ def test_sgd_clipping_survives_huge_rows_and_targets(sparse):
     t[5] = DBL_MAX  # the squared loss derivative overflows to -inf after a step
     X[7] = 1e308  # every entry near DBL_MAX: ||x|| itself exceeds DBL_MAX
     Xin = sp.csr_matrix(X) if sparse else X
-    kw = dict(loss="squared", mechanism="gaussian", sampling="poisson", batch_size=10,
-              steps=30, clip=1.0, sigma=0.5, alpha=1e-3, eta0=0.5, learning_rate="constant")
+    kw = dict(
+        loss="squared",
+        mechanism="gaussian",
+        sampling="poisson",
+        batch_size=10,
+        steps=30,
+        clip=1.0,
+        sigma=0.5,
+        alpha=1e-3,
+        eta0=0.5,
+        learning_rate="constant",
+    )
     runs = {b: f(Xin, t, key=KEY, **kw) for b, f in TRAINERS_SGD.items()}
     for run in runs.values():
         assert np.isfinite(run.coef).all()
@@ -83,8 +93,18 @@ def test_sgd_one_clipped_example_has_norm_clip(backend):
     # x = 1e308 * ones: ||x|| = 2e308 > DBL_MAX, yet the clipped gradient has norm C exactly
     X = np.full((1, 4), 1e308)
     run = TRAINERS_SGD[backend](
-        X, np.array([1.0]), key=KEY, loss="log_loss", mechanism="gaussian", sampling="fixed",
-        batch_size=1, steps=1, clip=0.25, sigma=0.0, alpha=0.0, eta0=1.0,
+        X,
+        np.array([1.0]),
+        key=KEY,
+        loss="log_loss",
+        mechanism="gaussian",
+        sampling="fixed",
+        batch_size=1,
+        steps=1,
+        clip=0.25,
+        sigma=0.0,
+        alpha=0.0,
+        eta0=1.0,
         learning_rate="constant",
     )
     assert np.linalg.norm(run.coef) == pytest.approx(0.25, rel=1e-12)
@@ -97,9 +117,20 @@ def test_sgd_infinite_derivative_is_clipped_to_c(backend):
     # +C x / ||x||, not NaN
     X = np.array([[1.0, 0.0]])
     run = TRAINERS_SGD[backend](
-        X, np.array([-DBL_MAX]), key=KEY, w0=np.array([1e308, 0.0]), loss="squared",
-        mechanism="gaussian", sampling="fixed", batch_size=1, steps=1, clip=2.0, sigma=0.0,
-        alpha=0.0, eta0=1.0, learning_rate="constant",
+        X,
+        np.array([-DBL_MAX]),
+        key=KEY,
+        w0=np.array([1e308, 0.0]),
+        loss="squared",
+        mechanism="gaussian",
+        sampling="fixed",
+        batch_size=1,
+        steps=1,
+        clip=2.0,
+        sigma=0.0,
+        alpha=0.0,
+        eta0=1.0,
+        learning_rate="constant",
     )
     assert run.coef[0] == pytest.approx(1e308 - 2.0, rel=1e-15)
     assert run.coef[1] == 0.0
@@ -109,8 +140,9 @@ def test_sgd_infinite_derivative_is_clipped_to_c(backend):
 def test_scd_scaling_survives_dbl_max_targets(variant):
     X, t, _ = _data(n=30, d=6)
     t[[2, 9, 11]] = DBL_MAX
-    kw = dict(variant=variant, loss="squared", alpha=1e-2, batch_size=3, epochs=2, clip=0.5,
-              noise_std=0.1)
+    kw = dict(
+        variant=variant, loss="squared", alpha=1e-2, batch_size=3, epochs=2, clip=0.5, noise_std=0.1
+    )
     runs = {b: f(X, t, key=KEY, **kw) for b, f in TRAINERS_SCD.items()}
     for run in runs.values():
         assert np.isfinite(run.coef).all() and np.isfinite(run.dual_coef).all()
@@ -130,19 +162,34 @@ def test_overflowing_run_raises_instead_of_returning_nonfinite(backend):
     X = np.full((4, 2), 1e300)
     t = np.full(4, 1e300)
     with pytest.raises(ValueError, match="non-finite"):
-        TRAINERS_SGD[backend](X, t, key=KEY, loss="squared", mechanism="none", batch_size=2,
-                              epochs=3, alpha=0.0)
+        TRAINERS_SGD[backend](
+            X, t, key=KEY, loss="squared", mechanism="none", batch_size=2, epochs=3, alpha=0.0
+        )
     with pytest.raises(ValueError, match="non-finite"):
-        TRAINERS_SCD[backend](np.ones((4, 1)), np.full(4, DBL_MAX), key=KEY, variant="primal",
-                              loss="squared", alpha=1e-12, batch_size=1, epochs=1)
+        TRAINERS_SCD[backend](
+            np.ones((4, 1)),
+            np.full(4, DBL_MAX),
+            key=KEY,
+            variant="primal",
+            loss="squared",
+            alpha=1e-12,
+            batch_size=1,
+            epochs=1,
+        )
 
 
 SGD_BAD = [
-    dict(alpha=1e300), dict(alpha=1e-320), dict(eta0=1e308), dict(eta0=0.0),
-    dict(mechanism="gaussian", clip=np.inf, sigma=1.0), dict(clip=1e13),
+    dict(alpha=1e300),
+    dict(alpha=1e-320),
+    dict(eta0=1e308),
+    dict(eta0=0.0),
+    dict(mechanism="gaussian", clip=np.inf, sigma=1.0),
+    dict(clip=1e13),
     dict(mechanism="gaussian", clip=1.0, sigma=1e-300),
     dict(mechanism="gaussian", clip=1.0, sigma=1e300),
-    dict(epsilon=1e126), dict(epsilon=1e-300), dict(epsilon=np.nan),
+    dict(epsilon=1e126),
+    dict(epsilon=1e-300),
+    dict(epsilon=np.nan),
     dict(sampling="poisson", mechanism="none", rate=1.5),
     dict(sampling="poisson", mechanism="none", rate=-0.1),
     dict(mechanism="none", rate=0.5),  # rate needs Poisson sampling
@@ -158,9 +205,16 @@ def test_sgd_rejects_overflowing_parameters(backend, bad):
 
 
 SCD_BAD = [
-    dict(alpha=1e300), dict(alpha=1e-320), dict(clip=np.inf, noise_std=1.0),
-    dict(noise_std=np.inf), dict(noise_std=1e300), dict(rate=2.0), dict(n_scale=0.5),
-    dict(n_scale=np.inf), dict(sampling="fixed", rate=0.1), dict(noise_stream=2**64 - 2),
+    dict(alpha=1e300),
+    dict(alpha=1e-320),
+    dict(clip=np.inf, noise_std=1.0),
+    dict(noise_std=np.inf),
+    dict(noise_std=1e300),
+    dict(rate=2.0),
+    dict(n_scale=0.5),
+    dict(n_scale=np.inf),
+    dict(sampling="fixed", rate=0.1),
+    dict(noise_stream=2**64 - 2),
 ]
 
 
@@ -173,27 +227,64 @@ def test_scd_rejects_overflowing_parameters(backend, bad):
 
 
 def _core_sgd_args(**over):
-    args = dict(loss="log_loss", mechanism="gaussian", sampling="poisson", schedule="constant",
-                lam=1e-3, batch_size=5, epochs=1, steps=3, eta0=1.0, clip=1.0, epsilon=1.0,
-                sigma=1.0, radius=0.0, key=KEY, batch_stream=1, noise_stream=2,
-                record_every=0, n_threads=1)
+    args = dict(
+        loss="log_loss",
+        mechanism="gaussian",
+        sampling="poisson",
+        schedule="constant",
+        lam=1e-3,
+        batch_size=5,
+        epochs=1,
+        steps=3,
+        eta0=1.0,
+        clip=1.0,
+        epsilon=1.0,
+        sigma=1.0,
+        radius=0.0,
+        key=KEY,
+        batch_stream=1,
+        noise_stream=2,
+        record_every=0,
+        n_threads=1,
+    )
     args.update(over)
     return args
 
 
 def _core_scd_args(**over):
-    args = dict(loss="squared", variant="dual", poisson=True, lam=1e-3, batch_size=5, epochs=1,
-                steps=3, clip=1.0, noise_std=1.0, key=KEY, batch_stream=1, noise_stream=2,
-                record_every=0, n_threads=1)
+    args = dict(
+        loss="squared",
+        variant="dual",
+        poisson=True,
+        lam=1e-3,
+        batch_size=5,
+        epochs=1,
+        steps=3,
+        clip=1.0,
+        noise_std=1.0,
+        key=KEY,
+        batch_stream=1,
+        noise_stream=2,
+        record_every=0,
+        n_threads=1,
+    )
     args.update(over)
     return args
 
 
 @pytest.mark.parametrize(
     "over",
-    [dict(lam=1e300), dict(lam=1e-320), dict(eta0=1e308), dict(clip=np.inf), dict(sigma=1e-300),
-     dict(sigma=1e300), dict(mechanism="l2-laplace", sampling="disjoint", epsilon=1e126),
-     dict(rate=1.5), dict(n_threads=65536)],
+    [
+        dict(lam=1e300),
+        dict(lam=1e-320),
+        dict(eta0=1e308),
+        dict(clip=np.inf),
+        dict(sigma=1e-300),
+        dict(sigma=1e300),
+        dict(mechanism="l2-laplace", sampling="disjoint", epsilon=1e126),
+        dict(rate=1.5),
+        dict(n_threads=65536),
+    ],
 )
 def test_core_sgd_validates_bounds_too(over):
     X, _, y = _data()
@@ -203,8 +294,16 @@ def test_core_sgd_validates_bounds_too(over):
 
 @pytest.mark.parametrize(
     "over",
-    [dict(lam=1e300), dict(lam=1e-320), dict(clip=np.inf), dict(noise_std=np.inf),
-     dict(noise_std=1e300), dict(rate=1.5), dict(n_scale=0.5), dict(n_threads=65536)],
+    [
+        dict(lam=1e300),
+        dict(lam=1e-320),
+        dict(clip=np.inf),
+        dict(noise_std=np.inf),
+        dict(noise_std=1e300),
+        dict(rate=1.5),
+        dict(n_scale=0.5),
+        dict(n_threads=65536),
+    ],
 )
 def test_core_scd_validates_bounds_too(over):
     X, t, _ = _data()
@@ -214,15 +313,17 @@ def test_core_scd_validates_bounds_too(over):
 
 @pytest.mark.parametrize("sparse", [False, True])
 def test_row_norms_are_overflow_safe(sparse):
-    X = np.array([
-        [1e300, 0.0, 0.0],
-        [1e200, -1e200, 0.0],
-        [0.0, 0.0, 0.0],
-        [1e-200, 1e-200, 0.0],
-        [3.0, 4.0, 0.0],
-        [DBL_MAX, 0.0, 0.0],
-        [5e-324, 0.0, 0.0],
-    ])
+    X = np.array(
+        [
+            [1e300, 0.0, 0.0],
+            [1e200, -1e200, 0.0],
+            [0.0, 0.0, 0.0],
+            [1e-200, 1e-200, 0.0],
+            [3.0, 4.0, 0.0],
+            [DBL_MAX, 0.0, 0.0],
+            [5e-324, 0.0, 0.0],
+        ]
+    )
     got = row_norms(sp.csr_matrix(X) if sparse else X)
     want = [1e300, np.sqrt(2) * 1e200, 0.0, np.sqrt(2) * 1e-200, 5.0, DBL_MAX, 5e-324]
     np.testing.assert_allclose(got, want, rtol=1e-15)
@@ -232,14 +333,25 @@ def test_row_norms_are_overflow_safe(sparse):
 
 
 # ---- 2. DP-SCD: every coordinate of alpha gets noise at every step ---------------------------
-@pytest.mark.parametrize("variant,sampling", [("dual", "poisson"), ("dual", "fixed"),
-                                              ("seq", "poisson"), ("seq", "fixed")])
+@pytest.mark.parametrize(
+    "variant,sampling",
+    [("dual", "poisson"), ("dual", "fixed"), ("seq", "poisson"), ("seq", "fixed")],
+)
 @pytest.mark.parametrize("sparse", [False, True])
 def test_dual_noise_core_matches_reference_any_threads(variant, sampling, sparse):
     X, t, y = _data(n=50, d=4, seed=3)
     Xin = sp.csr_matrix(X) if sparse else X
-    kw = dict(variant=variant, sampling=sampling, loss="hinge", alpha=1e-2, batch_size=6,
-              epochs=3, clip=0.5, noise_std=0.3, record_every=5)
+    kw = dict(
+        variant=variant,
+        sampling=sampling,
+        loss="hinge",
+        alpha=1e-2,
+        batch_size=6,
+        epochs=3,
+        clip=0.5,
+        noise_std=0.3,
+        record_every=5,
+    )
     r = ref.scd_train(Xin, y, key=KEY, **kw)
     for threads in (1, 2, 4):
         c = scd_train(Xin, y, key=KEY, n_threads=threads, **kw)
@@ -257,8 +369,17 @@ def test_every_dual_coordinate_has_noise_of_every_step(variant):
     n, T = 2000, 40
     X = np.zeros((n, 2))
     X[:, 0] = 0.5
-    res = scd_train(X, np.zeros(n), key=KEY, variant=variant, batch_size=100, steps=T,
-                    clip=1e-12, noise_std=1.0, alpha=1.0)
+    res = scd_train(
+        X,
+        np.zeros(n),
+        key=KEY,
+        variant=variant,
+        batch_size=100,
+        steps=T,
+        clip=1e-12,
+        noise_std=1.0,
+        alpha=1.0,
+    )
     z = res.dual_coef / np.sqrt(T)
     assert abs(z.var() - 1.0) < 4.5 * np.sqrt(2.0 / n)
     assert abs(z.mean()) < 4.5 / np.sqrt(n)
@@ -271,10 +392,19 @@ def test_dual_noise_is_addressed_by_row_not_batch_position():
     n = 12
     X = np.zeros((n, 1))
     for sampling in ("poisson", "fixed"):
-        res = scd_train(X, np.zeros(n), key=KEY, variant="dual", sampling=sampling,
-                        batch_size=n if sampling == "fixed" else 4, rate=1.0 if
-                        sampling == "poisson" else 0.0, steps=1, clip=1e-12, noise_std=1.0,
-                        alpha=1.0)
+        res = scd_train(
+            X,
+            np.zeros(n),
+            key=KEY,
+            variant="dual",
+            sampling=sampling,
+            batch_size=n if sampling == "fixed" else 4,
+            rate=1.0 if sampling == "poisson" else 0.0,
+            steps=1,
+            clip=1e-12,
+            noise_std=1.0,
+            alpha=1.0,
+        )
         want = RefStream(key=KEY, stream=4)._normal_at(n + np.arange(n))
         np.testing.assert_allclose(res.dual_coef, want, rtol=1e-12)
 
@@ -290,8 +420,7 @@ def test_reference_normal_at_matches_normal():
 # ---- 3. data-independent schedules: rate and n_scale -----------------------------------------
 def test_sgd_rate_default_is_bit_identical():
     X, _, y = _data(n=60)
-    kw = dict(mechanism="gaussian", sampling="poisson", batch_size=6, steps=20, clip=1.0,
-              sigma=0.7)
+    kw = dict(mechanism="gaussian", sampling="poisson", batch_size=6, steps=20, clip=1.0, sigma=0.7)
     base = sgd_train(X, y, key=KEY, **kw)
     for extra in (dict(rate=0.0), dict(rate=6 / 60)):
         np.testing.assert_array_equal(sgd_train(X, y, key=KEY, **kw, **extra).coef, base.coef)
@@ -302,8 +431,15 @@ def test_sgd_rate_core_matches_reference(sparse):
     X, _, y = _data(n=60)
     Xin = sp.csr_matrix(X) if sparse else X
     # batch_size (the expected lot size) may exceed n when the rate comes from a public size
-    kw = dict(mechanism="gaussian", sampling="poisson", batch_size=80, rate=0.37, steps=15,
-              clip=1.0, sigma=0.7)
+    kw = dict(
+        mechanism="gaussian",
+        sampling="poisson",
+        batch_size=80,
+        rate=0.37,
+        steps=15,
+        clip=1.0,
+        sigma=0.7,
+    )
     c = sgd_train(Xin, y, key=KEY, n_threads=2, **kw)
     r = ref.sgd_train(Xin, y, key=KEY, **kw)
     np.testing.assert_allclose(c.coef, r.coef, rtol=1e-10, atol=1e-13)
@@ -330,8 +466,15 @@ def test_scd_defaults_bit_identical(variant):
 def test_scd_rate_n_scale_core_matches_reference(variant, sparse):
     X, t, _ = _data(n=40, d=6)
     Xin = sp.csr_matrix(X) if sparse else X
-    kw = dict(variant=variant, batch_size=4, steps=12, clip=0.5, noise_std=0.2,
-              n_scale=57.5, record_every=4)
+    kw = dict(
+        variant=variant,
+        batch_size=4,
+        steps=12,
+        clip=0.5,
+        noise_std=0.2,
+        n_scale=57.5,
+        record_every=4,
+    )
     if variant != "primal":
         kw.update(rate=0.23, batch_size=50)
     c = scd_train(Xin, t, key=KEY, n_threads=2, **kw)
@@ -468,8 +611,7 @@ def test_gamma_small_integer_shapes_are_still_sums_of_exponentials(shape):
     e = -np.log(1.0 - (raw >> np.uint64(11)).astype(np.float64) * 2.0**-53)
     want = np.cumsum(e, axis=1)[:, -1] * 1.5
     np.testing.assert_array_equal(s.gamma(0, 3, shape, 1.5), want)
-    np.testing.assert_allclose(Stream(seed=5, stream=2).gamma(0, 3, shape, 1.5), want,
-                               rtol=1e-12)
+    np.testing.assert_allclose(Stream(seed=5, stream=2).gamma(0, 3, shape, 1.5), want, rtol=1e-12)
 
 
 def test_song_noise_radius_for_mnist_dimension_unchanged():
