@@ -250,3 +250,41 @@ def test_complex_input_is_refused_by_the_trainers():
             train(X, y, key=key)
         with pytest.raises(TypeError, match="complex"):
             train(sp.csr_matrix(X), y, key=key)
+
+
+# ---- one budget across fits --------------------------------------------------------------------
+def test_a_ledger_shared_by_three_fits_refuses_the_fourth():
+    from privlearn.accounting import PrivacyLedger
+    from privlearn.exceptions import BudgetExceededError
+
+    X, y, t = _data(300)
+    ledger = PrivacyLedger(epsilon_cap=3.0, delta_cap=3e-6)
+    fits = [
+        DPSGDClassifier(mechanism="gaussian", epsilon=1.0, seed=0, ledger=ledger).fit(X, y),
+        DPSCDClassifier(epsilon=1.0, seed=0, ledger=ledger).fit(X, y),
+        DPSGDRegressor(epsilon=1.0, seed=0, ledger=ledger).fit(X, t),
+    ]
+    assert [e.epsilon for e in ledger.entries] == [1.0, 1.0, 1.0]
+    assert ledger.spent.delta == pytest.approx(3 * DEFAULT_DELTA)
+    assert all(f.privacy_.epsilon <= 1.0 for f in fits)  # the ledger holds the targets
+    fourth = DPSCDRegressor(epsilon=0.5, seed=0, ledger=ledger)
+    with pytest.raises(BudgetExceededError, match="would exceed the privacy budget"):
+        fourth.fit(X, t)
+    assert not hasattr(fourth, "coef_") and len(ledger) == 3
+    # a non-private fit spends nothing
+    DPSGDClassifier(epsilon=INF, seed=0, ledger=ledger).fit(X, y)
+    assert len(ledger) == 3
+
+
+def test_a_noise_multiplier_fit_charges_the_count_then_the_training():
+    from privlearn.accounting import PrivacyLedger
+
+    X, y, _ = _data(500)
+    ledger = PrivacyLedger(epsilon_cap=100.0, delta_cap=1e-3)
+    fit = DPSGDClassifier(
+        mechanism="gaussian", epsilon=None, noise_multiplier=1.0, seed=0, ledger=ledger
+    ).fit(X, y)
+    count, training = ledger.entries
+    assert count.epsilon == pytest.approx(0.05) and count.delta == 0.0
+    assert count.epsilon + training.epsilon == pytest.approx(fit.privacy_.epsilon, rel=1e-12)
+    assert training.delta == fit.privacy_.delta

@@ -163,6 +163,7 @@ def _plan_size(
     add_remove: bool,
     seed: int | None,
     floor: int,
+    ledger: Any = None,
 ) -> tuple[DatasetSize, float | None]:
     """The size a fit is planned with, and the epsilon left for training.
 
@@ -171,7 +172,8 @@ def _plan_size(
     checked), otherwise :data:`~privlearn.accounting.size.SIZE_EPSILON_FRACTION` of ``epsilon``
     (or :data:`DEFAULT_COUNT_EPSILON` when the noise is given as a multiplier, ``epsilon is
     None``) buys an exact discrete-Laplace count clamped to ``>= floor``; the rest of the
-    budget is returned for training (basic composition of the two parts). ``floor`` is the batch
+    budget is returned for training (basic composition of the two parts); ``ledger`` (if given)
+    is charged the count's epsilon before it is drawn. ``floor`` is the batch
     size: it must not exceed a public size (with a private size, refusing it would reveal
     whether ``n >= floor``; the sampling rate is then ``min(1, floor / n~)``).
     """
@@ -185,7 +187,7 @@ def _plan_size(
             raise ValueError(f"batch_size ({floor}) must be <= n_samples = {n}")
         return declared, epsilon
     count_eps = DEFAULT_COUNT_EPSILON if epsilon is None else SIZE_EPSILON_FRACTION * epsilon
-    size = resolve_size(n, epsilon=count_eps, seed=seed, floor=floor)
+    size = resolve_size(n, epsilon=count_eps, seed=seed, floor=floor, ledger=ledger)
     return size, None if epsilon is None else epsilon - count_eps
 
 

@@ -46,35 +46,26 @@ from privlearn.accounting import (
     calibrate_sigma,
 )
 from privlearn.accounting.size import DatasetSize
+from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule
 from privlearn.linear._common import (
     ACCOUNTED_AS,
-    BACKENDS,
     ETA0_RANGE,
     INTERCEPT_SCALING_RANGE,
     NEIGHBORING,
-    PATH_POINTS,
-    SIGMA_RANGE,
     BinaryLinearClassifierMixin,
-    LinearModelBase,
     LinearRegressorMixin,
     TrainingDiagnostics,
     _alpha,
     _binary_labels,
     _bounded,
     _check_fit_data,
-    _check_row_norms,
     _choice,
     _clip,
     _delta,
-    _epsilon,
-    _finite_coef,
     _flag,
     _plan_size,
-    _seed,
     _statement_lines,
-    _training_rows,
 )
-from privlearn.random import Stream
 
 __all__ = ["DPSGDClassifier", "DPSGDPrivacy", "DPSGDRegressor"]
 
@@ -198,8 +189,9 @@ class _Plan:
     privacy: DPSGDPrivacy
 
 
-class _DPSGDBase(LinearModelBase):
-    """Shared fitting logic; subclasses define the loss, the label handling and the mechanism."""
+class _DPSGDBase(PrivateLinearModel):
+    """DP-SGD on the shared plan; subclasses define the loss, the label handling and the
+    mechanism."""
 
     # ---- to be provided by subclasses ----------------------------------------------------------
     def _loss_name(self) -> str:  # pragma: no cover - overridden
@@ -208,90 +200,98 @@ class _DPSGDBase(LinearModelBase):
     def _mechanism_name(self) -> str:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def _clip_rows(self) -> bool:
-        return False
-
-    # ---- fitting ---------------------------------------------------------------------------------
-    def _fit(self, X: Any, y_internal: np.ndarray) -> None:
-        n, d = X.shape
+    # ---- the plan's hooks ------------------------------------------------------------------------
+    def _setup(self, d: int, fit_intercept: bool) -> FitSetup:
         mechanism = _choice(self._mechanism_name(), "mechanism", ("l2-laplace", "gaussian"))
-        loss = self._loss_name()
-        backend = _choice(self.backend, "backend", BACKENDS)
-        seed = _seed(self.seed)
-        fit_intercept = _flag(self.fit_intercept, "fit_intercept")
-        diagnostics = _flag(self.diagnostics, "diagnostics")
-        clip_rows = self._clip_rows()
-        alpha = _alpha(self.alpha, positive=mechanism == "l2-laplace")
-        batch_size = as_index(self.batch_size, "batch_size", lower=1, upper=1 << 40)
-        epochs = as_index(self.epochs, "epochs", lower=1, upper=1 << 20)
-        learning_rate = _choice(self.learning_rate, "learning_rate", SCHEDULES)
-        eta0 = _bounded(self.eta0, "eta0", ETA0_RANGE)
-        clip = _clip(self.clip)
-        record_every = None
-        if self.record_every is not None:
-            record_every = as_index(self.record_every, "record_every", lower=1, upper=1 << 62)
-        scaling = self._intercept_scaling(mechanism, fit_intercept)
-        plan = self._plan(mechanism, n, batch_size, epochs, alpha, clip, seed)
-
-        # Rows the trainer sees: optional projection and the constant intercept column, in at
-        # most one new array.
-        augmented_bound = fit_intercept and mechanism == "l2-laplace"
-        bound = math.sqrt(1.0 - scaling**2) if augmented_bound else 1.0
-        if not clip_rows and mechanism == "l2-laplace":
-            _check_row_norms(
-                X,
-                bound,
-                scaling if fit_intercept else None,
-                "the l2-laplace mechanism (Song et al. 2013, Theorem 1) needs ||x_i|| <= 1 so "
-                "that ||grad loss|| <= 1",
+        song = mechanism == "l2-laplace"
+        extra = {
+            "mechanism": mechanism,
+            "loss": self._loss_name(),
+            "alpha": _alpha(self.alpha, positive=song),
+            "batch_size": as_index(self.batch_size, "batch_size", lower=1, upper=1 << 40),
+            "epochs": as_index(self.epochs, "epochs", lower=1, upper=1 << 20),
+            "learning_rate": _choice(self.learning_rate, "learning_rate", SCHEDULES),
+            "eta0": _bounded(self.eta0, "eta0", ETA0_RANGE),
+            "clip": _clip(self.clip),
+        }
+        sampling = self.sampling
+        if sampling is None:
+            sampling = _DEFAULT_SAMPLING[mechanism]
+        _choice(sampling, "sampling", ("disjoint", "poisson", "fixed"))
+        if sampling not in _SAMPLINGS[mechanism]:
+            why = (
+                "Song et al.'s guarantee is by parallel composition over disjoint batches"
+                if song
+                else "the RDP accountant covers Poisson and fixed-size (without replacement) "
+                "sampling"
             )
-        X = _training_rows(X, bound if clip_rows else None, scaling if fit_intercept else None)
+            raise ValueError(
+                f"sampling={sampling!r} does not match mechanism={mechanism!r}: {why}; use "
+                f"sampling in {_SAMPLINGS[mechanism]}"
+            )
+        extra["sampling"] = sampling
+        extra["split"] = _choice(
+            getattr(self, "epsilon_split", "total"), "epsilon_split", _EPSILON_SPLITS
+        )
+        epsilon, noise_multiplier = self._noise_target(multiplier_allowed=not song)
+        scaling = self._intercept_scaling(mechanism, fit_intercept)
+        # Song et al.'s proof needs ||x|| <= 1 (with the intercept column: the augmented row);
+        # the Gaussian mechanism clips the gradients instead (clip_rows is not offered there).
+        bound = math.sqrt(1.0 - scaling**2) if fit_intercept and song else 1.0
+        rows = RowRule(
+            bound,
+            checked=song,
+            reason="the l2-laplace mechanism (Song et al. 2013, Theorem 1) needs ||x_i|| <= 1 so "
+            "that ||grad loss|| <= 1",
+        )
+        delta = _delta(self.delta, pure=song)
+        return FitSetup(epsilon, noise_multiplier, delta, scaling, rows, extra)
 
-        if not diagnostics:
-            record_every = 0
-        elif record_every is None:
-            record_every = max(1, plan.privacy.steps // PATH_POINTS)
+    def _train(
+        self,
+        X: Any,
+        y: np.ndarray,
+        setup: FitSetup,
+        plan: _Plan,
+        key: bytes,
+        record_every: int,
+        backend: str,
+    ) -> SGDRun:
         if backend == "core":
             from privlearn.linear.sgd import sgd_train
         else:
             from privlearn.reference.linear import sgd_train
-        run: SGDRun = sgd_train(
+        e = setup.extra
+        return sgd_train(
             X,
-            y_internal,
-            key=Stream(seed).key,
+            y,
+            key=key,
             n_threads=self.n_threads,
-            loss=loss,
+            loss=e["loss"],
             mechanism=plan.mechanism,
             sampling=plan.sampling,
-            learning_rate=learning_rate,
-            alpha=alpha,
-            batch_size=batch_size,
-            epochs=epochs,
+            learning_rate=e["learning_rate"],
+            alpha=e["alpha"],
+            batch_size=e["batch_size"],
+            epochs=e["epochs"],
             steps=plan.steps,
             rate=plan.rate,
-            eta0=eta0,
+            eta0=e["eta0"],
             clip=plan.clip,
             epsilon=plan.epsilon,
             sigma=plan.sigma,
             radius=plan.radius,
             record_every=record_every,
         )
-        if run.n_steps != plan.privacy.steps:  # the accountant must see every step
-            raise RuntimeError(
-                f"the trainer ran {run.n_steps} steps but {plan.privacy.steps} were accounted"
-            )
-        w = _finite_coef(run.coef, plan.privacy.private)
-        self._set_coef(w[:d], float(w[d] * scaling) if fit_intercept else 0.0)
-        self.n_features_in_ = d
-        self.privacy_ = plan.privacy
-        self.n_steps_ = int(run.n_steps)
-        if diagnostics:
-            self.diagnostics_ = TrainingDiagnostics(
-                objective_path=objective(X, y_internal, run.path, loss, alpha),
-                objective_steps=np.asarray(run.path_steps, dtype=np.int64),
-            )
-        elif hasattr(self, "diagnostics_"):
-            del self.diagnostics_
+
+    def _diagnostics(
+        self, X: Any, y: np.ndarray, setup: FitSetup, run: SGDRun
+    ) -> TrainingDiagnostics:
+        e = setup.extra
+        return TrainingDiagnostics(
+            objective_path=objective(X, y, run.path, e["loss"], e["alpha"]),
+            objective_steps=np.asarray(run.path_steps, dtype=np.int64),
+        )
 
     def _intercept_scaling(self, mechanism: str, fit_intercept: bool) -> float:
         s = self.intercept_scaling
@@ -306,49 +306,12 @@ class _DPSGDBase(LinearModelBase):
             )
         return s
 
-    def _plan(
-        self,
-        mechanism: str,
-        n: int,
-        batch_size: int,
-        epochs: int,
-        alpha: float,
-        clip: float,
-        seed: int | None,
-    ) -> _Plan:
-        sampling = self.sampling
-        if sampling is None:
-            sampling = _DEFAULT_SAMPLING[mechanism]
-        _choice(sampling, "sampling", ("disjoint", "poisson", "fixed"))
-        if sampling not in _SAMPLINGS[mechanism]:
-            why = (
-                "Song et al.'s guarantee is by parallel composition over disjoint batches"
-                if mechanism == "l2-laplace"
-                else "the RDP accountant covers Poisson and fixed-size (without replacement) "
-                "sampling"
-            )
-            raise ValueError(
-                f"sampling={sampling!r} does not match mechanism={mechanism!r}: {why}; use "
-                f"sampling in {_SAMPLINGS[mechanism]}"
-            )
-        epsilon = None if self.epsilon is None else _epsilon(self.epsilon)
-        noise_multiplier = self.noise_multiplier
-        if noise_multiplier is not None:
-            if mechanism != "gaussian":
-                raise ValueError("noise_multiplier is a parameter of the gaussian mechanism")
-            if epsilon is not None:
-                raise ValueError(
-                    "give either epsilon (the noise is calibrated to it) or noise_multiplier "
-                    "(epsilon is then reported in privacy_), not both: set epsilon=None"
-                )
-            noise_multiplier = _bounded(noise_multiplier, "noise_multiplier", SIGMA_RANGE)
-        elif epsilon is None:
-            raise ValueError(
-                "epsilon is None: give epsilon (or, for the gaussian mechanism, noise_multiplier)"
-            )
-        split = _choice(getattr(self, "epsilon_split", "total"), "epsilon_split", _EPSILON_SPLITS)
-        delta = _delta(self.delta, pure=mechanism == "l2-laplace")
-        private = noise_multiplier is not None or math.isfinite(epsilon)  # type: ignore[arg-type]
+    def _plan(self, setup: FitSetup, n: int, d: int, seed: int | None, ledger: Any) -> _Plan:
+        e = setup.extra
+        mechanism, sampling, batch_size = e["mechanism"], e["sampling"], e["batch_size"]
+        epochs, clip, alpha = e["epochs"], e["clip"], e["alpha"]
+        epsilon, noise_multiplier, delta = setup.epsilon, setup.noise_multiplier, setup.delta
+        private = setup.private
         # Poisson sampling is accounted under add/remove-one neighbours, where the size is
         # private; the other samplers are replace-one (the size is fixed by the relation).
         size, train_eps = _plan_size(
@@ -358,6 +321,7 @@ class _DPSGDBase(LinearModelBase):
             add_remove=sampling == "poisson",
             seed=seed,
             floor=batch_size,
+            ledger=ledger,
         )
         m = size.value  # the size the schedule is planned with
 
@@ -373,7 +337,7 @@ class _DPSGDBase(LinearModelBase):
                     "none", sampling, math.inf, 0.0, core_clip, radius, 0, 0.0,
                     _not_private(sampling, steps, bound_c, size),
                 )  # fmt: skip
-            eps_pass = epsilon / epochs if split == "total" else epsilon
+            eps_pass = epsilon / epochs if e["split"] == "total" else epsilon
             acc = PureDPAccountant(neighboring="replace_one")
             acc.compose(DisjointBatches(PureDPEvent(eps_pass)), count=epochs)
             statement = acc.statement(0.0)
@@ -390,7 +354,7 @@ class _DPSGDBase(LinearModelBase):
                 noise_scale=2.0 * bound_c / eps_pass,
                 epsilon_per_pass=eps_pass,
                 passes=epochs,
-                epsilon_split=split,
+                epsilon_split=e["split"],
                 statement=statement,
                 size=size,
             )
@@ -485,6 +449,13 @@ _COMMON_PARAMS = """
         public: nothing is spent on it, ``privacy_`` says "dataset size treated as public",
         and data of another size is refused. Replace-one fits (l2-laplace, fixed batches)
         share the size between neighbours by definition and use the exact ``n``.
+    ledger : PrivacyLedger or None, default=None
+        A budget shared with other fits (:class:`privlearn.accounting.PrivacyLedger`, or any
+        object with ``spend(epsilon, delta, label=...)``). ``fit`` charges it before reading
+        the data: the target ``(epsilon, delta)`` when ``epsilon`` is given; with
+        ``noise_multiplier``, the noisy count before it is drawn and the training part once
+        the schedule is planned. A spend the budget cannot cover raises
+        :class:`~privlearn.exceptions.BudgetExceededError` and nothing is fitted.
     noise_multiplier : float or None, default=None
         Gaussian mechanism only: Abadi et al.'s ``sigma`` (noise std / ``clip``) instead of a
         target epsilon (give ``epsilon=None``); the epsilon it achieves at ``delta`` is
@@ -626,6 +597,7 @@ class DPSGDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         epsilon: float | None = 1.0,
         delta: float | None = None,
         n_samples: int | None = None,
+        ledger: Any = None,
         noise_multiplier: float | None = None,
         epsilon_split: str = "total",
         batch_size: int = 10,
@@ -649,6 +621,7 @@ class DPSGDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         self.epsilon = epsilon
         self.delta = delta
         self.n_samples = n_samples
+        self.ledger = ledger
         self.noise_multiplier = noise_multiplier
         self.epsilon_split = epsilon_split
         self.batch_size = batch_size
@@ -733,6 +706,7 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
         epsilon: float | None = 1.0,
         delta: float | None = None,
         n_samples: int | None = None,
+        ledger: Any = None,
         noise_multiplier: float | None = None,
         batch_size: int = 10,
         epochs: int = 1,
@@ -752,6 +726,7 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
         self.epsilon = epsilon
         self.delta = delta
         self.n_samples = n_samples
+        self.ledger = ledger
         self.noise_multiplier = noise_multiplier
         self.batch_size = batch_size
         self.epochs = epochs

@@ -107,33 +107,23 @@ from privlearn.accounting import (
     calibrate_sigma,
 )
 from privlearn.accounting.size import DatasetSize, public_size
+from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule
 from privlearn.linear._common import (
     ACCOUNTED_AS,
-    BACKENDS,
     NEIGHBORING,
-    PATH_POINTS,
-    SIGMA_RANGE,
     BinaryLinearClassifierMixin,
-    LinearModelBase,
     LinearRegressorMixin,
     TrainingDiagnostics,
     _alpha,
     _binary_labels,
     _bounded,
     _check_fit_data,
-    _check_row_norms,
     _choice,
     _clip,
     _delta,
-    _epsilon,
-    _finite_coef,
-    _flag,
     _plan_size,
-    _seed,
     _statement_lines,
-    _training_rows,
 )
-from privlearn.random import Stream
 
 __all__ = ["DPSCDClassifier", "DPSCDPrivacy", "DPSCDRegressor"]
 
@@ -268,23 +258,17 @@ def _not_private(
     )
 
 
-class _DPSCDBase(LinearModelBase):
-    """Shared fitting logic; subclasses define the loss and the label handling."""
+class _DPSCDBase(PrivateLinearModel):
+    """DP-SCD on the shared plan; subclasses define the loss and the label handling."""
 
     def _loss_name(self) -> str:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    # ---- fitting ---------------------------------------------------------------------------------
-    def _fit(self, X: Any, y_internal: np.ndarray) -> None:
-        n, d = X.shape
+    # ---- the plan's hooks ------------------------------------------------------------------------
+    def _setup(self, d: int, fit_intercept: bool) -> FitSetup:
         loss = self._loss_name()
         variant = _choice(self.variant, "variant", SCD_VARIANTS)
         sampling = _choice(self.sampling, "sampling", _SAMPLINGS)
-        backend = _choice(self.backend, "backend", BACKENDS)
-        seed = _seed(self.seed)
-        fit_intercept = _flag(self.fit_intercept, "fit_intercept")
-        clip_rows = _flag(self.clip_rows, "clip_rows")
-        diagnostics = _flag(self.diagnostics, "diagnostics")
         # lambda > 0: the dual problem (3) and theta = v / (lambda N) need it.
         alpha = _alpha(self.alpha, positive=True)
         if variant == "primal" and loss == "hinge":
@@ -301,9 +285,6 @@ class _DPSCDBase(LinearModelBase):
             )
         epochs = as_index(self.epochs, "epochs", lower=1, upper=1 << 20)
         clip = _clip(self.clip)
-        record_every = None
-        if self.record_every is not None:
-            record_every = as_index(self.record_every, "record_every", lower=1, upper=1 << 62)
         scaling = 0.0
         if fit_intercept:
             scaling = _bounded(self.intercept_scaling, "intercept_scaling", (1e-6, 1.0))
@@ -312,106 +293,38 @@ class _DPSCDBase(LinearModelBase):
                     "with fit_intercept=True the augmented rows [x_i, intercept_scaling] must "
                     f"have norm <= 1: intercept_scaling must be < 1, got {scaling}"
                 )
-        # scd takes one example per step (T = epochs N); the batch size plays no role there.
-        trainer_batch = 1 if variant == "scd" else batch_size
-        plan = self._plan(variant, sampling, n, m, trainer_batch, epochs, clip, seed)
-
-        # Rows the trainer sees: optional projection, then the constant intercept column; the
-        # augmented rows have norm <= 1 (Lemma 1's normalised data).
-        bound = math.sqrt(1.0 - scaling**2) if fit_intercept else 1.0
-        if not clip_rows:
-            _check_row_norms(
-                X,
-                bound,
-                scaling if fit_intercept else None,
-                "DP-SCD (Damaskinos et al. 2021, Lemma 1) needs normalised rows, ||x_i|| <= 1, "
-                "so that a scaled update moves v by at most C",
-            )
-        X = _training_rows(X, bound if clip_rows else None, scaling if fit_intercept else None)
-
-        if not diagnostics:
-            record_every = 0
-        elif record_every is None:
-            record_every = max(1, plan.steps // PATH_POINTS)
-        if backend == "core":
-            from privlearn.linear.scd import scd_train
-        else:
-            from privlearn.reference.linear import scd_train
-        run: SCDRun = scd_train(
-            X,
-            y_internal,
-            key=Stream(seed).key,
-            n_threads=self.n_threads,
-            loss=loss,
-            variant=variant,
-            sampling=sampling,
-            alpha=alpha,
-            batch_size=trainer_batch,
-            epochs=epochs,
-            steps=plan.steps,
-            rate=plan.rate,
-            n_scale=plan.n_scale,
-            clip=plan.clip,
-            noise_std=plan.noise_std,
-            record_every=record_every,
+        epsilon, noise_multiplier = self._noise_target()
+        setup = FitSetup(
+            epsilon,
+            noise_multiplier,
+            _delta(self.delta),
+            scaling,
+            # the augmented rows have norm <= 1 (Lemma 1's normalised data)
+            RowRule(
+                math.sqrt(1.0 - scaling**2) if fit_intercept else 1.0,
+                checked=True,
+                reason="DP-SCD (Damaskinos et al. 2021, Lemma 1) needs normalised rows, "
+                "||x_i|| <= 1, so that a scaled update moves v by at most C",
+            ),
+            {
+                "loss": loss,
+                "variant": variant,
+                "sampling": sampling,
+                "alpha": alpha,
+                # scd takes one example per step (T = epochs N); the batch size plays no role
+                "batch_size": 1 if variant == "scd" else batch_size,
+                "epochs": epochs,
+                "clip": clip,
+                "m": m,
+            },
         )
-        if run.n_steps != plan.privacy.steps:  # the accountant must see every step
-            raise RuntimeError(
-                f"the trainer ran {run.n_steps} steps but {plan.privacy.steps} were accounted"
+        private = setup.private
+        if variant == "scd" and private:
+            raise ValueError(
+                "variant='scd' is the non-private SDCA baseline (exact, unscaled, noiseless "
+                "steps): it needs epsilon=inf; use variant='dual' (Algorithm 1) for a "
+                "private fit"
             )
-        theta = _finite_coef(run.coef, plan.privacy.private)
-        self._set_coef(theta[:d], float(theta[d] * scaling) if fit_intercept else 0.0)
-        self.n_features_in_ = d
-        self.privacy_ = plan.privacy
-        self.n_steps_ = int(run.n_steps)
-        if diagnostics:
-            objective = np.asarray(run.primal_path, dtype=np.float64)
-            self.diagnostics_ = TrainingDiagnostics(
-                objective_path=objective,
-                objective_steps=np.asarray(run.path_steps, dtype=np.int64),
-                duality_gap_path=objective - np.asarray(run.dual_path),
-                dual_coef=np.asarray(run.dual_coef, dtype=np.float64),
-            )
-        elif hasattr(self, "diagnostics_"):
-            del self.diagnostics_
-
-    def _plan(
-        self,
-        variant: str,
-        sampling: str,
-        n: int,
-        m: int,
-        batch_size: int,
-        epochs: int,
-        clip: float,
-        seed: int | None,
-    ) -> _Plan:
-        epsilon = None if self.epsilon is None else _epsilon(self.epsilon)
-        noise_multiplier = self.noise_multiplier
-        if noise_multiplier is not None:
-            if epsilon is not None:
-                raise ValueError(
-                    "give either epsilon (the noise is calibrated to it) or noise_multiplier "
-                    "(epsilon is then reported in privacy_), not both: set epsilon=None"
-                )
-            noise_multiplier = _bounded(noise_multiplier, "noise_multiplier", SIGMA_RANGE)
-        elif epsilon is None:
-            raise ValueError("epsilon is None: give epsilon or noise_multiplier")
-        private = noise_multiplier is not None or math.isfinite(epsilon)  # type: ignore[arg-type]
-        delta = _delta(self.delta)
-        L = batch_size
-
-        if variant == "scd":
-            if private:
-                raise ValueError(
-                    "variant='scd' is the non-private SDCA baseline (exact, unscaled, noiseless "
-                    "steps): it needs epsilon=inf; use variant='dual' (Algorithm 1) for a "
-                    "private fit"
-                )
-            size, _ = _plan_size(n, self.n_samples, epsilon, add_remove=False, seed=seed, floor=1)
-            steps = epochs * n
-            plain = _not_private(variant, "permutation", 1.0 / n, steps, L, size)
-            return _Plan(0.0, 0.0, steps, 0.0, 0.0, plain)
         if private and variant == "seq" and sampling == "poisson":
             raise ValueError(
                 "variant='seq' with sampling='poisson' cannot be made private: the sequential "
@@ -424,6 +337,66 @@ class _DPSCDBase(LinearModelBase):
                 "a private DP-SCD fit needs clip > 0: every update is scaled to |zeta| <= clip "
                 "(Algorithm 1, Step 8), which bounds the sensitivity (Lemma 1)"
             )
+        return setup
+
+    def _train(
+        self,
+        X: Any,
+        y: np.ndarray,
+        setup: FitSetup,
+        plan: _Plan,
+        key: bytes,
+        record_every: int,
+        backend: str,
+    ) -> SCDRun:
+        if backend == "core":
+            from privlearn.linear.scd import scd_train
+        else:
+            from privlearn.reference.linear import scd_train
+        e = setup.extra
+        return scd_train(
+            X,
+            y,
+            key=key,
+            n_threads=self.n_threads,
+            loss=e["loss"],
+            variant=e["variant"],
+            sampling=e["sampling"],
+            alpha=e["alpha"],
+            batch_size=e["batch_size"],
+            epochs=e["epochs"],
+            steps=plan.steps,
+            rate=plan.rate,
+            n_scale=plan.n_scale,
+            clip=plan.clip,
+            noise_std=plan.noise_std,
+            record_every=record_every,
+        )
+
+    def _diagnostics(
+        self, X: Any, y: np.ndarray, setup: FitSetup, run: SCDRun
+    ) -> TrainingDiagnostics:
+        objective = np.asarray(run.primal_path, dtype=np.float64)
+        return TrainingDiagnostics(
+            objective_path=objective,
+            objective_steps=np.asarray(run.path_steps, dtype=np.int64),
+            duality_gap_path=objective - np.asarray(run.dual_path),
+            dual_coef=np.asarray(run.dual_coef, dtype=np.float64),
+        )
+
+    def _plan(self, setup: FitSetup, n: int, d: int, seed: int | None, ledger: Any) -> _Plan:
+        e = setup.extra
+        variant, sampling, epochs, clip = e["variant"], e["sampling"], e["epochs"], e["clip"]
+        epsilon, noise_multiplier, delta = setup.epsilon, setup.noise_multiplier, setup.delta
+        private = setup.private
+        L = e["batch_size"]
+        m = e["m"]
+
+        if variant == "scd":
+            size, _ = _plan_size(n, self.n_samples, epsilon, add_remove=False, seed=seed, floor=1)
+            steps = epochs * n
+            plain = _not_private(variant, "permutation", 1.0 / n, steps, L, size)
+            return _Plan(0.0, 0.0, steps, 0.0, 0.0, plain)
         # The size the schedule is planned with. Poisson batches are accounted under
         # add/remove-one neighbours, where n is private: T, q and lambda N come from the public
         # or noisy size. Fixed batches are replace-one (the relation fixes n). The primal
@@ -440,6 +413,7 @@ class _DPSCDBase(LinearModelBase):
                 add_remove=sampling == "poisson",
                 seed=seed,
                 floor=L,
+                ledger=ledger,
             )
         units = m if variant == "primal" else size.value
         steps = -(-(epochs * units) // L)
@@ -524,6 +498,13 @@ _COMMON_PARAMS = """
         ``n_samples`` when the size is public: nothing is spent, the statement says so, and
         data of another size is refused. Fixed batches (replace-one) share the size between
         neighbours by definition; the primal variant's schedule does not involve it.
+    ledger : PrivacyLedger or None, default=None
+        A budget shared with other fits (:class:`privlearn.accounting.PrivacyLedger`, or any
+        object with ``spend(epsilon, delta, label=...)``). ``fit`` charges it before reading
+        the data: the target ``(epsilon, delta)`` when ``epsilon`` is given; with
+        ``noise_multiplier``, the noisy count before it is drawn and the training part once
+        the schedule is planned. A spend the budget cannot cover raises
+        :class:`~privlearn.exceptions.BudgetExceededError` and nothing is fitted.
     noise_multiplier : float or None, default=None
         The paper's ``sigma`` (noise std / sensitivity ``S_f``) instead of a target epsilon
         (give ``epsilon=None``); the epsilon it achieves at ``delta`` is reported in
@@ -660,6 +641,7 @@ class DPSCDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSCDBase):
         epsilon: float | None = 1.0,
         delta: float | None = None,
         n_samples: int | None = None,
+        ledger: Any = None,
         noise_multiplier: float | None = None,
         variant: str = "dual",
         sampling: str = "poisson",
@@ -680,6 +662,7 @@ class DPSCDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSCDBase):
         self.epsilon = epsilon
         self.delta = delta
         self.n_samples = n_samples
+        self.ledger = ledger
         self.noise_multiplier = noise_multiplier
         self.variant = variant
         self.sampling = sampling
@@ -750,6 +733,7 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         epsilon: float | None = 1.0,
         delta: float | None = None,
         n_samples: int | None = None,
+        ledger: Any = None,
         noise_multiplier: float | None = None,
         variant: str = "dual",
         sampling: str = "poisson",
@@ -769,6 +753,7 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         self.epsilon = epsilon
         self.delta = delta
         self.n_samples = n_samples
+        self.ledger = ledger
         self.noise_multiplier = noise_multiplier
         self.variant = variant
         self.sampling = sampling

@@ -1,0 +1,200 @@
+"""The fitting plan shared by the private linear estimators: DP-SGD
+(:mod:`privlearn.linear.estimators`) and DP-SCD (:mod:`privlearn.linear.scd_estimators`).
+
+Every fit runs the same steps, in this order (:meth:`PrivateLinearModel._fit`):
+
+1. validate every parameter (nothing read from the data but its shape);
+2. charge a shared budget (``ledger=``) before the data are touched;
+3. plan the run: the dataset size (declared public, fixed by a replace-one relation, or an exact
+   discrete-Laplace noisy count), the steps, the sampling rate, the noise, and the privacy
+   statement (family-specific: :meth:`PrivateLinearModel._plan`);
+4. the row precondition of the privacy proof (``||x_i|| <= bound``: checked, or enforced by
+   ``clip_rows=True``) and the constant intercept column, in at most one copy of X;
+5. train (C++ core or numpy twin), refuse a non-finite model, keep only what the guarantee
+   covers (``coef_``, ``intercept_``, ``n_steps_``, ``privacy_``) and, only with
+   ``diagnostics=True``, the non-private :class:`~privlearn.linear._common.TrainingDiagnostics`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from privlearn._checks import as_index
+from privlearn.linear._common import (
+    BACKENDS,
+    PATH_POINTS,
+    SIGMA_RANGE,
+    LinearModelBase,
+    TrainingDiagnostics,
+    _bounded,
+    _check_row_norms,
+    _choice,
+    _epsilon,
+    _finite_coef,
+    _flag,
+    _seed,
+    _training_rows,
+)
+from privlearn.mechanisms._bits import spend
+from privlearn.random import Stream
+
+__all__ = ["FitSetup", "PrivateLinearModel", "RowRule"]
+
+
+@dataclass(frozen=True)
+class RowRule:
+    """What the rows the trainer sees must satisfy.
+
+    Attributes
+    ----------
+    bound : float
+        Radius of the ball the rows (before the intercept column) must lie in.
+    checked : bool
+        Whether the privacy proof needs it: a violating row raises (naming it) unless
+        ``clip_rows=True`` projects the rows onto the ball.
+    reason : str
+        Which proof needs it (for the error message).
+    """
+
+    bound: float = 1.0
+    checked: bool = False
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class FitSetup:
+    """The validated parameters of one fit: the privacy target, the intercept column, the row
+    rule, and the family's own parameters (``extra``)."""
+
+    epsilon: float | None  # None: the noise is given as noise_multiplier
+    noise_multiplier: float | None
+    delta: float
+    scaling: float  # value of the intercept column (used with fit_intercept)
+    rows: RowRule
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def private(self) -> bool:
+        """Whether the fit adds noise (a finite epsilon target or a noise multiplier)."""
+        return self.noise_multiplier is not None or math.isfinite(self.epsilon)  # type: ignore[arg-type]
+
+
+class PrivateLinearModel(LinearModelBase):
+    """Base of the private linear estimators: one plan for DP-SGD and DP-SCD.
+
+    Subclasses provide :meth:`_setup` (validate their parameters), :meth:`_plan` (steps,
+    noise, privacy statement), :meth:`_train` (call the trainer) and :meth:`_diagnostics`.
+    """
+
+    # ---- hooks -----------------------------------------------------------------------------------
+    def _setup(self, d: int, fit_intercept: bool) -> FitSetup:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _plan(
+        self, setup: FitSetup, n: int, d: int, seed: int | None, ledger: Any
+    ) -> Any:  # pragma: no cover - overridden
+        """The run's schedule and privacy (an object with ``.privacy``, whose ``steps``,
+        ``private``, ``epsilon``, ``delta`` and ``size`` describe it). ``ledger`` (or None) is
+        to be charged for a noisy count, if one is drawn."""
+        raise NotImplementedError
+
+    def _train(
+        self,
+        X: Any,
+        y: np.ndarray,
+        setup: FitSetup,
+        plan: Any,
+        key: bytes,
+        record_every: int,
+        backend: str,
+    ) -> Any:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _diagnostics(
+        self, X: Any, y: np.ndarray, setup: FitSetup, run: Any
+    ) -> TrainingDiagnostics:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _clip_rows(self) -> bool:
+        return _flag(getattr(self, "clip_rows", False), "clip_rows")
+
+    # ---- shared parameter checks --------------------------------------------------------------
+    def _noise_target(
+        self, *, multiplier_allowed: bool = True
+    ) -> tuple[float | None, float | None]:
+        """``(epsilon, noise_multiplier)``: exactly one of them is given."""
+        epsilon = None if self.epsilon is None else _epsilon(self.epsilon)
+        noise_multiplier = self.noise_multiplier
+        if noise_multiplier is not None:
+            if not multiplier_allowed:
+                raise ValueError("noise_multiplier is a parameter of the gaussian mechanism")
+            if epsilon is not None:
+                raise ValueError(
+                    "give either epsilon (the noise is calibrated to it) or noise_multiplier "
+                    "(epsilon is then reported in privacy_), not both: set epsilon=None"
+                )
+            noise_multiplier = _bounded(noise_multiplier, "noise_multiplier", SIGMA_RANGE)
+        elif epsilon is None:
+            hint = " (or, for the gaussian mechanism, noise_multiplier)"
+            raise ValueError(
+                "epsilon is None: give epsilon"
+                + (" or noise_multiplier" if multiplier_allowed else hint)
+            )
+        return epsilon, noise_multiplier
+
+    # ---- the plan ------------------------------------------------------------------------------
+    def _fit(self, X: Any, y_internal: np.ndarray) -> None:
+        n, d = X.shape
+        backend = _choice(self.backend, "backend", BACKENDS)
+        seed = _seed(self.seed)
+        fit_intercept = _flag(self.fit_intercept, "fit_intercept")
+        diagnostics = _flag(self.diagnostics, "diagnostics")
+        clip_rows = self._clip_rows()
+        record_every = None
+        if self.record_every is not None:
+            record_every = as_index(self.record_every, "record_every", lower=1, upper=1 << 62)
+        setup = self._setup(d, fit_intercept)
+
+        # A shared budget is charged before the data are read: the whole target when epsilon is
+        # given (the noisy count is part of it); with a noise multiplier the total is known only
+        # once the schedule is planned, so the count (if any) is charged before it is drawn and
+        # the training part right after planning, still before any row is read.
+        ledger = self.ledger
+        label = f"{type(self).__name__}.fit"
+        upfront = ledger is not None and setup.epsilon is not None and setup.private
+        if upfront:
+            spend(ledger, setup.epsilon, setup.delta, label)  # type: ignore[arg-type]
+        plan = self._plan(setup, n, d, seed, None if upfront else ledger)
+        privacy = plan.privacy
+        if ledger is not None and not upfront and privacy.private:
+            size_eps = privacy.size.epsilon if privacy.size is not None else 0.0
+            spend(ledger, privacy.epsilon - size_eps, privacy.delta, label)
+
+        rows = setup.rows
+        scaling = setup.scaling if fit_intercept else None
+        if rows.checked and not clip_rows:
+            _check_row_norms(X, rows.bound, scaling, rows.reason)
+        X = _training_rows(X, rows.bound if clip_rows else None, scaling)
+
+        if not diagnostics:
+            record_every = 0
+        elif record_every is None:
+            record_every = max(1, privacy.steps // PATH_POINTS)
+        run = self._train(X, y_internal, setup, plan, Stream(seed).key, record_every, backend)
+        if run.n_steps != privacy.steps:  # the accountant must see every step
+            raise RuntimeError(
+                f"the trainer ran {run.n_steps} steps but {privacy.steps} were accounted"
+            )
+        w = _finite_coef(run.coef, privacy.private)
+        self._set_coef(w[:d], float(w[d] * setup.scaling) if fit_intercept else 0.0)
+        self.n_features_in_ = d
+        self.privacy_ = privacy
+        self.n_steps_ = int(run.n_steps)
+        if diagnostics:
+            self.diagnostics_ = self._diagnostics(X, y_internal, setup, run)
+        elif hasattr(self, "diagnostics_"):
+            del self.diagnostics_
