@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from privlearn._checks import as_index
+from privlearn.accounting.size import DatasetSize
 from privlearn.linear._common import (
     BACKENDS,
     PATH_POINTS,
@@ -36,6 +37,7 @@ from privlearn.linear._common import (
     _epsilon,
     _finite_coef,
     _flag,
+    _plan_size,
     _seed,
     _training_rows,
 )
@@ -87,7 +89,8 @@ class PrivateLinearModel(LinearModelBase):
     """Base of the private linear estimators: one plan for DP-SGD and DP-SCD.
 
     Subclasses provide :meth:`_setup` (validate their parameters), :meth:`_plan` (steps,
-    noise, privacy statement), :meth:`_train` (call the trainer) and :meth:`_diagnostics`.
+    noise, privacy statement), :attr:`_trainer` and :meth:`_trainer_kwargs` (the trainer and
+    its arguments) and :meth:`_diagnostics`.
     """
 
     # ---- hooks -----------------------------------------------------------------------------------
@@ -102,16 +105,14 @@ class PrivateLinearModel(LinearModelBase):
         to be charged for a noisy count, if one is drawn."""
         raise NotImplementedError
 
-    def _train(
-        self,
-        X: Any,
-        y: np.ndarray,
-        setup: FitSetup,
-        plan: Any,
-        key: bytes,
-        record_every: int,
-        backend: str,
-    ) -> Any:  # pragma: no cover - overridden
+    #: Name of the trainer (``sgd_train`` / ``scd_train``) in ``privlearn.linear`` (core) and in
+    #: ``privlearn.reference.linear`` (numpy twin).
+    _trainer: str = ""
+
+    def _trainer_kwargs(
+        self, setup: FitSetup, plan: Any
+    ) -> dict[str, Any]:  # pragma: no cover - overridden
+        """The trainer's keyword arguments other than the data, key, threads and recording."""
         raise NotImplementedError
 
     def _diagnostics(
@@ -145,6 +146,23 @@ class PrivateLinearModel(LinearModelBase):
                 + (" or noise_multiplier" if multiplier_allowed else hint)
             )
         return epsilon, noise_multiplier
+
+    def _planned_size(
+        self, setup: FitSetup, n: int, seed: int | None, ledger: Any, *, poisson: bool, floor: int
+    ) -> tuple[DatasetSize, float | None]:
+        """The size the schedule uses and the epsilon left for training
+        (:func:`~privlearn.linear._common._plan_size`): Poisson sampling is accounted under
+        add/remove-one neighbours, where the size is private; the other samplers are replace-one
+        (the size is fixed by the relation)."""
+        return _plan_size(
+            n,
+            self.n_samples,
+            setup.epsilon,
+            add_remove=poisson,
+            seed=seed,
+            floor=floor,
+            ledger=ledger,
+        )
 
     # ---- the plan ------------------------------------------------------------------------------
     def _fit(self, X: Any, y_internal: np.ndarray) -> None:
@@ -184,7 +202,18 @@ class PrivateLinearModel(LinearModelBase):
             record_every = 0
         elif record_every is None:
             record_every = max(1, privacy.steps // PATH_POINTS)
-        run = self._train(X, y_internal, setup, plan, Stream(seed).key, record_every, backend)
+        if backend == "core":
+            import privlearn.linear as trainers
+        else:
+            import privlearn.reference.linear as trainers
+        run = getattr(trainers, self._trainer)(
+            X,
+            y_internal,
+            key=Stream(seed).key,
+            n_threads=self.n_threads,
+            record_every=record_every,
+            **self._trainer_kwargs(setup, plan),
+        )
         if run.n_steps != privacy.steps:  # the accountant must see every step
             raise RuntimeError(
                 f"the trainer ran {run.n_steps} steps but {privacy.steps} were accounted"

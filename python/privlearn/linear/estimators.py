@@ -63,7 +63,6 @@ from privlearn.linear._common import (
     _clip,
     _delta,
     _flag,
-    _plan_size,
     _statement_lines,
 )
 
@@ -247,26 +246,11 @@ class _DPSGDBase(PrivateLinearModel):
         delta = _delta(self.delta, pure=song)
         return FitSetup(epsilon, noise_multiplier, delta, scaling, rows, extra)
 
-    def _train(
-        self,
-        X: Any,
-        y: np.ndarray,
-        setup: FitSetup,
-        plan: _Plan,
-        key: bytes,
-        record_every: int,
-        backend: str,
-    ) -> SGDRun:
-        if backend == "core":
-            from privlearn.linear.sgd import sgd_train
-        else:
-            from privlearn.reference.linear import sgd_train
+    _trainer = "sgd_train"
+
+    def _trainer_kwargs(self, setup: FitSetup, plan: _Plan) -> dict[str, Any]:
         e = setup.extra
-        return sgd_train(
-            X,
-            y,
-            key=key,
-            n_threads=self.n_threads,
+        return dict(
             loss=e["loss"],
             mechanism=plan.mechanism,
             sampling=plan.sampling,
@@ -281,7 +265,6 @@ class _DPSGDBase(PrivateLinearModel):
             epsilon=plan.epsilon,
             sigma=plan.sigma,
             radius=plan.radius,
-            record_every=record_every,
         )
 
     def _diagnostics(
@@ -312,16 +295,8 @@ class _DPSGDBase(PrivateLinearModel):
         epochs, clip, alpha = e["epochs"], e["clip"], e["alpha"]
         epsilon, noise_multiplier, delta = setup.epsilon, setup.noise_multiplier, setup.delta
         private = setup.private
-        # Poisson sampling is accounted under add/remove-one neighbours, where the size is
-        # private; the other samplers are replace-one (the size is fixed by the relation).
-        size, train_eps = _plan_size(
-            n,
-            self.n_samples,
-            epsilon,
-            add_remove=sampling == "poisson",
-            seed=seed,
-            floor=batch_size,
-            ledger=ledger,
+        size, train_eps = self._planned_size(
+            setup, n, seed, ledger, poisson=sampling == "poisson", floor=batch_size
         )
         m = size.value  # the size the schedule is planned with
 

@@ -339,26 +339,11 @@ class _DPSCDBase(PrivateLinearModel):
             )
         return setup
 
-    def _train(
-        self,
-        X: Any,
-        y: np.ndarray,
-        setup: FitSetup,
-        plan: _Plan,
-        key: bytes,
-        record_every: int,
-        backend: str,
-    ) -> SCDRun:
-        if backend == "core":
-            from privlearn.linear.scd import scd_train
-        else:
-            from privlearn.reference.linear import scd_train
+    _trainer = "scd_train"
+
+    def _trainer_kwargs(self, setup: FitSetup, plan: _Plan) -> dict[str, Any]:
         e = setup.extra
-        return scd_train(
-            X,
-            y,
-            key=key,
-            n_threads=self.n_threads,
+        return dict(
             loss=e["loss"],
             variant=e["variant"],
             sampling=e["sampling"],
@@ -370,7 +355,6 @@ class _DPSCDBase(PrivateLinearModel):
             n_scale=plan.n_scale,
             clip=plan.clip,
             noise_std=plan.noise_std,
-            record_every=record_every,
         )
 
     def _diagnostics(
@@ -406,14 +390,8 @@ class _DPSCDBase(PrivateLinearModel):
             size = DatasetSize(n, "unused")
             train_eps = epsilon
         else:
-            size, train_eps = _plan_size(
-                n,
-                self.n_samples,
-                epsilon,
-                add_remove=sampling == "poisson",
-                seed=seed,
-                floor=L,
-                ledger=ledger,
+            size, train_eps = self._planned_size(
+                setup, n, seed, ledger, poisson=sampling == "poisson", floor=L
             )
         units = m if variant == "primal" else size.value
         steps = -(-(epochs * units) // L)
