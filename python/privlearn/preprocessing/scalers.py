@@ -79,6 +79,20 @@ def _check_features(value: Any, n_features: int) -> np.ndarray:
     return np.array(sorted(idx), dtype=np.intp)
 
 
+def _describe_ranges(lo: np.ndarray, hi: np.ndarray) -> str:
+    """``[a, b] for every feature``, or runs of equal ranges: ``features 0-4: [a, b]; ...``."""
+    if (lo == lo[0]).all() and (hi == hi[0]).all():
+        return f"[{lo[0]:g}, {hi[0]:g}] for every feature"
+    runs = []
+    start = 0
+    for j in range(1, lo.size + 1):
+        if j == lo.size or lo[j] != lo[start] or hi[j] != hi[start]:
+            which = f"feature {start}" if j - 1 == start else f"features {start}-{j - 1}"
+            runs.append(f"{which}: [{lo[start]:g}, {hi[start]:g}]")
+            start = j
+    return "; ".join(runs)
+
+
 class DPFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Scale raw features into the unit ball with privately estimated clipping ranges.
 
@@ -242,12 +256,7 @@ class DPFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         d: int,
         seed: int | None,
     ) -> tuple[str, ...]:
-        if (lo == lo[0]).all() and (hi == hi[0]).all():
-            bounds = f"bounds=({lo[0]:g}, {hi[0]:g}) for every feature"
-        else:
-            bounds = "bounds=per-feature " + ", ".join(
-                f"[{a:g}, {b:g}]" for a, b in zip(lo.tolist(), hi.tolist())
-            )
+        bounds = "bounds=" + _describe_ranges(lo, hi)
         if features.size == d:
             which = "quantile_features=all"
         else:
