@@ -288,3 +288,68 @@ def test_a_noise_multiplier_fit_charges_the_count_then_the_training():
     assert count.epsilon == pytest.approx(0.05) and count.delta == 0.0
     assert count.epsilon + training.epsilon == pytest.approx(fit.privacy_.epsilon, rel=1e-12)
     assert training.delta == fit.privacy_.delta
+
+
+def test_cloned_estimators_charge_the_same_ledger():
+    """scikit-learn's clone (GridSearchCV, cross_val_score) must not copy the budget away."""
+    from sklearn.base import clone
+
+    from privlearn.accounting import PrivacyLedger
+
+    ledger = PrivacyLedger(epsilon_cap=2.0, delta_cap=1e-5)
+    est = DPSCDClassifier(epsilon=1.0, seed=0, ledger=ledger)
+    twin = clone(est)
+    assert twin.ledger is ledger
+    X, y, _ = _data(200)
+    twin.fit(X, y)
+    assert len(ledger) == 1
+
+
+# ---- multiclass: one-vs-rest DP-SCD ------------------------------------------------------------
+def _three_classes(n: int = 600, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    centres = np.array([[0.6, 0.0], [-0.3, 0.5], [-0.3, -0.5]])
+    labels = rng.integers(0, 3, size=n)
+    X = centres[labels] + 0.15 * rng.normal(size=(n, 2))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    return X, np.array(["a", "b", "c"])[labels]
+
+
+def test_one_vs_rest_dp_scd_at_infinite_epsilon_is_sklearn_ovr():
+    """epsilon = inf: the K binary problems are scikit-learn's one-vs-rest logistic regressions
+    (same objective: lambda = 1 / (C n), no intercept)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
+
+    X, y = _three_classes()
+    n, lam = X.shape[0], 1e-2
+    ours = DPSCDClassifier(
+        epsilon=INF, variant="scd", epochs=200, alpha=lam, seed=0, diagnostics=True
+    ).fit(X, y)
+    ovr = OneVsRestClassifier(
+        LogisticRegression(C=1 / (lam * n), fit_intercept=False, tol=1e-12, max_iter=10_000)
+    ).fit(X, y)
+    assert ours.classes_.tolist() == ["a", "b", "c"] and ours.coef_.shape == (3, 2)
+    want = np.vstack([e.coef_ for e in ovr.estimators_])
+    np.testing.assert_allclose(ours.coef_, want, atol=1e-6)
+    np.testing.assert_allclose(ours.predict_proba(X), ovr.predict_proba(X), atol=1e-6)
+    np.testing.assert_array_equal(ours.predict(X), ovr.predict(X))
+    assert len(ours.diagnostics_) == 3
+
+
+def test_one_vs_rest_dp_scd_composes_the_classes_in_one_budget():
+    X, y = _three_classes(6000)
+    fit = DPSCDClassifier(
+        epsilon=1.0, batch_size=200, epochs=2, alpha=1e-3, seed=0, n_samples=6000
+    ).fit(X, y)
+    p = fit.privacy_
+    assert p.tasks == 3 and "one-vs-rest: 3 binary problems" in str(p)
+    (event,) = p.statement.events
+    assert event.count == 3 * p.steps  # K x T mechanisms composed
+    sigma = calibrate_sigma(1.0, DEFAULT_DELTA, q=200 / 6000, steps=3 * p.steps)
+    assert p.sigma == sigma and p.epsilon <= 1.0
+    assert fit.score(X, y) > 0.9
+    # a binary fit is unchanged by the multiclass code path (one problem, the default streams)
+    two = y != "c"
+    binary = DPSCDClassifier(epsilon=1.0, batch_size=50, seed=3).fit(X[two], y[two])
+    assert binary.coef_.shape == (1, 2) and binary.privacy_.tasks == 1

@@ -154,6 +154,12 @@ class PrivacyLedger:
         self._entries.append(entry)
         return entry
 
+    def __sklearn_clone__(self) -> PrivacyLedger:
+        """The ledger itself: scikit-learn's ``clone`` (``GridSearchCV``, ``cross_val_score``,
+        a cloned ``Pipeline``) copies an estimator's parameters, and a copied ledger would let
+        the clones spend a budget the user never sees. Every clone charges this one."""
+        return self
+
     def __len__(self) -> int:
         return len(self._entries)
 

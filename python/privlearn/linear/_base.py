@@ -165,7 +165,11 @@ class PrivateLinearModel(LinearModelBase):
         )
 
     # ---- the plan ------------------------------------------------------------------------------
-    def _fit(self, X: Any, y_internal: np.ndarray) -> None:
+    def _fit(self, X: Any, y_internal: np.ndarray | list[np.ndarray]) -> None:
+        """Fit one problem (``y_internal`` an array) or several binary problems on the same
+        rows (a list: one-vs-rest), planned and accounted together (``setup.extra["tasks"]``,
+        the number of problems, is composed by :meth:`_plan`)."""
+        tasks = y_internal if isinstance(y_internal, list) else [y_internal]
         n, d = X.shape
         backend = _choice(self.backend, "backend", BACKENDS)
         seed = _seed(self.seed)
@@ -176,6 +180,7 @@ class PrivateLinearModel(LinearModelBase):
         if self.record_every is not None:
             record_every = as_index(self.record_every, "record_every", lower=1, upper=1 << 62)
         setup = self._setup(d, fit_intercept)
+        setup.extra["tasks"] = len(tasks)
 
         # A shared budget is charged before the data are read: the whole target when epsilon is
         # given (the noisy count is part of it); with a noise multiplier the total is known only
@@ -206,24 +211,40 @@ class PrivateLinearModel(LinearModelBase):
             import privlearn.linear as trainers
         else:
             import privlearn.reference.linear as trainers
-        run = getattr(trainers, self._trainer)(
-            X,
-            y_internal,
-            key=Stream(seed).key,
-            n_threads=self.n_threads,
-            record_every=record_every,
-            **self._trainer_kwargs(setup, plan),
-        )
-        if run.n_steps != privacy.steps:  # the accountant must see every step
-            raise RuntimeError(
-                f"the trainer ran {run.n_steps} steps but {privacy.steps} were accounted"
+        train = getattr(trainers, self._trainer)
+        kwargs = self._trainer_kwargs(setup, plan)
+        key = Stream(seed).key
+        runs, coefs, intercepts = [], [], []
+        for k, y_task in enumerate(tasks):
+            # problem k > 0 draws from its own streams (1 + 4k, 2 + 4k; the trainers use up to
+            # noise_stream + 2); problem 0 uses the defaults, so a binary fit is unchanged
+            streams = {} if k == 0 else {"batch_stream": 1 + 4 * k, "noise_stream": 2 + 4 * k}
+            run = train(
+                X,
+                y_task,
+                key=key,
+                n_threads=self.n_threads,
+                record_every=record_every,
+                **kwargs,
+                **streams,
             )
-        w = _finite_coef(run.coef, privacy.private)
-        self._set_coef(w[:d], float(w[d] * setup.scaling) if fit_intercept else 0.0)
+            if run.n_steps != privacy.steps:  # the accountant must see every step
+                raise RuntimeError(
+                    f"the trainer ran {run.n_steps} steps but {privacy.steps} were accounted"
+                )
+            w = _finite_coef(run.coef, privacy.private)
+            runs.append(run)
+            coefs.append(w[:d])
+            intercepts.append(float(w[d] * setup.scaling) if fit_intercept else 0.0)
+        if len(tasks) == 1:
+            self._set_coef(coefs[0], intercepts[0])
+        else:
+            self._set_coef(np.vstack(coefs), np.array(intercepts))
         self.n_features_in_ = d
         self.privacy_ = privacy
-        self.n_steps_ = int(run.n_steps)
+        self.n_steps_ = int(runs[0].n_steps)
         if diagnostics:
-            self.diagnostics_ = self._diagnostics(X, y_internal, setup, run)
+            per_task = [self._diagnostics(X, yk, setup, r) for yk, r in zip(tasks, runs)]
+            self.diagnostics_ = per_task[0] if len(tasks) == 1 else tuple(per_task)
         elif hasattr(self, "diagnostics_"):
             del self.diagnostics_

@@ -34,6 +34,7 @@ __all__ = [
     "ROW_NORM_TOLERANCE",
     "DEFAULT_COUNT_EPSILON",
     "BinaryLinearClassifierMixin",
+    "LinearClassifierMixin",
     "TrainingDiagnostics",
     "LinearModelBase",
     "LinearRegressorMixin",
@@ -354,6 +355,23 @@ def _binary_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return classes, np.where(y == classes[1], 1.0, -1.0)
 
 
+def _class_tasks(y: np.ndarray, multiclass: bool) -> tuple[np.ndarray, list[np.ndarray]]:
+    """``(classes, tasks)``: one {-1, +1} label vector per binary problem. Two classes give one
+    problem (``classes[1]`` is ``+1``, as :func:`_binary_labels`); ``K > 2`` classes give the
+    ``K`` one-vs-rest problems (class ``k`` is ``+1`` in problem ``k``) when ``multiclass``."""
+    check_classification_targets(y)
+    classes = np.unique(y)
+    if classes.size == 2 or not multiclass:
+        classes, y_internal = _binary_labels(y)
+        return classes, [y_internal]
+    if classes.size < 2:
+        noun = "class" if classes.size == 1 else "classes"
+        raise ValueError(
+            f"y must contain at least 2 classes, got {classes.size} {noun}: {classes.tolist()}"
+        )
+    return classes, [np.where(y == c, 1.0, -1.0) for c in classes]
+
+
 # ---- prediction API -----------------------------------------------------------------------------
 class LinearModelBase(BaseEstimator):
     """Prediction helpers of a fitted linear model with ``coef_``, ``intercept_`` and
@@ -385,33 +403,42 @@ class LinearModelBase(BaseEstimator):
         return tags
 
 
-class BinaryLinearClassifierMixin:
+class LinearClassifierMixin:
     """``decision_function`` / ``predict`` / ``predict_proba`` (``loss="log_loss"`` only) of a
-    binary linear classifier with ``classes_`` (``classes_[1]`` is ``+1``).
+    linear classifier with ``classes_``: binary (``coef_`` of shape ``(1, d)``, ``classes_[1]``
+    is ``+1``) or, where the estimator sets ``_multiclass = True``, one-vs-rest over ``K > 2``
+    classes (``coef_`` of shape ``(K, d)``).
 
     Put it before scikit-learn's ``ClassifierMixin`` in the bases, so that its tags are set
     after ``ClassifierMixin`` has created the classifier tags."""
 
     classes_: np.ndarray
     loss: str
+    _multiclass = False
 
-    def _set_coef(self, coef: np.ndarray, intercept: float) -> None:
-        self.coef_ = coef.reshape(1, -1)
-        self.intercept_ = np.array([intercept])
+    def _set_coef(self, coef: np.ndarray, intercept: Any) -> None:
+        self.coef_ = np.atleast_2d(coef)
+        self.intercept_ = np.atleast_1d(np.asarray(intercept, dtype=np.float64))
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """``X @ coef_.T + intercept_``: positive values predict ``classes_[1]``.
+        """``X @ coef_.T + intercept_``: binary, positive values predict ``classes_[1]``;
+        multiclass, the largest column predicts its class.
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,) (binary) or (n_samples, n_classes)
         """
-        return self._linear(X)  # type: ignore[attr-defined]
+        X = self._validate_X_predict(X)  # type: ignore[attr-defined]
+        scores = np.asarray(X @ np.asarray(self.coef_).T) + self.intercept_
+        return scores.reshape(-1) if scores.shape[1] == 1 else scores
 
     def predict(self, X: Any) -> np.ndarray:
-        """Class labels: ``classes_[1]`` where the decision function is > 0."""
-        positive = self.decision_function(X) > 0.0
-        return self.classes_[positive.astype(np.intp)]
+        """Class labels: binary, ``classes_[1]`` where the decision function is > 0;
+        multiclass, the class of the largest score."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0.0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
 
     def _has_proba(self) -> bool:
         if self.loss != "log_loss":
@@ -425,22 +452,31 @@ class BinaryLinearClassifierMixin:
     def predict_proba(self, X: Any) -> np.ndarray:
         """Probabilities of ``classes_`` under the logistic model (``loss="log_loss"`` only;
         for ``"hinge"`` the attribute does not exist and accessing it raises AttributeError).
+        Multiclass (one-vs-rest): each class's logistic probability, normalised to sum to 1.
 
         Returns
         -------
-        ndarray of shape (n_samples, 2)
+        ndarray of shape (n_samples, n_classes)
         """
-        p = expit(self.decision_function(X))
-        return np.column_stack([1.0 - p, p])
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            p = expit(scores)
+            return np.column_stack([1.0 - p, p])
+        p = expit(scores)
+        return p / p.sum(axis=1, keepdims=True)
 
     def __sklearn_tags__(self) -> Any:  # scikit-learn >= 1.6
         tags = super().__sklearn_tags__()  # type: ignore[misc]
         if getattr(tags, "classifier_tags", None) is not None:
-            tags.classifier_tags.multi_class = False
+            tags.classifier_tags.multi_class = self._multiclass
         return tags
 
     def _more_tags(self) -> dict[str, Any]:  # scikit-learn < 1.6
-        return {"binary_only": True, "non_deterministic": self.seed is None}  # type: ignore
+        return {"binary_only": not self._multiclass, "non_deterministic": self.seed is None}  # type: ignore
+
+
+#: The binary-only name of :class:`LinearClassifierMixin` (``_multiclass = False``).
+BinaryLinearClassifierMixin = LinearClassifierMixin
 
 
 class LinearRegressorMixin:

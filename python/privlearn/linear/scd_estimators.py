@@ -111,14 +111,14 @@ from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule
 from privlearn.linear._common import (
     ACCOUNTED_AS,
     NEIGHBORING,
-    BinaryLinearClassifierMixin,
+    LinearClassifierMixin,
     LinearRegressorMixin,
     TrainingDiagnostics,
     _alpha,
-    _binary_labels,
     _bounded,
     _check_fit_data,
     _choice,
+    _class_tasks,
     _clip,
     _delta,
     _plan_size,
@@ -182,6 +182,10 @@ class DPSCDPrivacy:
         How the data-set size entered the run: declared public (``n_samples=``), fixed by a
         replace-one relation, not used (primal), or an exact discrete-Laplace noisy count whose
         epsilon (``size.epsilon``) is part of ``epsilon`` (basic composition).
+    tasks : int
+        Binary problems trained on the same rows: 1, or ``K`` for one-vs-rest over ``K > 2``
+        classes; the accountant composes ``tasks x steps`` mechanisms (each problem's ``T``
+        steps see every row).
     """
 
     epsilon: float
@@ -199,6 +203,7 @@ class DPSCDPrivacy:
     noise_std: float = 0.0
     statement: PrivacyStatement | None = None
     size: DatasetSize | None = None
+    tasks: int = 1
 
     @property
     def private(self) -> bool:
@@ -220,6 +225,11 @@ class DPSCDPrivacy:
             f"  {self.steps} steps, {_SAMPLING_TEXT.get(self.sampling, self.sampling)}, "
             f"q = {self.sampling_rate:.6g}",
         ]
+        if self.tasks > 1:
+            lines.append(
+                f"  one-vs-rest: {self.tasks} binary problems x {self.steps} steps on the same "
+                "rows, composed by the accountant"
+            )
         lines += _statement_lines(self.size, self.epsilon, self.neighboring)
         if self.statement is not None:
             lines += ["  " + line for line in str(self.statement).splitlines()]
@@ -419,10 +429,11 @@ class _DPSCDBase(PrivateLinearModel):
                 sensitivity = math.sqrt(2.0) * clip
             else:  # replace-one: zeta_j and v both move by up to 2C
                 sensitivity = 2.0 * math.sqrt(2.0) * clip
+        tasks = e.get("tasks", 1)  # one-vs-rest problems, each T steps over the same rows
         if noise_multiplier is None:
             assert train_eps is not None
             sigma = calibrate_sigma(
-                train_eps, delta, q=q, steps=steps, sampling=sampled_as, n=size.value
+                train_eps, delta, q=q, steps=steps * tasks, sampling=sampled_as, n=size.value
             )
         else:
             sigma = noise_multiplier
@@ -434,7 +445,7 @@ class _DPSCDBase(PrivateLinearModel):
             event = SampledWithoutReplacement(n, L, GaussianEvent(sigma))
         # The accountant is fixed to the sampler's neighbouring relation: a mismatched event
         # raises UnsupportedEventError instead of giving a wrong number.
-        accountant = RDPAccountant(neighboring=neighboring).compose(event, count=steps)
+        accountant = RDPAccountant(neighboring=neighboring).compose(event, count=steps * tasks)
         statement = accountant.statement(delta)
         privacy = DPSCDPrivacy(
             epsilon=statement.epsilon + size.epsilon,
@@ -452,6 +463,7 @@ class _DPSCDBase(PrivateLinearModel):
             noise_std=sigma * sensitivity,
             statement=statement,
             size=size,
+            tasks=tasks,
         )
         return _Plan(clip, sigma * sensitivity, steps, rate, n_scale, privacy)
 
@@ -572,15 +584,23 @@ _NOTES = """
     dual variables nor the objective diagnostics (``diagnostics_``)."""
 
 
-class DPSCDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSCDBase):
-    __doc__ = f"""Binary linear classifier (logistic regression or SVM) trained by
-    differentially private stochastic coordinate descent (Damaskinos et al. 2021).
+class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
+    _multiclass = True
+
+    __doc__ = f"""Linear classifier (logistic regression or SVM) trained by differentially
+    private stochastic coordinate descent (Damaskinos et al. 2021).
 
     Minimises ``(lambda/2)||theta||^2 + (1/n) sum_i loss(y_i x_i^T theta)`` with labels mapped
     to ``{{-1, +1}}`` (``classes_[1]`` is ``+1``) through its dual (problem (3)): each step
     updates the dual variables of a batch by the minimisers of the local subproblems
     ``G*_j`` (eq. 8; closed form for the hinge, one Newton step for the logistic loss),
     scales them to ``|zeta| <= C`` and adds Gaussian noise to ``alpha_B`` and ``v``.
+
+    ``K > 2`` classes: one-vs-rest, ``K`` binary problems (class ``k`` against the others) on
+    the same rows with one budget. Every row takes part in every problem, so the accountant
+    composes ``K x T`` subsampled Gaussian mechanisms (the noise is calibrated to the whole
+    fit's ``(epsilon, delta)``; ``privacy_.tasks`` is ``K``) and one noisy count (if any) plans
+    all of them. Binary fits are unchanged.
 
     Parameters
     ----------
@@ -590,11 +610,12 @@ class DPSCDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSCDBase):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two labels; ``classes_[1]`` is the positive class (``+1``).
-    coef_ : ndarray of shape (1, n_features)
-        ``theta = v / (lambda N)`` (without the intercept weight).
-    intercept_ : ndarray of shape (1,)
+    classes_ : ndarray of shape (n_classes,)
+        The labels; binary: ``classes_[1]`` is the positive class (``+1``).
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        ``theta = v / (lambda N)`` (without the intercept weight); one row per class when
+        ``K > 2`` (one-vs-rest).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
 {_ATTRIBUTES}
 {_NOTES}
 
@@ -669,14 +690,14 @@ class DPSCDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSCDBase):
             Finite values, rows of L2 norm <= 1 (or ``clip_rows=True``); converted to float64
             (C-contiguous) or canonical CSR.
         y : array-like of shape (n_samples,)
-            Exactly two distinct labels (any hashable, sortable values).
+            Two or more distinct labels (any hashable, sortable values).
 
         Returns
         -------
         self
         """
         X, y = _check_fit_data(X, y, self, y_numeric=False)
-        classes, y_internal = _binary_labels(y)
+        classes, y_internal = _class_tasks(y, multiclass=True)
         self._fit(X, y_internal)
         self.classes_ = classes
         return self
