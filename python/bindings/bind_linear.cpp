@@ -8,6 +8,7 @@
 #include "bindings.hpp"
 #include "privlearn/linear/scd.hpp"
 #include "privlearn/linear/sgd.hpp"
+#include "privlearn/linear/softmax.hpp"
 
 namespace privlearn::bindings {
 
@@ -107,6 +108,42 @@ py::tuple scd_to_py(linear::ScdResult&& r) {
       py::arg("record_every"), py::arg("n_threads"), py::arg("newton_steps") = 1,             \
       py::arg("rate") = 0.0, py::arg("n_scale") = 0.0
 
+linear::SoftmaxParams softmax_params(const std::string& sampling, const std::string& schedule,
+                                     double lam, Index batch_size, Index epochs, Index steps,
+                                     double eta0, double clip, double sigma, double radius,
+                                     const py::bytes& key, std::uint64_t batch_stream,
+                                     std::uint64_t noise_stream, Index record_every,
+                                     int n_threads, double rate) {
+  linear::SoftmaxParams p;
+  p.sampling = linear::sampling_from_string(sampling);
+  p.schedule = linear::schedule_from_string(schedule);
+  p.lam = lam;
+  p.batch_size = batch_size;
+  p.epochs = epochs;
+  p.steps = steps;
+  p.eta0 = eta0;
+  p.clip = clip;
+  p.sigma = sigma;
+  p.radius = radius;
+  p.key = key_from_py(key);
+  p.batch_stream = batch_stream;
+  p.noise_stream = noise_stream;
+  p.record_every = record_every;
+  p.n_threads = n_threads;
+  p.rate = rate;
+  return p;
+}
+
+py::tuple softmax_to_py(linear::SoftmaxResult&& r) {
+  return py::make_tuple(std::move(r.W), std::move(r.path), std::move(r.path_steps), r.steps);
+}
+
+#define PRIVLEARN_SOFTMAX_ARGS                                                                  \
+  py::arg("sampling"), py::arg("schedule"), py::arg("lam"), py::arg("batch_size"),             \
+      py::arg("epochs"), py::arg("steps"), py::arg("eta0"), py::arg("clip"), py::arg("sigma"), \
+      py::arg("radius"), py::arg("key"), py::arg("batch_stream"), py::arg("noise_stream"),     \
+      py::arg("record_every"), py::arg("n_threads"), py::arg("rate") = 0.0
+
 }  // namespace
 
 void bind_linear(py::module_& m) {
@@ -199,6 +236,51 @@ void bind_linear(py::module_& m) {
       py::arg("data"), py::arg("indices"), py::arg("indptr"), py::arg("n_cols"), py::arg("y"),
       py::arg("w0"), PRIVLEARN_SGD_ARGS,
       "Private mini-batch SGD on CSR rows (scipy.sparse.csr_matrix arrays).");
+  m.def(
+      "softmax_sgd_train_dense",
+      [](const MatRef& X, const linear::LabelRef& y, const MatRef& W0,
+         const std::string& sampling, const std::string& schedule, double lam, Index batch_size,
+         Index epochs, Index steps, double eta0, double clip, double sigma, double radius,
+         const py::bytes& key, std::uint64_t batch_stream, std::uint64_t noise_stream,
+         Index record_every, int n_threads, double rate) {
+        const auto p = softmax_params(sampling, schedule, lam, batch_size, epochs, steps, eta0,
+                                      clip, sigma, radius, key, batch_stream, noise_stream,
+                                      record_every, n_threads, rate);
+        linear::SoftmaxResult r;
+        {
+          py::gil_scoped_release release;
+          checks::all_finite(X, "X");
+          r = linear::softmax_sgd_train(DenseRows(X), y, W0, p);
+        }
+        return softmax_to_py(std::move(r));
+      },
+      py::arg("X").noconvert(), py::arg("y"), py::arg("W0"), PRIVLEARN_SOFTMAX_ARGS,
+      "Softmax (multinomial logistic) regression by Gaussian DP-SGD on dense rows "
+      "(privlearn/linear/softmax.hpp). y: int64 labels in [0, K); W0: (d, K). Returns (W, path, "
+      "path_steps, steps).");
+  m.def(
+      "softmax_sgd_train_csr",
+      [](const CsrData& data, const CsrIndex& indices, const CsrIndex& indptr, Index n_cols,
+         const linear::LabelRef& y, const MatRef& W0, const std::string& sampling,
+         const std::string& schedule, double lam, Index batch_size, Index epochs, Index steps,
+         double eta0, double clip, double sigma, double radius, const py::bytes& key,
+         std::uint64_t batch_stream, std::uint64_t noise_stream, Index record_every,
+         int n_threads, double rate) {
+        const auto p = softmax_params(sampling, schedule, lam, batch_size, epochs, steps, eta0,
+                                      clip, sigma, radius, key, batch_stream, noise_stream,
+                                      record_every, n_threads, rate);
+        const CsrRows rows = csr_rows(data, indices, indptr, n_cols);
+        linear::SoftmaxResult r;
+        {
+          py::gil_scoped_release release;
+          rows.validate(static_cast<std::int64_t>(data.size()));
+          r = linear::softmax_sgd_train(rows, y, W0, p);
+        }
+        return softmax_to_py(std::move(r));
+      },
+      py::arg("data"), py::arg("indices"), py::arg("indptr"), py::arg("n_cols"), py::arg("y"),
+      py::arg("W0"), PRIVLEARN_SOFTMAX_ARGS,
+      "Softmax regression by Gaussian DP-SGD on CSR rows (scipy.sparse.csr_matrix arrays).");
 }
 
 }  // namespace privlearn::bindings

@@ -104,6 +104,53 @@ def sgd_train_csr(
     rate: float = 0.0,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], int]: ...
 
+# ---- linear/softmax.hpp ----
+def softmax_sgd_train_dense(
+    X: npt.NDArray[np.float64],
+    y: npt.NDArray[np.int64],
+    W0: npt.NDArray[np.float64],
+    sampling: str,
+    schedule: str,
+    lam: float,
+    batch_size: int,
+    epochs: int,
+    steps: int,
+    eta0: float,
+    clip: float,
+    sigma: float,
+    radius: float,
+    key: bytes,
+    batch_stream: int,
+    noise_stream: int,
+    record_every: int,
+    n_threads: int,
+    rate: float = 0.0,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], int]: ...
+def softmax_sgd_train_csr(
+    data: npt.NDArray[np.float64],
+    indices: npt.NDArray[np.int64],
+    indptr: npt.NDArray[np.int64],
+    n_cols: int,
+    y: npt.NDArray[np.int64],
+    W0: npt.NDArray[np.float64],
+    sampling: str,
+    schedule: str,
+    lam: float,
+    batch_size: int,
+    epochs: int,
+    steps: int,
+    eta0: float,
+    clip: float,
+    sigma: float,
+    radius: float,
+    key: bytes,
+    batch_stream: int,
+    noise_stream: int,
+    record_every: int,
+    n_threads: int,
+    rate: float = 0.0,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], int]: ...
+
 # ---- linear/scd.hpp ----
 def scd_train_dense(
     X: npt.NDArray[np.float64],

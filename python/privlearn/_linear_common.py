@@ -42,6 +42,14 @@ __all__ = [
     "neg_conjugate",
     "SGD_DEFAULTS",
     "sgd_step_count",
+    "SOFTMAX_DEFAULTS",
+    "SOFTMAX_SAMPLINGS",
+    "SoftmaxRun",
+    "SoftmaxSpec",
+    "as_class_labels",
+    "prepare_softmax",
+    "softmax_objective",
+    "softmax_step_count",
 ]
 
 LOSSES = ("log_loss", "hinge", "squared")
@@ -610,3 +618,180 @@ def dual_objective(X: Any, y: np.ndarray, loss: str, alpha: float, a: np.ndarray
     n = X.shape[0]
     u = np.asarray(X.T @ a).reshape(-1)
     return float(neg_conjugate(loss, a, y).mean() - u @ u / (2.0 * alpha * n * n))
+
+
+# ---- softmax (multinomial logistic) regression by Gaussian DP-SGD -----------------------------
+SOFTMAX_SAMPLINGS = ("poisson", "fixed")
+
+SOFTMAX_DEFAULTS: dict[str, Any] = {
+    "sampling": "poisson",
+    "learning_rate": "inv_sqrt",
+    "alpha": 1e-4,
+    "batch_size": 10,
+    "epochs": 1,
+    "steps": 0,
+    "eta0": 1.0,
+    "clip": 0.0,
+    "sigma": 0.0,
+    "radius": 0.0,
+    "batch_stream": 1,
+    "noise_stream": 2,
+    "record_every": 0,
+    "rate": 0.0,
+}
+
+
+@dataclass(frozen=True)
+class SoftmaxRun:
+    """Result of :func:`softmax_sgd_train`: final ``(d, K)`` iterate, recorded iterates (each
+    flattened row-major to ``d * K`` entries) and step counts."""
+
+    coef: np.ndarray  # (d, K)
+    path: np.ndarray  # (k, d * K)
+    path_steps: np.ndarray  # (k,)
+    n_steps: int
+
+
+@dataclass(frozen=True)
+class SoftmaxSpec:
+    """Validated arguments of :func:`softmax_sgd_train` (both backends)."""
+
+    n_classes: int
+    sampling: str
+    learning_rate: str
+    alpha: float
+    batch_size: int
+    epochs: int
+    steps: int
+    eta0: float
+    clip: float
+    sigma: float
+    radius: float
+    key: bytes
+    batch_stream: int
+    noise_stream: int
+    record_every: int
+    rate: float = 0.0
+
+
+def softmax_step_count(n: int, spec: SoftmaxSpec) -> int:
+    """``steps`` if > 0, else ``ceil(epochs * n / batch_size)``."""
+    if spec.steps > 0:
+        return spec.steps
+    return -(-(spec.epochs * n) // spec.batch_size)
+
+
+def as_class_labels(y: Any, n: int, n_classes: int) -> np.ndarray:
+    """Labels as int64 in ``[0, n_classes)``, one per row.
+
+    Integer arrays, or real arrays whose values are all integral, are accepted; bools, other
+    dtypes (strings, objects) raise ``TypeError``; non-integral, non-finite or out-of-range
+    values raise ``ValueError``.
+    """
+    y = np.asarray(y)
+    if y.dtype == np.bool_ or y.dtype.kind not in "iuf":
+        raise TypeError(
+            f"y must hold integer class labels in [0, {n_classes}), got dtype {y.dtype}"
+        )
+    y = y.reshape(-1)
+    if y.shape[0] != n:
+        raise ValueError(f"y has {y.shape[0]} entries but X has {n} rows")
+    if y.dtype.kind == "f":
+        if not np.isfinite(y).all():
+            raise ValueError("y contains NaN or infinite values")
+        if not (y == np.floor(y)).all():
+            raise ValueError("y must hold integer class labels, got non-integral values")
+    bad = np.flatnonzero((y < 0) | (y >= n_classes))
+    if bad.size:
+        raise ValueError(
+            f"label {y[bad[0]]} of row {bad[0]} is outside [0, n_classes = {n_classes})"
+        )
+    return np.ascontiguousarray(y, dtype=np.int64)
+
+
+def prepare_softmax(
+    X: Any, y: Any, W0: Any, **kw: Any
+) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray, np.ndarray, SoftmaxSpec]:
+    """Validate the inputs of :func:`softmax_sgd_train` once for both backends.
+
+    ``kw`` holds ``key``, ``n_classes`` and the keywords of :data:`SOFTMAX_DEFAULTS`; any other
+    keyword raises ``TypeError``. Bounds as :class:`SgdSpec` (``linear/losses.hpp``).
+    """
+    check_keywords(kw, {"key", "n_classes", *SOFTMAX_DEFAULTS}, "softmax_sgd_train")
+    n_classes = as_index(kw["n_classes"], "n_classes", lower=2, upper=2**31)
+    X = as_design_matrix(X)
+    n, d = X.shape
+    y = as_class_labels(y, n, n_classes)
+    if W0 is None:
+        W0 = np.zeros((d, n_classes))
+    else:
+        W0 = np.ascontiguousarray(W0, dtype=np.float64)
+        if W0.shape != (d, n_classes):
+            raise ValueError(f"W0 must have shape ({d}, {n_classes}), got {W0.shape}")
+        if not np.isfinite(W0).all():
+            raise ValueError("W0 contains NaN or infinite values")
+    for name, choices in (("sampling", SOFTMAX_SAMPLINGS), ("learning_rate", SCHEDULES)):
+        if kw[name] not in choices:
+            raise ValueError(f"{name} must be one of {choices}, got {kw[name]!r}")
+    key = kw["key"]
+    if not isinstance(key, (bytes, bytearray)) or len(key) != 32:
+        raise ValueError("key must be 32 bytes")
+    spec = SoftmaxSpec(
+        n_classes=n_classes,
+        sampling=kw["sampling"],
+        learning_rate=kw["learning_rate"],
+        alpha=as_real(kw["alpha"], "alpha"),
+        batch_size=as_index(
+            kw["batch_size"], "batch_size", lower=1, upper=2**40 if _has_rate(kw) else n
+        ),
+        epochs=as_index(kw["epochs"], "epochs", lower=1, upper=2**31),
+        steps=as_index(kw["steps"], "steps", upper=2**32 - 1),
+        eta0=as_real(kw["eta0"], "eta0"),
+        clip=as_real(kw["clip"], "clip"),
+        sigma=as_real(kw["sigma"], "sigma"),
+        radius=as_real(kw["radius"], "radius"),
+        key=bytes(key),
+        batch_stream=as_index(kw["batch_stream"], "batch_stream", upper=2**64 - 1),
+        noise_stream=as_index(kw["noise_stream"], "noise_stream", upper=2**64 - 1),
+        record_every=as_index(kw["record_every"], "record_every", upper=2**62),
+        rate=as_real(kw["rate"], "rate"),
+    )
+    if not (spec.alpha == 0 or SCALE_MIN <= spec.alpha <= SCALE_MAX):
+        raise ValueError(f"alpha must be 0 or lie in [1e-12, 1e12], got {spec.alpha}")
+    if spec.learning_rate == "inv_lambda_t" and spec.alpha <= 0:
+        raise ValueError("learning_rate 'inv_lambda_t' needs alpha > 0")
+    if not SCALE_MIN <= spec.eta0 <= SCALE_MAX:
+        raise ValueError(f"eta0 must lie in [1e-12, 1e12], got {spec.eta0}")
+    if not (spec.clip == 0 or SCALE_MIN <= spec.clip <= SCALE_MAX):
+        raise ValueError(f"clip must be 0 (no clipping) or lie in [1e-12, 1e12], got {spec.clip}")
+    if not (spec.sigma == 0 or SIGMA_MIN <= spec.sigma <= SIGMA_MAX):
+        raise ValueError(
+            f"sigma (noise multiplier) must be 0 or lie in [1e-6, 1e6], got {spec.sigma}"
+        )
+    if spec.sigma > 0 and not spec.clip > 0:
+        raise ValueError("the gaussian mechanism needs clip > 0 (its sensitivity)")
+    if not spec.radius >= 0:
+        raise ValueError(f"radius must be >= 0 (0 = no projection), got {spec.radius}")
+    if not (spec.rate == 0 or 0 < spec.rate <= 1):
+        raise ValueError(f"rate must lie in (0, 1] (0 = batch_size / n), got {spec.rate}")
+    if spec.rate > 0 and spec.sampling != "poisson":
+        raise ValueError("rate is the Poisson sampling rate: it needs sampling 'poisson'")
+    steps = softmax_step_count(n, spec)
+    if steps >= 2**32:
+        raise ValueError("too many SGD steps (>= 2^32)")
+    if steps * d * n_classes > 2**62:
+        raise ValueError(
+            "too many steps for the noise address space (steps * d * n_classes > 2^62)"
+        )
+    return X, y, W0, spec
+
+
+def softmax_objective(X: Any, y: np.ndarray, W: np.ndarray, alpha: float) -> float:
+    """``(alpha/2)||W||_F^2 + (1/n) sum_i -log softmax(x_i^T W)_{y_i}`` (labels in [0, K))."""
+    from scipy.special import logsumexp
+
+    W = np.asarray(W, dtype=np.float64)
+    Z = np.asarray(X @ W)
+    y = np.asarray(y, dtype=np.int64)
+    nll = logsumexp(Z, axis=1) - Z[np.arange(Z.shape[0]), y]
+    return float(0.5 * alpha * np.sum(W * W) + nll.mean())

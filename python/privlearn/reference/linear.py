@@ -12,17 +12,21 @@ import numpy as np
 import scipy.sparse as sp
 
 from privlearn._linear_common import (
+    SOFTMAX_DEFAULTS,
     SGDRun,
+    SoftmaxRun,
     clip_coefficients,
     loss_derivative,
     prepare_sgd,
+    prepare_softmax,
     scaled_norm,
     scaled_row_norms,
     sgd_step_count,
+    softmax_step_count,
 )
 from privlearn.reference.random import Stream
 
-__all__ = ["scd_train", "sgd_train"]
+__all__ = ["scd_train", "sgd_train", "softmax_sgd_train"]
 
 
 def _learning_rate(schedule: str, eta0: float, alpha: float, step: int) -> float:
@@ -343,5 +347,107 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
         path_steps=np.array(path_steps, dtype=np.int64),
         primal_path=np.array(primal_path),
         dual_path=np.array(dual_path),
+        n_steps=steps,
+    )
+
+
+# ---- softmax regression by Gaussian DP-SGD (cpp/include/privlearn/linear/softmax.hpp) ----------
+def _softmax_coefficients(
+    Z: np.ndarray, labels: np.ndarray, scale: np.ndarray, root: np.ndarray, clip: float
+) -> np.ndarray:
+    """Per-row gradient coefficients ``r_i = p_i - e_{y_i}`` (clipped), as the core.
+
+    ``p_i = softmax(z_i)`` with the maximum subtracted; infinite maxima are limits (uniform over
+    the classes at ``+inf``; uniform when all are ``-inf``); a row with a NaN score gets 0
+    (clipping) or NaN. Clipping multiplies ``r_i`` by
+    ``min(1, (((C / sx) / rx) / sr) / rr)`` (0 for a zero row or ``r_i = 0``).
+    """
+    b, k = Z.shape
+    nan = np.isnan(Z).any(axis=1)
+    Zs = np.where(nan[:, None], 0.0, Z)
+    m = Zs.max(axis=1) if k else np.zeros(b)
+    inf = np.isinf(m)
+    with np.errstate(over="ignore", invalid="ignore"):
+        E = np.exp(Zs - np.where(inf, 0.0, m)[:, None])
+    limit = np.where((m[:, None] > 0) & (Zs != m[:, None]), 0.0, 1.0)
+    E = np.where(inf[:, None], limit, E)
+    P = E / E.sum(axis=1)[:, None]
+    P[np.arange(b), labels] -= 1.0
+    if clip > 0:
+        sr, rr = scaled_row_norms(P)
+        ok = (root > 0) & (rr > 0)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore", under="ignore"):
+            lim = (
+                ((clip / np.where(ok, scale, 1.0)) / np.where(ok, root, 1.0))
+                / np.where(ok, sr, 1.0)
+            ) / np.where(ok, rr, 1.0)
+        f = np.where(ok, np.where(lim >= 1.0, 1.0, lim), 0.0)
+        P = P * f[:, None]
+    return np.where(nan[:, None], 0.0 if clip > 0 else np.nan, P)
+
+
+def softmax_sgd_train(
+    X: Any,
+    y: Any,
+    *,
+    key: bytes,
+    n_classes: int,
+    W0: Any = None,
+    n_threads: int | None = None,
+    **kw: Any,
+) -> SoftmaxRun:
+    """Softmax regression by Gaussian DP-SGD in numpy; see
+    :func:`privlearn.linear.softmax.softmax_sgd_train` for the arguments.
+
+    ``n_threads`` is accepted for signature compatibility and ignored.
+    """
+    X, y, W, spec = prepare_softmax(
+        X, y, W0, key=key, n_classes=n_classes, **{**SOFTMAX_DEFAULTS, **kw}
+    )
+    n, d = X.shape
+    k = spec.n_classes
+    steps = softmax_step_count(n, spec)
+    batches = Stream(key=spec.key, stream=spec.batch_stream)
+    noises = Stream(key=spec.key, stream=spec.noise_stream)
+    q_rate = spec.rate if spec.rate > 0 else spec.batch_size / n
+    path, path_steps = [], []
+    for t in range(steps):
+        if spec.sampling == "fixed":
+            rows = batches.choice_without_replacement(t, n, spec.batch_size)
+        else:
+            rows = batches.poisson_sample(t, n, q_rate)
+        Xb = X[rows]
+        with np.errstate(over="ignore", invalid="ignore"):
+            Z = np.asarray(Xb @ W).reshape(len(rows), k)
+        scale, root = scaled_row_norms(Xb) if spec.clip > 0 else (None, None)
+        A = _softmax_coefficients(Z, y[rows], scale, root, spec.clip)
+        with np.errstate(over="ignore", invalid="ignore"):
+            grad = np.asarray(Xb.T @ A).reshape(d, k)
+        if spec.sigma > 0:
+            grad = grad + (spec.sigma * spec.clip) * noises.normal(t * d * k, d * k).reshape(d, k)
+        denom = float(spec.batch_size) if spec.sampling == "poisson" else float(len(rows))
+        eta = _learning_rate(spec.learning_rate, spec.eta0, spec.alpha, t)
+        with np.errstate(over="ignore", invalid="ignore"):
+            W = W - eta * (spec.alpha * W + grad / denom)
+        if spec.radius > 0 and np.isfinite(spec.radius):
+            s, r = scaled_norm(W.reshape(-1))
+            with np.errstate(over="ignore"):
+                too_long = s * r > spec.radius
+            if too_long:
+                W = W * ((spec.radius / s) / r)
+        if spec.record_every > 0 and ((t + 1) % spec.record_every == 0 or t + 1 == steps):
+            path.append(W.reshape(-1))
+            path_steps.append(t + 1)
+    bad = np.flatnonzero(~np.isfinite(W.reshape(-1)))
+    if bad.size:
+        j, c = divmod(int(bad[0]), k)
+        raise ValueError(
+            f"the softmax SGD iterate became non-finite (overflow at W[{j}, {c}]): lower eta0 "
+            "or alpha, clip the gradients, or scale X"
+        )
+    return SoftmaxRun(
+        coef=W,
+        path=np.array(path).reshape(len(path), d * k),
+        path_steps=np.array(path_steps, dtype=np.int64),
         n_steps=steps,
     )

@@ -1,0 +1,227 @@
+#include "privlearn/linear/softmax.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "privlearn/checks.hpp"
+#include "privlearn/parallel.hpp"
+#include "privlearn/samplers.hpp"
+
+namespace privlearn::linear {
+
+Index softmax_step_count(Index n, const SoftmaxParams& p) {
+  if (p.steps > 0) return p.steps;
+  return (p.epochs * n + p.batch_size - 1) / p.batch_size;
+}
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// The noise addresses t*d*K + j*K + k must stay below the normal() address space (2^62).
+constexpr Index kNoiseAddressMax = Index{1} << 62;
+
+void validate(Index n, Index d, const LabelRef& y, const MatRef& W0, const SoftmaxParams& p) {
+  checks::require(n >= 1, "X must have at least one row");
+  checks::require(d >= 1, "X must have at least one column");
+  checks::require(y.size() == n, "y must have one entry per row of X");
+  checks::require(W0.rows() == d, "W0 must have one row per column of X");
+  const Index K = W0.cols();
+  checks::require(K >= 2, "the softmax model needs n_classes >= 2, got " + std::to_string(K));
+  for (Index i = 0; i < n; ++i)
+    if (y[i] < 0 || y[i] >= K)
+      checks::fail("label " + std::to_string(y[i]) + " of row " + std::to_string(i) +
+                   " is outside [0, n_classes = " + std::to_string(K) + ")");
+  checks::all_finite(W0, "W0");
+  checks::require(p.sampling == Sampling::poisson || p.sampling == Sampling::fixed,
+                  "softmax SGD supports sampling 'poisson' or 'fixed'");
+  checks::require(p.rate == 0.0 || (p.rate > 0.0 && p.rate <= 1.0),
+                  "rate must lie in (0, 1] (0 = batch_size / n_samples), got " +
+                      std::to_string(p.rate));
+  checks::require(p.rate == 0.0 || p.sampling == Sampling::poisson,
+                  "rate is the Poisson sampling rate: it needs sampling 'poisson'");
+  if (p.rate > 0.0)
+    checks::require(p.batch_size >= 1, "batch_size must be >= 1");
+  else
+    checks::require(p.batch_size >= 1 && p.batch_size <= n,
+                    "batch_size must lie in [1, n_samples], got " + std::to_string(p.batch_size));
+  parallel::check_threads(p.n_threads);
+  checks::require(p.epochs >= 1, "epochs must be >= 1");
+  checks::require(p.steps >= 0, "steps must be >= 0");
+  checks::require(p.lam == 0.0 || in_range(p.lam, kScaleMin, kScaleMax),
+                  "alpha (lambda) must be 0 or lie in [1e-12, 1e12], got " + std::to_string(p.lam));
+  checks::require(!(p.schedule == Schedule::inv_lambda_t && p.lam <= 0.0),
+                  "learning_rate 'inv_lambda_t' needs alpha > 0");
+  checks::require(in_range(p.eta0, kScaleMin, kScaleMax),
+                  "eta0 must lie in [1e-12, 1e12], got " + std::to_string(p.eta0));
+  checks::require(p.clip == 0.0 || in_range(p.clip, kScaleMin, kScaleMax),
+                  "clip must be 0 (no clipping) or lie in [1e-12, 1e12], got " +
+                      std::to_string(p.clip));
+  checks::require(p.sigma == 0.0 || in_range(p.sigma, kSigmaMin, kSigmaMax),
+                  "sigma (noise multiplier) must be 0 or lie in [1e-6, 1e6], got " +
+                      std::to_string(p.sigma));
+  checks::require(p.sigma == 0.0 || p.clip > 0.0,
+                  "the gaussian mechanism needs clip > 0 (its sensitivity)");
+  checks::require(p.radius >= 0.0 && !std::isnan(p.radius), "radius must be >= 0 (0 = none)");
+  checks::require(p.record_every >= 0, "record_every must be >= 0");
+  const Index steps = softmax_step_count(n, p);
+  checks::require(steps < static_cast<Index>(random::kRowCount), "too many SGD steps (>= 2^32)");
+  checks::require(K <= kNoiseAddressMax / d, "the model is too large (d * n_classes >= 2^62)");
+  checks::require(steps <= kNoiseAddressMax / (d * K),
+                  "too many steps for the noise address space (steps * d * n_classes > 2^62)");
+  if (p.record_every > 0)
+    checks::require(steps / p.record_every < (Index{1} << 24), "record_every is too small");
+}
+
+double learning_rate(const SoftmaxParams& p, Index step) {
+  const double s = static_cast<double>(step + 1);
+  switch (p.schedule) {
+    case Schedule::inv_sqrt:
+      return p.eta0 / std::sqrt(s);
+    case Schedule::inv_lambda_t:
+      return 1.0 / (p.lam * s);
+    case Schedule::constant:
+      return p.eta0;
+  }
+  return p.eta0;
+}
+
+// a[0..K) <- the gradient coefficients r = p - e_label of row i (see softmax.hpp), clipped.
+template <class Rows>
+void row_coefficients(const Rows& X, Index i, const std::vector<VectorXd>& cols,
+                      std::int64_t label, double clip, double* a) {
+  const Index K = static_cast<Index>(cols.size());
+  double m = -kInf;
+  bool nan = false;
+  for (Index k = 0; k < K; ++k) {
+    a[k] = X.dot(i, cols[static_cast<std::size_t>(k)]);
+    if (std::isnan(a[k])) nan = true;
+    m = std::fmax(m, a[k]);
+  }
+  if (nan) {  // undefined scores: 0 under clipping, otherwise NaN (the run then fails)
+    const double v = clip > 0.0 ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+    for (Index k = 0; k < K; ++k) a[k] = v;
+    return;
+  }
+  if (std::isinf(m)) {  // limits: uniform over the classes at +inf, or over all (all -inf)
+    for (Index k = 0; k < K; ++k) a[k] = (m > 0.0 && a[k] != m) ? 0.0 : 1.0;
+  } else {
+    for (Index k = 0; k < K; ++k) a[k] = std::exp(a[k] - m);
+  }
+  double s = 0.0;
+  for (Index k = 0; k < K; ++k) s += a[k];
+  for (Index k = 0; k < K; ++k) a[k] = a[k] / s;
+  a[label] -= 1.0;
+  if (clip > 0.0) {
+    const Eigen::Map<const VectorXd> r(a, K);
+    const ScaledNorm nr = make_scaled_norm(
+        r.squaredNorm(), [&] { return r.cwiseAbs().maxCoeff(); },
+        [&](double mx) { return (r / mx).squaredNorm(); });
+    const double f = softmax_clip_factor(X.scaled_norm(i), nr, clip);
+    for (Index k = 0; k < K; ++k) a[k] *= f;
+  }
+}
+
+}  // namespace
+
+template <class Rows>
+SoftmaxResult softmax_sgd_train(const Rows& X, const LabelRef& y, const MatRef& W0,
+                                const SoftmaxParams& p) {
+  const Index n = X.rows();
+  const Index d = X.cols();
+  validate(n, d, y, W0, p);
+  const Index K = W0.cols();
+  const Index dK = d * K;
+  const Index steps = softmax_step_count(n, p);
+  const double q_rate =
+      p.rate > 0.0 ? p.rate : static_cast<double>(p.batch_size) / static_cast<double>(n);
+
+  // w: the iterate flattened row-major (entry j*K + k is W(j, k)), the layout of the noise;
+  // cols: its K columns (for the row dot products); grad: class after class (k*d + j).
+  VectorXd w(dK);
+  for (Index j = 0; j < d; ++j)
+    for (Index k = 0; k < K; ++k) w[j * K + k] = W0(j, k);
+  std::vector<VectorXd> cols(static_cast<std::size_t>(K), VectorXd(d));
+  VectorXd grad(dK), noise(dK);
+  RowMatrixXd coef;  // (batch, K) coefficients; row r written only by the task that owns r
+  std::vector<std::int64_t> batch;
+  std::vector<VectorXd> recorded;
+  SoftmaxResult result;
+
+  for (Index t = 0; t < steps; ++t) {
+    for (Index j = 0; j < d; ++j)
+      for (Index k = 0; k < K; ++k) cols[static_cast<std::size_t>(k)][j] = w[j * K + k];
+
+    // ---- the batch of step t
+    if (p.sampling == Sampling::fixed)
+      batch = samplers::choice_without_replacement(p.key, p.batch_stream,
+                                                   static_cast<std::uint64_t>(t), n, p.batch_size);
+    else
+      batch = samplers::poisson_sample(p.key, p.batch_stream, static_cast<std::uint64_t>(t), n,
+                                       q_rate);
+    const Index count = static_cast<Index>(batch.size());
+    const std::int64_t* rows = batch.data();
+    coef.resize(count, K);
+
+    // ---- sum of (clipped) per-example gradients, deterministic for any thread count
+    parallel::deterministic_sum(
+        count, dK, p.n_threads,
+        [&](Index r, VecMut acc) {
+          const Index i = rows[r];
+          double* a = coef.row(r).data();
+          row_coefficients(X, i, cols, y[i], p.clip, a);
+          for (Index k = 0; k < K; ++k) {
+            auto seg = acc.segment(k * d, d);
+            X.axpy(i, a[k], seg);
+          }
+        },
+        grad);
+
+    // ---- noise, row-major (d, K) at normal(t*d*K + j*K + k)
+    const bool noisy = p.sigma > 0.0;
+    if (noisy) {
+      random::normal(p.key, p.noise_stream, static_cast<std::uint64_t>(t * dK),
+                     static_cast<std::size_t>(dK), noise.data(), 1);
+    }
+
+    // ---- step and projection
+    const double denom = p.sampling == Sampling::poisson ? static_cast<double>(p.batch_size)
+                                                         : static_cast<double>(count);
+    const double eta = learning_rate(p, t);
+    const double sc = p.sigma * p.clip;
+    for (Index j = 0; j < d; ++j)
+      for (Index k = 0; k < K; ++k) {
+        const Index e = j * K + k;
+        double g = grad[k * d + j];
+        if (noisy) g = g + sc * noise[e];
+        w[e] = w[e] - eta * (p.lam * w[e] + g / denom);
+      }
+    if (p.radius > 0.0 && std::isfinite(p.radius)) {
+      const ScaledNorm norm = scaled_norm(w);  // no overflow of ||W||_F^2 (rows.hpp)
+      if (norm.value() > p.radius) w *= (p.radius / norm.scale) / norm.root;
+    }
+    if (p.record_every > 0 && ((t + 1) % p.record_every == 0 || t + 1 == steps)) {
+      recorded.push_back(w);
+      result.path_steps.push_back(static_cast<std::int64_t>(t + 1));
+    }
+  }
+  for (Index e = 0; e < dK; ++e)
+    if (!std::isfinite(w[e]))
+      checks::fail("the softmax SGD iterate became non-finite (overflow at W[" +
+                   std::to_string(e / K) + ", " + std::to_string(e % K) +
+                   "]): lower eta0 or alpha, clip the gradients, or scale X");
+  result.steps = steps;
+  result.W = Eigen::Map<const RowMatrixXd>(w.data(), d, K);
+  result.path.resize(static_cast<Index>(recorded.size()), dK);
+  for (std::size_t k = 0; k < recorded.size(); ++k)
+    result.path.row(static_cast<Index>(k)) = recorded[k].transpose();
+  return result;
+}
+
+template SoftmaxResult softmax_sgd_train<DenseRows>(const DenseRows&, const LabelRef&,
+                                                    const MatRef&, const SoftmaxParams&);
+template SoftmaxResult softmax_sgd_train<CsrRows>(const CsrRows&, const LabelRef&, const MatRef&,
+                                                  const SoftmaxParams&);
+
+}  // namespace privlearn::linear
