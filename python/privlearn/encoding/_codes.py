@@ -2,9 +2,11 @@
 
 Everything here is elementwise and broadcasts: ``n_true`` / ``n_false`` are the counts of
 positive / negative outcomes among the coding rows that take a level, ``total_true`` /
-``total_false`` those of all coding rows. The same functions serve every mode of
-:class:`~privlearn.encoding.ImpactEncoder`: a table per level (naive, Laplace, split), a table
-per fold (cross-fitting) or one value per row (jackknife, where the counts exclude the row).
+``total_false`` those of all coding rows (for a multiclass outcome, class ``k`` against the
+rest); :func:`mean_code` takes a level's row count and outcome sum for a continuous outcome.
+The same functions serve every mode of :class:`~privlearn.encoding.ImpactEncoder`: a table per
+level (naive, Laplace, split), a table per fold (cross-fitting) or one value per row
+(jackknife, where the counts exclude the row).
 
 The formulas are those of the Win-Vector note "Using differential privacy to reuse training
 data" and its R code (``modelCat.R``: ``bayesCode``, ``countCode``; the pseudo-count
@@ -18,7 +20,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-__all__ = ["CODE_WIDTH", "bayes_code", "count_code", "level_pvalues"]
+__all__ = ["CODE_WIDTH", "bayes_code", "count_code", "level_pvalues", "mean_code"]
 
 #: Output columns per input column for each code family.
 CODE_WIDTH = {"bayes": 1, "counts": 4}
@@ -125,3 +127,57 @@ def level_pvalues(n_true: Any, n_false: Any, total_true: Any, total_false: Any) 
     pval = np.minimum(1.0, 2.0 * np.minimum(lower, upper))
     degenerate = (n == 0) | (tt <= 0) | (tf <= 0)
     return np.where(degenerate, 1.0, pval)
+
+
+def mean_code(
+    n: Any,
+    total: Any,
+    n_all: Any,
+    total_all: Any,
+    smoothing: float = 1e-3,
+    bounds: tuple[float, float] | None = None,
+) -> np.ndarray:
+    """Impact code of a continuous outcome: the level's smoothed mean minus the grand mean.
+
+    With ``g = S / N`` the grand mean of the coding rows and ``m`` the pseudo-count, the level
+    mean is shrunk towards ``g`` by ``m`` pseudo-rows at the grand mean (the Bayes code's
+    pseudo-count; scikit-learn's ``TargetEncoder(smooth=m)`` for a continuous target)::
+
+        shrunk = (total + m g) / (n + m)
+        code   = shrunk - g = (total - n g) / (n + m)
+
+    A level with no rows (``n <= 0``: unseen, or emptied by noise) codes exactly 0, as does
+    every level when the coding rows are empty (``N <= 0``). With ``bounds = (lo, hi)`` the
+    grand mean and the shrunk mean are clipped to ``[lo, hi]`` first (a no-op for outcomes
+    inside the bounds without noise; with noisy counts and sums it keeps codes in range).
+
+    Parameters
+    ----------
+    n, total : array_like
+        Per-level row count and outcome sum (noisy values are allowed).
+    n_all, total_all : array_like
+        Row count ``N`` and outcome sum ``S`` of all coding rows (broadcast against ``n``).
+    smoothing : float, default 1e-3
+        The pseudo-count ``m`` (> 0).
+    bounds : (float, float), optional
+        Public outcome bounds ``(lo, hi)``.
+
+    Returns
+    -------
+    ndarray of float64
+    """
+    cnt = np.asarray(n, dtype=np.float64)
+    tot = np.asarray(total, dtype=np.float64)
+    n_all = np.asarray(n_all, dtype=np.float64)
+    s_all = np.asarray(total_all, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        grand = np.where(n_all > 0, s_all / np.where(n_all > 0, n_all, 1.0), 0.0)
+        if bounds is not None:
+            grand = np.clip(grand, bounds[0], bounds[1])
+        code = (tot - cnt * grand) / (cnt + smoothing)
+        if bounds is not None:  # only where the shrunk mean leaves the bounds
+            shrunk = grand + code
+            code = np.where(shrunk > bounds[1], bounds[1] - grand, code)
+            code = np.where(shrunk < bounds[0], bounds[0] - grand, code)
+    informative = (cnt > 0) & (n_all > 0)
+    return np.where(informative, code, 0.0)

@@ -17,9 +17,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy import sparse
+from sklearn.utils.multiclass import type_of_target
+
+#: Accepted ``target_type`` values of the encoders ("auto": scikit-learn's ``type_of_target``).
+TARGET_TYPES = ("binary", "multiclass", "continuous", "auto")
 
 __all__ = [
+    "TARGET_TYPES",
     "as_binary_target",
+    "as_continuous_target",
+    "as_multiclass_target",
+    "check_target_bounds",
+    "resolve_target_type",
     "as_columns",
     "check_2d",
     "factorize_column",
@@ -205,3 +214,109 @@ def as_binary_target(y: Any, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
             + (f": {list(classes[:5])}{' ...' if len(classes) > 5 else ''}" if len(classes) else "")
         )
     return classes, y01.astype(np.int64).ravel()
+
+
+def _check_y(y: Any, n_rows: int, what: str) -> np.ndarray:
+    """``y`` as a 1-D array of length ``n_rows`` without NaN, inf or complex values."""
+    if y is None:
+        raise ValueError(
+            "ImpactEncoder requires y to be passed, but the target y is None: impact codes are "
+            f"learned from {what}"
+        )
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"y must be 1-D ({what}), got shape {arr.shape}")
+    if arr.shape[0] != n_rows:
+        raise ValueError(
+            f"X and y have inconsistent numbers of samples: [{n_rows}, {arr.shape[0]}]"
+        )
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise ValueError("Complex data not supported")
+    if np.asarray(pd.isna(arr)).any():
+        raise ValueError(f"y contains NaN or None; the outcome must be {what} with no missing")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ValueError(f"y contains infinity; the outcome must be {what}")
+    return arr
+
+
+def resolve_target_type(target_type: Any, y: Any, n_rows: int) -> str:
+    """The target type a fit uses: ``target_type`` itself, or for ``"auto"`` the one
+    :func:`sklearn.utils.multiclass.type_of_target` infers (``"binary"``, ``"multiclass"`` or
+    ``"continuous"``; any other inferred type is an error)."""
+    if not isinstance(target_type, str) or target_type not in TARGET_TYPES:
+        raise ValueError(f"target_type must be one of {TARGET_TYPES}, got {target_type!r}")
+    if target_type != "auto":
+        return target_type
+    arr = _check_y(y, n_rows, "a binary, multiclass or continuous outcome")
+    inferred = type_of_target(arr, input_name="y")
+    if inferred not in ("binary", "multiclass", "continuous"):
+        raise ValueError(
+            f"target_type='auto' inferred {inferred!r} from y; ImpactEncoder codes binary, "
+            "multiclass or continuous outcomes (1-D y): pass target_type explicitly"
+        )
+    return inferred
+
+
+def as_multiclass_target(y: Any, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(classes, codes)``: the sorted classes and ``y`` as their indices (int64).
+
+    Raises
+    ------
+    ValueError
+        When ``y`` is missing, not 1-D, of the wrong length, holds NaN, or has fewer than two
+        distinct values.
+    """
+    arr = _check_y(y, n_rows, "a multiclass outcome")
+    if arr.dtype.kind == "f" and (arr != np.round(arr)).any():
+        raise ValueError(
+            "target_type='multiclass' needs class labels, but y holds non-integral floats: "
+            "use target_type='continuous' for a numeric outcome"
+        )
+    classes, codes = np.unique(arr, return_inverse=True)
+    if len(classes) < 2:
+        raise ValueError(
+            f"ImpactEncoder needs at least two classes, but y has only {len(classes)} class "
+            f"({classes[0]!r}): the codes compare each level with the class frequencies"
+        )
+    return classes, codes.astype(np.int64).ravel()
+
+
+def as_continuous_target(y: Any, n_rows: int) -> np.ndarray:
+    """``y`` as float64 (1-D, finite).
+
+    Raises
+    ------
+    ValueError
+        When ``y`` is missing, not 1-D, of the wrong length, not numeric, or not finite.
+    """
+    arr = _check_y(y, n_rows, "a continuous outcome")
+    if arr.dtype.kind not in "biuf":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"target_type='continuous' needs a numeric y, got values of dtype {arr.dtype}"
+            ) from None
+        if not np.isfinite(arr).all():
+            raise ValueError("y contains NaN or infinity; the outcome must be finite")
+    return np.asarray(arr, dtype=np.float64)
+
+
+def check_target_bounds(bounds: Any) -> tuple[float, float]:
+    """``(lo, hi)`` as finite floats with ``lo < hi``."""
+    try:
+        lo, hi = bounds
+        lo, hi = float(lo), float(hi)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"target_bounds must be a pair (lo, hi) of finite numbers, got {bounds!r}"
+        ) from None
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise ValueError(f"target_bounds must be finite, got ({lo}, {hi})")
+    if not lo < hi:
+        raise ValueError(
+            f"target_bounds=({lo}, {hi}) is reversed or empty: it must satisfy lo < hi"
+        )
+    return lo, hi

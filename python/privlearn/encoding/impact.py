@@ -27,16 +27,26 @@ from privlearn.encoding._codes import (
     bayes_code,
     count_code,
     level_pvalues,
+    mean_code,
 )
 from privlearn.encoding._input import (
     as_binary_target,
     as_columns,
+    as_continuous_target,
+    as_multiclass_target,
     check_2d,
+    check_target_bounds,
     factorize_column,
     fit_levels,
     level_indices,
+    resolve_target_type,
 )
-from privlearn.encoding._privacy import ImpactPrivacy, laplace_privacy, no_privacy
+from privlearn.encoding._privacy import (
+    ImpactPrivacy,
+    continuous_laplace_privacy,
+    laplace_privacy,
+    no_privacy,
+)
 from privlearn.exceptions import PrivacyLeakWarning
 
 try:  # scikit-learn >= 1.6
@@ -63,12 +73,28 @@ def _sub_seed(seed: int | None, purpose: str) -> int | None:
 
 
 class ImpactEncoder(TransformerMixin, BaseEstimator):
-    """Impact (target) coding of categorical columns for a binary outcome.
+    """Impact (target) coding of categorical columns for a binary, multiclass or continuous
+    outcome.
 
     Each categorical column is replaced by a single-variable model of the outcome learned from
     per-level counts of the training rows: ``code="bayes"`` gives one column,
     ``log(P(y=1 | level) / P(y=1))`` with a smoothing pseudo-count; ``code="counts"`` gives
     four, the level's ``n_true``, ``n_false``, their log ratio and a rare-level flag.
+
+    ``target_type`` (as in scikit-learn's ``TargetEncoder``) extends this beyond two classes:
+
+    ``"multiclass"``
+        One-vs-rest: for each class ``k`` (in ``classes_`` order) the binary code of the
+        indicator ``y == k``, so ``K`` columns per input column for ``bayes`` (``4 K`` for
+        ``counts``), ordered feature-major, then class (then the four counts outputs). The
+        statistics of a level are its class histogram (``counts_``: ``K`` counts); the Laplace
+        mode noises that histogram.
+    ``"continuous"``
+        The mean code: the level's mean outcome, shrunk towards the grand mean by
+        ``smoothing`` pseudo-rows, minus the grand mean (one column per input column;
+        ``code="bayes"`` only). The statistics of a level are its row count and outcome sum.
+        ``target_bounds=(lo, hi)`` clips the outcome (in every mode) and is required by the
+        Laplace mode, whose noise on each level's sum is calibrated to ``hi - lo``.
 
     Coding the same rows that then train a model leaks the outcome into the features (the
     Win-Vector note's "bad example": near perfect training AUC, poor test AUC). ``mode``
@@ -105,11 +131,15 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         The counts code flags a level as rare when ``max(n_true, n_false) < rare_count``.
     noise_scale : float, optional
         ``"laplace"`` mode: scale ``t`` of the discrete Laplace noise on each count (the note's
-        sigma). The code book is then ``(n_columns / t)``-DP. Give this or ``epsilon``.
+        sigma). The code book is then ``(n_columns / t)``-DP (``2 n_columns / t`` for a
+        continuous outcome, whose level sums get Laplace noise of scale about
+        ``t (hi - lo) / 2``). Give this or ``epsilon``.
     epsilon : float, optional
         ``"laplace"`` mode: total privacy budget of the code book; the noise scale is
         ``n_columns / epsilon`` (L1 sensitivity ``n_columns``: a row touches one level per
-        column and changes one count of it by 1, under add/remove-one neighbours).
+        column and changes one count of it by 1, under add/remove-one neighbours), or
+        ``2 n_columns / epsilon`` for a continuous outcome (half for the counts, half for the
+        sums).
     split_fraction : float, default 0.5
         ``"split"`` mode: fraction of the rows used to learn the codes.
     cv : int or cross-validation splitter, default 5
@@ -129,6 +159,14 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         a training value outside its list is an error). Given levels make the level set public,
         which the Laplace mode's guarantee needs; with ``"auto"`` the Laplace mode warns that
         the set of levels present is not protected.
+    target_type : {"binary", "multiclass", "continuous", "auto"}, default "binary"
+        The kind of outcome. ``"auto"`` infers it with
+        :func:`sklearn.utils.multiclass.type_of_target` (scikit-learn's ``TargetEncoder``
+        default). The default stays ``"binary"`` so that a y with three or more values is an
+        error unless another target type is asked for.
+    target_bounds : (float, float), optional
+        Continuous outcome only: public bounds ``(lo, hi)``, ``lo < hi``; ``y`` is clipped to
+        them. Required with ``mode="laplace"``, and never read from the data.
     seed : int, optional
         Seed of the noise, the split and the folds. Named ``seed`` (not ``random_state``) as
         in the rest of privlearn: the noise comes from the ChaCha20 streams of
@@ -139,16 +177,22 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     ----------
     categories_ : list of ndarray
         Sorted levels of each column (missing values excluded).
-    classes_ : ndarray of shape (2,)
-        The outcome's classes; ``classes_[1]`` is the positive class ("true").
-    counts_ : list of ndarray of shape (n_levels + 2, 2)
-        Per column, ``[n_true, n_false]`` of each level, then of the missing value, then of an
+    target_type_ : str
+        The target type of the fit (``target_type``, or what ``"auto"`` inferred).
+    classes_ : ndarray of shape (n_classes,) or None
+        The outcome's classes (sorted); binary: ``classes_[1]`` is the positive class
+        ("true"). None for a continuous outcome.
+    counts_ : list of ndarray of shape (n_levels + 2, n_stats)
+        Per column, the statistics of each level, then of the missing value, then of an
         unseen level (always 0), as used by ``transform`` (noisy in the Laplace mode, from the
-        coding rows in the split mode).
+        coding rows in the split mode): ``[n_true, n_false]`` (binary), the ``K`` class counts
+        in ``classes_`` order (multiclass), ``[n, sum of the (clipped) outcome]``
+        (continuous).
     codes_ : list of ndarray of shape (n_levels + 2, width)
         The code table ``transform`` applies (same rows as ``counts_``).
     pvalues_ : list of ndarray or None
-        Per column, the significance test's p-value of each slot (with ``significance``).
+        Per column, the significance test's p-value of each slot (with ``significance``);
+        shape ``(n_levels + 2, K)`` for a multiclass outcome (class ``k`` against the rest).
     model_mask_ : ndarray of bool
         Rows of the last fit the downstream model may train on: all rows, except in the split
         mode, where the coding rows are excluded.
@@ -162,7 +206,18 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     -----
     Codes are computed in ``O(n + levels)`` per column with ``np.bincount``. A level unseen at
     fit time (or a missing value never seen at fit) gets the code of a level with zero counts:
-    0 for ``bayes``; ``(s, s, 0, 1)`` for ``counts`` (``s = smoothing``).
+    0 for ``bayes`` and for the mean code; ``(s, s, 0, 1)`` for ``counts`` (``s = smoothing``).
+
+    *Privacy of the Laplace mode* (add/remove-one neighbours, public level lists): a row
+    touches one level per column. Binary and multiclass: the level's count vector (two counts,
+    or the ``K``-class histogram) changes in one entry by 1, so each column's counts have L1
+    sensitivity 1 and discrete Laplace noise of scale ``t`` on every count makes them
+    ``1/t``-DP, whatever ``K``; the columns compose to ``n_columns / t``. Continuous: per
+    column, the row counts (sensitivity 1, discrete Laplace of scale ``t``) and the sums of
+    ``clip(y, lo, hi) - (lo + hi) / 2`` (sensitivity ``(hi - lo) / 2``, snapping-mechanism
+    Laplace calibrated to ``1/t`` per column) are released, ``2/t`` per column and
+    ``2 n_columns / t`` in all (``epsilon=`` sets ``t = 2 n_columns / epsilon``). Every code,
+    total and grand mean is computed from these noisy values (post-processing).
 
     Examples
     --------
@@ -189,6 +244,8 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         significance: float | None = None,
         handle_missing: str = "level",
         categories: Any = "auto",
+        target_type: str = "binary",
+        target_bounds: Any = None,
         seed: int | None = None,
     ) -> None:
         self.code = code
@@ -202,6 +259,8 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         self.significance = significance
         self.handle_missing = handle_missing
         self.categories = categories
+        self.target_type = target_type
+        self.target_bounds = target_bounds
         self.seed = seed
 
     # ---- scikit-learn plumbing ---------------------------------------------------------------
@@ -211,15 +270,20 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.allow_nan = self.handle_missing == "level"
         tags.target_tags.required = True
-        # Binary outcomes only. scikit-learn states "binary-only target" through the classifier
-        # tags (``multi_class=False``); its common checks then draw binary ``y`` for us too.
-        tags.classifier_tags = ClassifierTags(multi_class=False)
+        # target_type="binary" (the default): binary outcomes only. scikit-learn states
+        # "binary-only target" through the classifier tags (``multi_class=False``); its common
+        # checks then draw binary ``y`` for us too. Other target types take any numeric y.
+        if self.target_type == "binary":
+            tags.classifier_tags = ClassifierTags(multi_class=False)
         tags.non_deterministic = self.seed is None and self.mode in ("laplace", "split", "cross")
         return tags
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """Output column names: the input names for ``bayes``; ``<name>_n_true``,
-        ``<name>_n_false``, ``<name>_log_ratio``, ``<name>_rare`` for ``counts``."""
+        ``<name>_n_false``, ``<name>_log_ratio``, ``<name>_rare`` for ``counts``. For a
+        multiclass outcome, feature-major then class: ``<name>_<class>`` for ``bayes`` and
+        ``<name>_<class>_n_true`` ... ``<name>_<class>_rare`` for ``counts`` (as scikit-learn's
+        ``TargetEncoder`` names its multiclass outputs)."""
         check_is_fitted(self, "codes_")
         names = getattr(self, "feature_names_in_", None)
         if input_features is None:
@@ -235,12 +299,14 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
                 )
             if names is not None and list(names) != inputs:
                 raise ValueError("input_features is not equal to feature_names_in_")
+        if self.target_type_ == "multiclass":
+            inputs = [f"{c}_{k}" for c in inputs for k in self.classes_]
         if self.code == "bayes":
             return np.asarray(inputs, dtype=object)
         return np.asarray([f"{c}_{s}" for c in inputs for s in COUNT_SUFFIXES], dtype=object)
 
     # ---- parameters ------------------------------------------------------------------------
-    def _check_params(self, n_columns: int) -> dict[str, Any]:
+    def _check_params(self, n_columns: int, target_type: str) -> dict[str, Any]:
         if self.code not in _CODES:
             raise ValueError(f"code must be one of {_CODES}, got {self.code!r}")
         if self.mode not in _MODES:
@@ -254,7 +320,33 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             "rare_count": as_positive(self.rare_count, "rare_count"),
             "significance": None,
             "noise_scale": None,
+            "bounds": None,
         }
+        if self.target_bounds is not None:
+            if target_type != "continuous":
+                raise ValueError(
+                    "target_bounds applies to a continuous outcome only (target_type="
+                    f"'continuous'); this fit's target type is {target_type!r}"
+                )
+            p["bounds"] = check_target_bounds(self.target_bounds)
+        if target_type == "continuous":
+            if self.code != "bayes":
+                raise ValueError(
+                    f"code={self.code!r} needs a binary or multiclass outcome; a continuous "
+                    "outcome is coded by its level means (code='bayes')"
+                )
+            if self.significance is not None:
+                raise ValueError(
+                    "significance (a binomial test of each level's outcome mix) applies to "
+                    "binary and multiclass outcomes only, not to a continuous one"
+                )
+            if self.mode == "laplace" and p["bounds"] is None:
+                raise ValueError(
+                    "mode='laplace' with a continuous outcome needs target_bounds=(lo, hi): "
+                    "public bounds on the outcome, fixed without looking at the data (the "
+                    "outcome is clipped to them, and the noise on each level's sum is "
+                    "calibrated to hi - lo; bounds read from the data are never used)"
+                )
         if self.significance is not None:
             sig = as_probability(self.significance, "significance")
             if sig == 0.0:
@@ -274,10 +366,13 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
                     "each count) and epsilon (the total budget; noise_scale = n_columns / "
                     "epsilon)"
                 )
+            # a continuous outcome releases two vectors per column (counts and sums), each at
+            # 1 / noise_scale: noise_scale = 2 n_columns / epsilon
+            per_column = 2 if target_type == "continuous" else 1
             if self.noise_scale is not None:
                 scale = as_positive(self.noise_scale, "noise_scale")
             else:
-                scale = n_columns / as_positive(self.epsilon, "epsilon")
+                scale = per_column * n_columns / as_positive(self.epsilon, "epsilon")
             if scale > 2.0**40:
                 raise ValueError(f"noise scale {scale:g} is too large (at most 2**40)")
             p["noise_scale"] = scale
@@ -302,6 +397,38 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
 
     # ---- the per-slot code ------------------------------------------------------------------
     def _code(
+        self, stats: np.ndarray, totals: np.ndarray, p: dict[str, Any]
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Codes (shape ``stats.shape[:-1] + (width,)``) and p-values from per-slot statistics
+        (the rows of ``counts_``, last axis) and the coding rows' totals (broadcast)."""
+        kind = self.target_type_
+        if kind == "binary":
+            return self._binary_code(
+                stats[..., 0], stats[..., 1], totals[..., 0], totals[..., 1], p
+            )
+        if kind == "continuous":
+            code = mean_code(
+                stats[..., 0],
+                stats[..., 1],
+                totals[..., 0],
+                totals[..., 1],
+                p["smoothing"],
+                p["bounds"],
+            )
+            return code[..., None], None
+        # multiclass: one-vs-rest, class k against the other classes
+        n_level = stats.sum(axis=-1)
+        n_all = totals.sum(axis=-1)
+        codes, pvals = [], []
+        for k in range(stats.shape[-1]):
+            nt, tt = stats[..., k], totals[..., k]
+            code, pv = self._binary_code(nt, n_level - nt, tt, n_all - tt, p)
+            codes.append(code)
+            pvals.append(pv)
+        pv_all = None if pvals[0] is None else np.stack(pvals, axis=-1)
+        return np.concatenate(codes, axis=-1), pv_all
+
+    def _binary_code(
         self, nt: np.ndarray, nf: np.ndarray, tt: Any, tf: Any, p: dict[str, Any]
     ) -> tuple[np.ndarray, np.ndarray | None]:
         """Codes (shape ``nt.shape + (width,)``) and p-values for broadcastable counts."""
@@ -316,7 +443,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         return count_code(nt, nf, p["smoothing"], p["rare_count"]), pvals
 
     # ---- fitting ----------------------------------------------------------------------------
-    def _prepare(self, X: Any, y: Any, reset: bool) -> tuple[list[np.ndarray], np.ndarray, int]:
+    def _prepare(self, X: Any, y: Any, reset: bool) -> tuple[list[np.ndarray], Any, int]:
         if sparse.issparse(X):
             raise TypeError(
                 "ImpactEncoder does not accept sparse input: pass a dense array or a DataFrame "
@@ -325,11 +452,34 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         check_2d(X)
         _validate_data(self, X, skip_check_array=True, reset=reset)
         columns, n_rows = as_columns(X)
-        if reset:
-            self.classes_, y01 = as_binary_target(y, n_rows)
+        if not reset:
+            return columns, None, n_rows
+        kind = resolve_target_type(self.target_type, y, n_rows)
+        self.target_type_ = kind
+        if kind == "binary":
+            self.classes_, target = as_binary_target(y, n_rows)
+        elif kind == "multiclass":
+            self.classes_, target = as_multiclass_target(y, n_rows)
         else:
-            y01 = np.zeros(n_rows, dtype=np.int64)
-        return columns, y01, n_rows
+            self.classes_ = None
+            target = as_continuous_target(y, n_rows)
+        return columns, target, n_rows
+
+    def _contributions(self, target: np.ndarray, p: dict[str, Any]) -> np.ndarray:
+        """Each row's contribution to its level's statistics (the columns of ``counts_``):
+        ``[y, 1 - y]`` (binary), the one-hot class (multiclass), ``[1, clip(y)]``
+        (continuous)."""
+        kind = self.target_type_
+        n_rows = target.shape[0]
+        if kind == "binary":
+            yf = target.astype(np.float64)
+            return np.stack([yf, 1.0 - yf], axis=1)
+        if kind == "multiclass":
+            out = np.zeros((n_rows, len(self.classes_)), dtype=np.float64)
+            out[np.arange(n_rows), target] = 1.0
+            return out
+        y = target if p["bounds"] is None else np.clip(target, *p["bounds"])
+        return np.stack([np.ones(n_rows), y], axis=1)
 
     def _names(self) -> list[str]:
         names = getattr(self, "feature_names_in_", None)
@@ -368,8 +518,9 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         ]
 
     def _fit(self, X: Any, y: Any, groups: Any) -> tuple[list[np.ndarray], np.ndarray, dict]:
-        columns, y01, n_rows = self._prepare(X, y, reset=True)
-        p = self._check_params(len(columns))
+        columns, target, n_rows = self._prepare(X, y, reset=True)
+        p = self._check_params(len(columns), self.target_type_)
+        contrib = self._contributions(target, p)
         groups = _as_groups(groups, n_rows)
         if isinstance(self.categories, str) and self.categories == "auto":
             pairs = [
@@ -384,39 +535,53 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
 
         rows = np.ones(n_rows, dtype=bool)
         if self.mode == "split":
-            rows = self._split_rows(n_rows, y01, groups)
+            rows = self._split_rows(n_rows, target, groups)
             self.model_mask_ = ~rows
         else:
             self.model_mask_ = np.ones(n_rows, dtype=bool)
 
-        counts = [
-            _level_counts(i[rows], y01[rows], len(lv) + 2) for i, lv in zip(idx, self.categories_)
-        ]
-        if self.mode == "laplace":
-            counts = self._add_noise(counts, p["noise_scale"])
-            self.privacy_: ImpactPrivacy = laplace_privacy(
-                p["noise_scale"], len(columns), levels_public
+        n_classes = None if self.classes_ is None else len(self.classes_)
+        if self.mode == "laplace" and self.target_type_ == "continuous":
+            lo, hi = p["bounds"]
+            centred = contrib.copy()  # [1, clip(y) - midpoint]: what the noise covers
+            centred[:, 1] -= (lo + hi) / 2.0
+            exact = [_level_stats(i, centred, len(lv) + 2) for i, lv in zip(idx, self.categories_)]
+            counts, sums = self._add_noise_continuous(exact, p["noise_scale"], (lo, hi))
+            self.privacy_: ImpactPrivacy = continuous_laplace_privacy(
+                p["noise_scale"], sums.noise_scale, sums.epsilon, len(columns), levels_public,
+                (lo, hi),
+            )  # fmt: skip
+        elif self.mode == "laplace":
+            exact = [_level_stats(i, contrib, len(lv) + 2) for i, lv in zip(idx, self.categories_)]
+            counts = self._add_noise(exact, p["noise_scale"])
+            self.privacy_ = laplace_privacy(
+                p["noise_scale"], len(columns), levels_public, self.target_type_, n_classes or 2
             )
-            if not levels_public:
-                warnings.warn(
-                    "ImpactEncoder(mode='laplace') read the set of levels from the training "
-                    "data: the noisy counts are epsilon-DP, but which levels occur is not "
-                    "protected; pass categories= (public level lists) to cover it",
-                    PrivacyLeakWarning,
-                    stacklevel=3,
-                )
         else:
-            self.privacy_ = no_privacy(len(columns), levels_public)
+            counts = [
+                _level_stats(i[rows], contrib[rows], len(lv) + 2)
+                for i, lv in zip(idx, self.categories_)
+            ]
+            self.privacy_ = no_privacy(
+                len(columns), levels_public, self.target_type_, n_classes, p["bounds"]
+            )
+        if self.mode == "laplace" and not levels_public:
+            warnings.warn(
+                "ImpactEncoder(mode='laplace') read the set of levels from the training "
+                "data: the noisy counts are epsilon-DP, but which levels occur is not "
+                "protected; pass categories= (public level lists) to cover it",
+                PrivacyLeakWarning,
+                stacklevel=3,
+            )
         self.counts_ = counts
         self.codes_, self.pvalues_ = [], []
         for c in counts:
-            tt, tf = c[:, 0].sum(), c[:, 1].sum()
-            table, pv = self._code(c[:, 0], c[:, 1], tt, tf, p)
+            table, pv = self._code(c, c.sum(axis=0), p)
             self.codes_.append(table)
             self.pvalues_.append(pv)
         if p["significance"] is None:
             self.pvalues_ = None
-        return idx, y01, {"p": p, "groups": groups}
+        return idx, target, {"p": p, "groups": groups, "contrib": contrib}
 
     def _split_rows(self, n_rows: int, y01: np.ndarray, groups: np.ndarray | None) -> np.ndarray:
         frac = float(self.split_fraction)
@@ -450,6 +615,42 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             start += size
         return out
 
+    def _add_noise_continuous(
+        self, stats: list[np.ndarray], scale: float, bounds: tuple[float, float]
+    ) -> tuple[list[np.ndarray], Any]:
+        """Noisy ``[n, sum]`` per slot from exact ``[n, centred sum]`` (continuous outcome).
+
+        Released, for every column's levels and missing-value slot: the row count with
+        discrete Laplace noise of scale ``scale`` (L1 sensitivity 1 per column), and the sum of
+        ``clip(y) - c`` (``c`` the midpoint of the bounds; L1 sensitivity ``(hi - lo) / 2`` per
+        column) by the snapping mechanism at ``n_columns / scale`` for all columns together.
+        The stored sum ``noisy centred sum + c * max(noisy count, 0)`` is post-processing.
+        """
+        from privlearn.mechanisms import discrete_laplace, laplace, snapping_parameters
+
+        lo, hi = bounds
+        centre, half = (lo + hi) / 2.0, (hi - lo) / 2.0
+        n_cols = len(stats)
+        flat_n = np.concatenate([c[:-1, 0] for c in stats]).astype(np.int64)
+        flat_s = np.concatenate([c[:-1, 1] for c in stats])
+        noisy_n = discrete_laplace(flat_n, Fraction(scale), seed=_sub_seed(self.seed, "laplace"))
+        noisy_n = np.maximum(np.asarray(noisy_n, dtype=np.float64), 0.0)  # post-processing
+        sens, eps = n_cols * half, n_cols / scale
+        noisy_s = np.asarray(
+            laplace(flat_s, sens, eps, seed=_sub_seed(self.seed, "laplace-sums")),
+            dtype=np.float64,
+        ).reshape(-1)
+        params = snapping_parameters(sens, eps, None, size=flat_s.size)
+        out, start = [], 0
+        for c in stats:
+            size = c.shape[0] - 1
+            new = np.zeros_like(c)
+            new[:-1, 0] = noisy_n[start : start + size]
+            new[:-1, 1] = noisy_s[start : start + size] + centre * new[:-1, 0]
+            out.append(new)
+            start += size
+        return out, params
+
     def fit(self, X: Any, y: Any = None, groups: Any = None) -> ImpactEncoder:
         """Learn the code tables that :meth:`transform` applies.
 
@@ -459,7 +660,8 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             Categorical columns (strings, ints, floats or objects; NaN as per
             ``handle_missing``).
         y : array_like of shape (n_samples,)
-            Binary outcome (any two values; the larger is "true").
+            The outcome, per ``target_type``: binary (any two values; the larger is "true"),
+            class labels (multiclass) or numbers (continuous).
         groups : array_like of shape (n_samples,), optional
             Group labels for the split mode (whole groups go to the coding part).
 
@@ -489,12 +691,12 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_features_out)
         """
-        idx, y01, info = self._fit(X, y, groups)
+        idx, target, info = self._fit(X, y, groups)
         if self.mode in ("naive", "laplace", "split"):
             return self._apply(idx)
         if self.mode == "cross":
-            return self._cross(idx, y01, info["groups"], info["p"])
-        return self._jackknife(idx, y01, info["groups"], info["p"])
+            return self._cross(idx, target, info["contrib"], info["groups"], info["p"])
+        return self._jackknife(idx, info["contrib"], info["groups"], info["p"])
 
     def transform(self, X: Any) -> np.ndarray:
         """Code ``X`` with the tables learned by :meth:`fit` (unseen levels: zero counts).
@@ -509,7 +711,8 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
 
     # ---- coding -----------------------------------------------------------------------------
     def _width(self) -> int:
-        return CODE_WIDTH[self.code]
+        per_class = CODE_WIDTH[self.code]
+        return per_class * len(self.classes_) if self.target_type_ == "multiclass" else per_class
 
     def _apply(self, idx: list[np.ndarray]) -> np.ndarray:
         w = self._width()
@@ -540,57 +743,47 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         return fold
 
     def _cross(
-        self, idx: list[np.ndarray], y01: np.ndarray, groups: np.ndarray | None, p: dict
+        self,
+        idx: list[np.ndarray],
+        target: np.ndarray,
+        contrib: np.ndarray,
+        groups: np.ndarray | None,
+        p: dict,
     ) -> np.ndarray:
-        n_rows = y01.shape[0]
-        fold = self._folds(n_rows, y01, groups)
+        n_rows = target.shape[0]
+        fold = self._folds(n_rows, target, groups)
         self.folds_ = fold
         k = int(fold.max()) + 1
         w = self._width()
         out = np.empty((n_rows, w * len(idx)), dtype=np.float64)
-        yf = y01.astype(np.float64)
-        fold_true = np.bincount(fold, weights=yf, minlength=k)
-        fold_all = np.bincount(fold, minlength=k).astype(np.float64)
+        fold_tot = _level_stats(fold, contrib, k)  # (k, m): each fold's totals
         for j, (i, c) in enumerate(zip(idx, self.counts_)):
             s = c.shape[0]
-            key = fold * s + i
-            in_t = np.bincount(key, weights=yf, minlength=k * s).reshape(k, s)
-            in_all = np.bincount(key, minlength=k * s).reshape(k, s)
-            nt = c[None, :, 0] - in_t
-            nf = c[None, :, 1] - (in_all - in_t)
-            tt = (c[:, 0].sum() - fold_true)[:, None]
-            tf = (c[:, 1].sum() - (fold_all - fold_true))[:, None]
-            table, _ = self._code(nt, nf, tt, tf, p)
+            in_fold = _level_stats(fold * s + i, contrib, k * s).reshape(k, s, -1)
+            stats = c[None, :, :] - in_fold
+            totals = (c.sum(axis=0)[None, :] - fold_tot)[:, None, :]
+            table, _ = self._code(stats, totals, p)
             out[:, j * w : (j + 1) * w] = table[fold, i]
         return out
 
     def _jackknife(
-        self, idx: list[np.ndarray], y01: np.ndarray, groups: np.ndarray | None, p: dict
+        self, idx: list[np.ndarray], contrib: np.ndarray, groups: np.ndarray | None, p: dict
     ) -> np.ndarray:
-        n_rows = y01.shape[0]
+        n_rows = contrib.shape[0]
         w = self._width()
         out = np.empty((n_rows, w * len(idx)), dtype=np.float64)
-        yf = y01.astype(np.float64)
         if groups is None:
-            own_tt, own_tf = yf, 1.0 - yf
+            own_total = contrib
         else:
             g = np.unique(groups, return_inverse=True)[1].ravel()
-            g_true = np.bincount(g, weights=yf)
-            g_all = np.bincount(g).astype(np.float64)
-            own_tt, own_tf = g_true[g], (g_all - g_true)[g]
+            own_total = _level_stats(g, contrib, int(g.max()) + 1)[g]
         for j, (i, c) in enumerate(zip(idx, self.counts_)):
             if groups is None:
-                own_t, own_f = yf, 1.0 - yf
+                own = contrib
             else:
                 pair = np.unique(g * c.shape[0] + i, return_inverse=True)[1].ravel()
-                p_true = np.bincount(pair, weights=yf)
-                p_all = np.bincount(pair).astype(np.float64)
-                own_t, own_f = p_true[pair], (p_all - p_true)[pair]
-            nt = c[i, 0] - own_t
-            nf = c[i, 1] - own_f
-            tt = c[:, 0].sum() - own_tt
-            tf = c[:, 1].sum() - own_tf
-            table, _ = self._code(nt, nf, tt, tf, p)
+                own = _level_stats(pair, contrib, int(pair.max()) + 1)[pair]
+            table, _ = self._code(c[i] - own, c.sum(axis=0)[None, :] - own_total, p)
             out[:, j * w : (j + 1) * w] = table
         return out
 
@@ -608,11 +801,10 @@ def _as_groups(groups: Any, n_rows: int) -> np.ndarray | None:
     return g
 
 
-def _level_counts(idx: np.ndarray, y01: np.ndarray, size: int) -> np.ndarray:
-    """``[n_true, n_false]`` per slot (float64, exact integers)."""
-    n_true = np.bincount(idx, weights=y01.astype(np.float64), minlength=size)
-    n_all = np.bincount(idx, minlength=size).astype(np.float64)
-    out = np.empty((size, 2), dtype=np.float64)
-    out[:, 0] = n_true
-    out[:, 1] = n_all - n_true
+def _level_stats(idx: np.ndarray, contrib: np.ndarray, size: int) -> np.ndarray:
+    """Per slot, the sums of the rows' contributions (shape ``(size, m)``, float64; exact
+    integers for counts)."""
+    out = np.empty((size, contrib.shape[1]), dtype=np.float64)
+    for s in range(contrib.shape[1]):
+        out[:, s] = np.bincount(idx, weights=contrib[:, s], minlength=size)
     return out
