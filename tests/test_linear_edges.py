@@ -353,3 +353,43 @@ def test_one_vs_rest_dp_scd_composes_the_classes_in_one_budget():
     two = y != "c"
     binary = DPSCDClassifier(epsilon=1.0, batch_size=50, seed=3).fit(X[two], y[two])
     assert binary.coef_.shape == (1, 2) and binary.privacy_.tasks == 1
+
+
+# ---- multiclass: multinomial (softmax) Gaussian DP-SGD ----------------------------------------
+def test_multinomial_dp_sgd_at_infinite_epsilon_reaches_sklearn_multinomial_optimum():
+    from sklearn.linear_model import LogisticRegression
+
+    from privlearn.linear.estimators import _softmax_objective
+
+    X, y = _three_classes(600, seed=2)
+    n, lam = X.shape[0], 1e-2
+    ours = DPSGDClassifier(
+        mechanism="gaussian", epsilon=INF, clip=0.0, alpha=lam, learning_rate="inv_lambda_t",
+        batch_size=50, epochs=200, seed=0, n_threads=1,
+    ).fit(X, y)  # fmt: skip
+    lr = LogisticRegression(C=1 / (lam * n), fit_intercept=False, tol=1e-12, max_iter=10_000)
+    lr.fit(X, y)
+    codes = np.searchsorted(ours.classes_, y).astype(float)
+    mine = _softmax_objective(X, codes, ours.coef_.T, lam)
+    best = _softmax_objective(X, codes, lr.coef_.T, lam)
+    assert -1e-9 < mine - best < 1e-4
+    np.testing.assert_allclose(ours.predict_proba(X), lr.predict_proba(X), atol=5e-3)
+    assert ours.coef_.shape == (3, 2) and ours.intercept_.shape == (3,)
+
+
+def test_multinomial_dp_sgd_is_one_gaussian_budget_and_matches_the_twin():
+    X, y = _three_classes(3000)
+    kw = dict(mechanism="gaussian", epsilon=1.0, batch_size=100, epochs=3, seed=0,
+              fit_intercept=True, n_samples=3000)  # fmt: skip
+    core = DPSGDClassifier(**kw).fit(X, y)
+    ref = DPSGDClassifier(backend="reference", **kw).fit(X, y)
+    np.testing.assert_allclose(core.coef_, ref.coef_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(core.intercept_, ref.intercept_, rtol=1e-10, atol=1e-12)
+    p = core.privacy_
+    # the whole (d, K) gradient is one clipped contribution: the binary accounting, unchanged
+    sigma = calibrate_sigma(1.0, DEFAULT_DELTA, q=100 / 3000, steps=p.steps)
+    assert p.noise_multiplier == sigma and p.steps == 90 and p.epsilon <= 1.0
+    assert core.score(X, y) > 0.9
+    np.testing.assert_allclose(core.predict_proba(X).sum(axis=1), 1.0)
+    with pytest.raises(ValueError, match="need the multinomial model"):
+        DPSGDClassifier(seed=0).fit(X, y)  # l2-laplace is binary

@@ -12,6 +12,7 @@ from privlearn.linear.quadgrad import (
 from privlearn.linear.scd import scd_train
 from privlearn.linear.scd_estimators import DPSCDClassifier, DPSCDPrivacy, DPSCDRegressor
 from privlearn.linear.sgd import sgd_train
+from privlearn.linear.softmax import softmax_sgd_train
 
 __all__ = [
     "DPSCDClassifier",
@@ -25,4 +26,5 @@ __all__ = [
     "quadgrad_train",
     "scd_train",
     "sgd_train",
+    "softmax_sgd_train",
 ]

@@ -89,8 +89,8 @@ class PrivateLinearModel(LinearModelBase):
     """Base of the private linear estimators: one plan for DP-SGD and DP-SCD.
 
     Subclasses provide :meth:`_setup` (validate their parameters), :meth:`_plan` (steps,
-    noise, privacy statement), :attr:`_trainer` and :meth:`_trainer_kwargs` (the trainer and
-    its arguments) and :meth:`_diagnostics`.
+    noise, privacy statement), :attr:`_trainer` (or :meth:`_trainer_name`) and
+    :meth:`_trainer_kwargs` (the trainer and its arguments) and :meth:`_diagnostics`.
     """
 
     # ---- hooks -----------------------------------------------------------------------------------
@@ -165,7 +165,11 @@ class PrivateLinearModel(LinearModelBase):
         )
 
     # ---- the plan ------------------------------------------------------------------------------
-    def _fit(self, X: Any, y_internal: np.ndarray | list[np.ndarray]) -> None:
+    def _trainer_name(self, setup: FitSetup) -> str:
+        """The trainer this fit calls (:attr:`_trainer` unless the family has several)."""
+        return self._trainer
+
+    def _fit(self, X: Any, y_internal: np.ndarray | list[np.ndarray], **extra: Any) -> None:
         """Fit one problem (``y_internal`` an array) or several binary problems on the same
         rows (a list: one-vs-rest), planned and accounted together (``setup.extra["tasks"]``,
         the number of problems, is composed by :meth:`_plan`)."""
@@ -180,7 +184,7 @@ class PrivateLinearModel(LinearModelBase):
         if self.record_every is not None:
             record_every = as_index(self.record_every, "record_every", lower=1, upper=1 << 62)
         setup = self._setup(d, fit_intercept)
-        setup.extra["tasks"] = len(tasks)
+        setup.extra.update(extra, tasks=len(tasks))
 
         # A shared budget is charged before the data are read: the whole target when epsilon is
         # given (the noisy count is part of it); with a noise multiplier the total is known only
@@ -211,7 +215,7 @@ class PrivateLinearModel(LinearModelBase):
             import privlearn.linear as trainers
         else:
             import privlearn.reference.linear as trainers
-        train = getattr(trainers, self._trainer)
+        train = getattr(trainers, self._trainer_name(setup))
         kwargs = self._trainer_kwargs(setup, plan)
         key = Stream(seed).key
         runs, coefs, intercepts = [], [], []
@@ -234,6 +238,10 @@ class PrivateLinearModel(LinearModelBase):
                 )
             w = _finite_coef(run.coef, privacy.private)
             runs.append(run)
+            if w.ndim == 2:  # a multinomial model, (d (+ 1), K): one row of coef_ per class
+                coefs.append(w[:d].T)
+                intercepts.append(w[d] * setup.scaling if fit_intercept else np.zeros(w.shape[1]))
+                continue
             coefs.append(w[:d])
             intercepts.append(float(w[d] * setup.scaling) if fit_intercept else 0.0)
         if len(tasks) == 1:

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import expit
+from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -415,6 +415,9 @@ class LinearClassifierMixin:
     classes_: np.ndarray
     loss: str
     _multiclass = False
+    #: How ``K > 2`` scores become probabilities: ``"ovr"`` (each class's logistic probability,
+    #: normalised) or ``"softmax"`` (a multinomial model).
+    _multiclass_proba = "ovr"
 
     def _set_coef(self, coef: np.ndarray, intercept: Any) -> None:
         self.coef_ = np.atleast_2d(coef)
@@ -452,7 +455,8 @@ class LinearClassifierMixin:
     def predict_proba(self, X: Any) -> np.ndarray:
         """Probabilities of ``classes_`` under the logistic model (``loss="log_loss"`` only;
         for ``"hinge"`` the attribute does not exist and accessing it raises AttributeError).
-        Multiclass (one-vs-rest): each class's logistic probability, normalised to sum to 1.
+        Multiclass: the softmax of the scores (a multinomial model) or, one-vs-rest, each
+        class's logistic probability normalised to sum to 1.
 
         Returns
         -------
@@ -462,6 +466,8 @@ class LinearClassifierMixin:
         if scores.ndim == 1:
             p = expit(scores)
             return np.column_stack([1.0 - p, p])
+        if self._multiclass_proba == "softmax":
+            return softmax(scores, axis=1)
         p = expit(scores)
         return p / p.sum(axis=1, keepdims=True)
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.special import logsumexp
 from sklearn.base import ClassifierMixin, RegressorMixin
 
 from privlearn._checks import as_index
@@ -52,14 +53,14 @@ from privlearn.linear._common import (
     ETA0_RANGE,
     INTERCEPT_SCALING_RANGE,
     NEIGHBORING,
-    BinaryLinearClassifierMixin,
+    LinearClassifierMixin,
     LinearRegressorMixin,
     TrainingDiagnostics,
     _alpha,
-    _binary_labels,
     _bounded,
     _check_fit_data,
     _choice,
+    _class_tasks,
     _clip,
     _delta,
     _flag,
@@ -188,6 +189,14 @@ class _Plan:
     privacy: DPSGDPrivacy
 
 
+def _softmax_objective(X: Any, y: np.ndarray, W: np.ndarray, alpha: float) -> float:
+    """``(alpha/2)||W||_F^2 + mean_i -log softmax(x_i^T W)_{y_i}`` (a diagnostic)."""
+    scores = np.asarray(X @ W)
+    log_norm = logsumexp(scores, axis=1)
+    picked = scores[np.arange(scores.shape[0]), y.astype(np.intp)]
+    return float(0.5 * alpha * np.sum(W * W) + np.mean(log_norm - picked))
+
+
 class _DPSGDBase(PrivateLinearModel):
     """DP-SGD on the shared plan; subclasses define the loss, the label handling and the
     mechanism."""
@@ -248,8 +257,26 @@ class _DPSGDBase(PrivateLinearModel):
 
     _trainer = "sgd_train"
 
+    def _trainer_name(self, setup: FitSetup) -> str:
+        return "softmax_sgd_train" if setup.extra.get("n_classes", 2) > 2 else "sgd_train"
+
     def _trainer_kwargs(self, setup: FitSetup, plan: _Plan) -> dict[str, Any]:
         e = setup.extra
+        if e.get("n_classes", 2) > 2:  # multinomial: Gaussian mechanism, whole-gradient clip
+            return dict(
+                n_classes=e["n_classes"],
+                sampling=plan.sampling,
+                learning_rate=e["learning_rate"],
+                alpha=e["alpha"],
+                batch_size=e["batch_size"],
+                epochs=e["epochs"],
+                steps=plan.steps,
+                rate=plan.rate,
+                eta0=e["eta0"],
+                clip=plan.clip,
+                sigma=plan.sigma,
+                radius=plan.radius,
+            )
         return dict(
             loss=e["loss"],
             mechanism=plan.mechanism,
@@ -271,6 +298,13 @@ class _DPSGDBase(PrivateLinearModel):
         self, X: Any, y: np.ndarray, setup: FitSetup, run: SGDRun
     ) -> TrainingDiagnostics:
         e = setup.extra
+        if e.get("n_classes", 2) > 2:
+            path = np.asarray(run.path).reshape(-1, X.shape[1], e["n_classes"])
+            values = [_softmax_objective(X, y, W, e["alpha"]) for W in path]
+            return TrainingDiagnostics(
+                objective_path=np.array(values),
+                objective_steps=np.asarray(run.path_steps, dtype=np.int64),
+            )
         return TrainingDiagnostics(
             objective_path=objective(X, y, run.path, e["loss"], e["alpha"]),
             objective_steps=np.asarray(run.path_steps, dtype=np.int64),
@@ -484,7 +518,14 @@ _ATTRIBUTES = """
         PRIVATE: computed on the raw data; never release it with the model."""
 
 
-class DPSGDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSGDBase):
+class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
+    _multiclass_proba = "softmax"
+
+    @property
+    def _multiclass(self) -> bool:  # type: ignore[override]
+        """``K > 2`` classes: the multinomial model (Gaussian mechanism, log loss) only."""
+        return self.mechanism == "gaussian" and self.loss == "log_loss"
+
     __doc__ = f"""Binary linear classifier trained by differentially private mini-batch SGD.
 
     Minimises ``(alpha/2)||w||^2 + (1/n) sum_i loss(y_i x_i^T w)`` with labels mapped to
@@ -639,8 +680,20 @@ class DPSGDClassifier(BinaryLinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         self
         """
         X, y = _check_fit_data(X, y, self, y_numeric=False)
-        classes, y_internal = _binary_labels(y)
-        self._fit(X, y_internal)
+        classes, tasks = _class_tasks(y, multiclass=True)
+        if len(tasks) == 1:  # two classes: the binary model, unchanged
+            self._fit(X, tasks[0])
+        else:
+            if self._mechanism_name() != "gaussian" or self._loss_name() != "log_loss":
+                raise ValueError(
+                    "Only binary classification is supported with these parameters: "
+                    f"{classes.size} classes need the multinomial model: mechanism='gaussian' "
+                    "and loss='log_loss' (softmax regression, Abadi et al. 2016, with the whole "
+                    "per-example gradient clipped); Song et al.'s l2-laplace mechanism and the "
+                    "hinge loss are binary"
+                )
+            codes = np.searchsorted(classes, y).astype(np.float64)
+            self._fit(X, codes, n_classes=int(classes.size))
         self.classes_ = classes
         return self
 
