@@ -479,3 +479,377 @@ def test_reproduction_registered_and_small_run(tmp_path):
     assert {"runs.csv", "summary.csv", "calibration.csv", "summary.md"} <= names
     text = (tmp_path / "summary.md").read_text()
     assert "naive impact coding overfits" in text and "0.497" in text
+
+
+# ---- target types: binary unchanged, multiclass one-vs-rest, continuous mean code ---------------
+def _bit_identity_data() -> tuple[pd.DataFrame, np.ndarray]:
+    X, y = make_large_categorical(
+        300, seed=3, n_signal=3, n_noise=3, noise_levels=25, design_seed=11
+    )
+    X = X.astype(object)
+    X.iloc[np.random.default_rng(0).choice(300, 15, replace=False), 1] = np.nan
+    return X, y
+
+
+def test_binary_codes_unchanged_by_the_target_type_code_path():
+    """The binary path through the generalised code gives exactly the codes of the old binary
+    encoder: its noisy counts for a fixed seed (SHA-256 recorded from the binary-only version,
+    commit 6a0f55c), and codes equal to the old recipe written out (bincount counts, discrete
+    Laplace on the flattened [n_true, n_false] table, bayes_code on it)."""
+    import hashlib
+
+    from privlearn.encoding.impact import _sub_seed
+    from privlearn.mechanisms import discrete_laplace
+
+    X, y = _bit_identity_data()
+    with pytest.warns(PrivacyLeakWarning):
+        enc = ImpactEncoder(mode="laplace", noise_scale=2.5, seed=7).fit(X, y)
+    counts = np.concatenate(enc.counts_).astype(np.int64)
+    digest = hashlib.sha256(counts.tobytes()).hexdigest()
+    assert digest == "8b4c13de09715f59912f4cfc8f4ddd3556340111e5fe8cbb80ec1c5b6a896b2f"
+    # the old recipe, by hand
+    y01 = (y == enc.classes_[1]).astype(np.float64)
+    tables = []
+    for j, lv in enumerate(enc.categories_):
+        col = X.iloc[:, j].to_numpy()
+        slot = pd.Index(lv).get_indexer(col)
+        slot[pd.isna(col)] = len(lv)
+        nt = np.bincount(slot, weights=y01, minlength=len(lv) + 2)
+        n_all = np.bincount(slot, minlength=len(lv) + 2).astype(np.float64)
+        tables.append(np.stack([nt, n_all - nt], axis=1))
+    flat = np.concatenate([t[:-1].ravel() for t in tables]).astype(np.int64)
+    noisy = np.maximum(discrete_laplace(flat, 2.5, seed=_sub_seed(7, "laplace")), 0)
+    start = 0
+    for t, got_counts, got_codes in zip(tables, enc.counts_, enc.codes_):
+        size = t[:-1].size
+        t[:-1] = noisy[start : start + size].reshape(t[:-1].shape)
+        t[-1] = 0
+        start += size
+        np.testing.assert_array_equal(got_counts, t)
+        old = bayes_code(t[:, 0], t[:, 1], t[:, 0].sum(), t[:, 1].sum())[:, None]
+        np.testing.assert_array_equal(got_codes, old)
+    # target_type="auto" on a binary y and explicit "binary" take the same path
+    for mode, kw in [("cross", {"seed": 5}), ("jackknife", {}), ("laplace", {"seed": 7})]:
+        kw = {**kw, "noise_scale": 2.5} if mode == "laplace" else kw
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            a = ImpactEncoder("counts", mode, **kw).fit_transform(X, y)
+            b = ImpactEncoder("counts", mode, target_type="auto", **kw).fit_transform(X, y)
+        np.testing.assert_array_equal(a, b)
+
+
+def _multiclass(n: int = 240, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+    """The small problem with a 3-class outcome (string labels) derived from the same design."""
+    X, _ = _small(n, seed)
+    rng = np.random.default_rng(seed + 100)
+    first = X.iloc[:, 0].astype(str).map(hash).to_numpy() % 3
+    y = np.where(rng.random(n) < 0.6, first, rng.integers(0, 3, n))
+    return X, np.array(["lo", "mid", "hi"], dtype=object)[y]
+
+
+def _class_columns(Z: np.ndarray, k: int, n_classes: int, width: int) -> np.ndarray:
+    """Columns of class k in the feature-major, then class, layout."""
+    n_features = Z.shape[1] // (n_classes * width)
+    cols = [j * n_classes * width + k * width + w for j in range(n_features) for w in range(width)]
+    return Z[:, cols]
+
+
+@pytest.mark.parametrize("significance", SIGNIFICANCE)
+@pytest.mark.parametrize("code", CODES)
+def test_multiclass_is_one_vs_rest_binary(code, significance):
+    """epsilon = inf: each class's columns equal a binary encoder of y == class, in every mode
+    (naive codes, cross-fitting, jackknife with groups, split)."""
+    X, y = _multiclass()
+    groups = np.random.default_rng(2).integers(0, 40, size=len(y))
+    width = 1 if code == "bayes" else 4
+    cv = KFold(4, shuffle=True, random_state=1)
+    runs = [("naive", {}, None), ("cross", {"cv": cv}, None), ("jackknife", {}, groups)]
+    runs.append(("split", {"seed": 3}, None))
+    for mode, kw, g in runs:
+        enc = ImpactEncoder(code, mode, significance=significance, target_type="multiclass", **kw)
+        Z = enc.fit_transform(X, y, groups=g)
+        assert list(enc.classes_) == ["hi", "lo", "mid"] and enc.target_type_ == "multiclass"
+        assert Z.shape == (len(y), X.shape[1] * 3 * width)
+        np.testing.assert_array_equal(enc.transform(X[:7]), enc.fit(X, y).transform(X[:7]))
+        for k, cls in enumerate(enc.classes_):
+            ovr = ImpactEncoder(code, mode, significance=significance, **kw)
+            ref = ovr.fit_transform(X, y == cls, groups=g)
+            np.testing.assert_allclose(
+                _class_columns(Z, k, 3, width), ref, rtol=1e-12, atol=1e-12, err_msg=mode
+            )
+            np.testing.assert_allclose(
+                _class_columns(enc.transform(X), k, 3, width), ovr.transform(X), rtol=1e-12
+            )
+    # the class histogram of each level and feature-major, then class, names
+    counts = enc.counts_[0]
+    assert counts.shape == (len(enc.categories_[0]) + 2, 3)
+    names = list(enc.get_feature_names_out())
+    expect = [f"{c}_{k}" for c in X.columns for k in enc.classes_]
+    if code == "counts":
+        expect = [f"{e}_{s}" for e in expect for s in ("n_true", "n_false", "log_ratio", "rare")]
+    assert names == expect
+    if significance is not None:
+        assert enc.pvalues_[0].shape == counts.shape
+
+
+def test_target_type_auto_and_pandas_output():
+    X, y = _multiclass(seed=1)
+    enc = ImpactEncoder(mode="naive", target_type="auto").set_output(transform="pandas")
+    out = enc.fit(X, y).transform(X)
+    assert enc.target_type_ == "multiclass" and isinstance(out, pd.DataFrame)
+    assert list(out.columns)[:3] == [f"{X.columns[0]}_{k}" for k in ("hi", "lo", "mid")]
+    yc = np.random.default_rng(0).normal(size=len(y))
+    cont = ImpactEncoder(mode="naive", target_type="auto").fit(X, yc)
+    assert cont.target_type_ == "continuous" and cont.classes_ is None
+    assert list(cont.get_feature_names_out()) == list(X.columns)
+    assert cont.privacy_.target_type == "continuous" and not cont.privacy_.private
+
+
+def _continuous(n: int = 240, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+    X, y = _small(n, seed)
+    rng = np.random.default_rng(seed + 200)
+    return X, 2.0 * (y == y.max()) + rng.normal(size=n)
+
+
+def test_continuous_cross_and_jackknife_match_explicit_loops():
+    X, y = _continuous()
+    cv = KFold(5, shuffle=True, random_state=3)
+    got = ImpactEncoder(mode="cross", cv=cv, target_type="continuous").fit_transform(X, y)
+    ref = np.empty_like(got)
+    for train, test in cv.split(X):
+        enc = ImpactEncoder(mode="naive", target_type="continuous").fit(X.iloc[train], y[train])
+        ref[test] = enc.transform(X.iloc[test])
+    np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12)
+    Xs, ys = X.iloc[:60], y[:60]
+    got = ImpactEncoder(mode="jackknife", target_type="continuous").fit_transform(Xs, ys)
+    for i in (0, 13, 59):
+        rest = np.arange(60) != i
+        enc = ImpactEncoder(mode="naive", target_type="continuous").fit(Xs[rest], ys[rest])
+        np.testing.assert_allclose(got[i], enc.transform(Xs.iloc[[i]])[0], rtol=1e-10, atol=1e-12)
+    # the code by its formula: (sum - n g) / (n + m), 0 for unseen levels
+    enc = ImpactEncoder(mode="naive", target_type="continuous", smoothing=3.0).fit(X, y)
+    col = X.iloc[:, 0].to_numpy()
+    level = enc.categories_[0][0]
+    at = col == level
+    expected = (y[at].sum() - at.sum() * y.mean()) / (at.sum() + 3.0)
+    assert enc.codes_[0][0, 0] == pytest.approx(expected, rel=1e-12)
+    assert enc.transform(pd.DataFrame([["zz"] * X.shape[1]], columns=X.columns)).tolist() == [
+        [0.0] * X.shape[1]
+    ]
+    # target_bounds clip the outcome in every mode
+    clipped = ImpactEncoder(mode="naive", target_type="continuous", target_bounds=(-1, 1))
+    plain = ImpactEncoder(mode="naive", target_type="continuous")
+    np.testing.assert_allclose(
+        clipped.fit_transform(X, y), plain.fit_transform(X, np.clip(y, -1, 1)), rtol=1e-12
+    )
+
+
+def test_matches_sklearn_target_encoder():
+    """Continuous: TargetEncoder(smooth=m) is the shrunk level mean, our code minus the grand
+    mean of the same (fold's coding) rows: equal after adding it back, fitted and cross-fitted.
+    Multiclass: TargetEncoder codes P(y = k | level) (shrunk), our Bayes code is
+    log(P(y = k | level) / P(y = k)) with a pseudo-count; the definitions differ, and agree as
+    both pseudo-counts go to 0: P(y = k) exp(code) == TargetEncoder's value."""
+    from sklearn.preprocessing import TargetEncoder
+
+    X, y = _continuous(seed=4)
+    Xs = X.fillna("missing")  # TargetEncoder treats NaN as its own category too; keep it simple
+    cv = KFold(5, shuffle=True, random_state=0)
+    te = TargetEncoder(target_type="continuous", smooth=2.5, cv=cv)
+    ours = ImpactEncoder(mode="cross", cv=cv, target_type="continuous", smoothing=2.5)
+    got, ref = ours.fit_transform(Xs, y), te.fit_transform(Xs, y)
+    grand = np.empty(len(y))
+    for train, test in cv.split(Xs):
+        grand[test] = y[train].mean()
+    np.testing.assert_allclose(got + grand[:, None], ref, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ours.transform(Xs) + y.mean(), te.transform(Xs), rtol=1e-12)
+
+    Xm, ym = _multiclass(seed=5)
+    Xm = Xm.fillna("missing")
+    tiny = 1e-9
+    te = TargetEncoder(target_type="multiclass", smooth=tiny, cv=cv)
+    ours = ImpactEncoder(mode="cross", cv=cv, target_type="multiclass", smoothing=tiny)
+    got, ref = ours.fit_transform(Xm, ym), te.fit_transform(Xm, ym)
+    assert list(te.classes_) == list(ours.classes_)
+    assert list(te.get_feature_names_out()) == list(ours.get_feature_names_out())
+    onehot = (ym[:, None] == ours.classes_[None, :]).astype(float)
+    prior = np.empty((len(ym), 3))
+    for train, test in cv.split(Xm):
+        prior[test] = onehot[train].mean(axis=0)
+    back = np.tile(prior, Xm.shape[1]) * np.exp(got)
+    np.testing.assert_allclose(back, ref, rtol=1e-6, atol=1e-8)
+
+
+# ---- multiclass and continuous Laplace modes: accounting and audits ---------------------------
+def test_multiclass_and_continuous_laplace_accounting():
+    X, y = _multiclass(seed=6)
+    cats = [sorted(set(X.iloc[:, j].dropna())) for j in range(X.shape[1])]
+    enc = ImpactEncoder(
+        mode="laplace", epsilon=1.5, categories=cats, target_type="multiclass", seed=0
+    ).fit(X, y)
+    p = enc.privacy_
+    assert p.noise_scale == pytest.approx(X.shape[1] / 1.5)  # histogram: sensitivity 1/column
+    assert p.epsilon == pytest.approx(1.5) and p.sensitivity == X.shape[1]
+    assert p.target_type == "multiclass" and p.n_classes == 3 and "3 class counts" in str(p)
+    assert all(np.all(c == np.round(c)) and c.shape[1] == 3 for c in enc.counts_)
+    assert enc.transform(X).shape == (len(y), 3 * X.shape[1])
+
+    Xc, yc = _continuous(seed=6)
+    enc = ImpactEncoder(
+        mode="laplace",
+        epsilon=3.0,
+        categories=cats,
+        target_type="continuous",
+        target_bounds=(-2.0, 4.0),
+        seed=0,
+    ).fit(Xc, yc)
+    p = enc.privacy_
+    n_cols = X.shape[1]
+    assert p.epsilon == pytest.approx(3.0) and p.delta == 0.0
+    assert p.noise_scale == pytest.approx(2 * n_cols / 3.0)  # counts: half the budget
+    assert p.sum_sensitivity == pytest.approx(n_cols * 3.0)  # (hi - lo) / 2 per column
+    assert p.statement.epsilon == pytest.approx(3.0) and len(p.statement.events) == 2
+    # snapping calibration: lambda = sensitivity / (epsilon / 2), rounded up by < 0.2 %
+    assert p.sum_noise_scale / (3.0 / (1 / p.noise_scale)) == pytest.approx(1.0, abs=2e-3)
+    assert "clipped to [-2, 4]" in str(p) and p.target_bounds == (-2.0, 4.0)
+    codes = np.concatenate([c[:, 0] for c in enc.codes_])
+    assert np.all(np.abs(codes) <= 6.0)  # shrunk means clipped into the public bounds
+    again = ImpactEncoder(**enc.get_params()).fit(Xc, yc)
+    np.testing.assert_array_equal(again.transform(Xc), enc.transform(Xc))
+
+
+def _multiclass_releases(noise_scale: float, add_row: bool, seed: int, n: int) -> np.ndarray:
+    """``n`` independent releases of the noisy count of class 2 at level 'a' (one fit on ``n``
+    identical columns). D: 3 rows of class 2 at 'a'; D' = D plus one class-2 row at 'a'."""
+    col = np.array(["a"] * 9 + ["b"] * 6, dtype=object)
+    y = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2, 0, 1, 2, 0, 1, 2])
+    if add_row:
+        col, y = np.r_[col, ["a"]], np.r_[y, 2]
+    X = np.tile(col[:, None], (1, n))
+    enc = ImpactEncoder(
+        mode="laplace",
+        noise_scale=noise_scale,
+        categories=[["a", "b"]] * n,
+        target_type="multiclass",
+        seed=seed,
+    ).fit(X, y)
+    assert enc.privacy_.epsilon_per_column == pytest.approx(1 / noise_scale)
+    return np.array([counts[0, 2] for counts in enc.counts_])
+
+
+def test_multiclass_laplace_privacy_audit():
+    """Clopper-Pearson audit of the class histogram (the changed entry) at the per-column
+    epsilon 1/noise_scale, 2,000 draws per side; with half the noise the audit must fail."""
+    n, epsilon = 2000, 1.0
+    event = A.ThresholdEvent(3.5)  # between the two true counts, fixed before any draw
+    d0 = _multiclass_releases(1 / epsilon, False, 1, n)
+    d1 = _multiclass_releases(1 / epsilon, True, 2, n)
+    result = A.audit_pure_dp(d0, d1, event, epsilon, alpha=1e-6)
+    assert result.passed and result.epsilon_lower <= epsilon, str(result)
+    b0 = _multiclass_releases(0.5 / epsilon, False, 3, n)
+    b1 = _multiclass_releases(0.5 / epsilon, True, 4, n)
+    broken = A.audit_pure_dp(b0, b1, event, epsilon, alpha=1e-6)
+    assert not broken.passed, str(broken)
+
+
+class _UnclippedEncoder(ImpactEncoder):
+    """A deliberately broken encoder: the continuous outcome enters the sums unclipped, while
+    the noise is still calibrated to the bounds."""
+
+    def _contributions(self, target, p):
+        return np.stack([np.ones(target.shape[0]), target.astype(np.float64)], axis=1)
+
+
+def _continuous_releases(add_row: bool, seed: int, n: int, clip: bool = True) -> np.ndarray:
+    """``n`` releases of level 'a''s noisy outcome sum (bounds (-1, 1): centred at 0, so the
+    stored sum is the released one). D: 8 rows at 'a' summing to 0; D' = D plus a row at 'a'
+    with y = 20, which the bounds clip to 1 (``clip=False``: the broken encoder)."""
+    col = np.array(["a"] * 8 + ["b"] * 6, dtype=object)
+    y = np.array([0.5, -0.5, 1.0, -1.0, 0.25, -0.25, 0.0, 0.0, 1, 1, 0, 0, -1, 0.5])
+    if add_row:
+        col, y = np.r_[col, ["a"]], np.r_[y, 20.0]
+    X = np.tile(col[:, None], (1, n))
+    cls = ImpactEncoder if clip else _UnclippedEncoder
+    enc = cls(
+        mode="laplace",
+        noise_scale=1.0,
+        categories=[["a", "b"]] * n,
+        target_type="continuous",
+        target_bounds=(-1.0, 1.0),
+        seed=seed,
+    ).fit(X, y)
+    return np.array([counts[0, 1] for counts in enc.counts_])
+
+
+def test_continuous_laplace_privacy_audit():
+    """The sums are released at 1/noise_scale per column (the other half of the budget goes to
+    the counts, audited like the binary counts): audit the level sum at that epsilon, with a
+    neighbour whose extra row lies far outside the bounds; an encoder that does not clip must
+    fail the audit."""
+    n, epsilon_sums = 2000, 1.0
+    event = A.ThresholdEvent(1.0)  # fixed before any draw: between the grid points 0 and 2
+    d0, d1 = _continuous_releases(False, 1, n), _continuous_releases(True, 2, n)
+    result = A.audit_pure_dp(d0, d1, event, epsilon_sums, alpha=1e-6)
+    assert result.passed and result.epsilon_lower <= epsilon_sums, str(result)
+    b0 = _continuous_releases(False, 3, n, clip=False)
+    b1 = _continuous_releases(True, 4, n, clip=False)
+    broken = A.audit_pure_dp(b0, b1, event, epsilon_sums, alpha=1e-6)
+    assert not broken.passed, str(broken)
+
+
+# ---- scikit-learn checks for the other target types, and their bad input ------------------------
+@parametrize_with_checks(
+    [
+        ImpactEncoder(mode="naive", target_type="multiclass"),
+        ImpactEncoder("counts", "cross", target_type="auto", seed=0),
+        ImpactEncoder(mode="jackknife", target_type="continuous"),
+        ImpactEncoder(
+            mode="laplace",
+            target_type="continuous",
+            target_bounds=(-5.0, 5.0),
+            noise_scale=2.0,
+            seed=0,
+        ),
+    ],
+    expected_failed_checks=_expected_failures,
+)
+def test_sklearn_compatible_other_targets(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        check(estimator)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "y", "match"),
+    [
+        ({"target_type": "ordinal"}, [0, 1, 1, 0], "target_type must be one of"),
+        (
+            {"mode": "laplace", "epsilon": 1.0, "target_type": "continuous"},
+            [0.5, 1.5, 2.0, 0.1],
+            "needs target_bounds",
+        ),
+        (
+            {"target_type": "continuous", "target_bounds": (3.0, 1.0)},
+            [0.5, 1.5, 2.0, 0.1],
+            "reversed",
+        ),
+        ({"target_type": "continuous", "target_bounds": (1.0,)}, [0.5, 1.5, 2.0, 0.1], "pair"),
+        (
+            {"target_type": "continuous", "target_bounds": (0.0, np.inf)},
+            [0.5, 1.5, 2.0, 0.1],
+            "finite",
+        ),
+        ({"target_bounds": (0.0, 1.0)}, [0, 1, 1, 0], "continuous outcome only"),
+        ({"code": "counts", "target_type": "continuous"}, [0.5, 1.5, 2.0, 0.1], "binary or"),
+        ({"significance": 0.1, "target_type": "continuous"}, [0.5, 1.5, 2.0, 0.1], "binomial"),
+        ({"target_type": "multiclass"}, [0.5, 1.5, 2.0, 0.1], "non-integral"),
+        ({"target_type": "multiclass"}, [1, 1, 1, 1], "at least two classes"),
+        ({"target_type": "continuous"}, ["a", "b", "c", "d"], "numeric y"),
+        ({"target_type": "auto"}, [[0, 1], [1, 0], [1, 1], [0, 0]], "1-D"),
+        ({"target_type": "auto"}, [0.5, np.nan, 2.0, 0.1], "NaN"),
+    ],
+)
+def test_bad_target_types(kwargs, y, match):
+    X = np.array([["a"], ["b"], ["a"], ["b"]], dtype=object)
+    with pytest.raises(ValueError, match=match):
+        ImpactEncoder(**kwargs).fit(X, y)

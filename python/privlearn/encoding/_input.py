@@ -250,7 +250,12 @@ def resolve_target_type(target_type: Any, y: Any, n_rows: int) -> str:
     if target_type != "auto":
         return target_type
     arr = _check_y(y, n_rows, "a binary, multiclass or continuous outcome")
-    inferred = type_of_target(arr, input_name="y")
+    try:
+        inferred = type_of_target(arr, input_name="y", raise_unknown=True)
+    except TypeError:  # scikit-learn < 1.6: no raise_unknown
+        inferred = type_of_target(arr, input_name="y")
+        if inferred == "unknown":
+            raise ValueError(f"Unknown label type: {arr[:5]!r}") from None
     if inferred not in ("binary", "multiclass", "continuous"):
         raise ValueError(
             f"target_type='auto' inferred {inferred!r} from y; ImpactEncoder codes binary, "
