@@ -393,3 +393,30 @@ def test_multinomial_dp_sgd_is_one_gaussian_budget_and_matches_the_twin():
     np.testing.assert_allclose(core.predict_proba(X).sum(axis=1), 1.0)
     with pytest.raises(ValueError, match="need the multinomial model"):
         DPSGDClassifier(seed=0).fit(X, y)  # l2-laplace is binary
+
+
+def test_an_rdp_ledger_composes_gaussian_fits_below_their_sum():
+    from privlearn.accounting import RDPAccountant, RDPLedger
+    from privlearn.exceptions import BudgetExceededError
+
+    X, y, t = _data(2000)
+    ledger = RDPLedger(epsilon_cap=1.4, delta_cap=1e-5)
+    kw = dict(mechanism="gaussian", epsilon=1.0, delta=1e-5, n_samples=2000, batch_size=50)
+    fits = [DPSGDClassifier(seed=s, ledger=ledger, **kw).fit(X, y) for s in range(3)]
+    # three (1, 1e-5) fits cost about 1.35 together (basic composition: 3); a fourth would
+    # bring the total to about 1.5
+    replay = RDPAccountant()
+    for f in fits:
+        for event in f.privacy_.statement.events:
+            replay.compose(event)
+    assert ledger.spent.epsilon == pytest.approx(replay.get_epsilon(1e-5), rel=1e-12)
+    assert 1.0 < ledger.spent.epsilon < 1.4
+    with pytest.raises(BudgetExceededError, match="RDP total"):
+        DPSGDClassifier(seed=9, ledger=ledger, **kw).fit(X, y)
+    assert len(ledger) == 3
+    # a pure-DP fit and a noisy count are RDP curves too (min(eps, alpha eps^2 / 2))
+    mixed = RDPLedger(epsilon_cap=10.0, delta_cap=1e-5)
+    DPSGDClassifier(epsilon=1.0, seed=0, ledger=mixed).fit(X, y)  # l2-laplace, pure 1-DP
+    DPSCDClassifier(epsilon=1.0, seed=0, ledger=mixed).fit(X, y)  # count (pure) + Gaussian
+    assert [e.label for e in mixed.entries][-2:] == ["discrete_laplace", "DPSCDClassifier.fit"]
+    assert mixed.spent.epsilon < 2.0

@@ -12,7 +12,8 @@ The pure math (functions of numbers) is kept apart from the stateful objects:
 - :mod:`~privlearn.accounting.events` -- immutable mechanism events (dp_accounting style).
 - :mod:`~privlearn.accounting.accountant` -- :class:`RDPAccountant`, :class:`PureDPAccountant`
   and :class:`PrivacyStatement`.
-- :mod:`~privlearn.accounting.ledger` -- :class:`PrivacyLedger`, a budget with a hard cap.
+- :mod:`~privlearn.accounting.ledger` -- :class:`PrivacyLedger`, a budget with a hard cap
+  (basic composition), and :class:`RDPLedger` (spends composed by Renyi DP).
 - :mod:`~privlearn.accounting.size` -- the private data-set size: a declared public size or
   a noisy count (:func:`resolve_size`), and the one default delta.
 - :mod:`~privlearn.accounting.calibrate` -- :func:`calibrate_sigma` and friends.
@@ -45,7 +46,7 @@ from .events import (
     SelfComposed,
     UnsupportedEventError,
 )
-from .ledger import Budget, LedgerEntry, PrivacyLedger
+from .ledger import Budget, LedgerEntry, PrivacyLedger, RDPLedger
 from .pure import (
     advanced_composition,
     amplify_poisson,
@@ -94,6 +95,7 @@ __all__ = [
     "PureDPAccountant",
     "PureDPEvent",
     "RDPAccountant",
+    "RDPLedger",
     "SampledWithoutReplacement",
     "SelfComposed",
     "UnsupportedEventError",

@@ -13,10 +13,12 @@ import math
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from .._checks import as_non_negative, as_real
 from ..exceptions import BudgetExceededError
 
-__all__ = ["Budget", "LedgerEntry", "PrivacyLedger"]
+__all__ = ["Budget", "LedgerEntry", "PrivacyLedger", "RDPLedger"]
 
 #: Relative slack allowed when comparing float sums with the cap: spending 0.1 ten times
 #: against a cap of 1.0 must succeed although ``0.1 * 10`` need not round to exactly 1.0. A
@@ -59,6 +61,8 @@ class PrivacyLedger:
     >>> ledger.remaining.epsilon
     0.6
     """
+
+    _composition = "basic composition"
 
     def __init__(self, epsilon_cap: float, delta_cap: float = 0.0) -> None:
         eps = as_real(epsilon_cap, "epsilon_cap")
@@ -175,7 +179,7 @@ class PrivacyLedger:
         labels = [e.label or "(unlabelled)" for e in self._entries]
         width = max([len("spend"), len("total spent"), *map(len, labels)])
         lines = [
-            "Privacy ledger (basic composition)",
+            f"Privacy ledger ({self._composition})",
             f"{'#':>3}  {'spend':<{width}}  {'epsilon':>12}  {'delta':>12}",
         ]
         for i, (lab, e) in enumerate(zip(labels, self._entries), start=1):
@@ -190,3 +194,142 @@ class PrivacyLedger:
             f"{'':>3}  {'remaining':<{width}}  {rem.epsilon:>12.6g}  {rem.delta:>12.6g}",
         ]
         return "\n".join(lines)
+
+
+class RDPLedger(PrivacyLedger):
+    """A privacy budget whose spends compose by Renyi DP: several Gaussian fits cost less
+    together than the sum of their epsilons.
+
+    Each spend adds an RDP curve at the ``orders`` (Mironov 2017, Proposition 1: RDP composes
+    by addition): the events of a fit (:meth:`spend_events`, e.g. a DP-SGD fit's ``T`` Poisson-
+    subsampled Gaussian steps) or, for a pure ``epsilon``-DP spend (:meth:`spend` with
+    ``delta = 0``), the bound ``min(eps, alpha eps^2 / 2)`` of
+    :func:`~privlearn.accounting.rdp_pure_dp`. A spend with ``delta > 0`` and no events cannot
+    be put in RDP form: it is added by basic composition. The total is
+
+        ``eps = eps_rdp(delta_cap - sum delta_i) + sum eps_i``
+
+    (the RDP part converted at the delta the other spends leave, with the tight conversion of
+    :func:`~privlearn.accounting.rdp_to_epsilon`, plus the approximate spends), at ``delta_cap``.
+    A spend that would take ``eps`` above ``epsilon_cap`` raises before it is recorded.
+    The events of every spend must share one neighbouring relation (an RDP curve under
+    add/remove-one does not compose with one under replace-one): a mismatch raises
+    :class:`~privlearn.accounting.UnsupportedEventError`.
+
+    Parameters
+    ----------
+    epsilon_cap : float
+        Total epsilon allowed, finite and > 0.
+    delta_cap : float
+        Total delta, in (0, 1): the delta the RDP total is converted at.
+    orders : array_like, optional
+        RDP orders (default :data:`~privlearn.accounting.DEFAULT_ORDERS`).
+
+    Examples
+    --------
+    >>> from privlearn.accounting import GaussianEvent, PoissonSampled, RDPLedger
+    >>> ledger = RDPLedger(2.0, 1e-5)
+    >>> step = PoissonSampled(0.01, GaussianEvent(1.5))
+    >>> for _ in range(3):
+    ...     _ = ledger.spend_events([step] * 1000, label="fit")
+    >>> round(ledger.spent.epsilon, 3) < 3 * 0.75  # each fit alone is about (0.75, 1e-5)-DP
+    True
+    """
+
+    _composition = "Renyi DP composition; per-spend epsilons shown alone"
+
+    def __init__(self, epsilon_cap: float, delta_cap: float, orders: Any = None) -> None:
+        super().__init__(epsilon_cap, delta_cap)
+        if not self.cap.delta > 0.0:
+            raise ValueError("an RDP ledger converts at delta_cap: it must lie in (0, 1)")
+        from .accountant import RDPAccountant
+        from .rdp import DEFAULT_ORDERS
+
+        self._accountant = RDPAccountant(DEFAULT_ORDERS if orders is None else orders)
+        self._approx: list[Budget] = []
+
+    def _total(self, rdp: Any, approx: list[Budget]) -> Budget:
+        from .rdp import rdp_to_epsilon
+
+        eps_approx = math.fsum(b.epsilon for b in approx)
+        delta_left = self.cap.delta - math.fsum(b.delta for b in approx)
+        if not delta_left > 0.0:
+            return Budget(math.inf, self.cap.delta)
+        eps_rdp = 0.0
+        if np.any(rdp > 0.0):
+            eps_rdp = rdp_to_epsilon(self._accountant.orders, rdp, delta_left)[0]
+        return Budget(eps_rdp + eps_approx, self.cap.delta)
+
+    @property
+    def spent(self) -> Budget:
+        """Total spent so far: RDP part at the delta left, plus the approximate spends."""
+        if not self._entries:
+            return Budget(0.0, 0.0)
+        return self._total(self._accountant.rdp, self._approx)
+
+    def can_spend(self, epsilon: float, delta: float = 0.0) -> bool:
+        """Whether :meth:`spend` would accept ``(epsilon, delta)`` now."""
+        from .rdp import rdp_pure_dp
+
+        eps, d, _ = self._validate(epsilon, delta, "")
+        if d == 0.0:
+            curve = self._accountant.rdp + np.asarray(rdp_pure_dp(eps, self._accountant.orders))
+            total = self._total(curve, self._approx)
+        else:
+            total = self._total(self._accountant.rdp, [*self._approx, Budget(eps, d)])
+        return total.epsilon <= self.cap.epsilon * (1.0 + RTOL)
+
+    def _charge(self, rdp: Any, approx: Budget | None, entry: LedgerEntry) -> LedgerEntry:
+        approx_list = self._approx + ([approx] if approx is not None else [])
+        total = self._total(self._accountant.rdp + rdp, approx_list)
+        if not total.epsilon <= self.cap.epsilon * (1.0 + RTOL):
+            spent = self.spent
+            raise BudgetExceededError(
+                f"spending {entry.label or 'this'} (alone: epsilon={entry.epsilon:.6g}, "
+                f"delta={entry.delta:.6g}) would exceed the privacy budget: the RDP total would "
+                f"be epsilon={total.epsilon:.6g} at delta={self.cap.delta:.6g}, spent "
+                f"epsilon={spent.epsilon:.6g} of the cap epsilon={self.cap.epsilon:.6g}"
+            )
+        self._entries.append(entry)
+        if approx is not None:
+            self._approx.append(approx)
+        return entry
+
+    def spend(self, epsilon: float, delta: float = 0.0, label: str = "") -> LedgerEntry:
+        """Charge a pure ``epsilon``-DP spend (``delta = 0``, as its RDP bound) or an
+        ``(epsilon, delta)`` spend (by basic composition); see the class docstring."""
+        from .rdp import rdp_pure_dp
+
+        eps, d, label = self._validate(epsilon, delta, label)
+        entry = LedgerEntry(label, eps, d)
+        if d == 0.0:
+            curve = np.asarray(rdp_pure_dp(eps, self._accountant.orders))
+            entry = self._charge(curve, None, entry)
+            self._accountant.compose(_pure_event(eps))
+            return entry
+        return self._charge(np.zeros_like(self._accountant.rdp), Budget(eps, d), entry)
+
+    def spend_events(self, events: Any, label: str = "") -> LedgerEntry:
+        """Charge the RDP of ``events`` (privlearn accounting events, composed in order: e.g.
+        ``privacy_.statement.events`` of a fit). Returns the entry, whose ``epsilon`` is the
+        events' own epsilon at ``delta_cap`` (for display)."""
+        from .accountant import RDPAccountant
+        from .rdp import rdp_to_epsilon
+
+        if not isinstance(label, str):
+            raise TypeError(f"label must be a str, got {type(label).__name__}")
+        trial = RDPAccountant(self._accountant.orders, neighboring=self._accountant.neighboring)
+        for event in events:
+            trial.compose(event)
+        curve = trial.rdp
+        alone = rdp_to_epsilon(self._accountant.orders, curve, self.cap.delta)[0]
+        entry = self._charge(curve, None, LedgerEntry(label, alone, self.cap.delta))
+        for event in events:
+            self._accountant.compose(event)
+        return entry
+
+
+def _pure_event(epsilon: float) -> Any:
+    from .events import PureDPEvent
+
+    return PureDPEvent(epsilon)

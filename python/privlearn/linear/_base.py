@@ -186,20 +186,28 @@ class PrivateLinearModel(LinearModelBase):
         setup = self._setup(d, fit_intercept)
         setup.extra.update(extra, tasks=len(tasks))
 
-        # A shared budget is charged before the data are read: the whole target when epsilon is
+        # A shared budget is charged before the rows are read: the whole target when epsilon is
         # given (the noisy count is part of it); with a noise multiplier the total is known only
         # once the schedule is planned, so the count (if any) is charged before it is drawn and
         # the training part right after planning, still before any row is read.
+        # An RDP ledger (RDPLedger: spend_events) composes the fit's own events instead, charged
+        # once they are planned (after the noisy count, itself charged before it is drawn).
         ledger = self.ledger
         label = f"{type(self).__name__}.fit"
-        upfront = ledger is not None and setup.epsilon is not None and setup.private
+        by_events = ledger is not None and hasattr(ledger, "spend_events")
+        upfront = (
+            ledger is not None and not by_events and setup.epsilon is not None and setup.private
+        )
         if upfront:
             spend(ledger, setup.epsilon, setup.delta, label)  # type: ignore[arg-type]
         plan = self._plan(setup, n, d, seed, None if upfront else ledger)
         privacy = plan.privacy
         if ledger is not None and not upfront and privacy.private:
-            size_eps = privacy.size.epsilon if privacy.size is not None else 0.0
-            spend(ledger, privacy.epsilon - size_eps, privacy.delta, label)
+            if by_events and privacy.delta > 0.0 and privacy.statement is not None:
+                ledger.spend_events(privacy.statement.events, label=label)
+            else:
+                size_eps = privacy.size.epsilon if privacy.size is not None else 0.0
+                spend(ledger, privacy.epsilon - size_eps, privacy.delta, label)
 
         rows = setup.rows
         scaling = setup.scaling if fit_intercept else None
