@@ -644,18 +644,35 @@ def test_continuous_cross_and_jackknife_match_explicit_loops():
     )
 
 
+def _target_encoder(target_type: str, smooth: float, cv):
+    """scikit-learn's TargetEncoder with the folds of ``cv`` (a shuffled 5-fold splitter with
+    random_state=0): passed as a splitter from scikit-learn 1.9, else by the equivalent
+    ``cv=5, shuffle=True, random_state=0`` (KFold for continuous, StratifiedKFold for
+    multiclass targets)."""
+    from sklearn.preprocessing import TargetEncoder
+
+    te = TargetEncoder(target_type=target_type, smooth=smooth, cv=cv)
+    try:
+        te._validate_params()
+        return te
+    except Exception:  # older scikit-learn: cv is an int
+        return TargetEncoder(
+            target_type=target_type, smooth=smooth, cv=5, shuffle=True, random_state=0
+        )
+
+
 def test_matches_sklearn_target_encoder():
     """Continuous: TargetEncoder(smooth=m) is the shrunk level mean, our code minus the grand
     mean of the same (fold's coding) rows: equal after adding it back, fitted and cross-fitted.
     Multiclass: TargetEncoder codes P(y = k | level) (shrunk), our Bayes code is
     log(P(y = k | level) / P(y = k)) with a pseudo-count; the definitions differ, and agree as
     both pseudo-counts go to 0: P(y = k) exp(code) == TargetEncoder's value."""
-    from sklearn.preprocessing import TargetEncoder
+    from sklearn.model_selection import StratifiedKFold
 
     X, y = _continuous(seed=4)
     Xs = X.fillna("missing")  # TargetEncoder treats NaN as its own category too; keep it simple
     cv = KFold(5, shuffle=True, random_state=0)
-    te = TargetEncoder(target_type="continuous", smooth=2.5, cv=cv)
+    te = _target_encoder("continuous", 2.5, cv)
     ours = ImpactEncoder(mode="cross", cv=cv, target_type="continuous", smoothing=2.5)
     got, ref = ours.fit_transform(Xs, y), te.fit_transform(Xs, y)
     grand = np.empty(len(y))
@@ -667,14 +684,15 @@ def test_matches_sklearn_target_encoder():
     Xm, ym = _multiclass(seed=5)
     Xm = Xm.fillna("missing")
     tiny = 1e-9
-    te = TargetEncoder(target_type="multiclass", smooth=tiny, cv=cv)
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    te = _target_encoder("multiclass", tiny, cv)
     ours = ImpactEncoder(mode="cross", cv=cv, target_type="multiclass", smoothing=tiny)
     got, ref = ours.fit_transform(Xm, ym), te.fit_transform(Xm, ym)
     assert list(te.classes_) == list(ours.classes_)
     assert list(te.get_feature_names_out()) == list(ours.get_feature_names_out())
     onehot = (ym[:, None] == ours.classes_[None, :]).astype(float)
     prior = np.empty((len(ym), 3))
-    for train, test in cv.split(Xm):
+    for train, test in cv.split(Xm, ym):
         prior[test] = onehot[train].mean(axis=0)
     back = np.tile(prior, Xm.shape[1]) * np.exp(got)
     np.testing.assert_allclose(back, ref, rtol=1e-6, atol=1e-8)
