@@ -351,8 +351,8 @@ def test_pipeline_with_a_stateless_step(data):
 @pytest.mark.parametrize(
     "est, kw, exc, match",
     [
-        (DPSGDClassifier(mechanism="gaussian", batch_size=50), dict(score_epsilon=1.0),
-         ValueError, "noisy count"),
+        (DPSGDClassifier(mechanism="gaussian", batch_size=50),
+         dict(score_epsilon=1.0, count_epsilon=0.0), ValueError, "count_epsilon"),
         (DPSGDClassifier(), dict(repetitions="geometric"), ValueError, "repetitions"),
         (DPSGDClassifier(), dict(mean_repetitions=1.0), ValueError, "mean_repetitions"),
         (DPSGDClassifier(), dict(eta=-2.0), ValueError, "eta"),
@@ -383,3 +383,28 @@ def test_search_refuses_regressors_and_empty_grids(data):
 
     with pytest.raises(NotFittedError, match="fit first"):
         PrivateHyperparameterSearch(DPSGDClassifier(), {"eta0": [1.0]}).predict(X)
+
+
+def test_private_size_candidates_share_one_noisy_count_of_the_training_split(data):
+    """Default Gaussian DP-SGD (Poisson, add/remove-one, private size): the search counts its
+    training split once (count_epsilon, charged first), gives the count to every candidate
+    (n_samples=DatasetSize, planned not re-counted) and adds its epsilon to the total."""
+    from privlearn.accounting import PrivacyLedger
+
+    X, y = data
+    ledger = PrivacyLedger(20.0, 1e-4)
+    est = DPSGDClassifier(mechanism="gaussian", epsilon=1.0, seed=0)
+    search = PrivateHyperparameterSearch(
+        est, {"batch_size": [50, 200]}, score_epsilon=0.5, mean_repetitions=3.0, seed=1,
+        ledger=ledger,
+    ).fit(X, y)  # fmt: skip
+    p = search.privacy_
+    assert p.size is not None and p.size.source == "noisy_count" and p.size.epsilon == 0.05
+    n_train = int(np.sum(~_split(1, len(y), 0.2)))
+    assert abs(p.size.value - n_train) < 200  # a noisy count of the training split
+    count, rest = ledger.entries
+    assert count.epsilon == 0.05 and p.epsilon == pytest.approx(count.epsilon + rest.epsilon)
+    chosen = search.best_estimator_.privacy_
+    assert chosen.size.source == "given" and chosen.size.value == p.size.value
+    assert chosen.epsilon <= 1.0 and "drawn and accounted by the caller" in str(chosen)
+    assert search.score(X, y) > 0.8

@@ -52,7 +52,9 @@ class DatasetSize:
     value : int
         The size the schedule uses: the public size, the exact size under replace-one
         neighbours, or the noisy count (clamped to ``>= floor``, post-processing).
-    source : {"public", "replace_one", "noisy_count", "unused", "not_private"}
+    source : {"public", "replace_one", "noisy_count", "given", "unused", "not_private"}
+        ``"given"``: a noisy count drawn and accounted by the caller (``n_samples=`` a
+        :class:`DatasetSize`), not by this fit.
         Where ``value`` comes from.
     epsilon : float
         Epsilon spent on the count (0 unless ``source == "noisy_count"``).
@@ -78,13 +80,19 @@ class DatasetSize:
                 f"dataset size private: schedule from a noisy count n~={self.value} "
                 f"(exact discrete Laplace, epsilon {self.epsilon:.6g})"
             )
+        if self.source == "given":
+            return (
+                f"dataset size private: schedule from a noisy count n~={self.value} drawn and "
+                "accounted by the caller"
+            )
         if self.source == "unused":
             return "dataset size not used by the schedule (every update is bounded for any data)"
         return f"not private: exact size n={self.value} used"
 
 
 def public_size(n_samples: Any, n: int) -> DatasetSize | None:
-    """The declared public size, checked against the data: ``None`` when not declared.
+    """The declared public size, checked against the data: ``None`` when not declared. A
+    :class:`DatasetSize` from a noisy count (drawn by the caller) is returned as ``"given"``.
 
     Raises
     ------
@@ -93,6 +101,17 @@ def public_size(n_samples: Any, n: int) -> DatasetSize | None:
     """
     if n_samples is None:
         return None
+    if isinstance(n_samples, DatasetSize):
+        if n_samples.source in ("noisy_count", "given"):
+            # a private size the caller drew and accounted (e.g. a private search that counts
+            # its training split once for all its candidates): used as is, never compared
+            return DatasetSize(n_samples.value, "given")
+        if n_samples.source != "public":
+            raise ValueError(
+                f"n_samples must be an int, or a DatasetSize that is public or a noisy count, "
+                f"got one of source {n_samples.source!r}"
+            )
+        n_samples = n_samples.value
     declared = as_index(n_samples, "n_samples", lower=1, upper=1 << 62)
     if declared != n:
         raise ValueError(

@@ -184,7 +184,7 @@ def _plan_size(
     elif declared is None and not add_remove:
         declared = DatasetSize(n, "replace_one")
     if declared is not None:
-        if floor > n:
+        if declared.public and floor > n:
             raise ValueError(f"batch_size ({floor}) must be <= n_samples = {n}")
         return declared, epsilon
     count_eps = DEFAULT_COUNT_EPSILON if epsilon is None else SIZE_EPSILON_FRACTION * epsilon

@@ -407,7 +407,7 @@ class _DPSCDBase(PrivateLinearModel):
         steps = -(-(epochs * units) // L)
         q = 1.0 if variant == "primal" else min(1.0, L / size.value)
         rate = q if variant != "primal" and sampling == "poisson" else 0.0
-        n_scale = float(size.value) if size.source == "noisy_count" else 0.0
+        n_scale = float(size.value) if size.source in ("noisy_count", "given") else 0.0
         if not private:
             what = "all" if variant == "primal" else sampling
             plain = _not_private(variant, what, q, steps, L, size)

@@ -9,6 +9,7 @@ functions of numbers) is in :mod:`privlearn.model_selection.repetitions`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from privlearn.accounting import (
     RDPAccountant,
 )
 from privlearn.accounting.rdp import DEFAULT_ORDERS, _as_orders, rdp_pure_dp
+from privlearn.accounting.size import DatasetSize, resolve_size
 from privlearn.model_selection import repetitions as _rep
 from privlearn.random import Stream
 
@@ -73,6 +75,9 @@ class SearchPrivacy:
         The candidates' neighbouring relation (the search's).
     public_inputs : str
         What the statement treats as public.
+    size : DatasetSize or None
+        The training split's noisy count that planned candidates with a private size (its
+        ``epsilon`` is part of ``epsilon``, by basic composition); None when none needed it.
     """
 
     epsilon: float
@@ -91,6 +96,7 @@ class SearchPrivacy:
     best_order: float | None
     neighboring: str | None
     public_inputs: str
+    size: DatasetSize | None = None
 
     def __str__(self) -> str:
         if self.distribution == "poisson":
@@ -116,6 +122,11 @@ class SearchPrivacy:
                 f"count epsilon {self.score_epsilon:.6g}; {self.composition} composition of "
                 "training and score (disjoint splits)",
                 f"  neighbouring relation: {rel}; public inputs: {self.public_inputs}",
+                *(
+                    [f"  {self.size.describe()}, part of the total (basic composition)"]
+                    if self.size is not None
+                    else []
+                ),
                 "  released: best_estimator_, best_params_, best_score_ "
                 "(not K, not the other runs)",
             ]
@@ -162,10 +173,10 @@ def _cost(est: Any, orders: np.ndarray) -> tuple[np.ndarray, float | None, float
         size = getattr(p, "size", None)
         if size is not None and getattr(size, "source", None) == "noisy_count":
             raise ValueError(
-                f"candidate {type(step).__name__} plans its run from a noisy count of the private "
-                "rows, so its RDP curve depends on the data and is no fixed per-repetition bound "
-                "for the tuning theorem; use a replace-one sampler (e.g. sampling='fixed') or a "
-                "pure-DP mechanism (e.g. mechanism='l2-laplace')"
+                f"candidate {type(step).__name__} drew its own noisy count of the private rows, "
+                "so its RDP curve depends on the data and is no fixed per-repetition bound for "
+                "the tuning theorem (the search counts its training split once and gives the "
+                "count to the candidates through n_samples)"
             )
         stmt = p if isinstance(p, PrivacyStatement) else getattr(p, "statement", None)
         rel = getattr(p, "neighboring", None) or getattr(stmt, "neighboring", None)
@@ -190,6 +201,18 @@ def _cost(est: Any, orders: np.ndarray) -> tuple[np.ndarray, float | None, float
                 "statement with its events; it cannot be accounted for"
             )
     return curve, pure, total_eps, relation
+
+
+def _draws_count(est: Any, X: np.ndarray, y: np.ndarray) -> bool:
+    """Whether a fit of ``est`` plans from its own noisy count (a dry run on public rows)."""
+    dry = clone(est)
+    _set_matching(dry, "seed", 0)
+    dry.fit(X, y)
+    for step in _private_steps(dry):
+        size = getattr(step.privacy_, "size", None)
+        if getattr(size, "source", None) == "noisy_count":
+            return True
+    return False
 
 
 def _set_matching(est: Any, name: str, value: Any) -> None:
@@ -302,6 +325,7 @@ class PrivateHyperparameterSearch(BaseEstimator):
         orders: Any = DEFAULT_ORDERS,
         seed: int | None = None,
         ledger: Any = None,
+        count_epsilon: float = 0.05,
     ) -> None:
         self.estimator = estimator
         self.param_grid = param_grid
@@ -316,6 +340,7 @@ class PrivateHyperparameterSearch(BaseEstimator):
         self.orders = orders
         self.seed = seed
         self.ledger = ledger
+        self.count_epsilon = count_epsilon
 
     # ---- parameters -----------------------------------------------------------------------
     def _check_params(self) -> dict[str, Any]:
@@ -414,6 +439,21 @@ class PrivateHyperparameterSearch(BaseEstimator):
                 _set_matching(est, "epsilon", rep_pure_target)
         stand_in = np.zeros((train_idx.size, d))
         stand_in_y = np.resize(np.array([0, 1]), train_idx.size)
+        # Candidates that keep the size private (add/remove-one sampling) would each draw a
+        # noisy count of their rows; the theorem needs curves fixed before the repetitions, so
+        # the search counts the training split once (count_epsilon, charged first) and gives
+        # the count to every candidate (n_samples=DatasetSize: planned, not re-counted).
+        size = None
+        if any(_draws_count(est, stand_in, stand_in_y) for est in estimators):
+            count_eps = as_real(self.count_epsilon, "count_epsilon")
+            if not (math.isfinite(count_eps) and count_eps > 0.0):
+                raise ValueError(f"count_epsilon must be finite and > 0, got {count_eps}")
+            count_seed = None if seed is None else int(seed) ^ 0x5E05
+            size = resolve_size(
+                train_idx.size, epsilon=count_eps, seed=count_seed, ledger=self.ledger
+            )
+            for est in estimators:
+                _set_matching(est, "n_samples", size)
         plans = []
         for est in estimators:
             dry = clone(est)
@@ -470,9 +510,14 @@ class PrivateHyperparameterSearch(BaseEstimator):
             public_inputs="the number of features, the candidate grid, the search's parameters "
             "and the seed",
         )  # fmt: skip
-        # 3. charge the whole search before any private row is used
+        # 3. charge the whole search before any private row is used for training (the count,
+        # if any, was charged before it was drawn)
         if self.ledger is not None:
             self.ledger.spend(eps, delta, label="private hyperparameter search")
+        if size is not None:
+            privacy = dataclasses.replace(
+                privacy, epsilon=privacy.epsilon + size.epsilon, size=size
+            )
         # 4. the repetitions
         k = _rep.sample_repetitions(
             float(Stream(seed, stream=_STREAM_K).uniform(0, 1)[0]), distribution=self.repetitions,
