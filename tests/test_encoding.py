@@ -871,3 +871,22 @@ def test_bad_target_types(kwargs, y, match):
     X = np.array([["a"], ["b"], ["a"], ["b"]], dtype=object)
     with pytest.raises(ValueError, match=match):
         ImpactEncoder(**kwargs).fit(X, y)
+
+
+def test_a_laplace_fit_keeps_nothing_per_row():
+    """The private fit's attributes never have one entry per training row (n is private)."""
+    import pickle
+
+    rng = np.random.default_rng(0)
+    sizes = []
+    for n in (1000, 20_000):
+        X = rng.integers(0, 30, size=(n, 2))
+        y = rng.integers(0, 2, size=n)
+        enc = ImpactEncoder(mode="laplace", epsilon=1.0, categories=[np.arange(30)] * 2, seed=0)
+        enc.fit(X, y)
+        for key, value in vars(enc).items():
+            if key.endswith("_") and hasattr(value, "__len__") and not isinstance(value, str):
+                assert len(value) != n, key
+        assert not hasattr(enc, "model_mask_")
+        sizes.append(len(pickle.dumps(enc)))
+    assert abs(sizes[1] - sizes[0]) < 256

@@ -194,8 +194,8 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         Per column, the significance test's p-value of each slot (with ``significance``);
         shape ``(n_levels + 2, K)`` for a multiclass outcome (class ``k`` against the rest).
     model_mask_ : ndarray of bool
-        Rows of the last fit the downstream model may train on: all rows, except in the split
-        mode, where the coding rows are excluded.
+        Split mode only: the rows of the last fit the downstream model may train on (the
+        coding rows excluded). Other modes keep nothing per row (every row may be used).
     privacy_ : ImpactPrivacy
         The epsilon spent (``inf`` unless ``mode="laplace"``) and how.
     n_features_in_ : int
@@ -537,8 +537,10 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         if self.mode == "split":
             rows = self._split_rows(n_rows, target, groups)
             self.model_mask_ = ~rows
-        else:
-            self.model_mask_ = np.ones(n_rows, dtype=bool)
+        elif hasattr(self, "model_mask_"):
+            # every row may train the downstream model: nothing per row is kept (a mask of
+            # length n would release the private size of a laplace fit)
+            del self.model_mask_
 
         n_classes = None if self.classes_ is None else len(self.classes_)
         if self.mode == "laplace" and self.target_type_ == "continuous":
