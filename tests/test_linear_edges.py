@@ -37,7 +37,7 @@ def _data(n: int, d: int = 4, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np
 
 # Every private estimator in its default form and in its other accounted forms.
 ESTIMATORS = {
-    "sgd-l2-laplace": (lambda **kw: DPSGDClassifier(**kw), "y"),
+    "sgd-l2-laplace": (lambda **kw: DPSGDClassifier(mechanism="l2-laplace", **kw), "y"),
     "sgd-gaussian": (lambda **kw: DPSGDClassifier(mechanism="gaussian", **kw), "y"),
     "sgd-gaussian-fixed": (
         lambda **kw: DPSGDClassifier(mechanism="gaussian", sampling="fixed", **kw),
@@ -114,7 +114,7 @@ def test_noisy_count_plans_the_schedule_and_is_accounted(name):
 def test_public_size_is_checked_and_stated(name):
     fit = _fit(name, 1000, n_samples=1000, batch_size=50)
     assert fit.privacy_.size.source == "public" and fit.privacy_.size.epsilon == 0.0
-    assert fit.n_steps_ == 1000 // 50 * (5 if name == "scd-dual" else 1)
+    assert fit.n_steps_ == 1000 // 50 * fit.epochs
     assert "dataset size treated as public" in str(fit.privacy_)
     with pytest.raises(ValueError, match="n_samples=999 was declared"):
         _fit(name, 1000, n_samples=999)
@@ -324,8 +324,9 @@ def test_one_vs_rest_dp_scd_at_infinite_epsilon_is_sklearn_ovr():
     X, y = _three_classes()
     n, lam = X.shape[0], 1e-2
     ours = DPSCDClassifier(
-        epsilon=INF, variant="scd", epochs=200, alpha=lam, seed=0, diagnostics=True
-    ).fit(X, y)
+        epsilon=INF, variant="scd", epochs=200, alpha=lam, seed=0, diagnostics=True,
+        fit_intercept=False,
+    ).fit(X, y)  # fmt: skip
     ovr = OneVsRestClassifier(
         LogisticRegression(C=1 / (lam * n), fit_intercept=False, tol=1e-12, max_iter=10_000)
     ).fit(X, y)
@@ -365,7 +366,7 @@ def test_multinomial_dp_sgd_at_infinite_epsilon_reaches_sklearn_multinomial_opti
     n, lam = X.shape[0], 1e-2
     ours = DPSGDClassifier(
         mechanism="gaussian", epsilon=INF, clip=0.0, alpha=lam, learning_rate="inv_lambda_t",
-        batch_size=50, epochs=200, seed=0, n_threads=1,
+        batch_size=50, epochs=200, seed=0, n_threads=1, fit_intercept=False,
     ).fit(X, y)  # fmt: skip
     lr = LogisticRegression(C=1 / (lam * n), fit_intercept=False, tol=1e-12, max_iter=10_000)
     lr.fit(X, y)
@@ -392,7 +393,7 @@ def test_multinomial_dp_sgd_is_one_gaussian_budget_and_matches_the_twin():
     assert core.score(X, y) > 0.9
     np.testing.assert_allclose(core.predict_proba(X).sum(axis=1), 1.0)
     with pytest.raises(ValueError, match="need the multinomial model"):
-        DPSGDClassifier(seed=0).fit(X, y)  # l2-laplace is binary
+        DPSGDClassifier(mechanism="l2-laplace", seed=0).fit(X, y)  # Song et al.: binary
 
 
 def test_an_rdp_ledger_composes_gaussian_fits_below_their_sum():
@@ -401,7 +402,9 @@ def test_an_rdp_ledger_composes_gaussian_fits_below_their_sum():
 
     X, y, t = _data(2000)
     ledger = RDPLedger(epsilon_cap=1.4, delta_cap=1e-5)
-    kw = dict(mechanism="gaussian", epsilon=1.0, delta=1e-5, n_samples=2000, batch_size=50)
+    kw = dict(
+        mechanism="gaussian", epsilon=1.0, delta=1e-5, n_samples=2000, batch_size=50, epochs=1
+    )
     fits = [DPSGDClassifier(seed=s, ledger=ledger, **kw).fit(X, y) for s in range(3)]
     # three (1, 1e-5) fits cost about 1.35 together (basic composition: 3); a fourth would
     # bring the total to about 1.5
@@ -420,3 +423,25 @@ def test_an_rdp_ledger_composes_gaussian_fits_below_their_sum():
     DPSCDClassifier(epsilon=1.0, seed=0, ledger=mixed).fit(X, y)  # count (pure) + Gaussian
     assert [e.label for e in mixed.entries][-2:] == ["discrete_laplace", "DPSCDClassifier.fit"]
     assert mixed.spent.epsilon < 2.0
+
+
+# ---- defaults chosen by experiment -------------------------------------------------------------
+def test_default_fits_on_unit_rows_are_sensible_models_at_epsilon_one():
+    """The defaults (bench/python/bench_defaults.py) on rows of norm <= 1: an intercept, the
+    Gaussian mechanism for DPSGDClassifier, rows beyond the intercept's bound projected (no
+    privacy cost), and a model clearly better than the majority class / the mean at epsilon 1."""
+    rng = np.random.default_rng(5)
+    n = 5000
+    X = rng.normal(size=(n, 4))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))  # norms up to 1
+    y = (X @ [1.0, -1.0, 0.5, 0.0] + 0.3 > 0).astype(int)  # needs the intercept
+    t = 0.5 + 0.3 * X[:, 0] - 0.2 * X[:, 1]  # a target in [0, 1]
+    for est in (DPSGDClassifier(seed=0), DPSCDClassifier(seed=0)):
+        assert est.fit_intercept and est.clip_rows
+        est.fit(X, y)
+        assert est.score(X, y) > 0.85 and est.privacy_.epsilon <= 1.0
+    assert DPSGDClassifier().mechanism == "gaussian"
+    for est in (DPSGDRegressor(seed=0), DPSCDRegressor(seed=0)):
+        est.fit(X, t)
+        mse = np.mean((est.predict(X) - t) ** 2)
+        assert mse < 0.5 * np.var(t), type(est).__name__  # well below predicting the mean

@@ -18,7 +18,7 @@ from privlearn.accounting import (
     rdp_to_delta,
     rdp_to_epsilon,
 )
-from privlearn.linear import DPSGDClassifier
+from privlearn.linear import DPSGDClassifier as _DPSGDClassifier
 from privlearn.model_selection import (
     PrivateHyperparameterSearch,
     epsilon_repeat_pure,
@@ -32,6 +32,13 @@ from privlearn.model_selection import (
     repetition_rdp,
     sample_repetitions,
 )
+
+
+def DPSGDClassifier(**kw):  # noqa: N802 - Song et al.'s pure-DP setting unless overridden
+    base = dict(mechanism="l2-laplace", batch_size=10, epochs=1, learning_rate="inv_sqrt",
+                fit_intercept=False, clip_rows=False)  # fmt: skip
+    return _DPSGDClassifier(**{**base, **kw})
+
 
 ORDERS = np.array([1.5, 2.0, 3.0, 5.0, 8.0, 16.0, 32.0, 64.0])
 BASE = rdp_poisson_gaussian(0.02, 1.2, ORDERS) * 500  # a DP-SGD-like curve
@@ -302,7 +309,7 @@ def test_reproducible_with_a_seed(data):
     assert a.privacy_ == b.privacy_
 
 
-class _CountingClassifier(DPSGDClassifier):
+class _CountingClassifier(_DPSGDClassifier):
     fits = 0
 
     def fit(self, X, y):
@@ -316,7 +323,11 @@ def test_ledger_refuses_before_any_private_fit(data):
     ledger = PrivacyLedger(1.0, 1e-5)
     _CountingClassifier.fits = 0
     search = PrivateHyperparameterSearch(
-        _CountingClassifier(epsilon=0.5, batch_size=50, seed=0), {"eta0": [0.5, 1.0]},
+        _CountingClassifier(
+            mechanism="l2-laplace", epsilon=0.5, batch_size=50, epochs=1,
+            learning_rate="inv_sqrt", fit_intercept=False, clip_rows=False, seed=0,
+        ),
+        {"eta0": [0.5, 1.0]},
         mean_repetitions=5.0, seed=0, ledger=ledger,
     )  # fmt: skip
     with pytest.raises(BudgetExceededError):

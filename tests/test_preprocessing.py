@@ -426,7 +426,14 @@ def test_pipeline_adult_raw_to_dpsgd_without_leak_warning(require_data):
             (
                 "clf",
                 DPSGDClassifier(
-                    mechanism="gaussian", epsilon=1.0, batch_size=256, epochs=5, eta0=50.0, seed=0
+                    mechanism="gaussian",
+                    epsilon=1.0,
+                    batch_size=256,
+                    epochs=5,
+                    eta0=50.0,
+                    learning_rate="inv_sqrt",
+                    fit_intercept=False,
+                    seed=0,
                 ),
             ),
         ]

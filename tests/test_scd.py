@@ -42,10 +42,26 @@ from privlearn.accounting import (
     calibrate_sigma,
     epsilon_for_sigma,
 )
-from privlearn.linear import DPSCDClassifier, DPSCDPrivacy, DPSCDRegressor, scd_train
+from privlearn.linear import DPSCDClassifier as _DPSCDClassifier
+from privlearn.linear import DPSCDPrivacy, scd_train
+from privlearn.linear import DPSCDRegressor as _DPSCDRegressor
 from privlearn.random import Stream, key_from_seed
 from privlearn.reference.linear import _dual_step
 from privlearn.reference.linear import scd_train as scd_train_ref
+
+# This module tests DP-SCD in the paper's configuration (5 epochs, C = 0.5, no intercept, rows
+# checked, not projected). The estimators' defaults are chosen by experiment instead
+# (bench/python/bench_defaults.py) and tested in tests/test_linear_edges.py.
+_PAPER_SCD = dict(epochs=5, clip=0.5, clip_rows=False, fit_intercept=False)
+
+
+def DPSCDClassifier(**kw):  # noqa: N802 - stands for the class with the paper's settings
+    return _DPSCDClassifier(**{**_PAPER_SCD, **kw})
+
+
+def DPSCDRegressor(**kw):  # noqa: N802
+    return _DPSCDRegressor(**{**_PAPER_SCD, **kw})
+
 
 INF = float("inf")
 RTOL = 1e-10

@@ -37,9 +37,28 @@ from privlearn.accounting import (
     calibrate_sigma,
     epsilon_for_sigma,
 )
-from privlearn.linear import DPSGDClassifier, DPSGDPrivacy, DPSGDRegressor, sgd_train
+from privlearn.linear import DPSGDClassifier as _DPSGDClassifier
+from privlearn.linear import DPSGDPrivacy, sgd_train
+from privlearn.linear import DPSGDRegressor as _DPSGDRegressor
 from privlearn.random import key_from_seed
 from privlearn.reference.linear import sgd_train as sgd_train_ref
+
+# This module tests the papers' mechanisms in their original configuration: Song et al.'s
+# l2-laplace update with batch 10, one pass, no intercept, rows checked (not projected). The
+# estimators' defaults are chosen by experiment instead (bench/python/bench_defaults.py) and are
+# tested in tests/test_linear_edges.py; here the original settings are pinned.
+_PAPER_SGD = dict(
+    batch_size=10, epochs=1, learning_rate="inv_sqrt", fit_intercept=False, diagnostics=False
+)
+
+
+def DPSGDClassifier(**kw):  # noqa: N802 - stands for the class with the paper's settings
+    return _DPSGDClassifier(**{**_PAPER_SGD, "mechanism": "l2-laplace", "clip_rows": False, **kw})
+
+
+def DPSGDRegressor(**kw):  # noqa: N802
+    return _DPSGDRegressor(**{**_PAPER_SGD, **kw})
+
 
 INF = float("inf")
 RTOL = 1e-10

@@ -469,22 +469,23 @@ _COMMON_PARAMS = """
         Gaussian mechanism only: Abadi et al.'s ``sigma`` (noise std / ``clip``) instead of a
         target epsilon (give ``epsilon=None``); the epsilon it achieves at ``delta`` is
         reported in ``privacy_``.
-    batch_size : int, default=10
+    batch_size : int, default=64
         ``b`` (disjoint / fixed batches, <= n_samples) or the expected lot size ``L``
         (Poisson: rate ``q = batch_size / n~``, at most 1).
-    epochs : int, default=1
+    epochs : int, default=20
         Passes over the data. Disjoint batches: ``epochs * ceil(n / b)`` steps; Poisson
         ``ceil(epochs * n~ / batch_size)`` and fixed batches ``ceil(epochs * n / batch_size)``.
     alpha : float, default=1e-4
         L2 regularisation ``lambda`` of the objective: 0 (Gaussian only) or in
         ``[1e-12, 1e6]`` (outside it the arithmetic of the updates overflows).
-    learning_rate : {"inv_sqrt", "inv_lambda_t", "constant"}, default="inv_sqrt"
+    learning_rate : {"inv_sqrt", "inv_lambda_t", "constant"}, default="constant" (classifier)
+        or "inv_sqrt" (regressor)
         ``eta0 / sqrt(t)``, ``1 / (alpha t)`` or ``eta0`` at step ``t = 1, 2, ...``.
     eta0 : float, default=1.0
         Base learning rate, in ``[1e-12, 1e6]``."""
 
 _TAIL_PARAMS = """
-    fit_intercept : bool, default=False
+    fit_intercept : bool, default=True
         Append a constant column of value ``intercept_scaling`` and learn its weight ``w_b``
         like any other (it is regularised); ``intercept_ = intercept_scaling * w_b``.
     diagnostics : bool, default=False
@@ -533,7 +534,7 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
 
     Parameters
     ----------
-    mechanism : {{"l2-laplace", "gaussian"}}, default="l2-laplace"
+    mechanism : {{"l2-laplace", "gaussian"}}, default="gaussian"
         ``"l2-laplace"``: Song, Chaudhuri, Sarwate (2013), Section III, eq. (6) with the noise
         of eq. (5), density ``prop. to exp(-(eps/2)||z||)``; disjoint batches (one random
         permutation per pass); rows must satisfy ``||x_i|| <= 1`` (Theorem 1), the iterate is
@@ -560,7 +561,7 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         ``"fixed"`` (batches of exactly ``batch_size`` without replacement, replace-one
         neighbours, sensitivity ``2 clip``). Anything else is a ValueError: the sampler and
         the accountant must agree.
-    clip_rows : bool, default=False
+    clip_rows : bool, default=True
         Project each training row onto the unit ball (l2-laplace with ``fit_intercept``: the
         ball of radius ``sqrt(1 - intercept_scaling^2)``, so that the augmented row has norm
         <= 1). A per-row map, so it costs no privacy. Without it, the l2-laplace mechanism
@@ -591,6 +592,15 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
     Gaussian mechanisms composed by the RDP accountant (``privacy_.statement``), with the
     tight RDP -> (eps, delta) conversion.
 
+    Defaults were chosen by experiment (``bench/python/bench_defaults.py``, results in
+    ``bench/results/README.md``): on adult, phishing, kddcup99 (100k rows) and MNIST 3-vs-8 with
+    features scaled into the unit ball (public bounds or a separately budgeted
+    ``DPFeatureScaler``), and synthetic msd-like data for the regressors, batch size, epochs,
+    clip, learning rate or alpha, ``fit_intercept`` and (DPSGDClassifier) the mechanism were
+    varied one at a time and scored by validation ROC AUC (R^2) at epsilon 1, 3 seeds. The mean
+    test AUC at epsilon 1 went from 0.647 (DPSGDClassifier) / 0.859 (DPSCDClassifier) with the
+    previous defaults to 0.967 / 0.960, against 0.970 for non-private logistic regression.
+
     Examples
     --------
     >>> import numpy as np
@@ -598,8 +608,11 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(500, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
     >>> y = np.where(X @ [1.0, -1.0, 0.5] > 0, "yes", "no")
-    >>> clf = DPSGDClassifier(epsilon=1.0, batch_size=20, seed=0).fit(X, y)
-    >>> clf.privacy_.epsilon
+    >>> clf = DPSGDClassifier(epsilon=1.0, seed=0).fit(X, y)   # Gaussian, intercept
+    >>> clf.privacy_.epsilon <= 1.0
+    True
+    >>> song = DPSGDClassifier(mechanism="l2-laplace", epsilon=1.0, batch_size=20, seed=0)
+    >>> song.fit(X, y).privacy_.epsilon
     1.0
     >>> clf.classes_.tolist()
     ['no', 'yes']
@@ -608,7 +621,7 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
     def __init__(
         self,
         *,
-        mechanism: str = "l2-laplace",
+        mechanism: str = "gaussian",
         loss: str = "log_loss",
         epsilon: float | None = 1.0,
         delta: float | None = None,
@@ -616,15 +629,15 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         ledger: Any = None,
         noise_multiplier: float | None = None,
         epsilon_split: str = "total",
-        batch_size: int = 10,
-        epochs: int = 1,
+        batch_size: int = 64,
+        epochs: int = 20,
         alpha: float = 1e-4,
-        learning_rate: str = "inv_sqrt",
+        learning_rate: str = "constant",
         eta0: float = 1.0,
         clip: float = 1.0,
         sampling: str | None = None,
-        clip_rows: bool = False,
-        fit_intercept: bool = False,
+        clip_rows: bool = True,
+        fit_intercept: bool = True,
         intercept_scaling: float | None = None,
         diagnostics: bool = False,
         record_every: int | None = None,
@@ -736,14 +749,14 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
         n_samples: int | None = None,
         ledger: Any = None,
         noise_multiplier: float | None = None,
-        batch_size: int = 10,
-        epochs: int = 1,
+        batch_size: int = 64,
+        epochs: int = 20,
         alpha: float = 1e-4,
         learning_rate: str = "inv_sqrt",
         eta0: float = 1.0,
         clip: float = 1.0,
         sampling: str | None = None,
-        fit_intercept: bool = False,
+        fit_intercept: bool = True,
         intercept_scaling: float | None = None,
         diagnostics: bool = False,
         record_every: int | None = None,
