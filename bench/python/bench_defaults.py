@@ -53,7 +53,7 @@ mean).
 
 Usage::
 
-    PRIVLEARN_DATA=/work/shared/data python bench/python/bench_defaults.py [--workers 2]
+    PRIVLEARN_DATA=../shared/data python bench/python/bench_defaults.py [--workers 2]
         [--quick] [--out bench/results/defaults.json]
 
 Prints the tables and writes the JSON (every fit's scores, the search trace, the machine).
@@ -634,7 +634,7 @@ def main() -> None:
     result = {
         "benchmark": "defaults",
         "date": time.strftime("%Y-%m-%d"),
-        "command": "PRIVLEARN_DATA=/work/shared/data python bench/python/bench_defaults.py"
+        "command": "PRIVLEARN_DATA=../shared/data python bench/python/bench_defaults.py"
         + (" --quick" if args.quick else ""),
         "machine": machine,
         "wall_s": round(time.time() - t_start, 1),

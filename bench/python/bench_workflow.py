@@ -2,7 +2,7 @@
 privately tuned model, against privlearn's default estimator, diffprivlib and a non-private
 reference, at a TOTAL epsilon of 0.5, 1 and 3.
 
-Data sets (``PRIVLEARN_DATA``, see ``/work/shared/data/README.md``), one fixed seeded split
+Data sets (``PRIVLEARN_DATA``, see ``../shared/data/README.md``), one fixed seeded split
 each, identical for every contender:
 
 - ``adult``: :func:`privlearn.data.load_adult` (6 raw numeric columns + one-hot), the UCI
@@ -38,7 +38,7 @@ scaler and diffprivlib are pure DP); totals compose by basic composition and the
 epsilon is the true total (scaler + model). Metrics: test accuracy, ROC AUC on the binary
 sets. Results: ``bench/results/workflow.json`` and a markdown table on stdout.
 
-Run: ``PRIVLEARN_DATA=/work/shared/data python bench/python/bench_workflow.py [--quick]``
+Run: ``PRIVLEARN_DATA=../shared/data python bench/python/bench_workflow.py [--quick]``
 (``pip install "diffprivlib>=0.6"``: the ``experiments`` extra).
 """
 
@@ -517,7 +517,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--datasets", default="adult,phishing,kddcup99,mnist")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
-    os.environ.setdefault("PRIVLEARN_DATA", "/work/shared/data")
+    # the data folder beside the checkout (as the tests use it) unless PRIVLEARN_DATA says
+    os.environ.setdefault(
+        "PRIVLEARN_DATA", str(Path(__file__).resolve().parents[3] / "shared" / "data")
+    )
     seeds = args.seeds or (1 if args.quick else 5)
     DPLR = import_diffprivlib()
     loaders = {
