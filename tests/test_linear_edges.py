@@ -445,3 +445,42 @@ def test_default_fits_on_unit_rows_are_sensible_models_at_epsilon_one():
         est.fit(X, t)
         mse = np.mean((est.predict(X) - t) ** 2)
         assert mse < 0.5 * np.var(t), type(est).__name__  # well below predicting the mean
+
+
+def test_one_ledger_spans_every_private_estimator_and_transformer():
+    """Scaler, linear models, k-means and the impact encoder all charge the same budget before
+    they read the data; the fit the cap cannot cover is refused and fits nothing."""
+    from privlearn.accounting import PrivacyLedger
+    from privlearn.cluster import DPKMeans
+    from privlearn.encoding import ImpactEncoder
+    from privlearn.exceptions import BudgetExceededError
+    from privlearn.preprocessing import DPFeatureScaler
+
+    X, y, _ = _data(1000)
+    ledger = PrivacyLedger(epsilon_cap=2.0, delta_cap=1e-5)
+    DPFeatureScaler(epsilon=0.25, bounds=(-1.0, 1.0), seed=0, ledger=ledger).fit(X)
+    DPSGDClassifier(epsilon=0.5, seed=0, ledger=ledger).fit(X, y)
+    DPKMeans(n_clusters=2, epsilon=0.5, radius=1.0, seed=0, ledger=ledger).fit(X)
+    cats = np.random.default_rng(0).integers(0, 5, size=(1000, 1))
+    enc = ImpactEncoder(mode="laplace", epsilon=0.5, categories=[np.arange(5)], seed=0)
+    enc.set_params(ledger=ledger).fit(cats, y)
+    assert [e.label for e in ledger.entries] == [
+        "DPFeatureScaler.fit", "DPSGDClassifier.fit", "DPKMeans.fit", "ImpactEncoder.fit",
+    ]  # fmt: skip
+    assert ledger.spent.epsilon == pytest.approx(1.75)
+    refused = DPSCDClassifier(epsilon=0.5, seed=0, ledger=ledger)
+    with pytest.raises(BudgetExceededError):
+        refused.fit(X, y)
+    assert not hasattr(refused, "coef_") and len(ledger) == 4
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: DPSGDClassifier(seed=0, epochs=2), lambda: DPSCDClassifier(seed=0, epochs=2)],
+    ids=["dpsgd-default-multinomial", "dpscd-default-ovr"],
+)
+def test_default_classifiers_pass_sklearn_checks_with_multiclass(make):
+    from sklearn.utils.estimator_checks import check_estimator
+
+    assert make().__sklearn_tags__().classifier_tags.multi_class
+    check_estimator(make())

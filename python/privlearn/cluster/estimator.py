@@ -57,6 +57,7 @@ from privlearn.cluster.maxcover import (
     maxcover_pick_epsilon,
 )
 from privlearn.mechanisms import discrete_laplace
+from privlearn.mechanisms._bits import spend
 
 __all__ = ["DEFAULT_SPLIT", "DPKMeans", "proxy_counts"]
 
@@ -161,6 +162,10 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         They split the epsilon left after the noisy count, and all of delta.
     n_samples : int or None, default=None
         The public data-set size. ``None``: the size is private (a noisy count plans the run).
+    ledger : PrivacyLedger or None, default=None
+        A budget shared with other fits (:class:`privlearn.accounting.PrivacyLedger`): charged
+        the whole ``(epsilon, delta)`` before the data are used; a spend the cap cannot cover
+        raises :class:`~privlearn.exceptions.BudgetExceededError` and nothing is fitted.
     diagnostics : bool, default=False
         Also keep :class:`~privlearn.cluster._common.KMeansDiagnostics` (training labels,
         training cost, exact size, the greedy's covers) as ``diagnostics_``. **Not private**:
@@ -218,6 +223,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         lloyd_steps: int = 1,
         budget_split: dict[str, float] | None = None,
         n_samples: int | None = None,
+        ledger: Any = None,
         diagnostics: bool = False,
         n_threads: int | None = None,
         seed: int | None = None,
@@ -236,6 +242,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         self.lloyd_steps = lloyd_steps
         self.budget_split = budget_split
         self.n_samples = n_samples
+        self.ledger = ledger
         self.diagnostics = diagnostics
         self.n_threads = n_threads
         self.seed = seed
@@ -356,6 +363,8 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         events: list[Any] = []
 
         X, radius = resolve_radius(X, prm["radius"], prm["clip"])  # checked before any spend
+        if private and self.ledger is not None:  # a budget shared with other fits: charged first
+            spend(self.ledger, eps, delta, "DPKMeans.fit")
 
         # -- the data-set size: declared public, exact (not private), noisy count, or unused
         size: DatasetSize | None = public_size(prm["n_samples"], n)

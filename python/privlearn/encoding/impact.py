@@ -48,6 +48,7 @@ from privlearn.encoding._privacy import (
     no_privacy,
 )
 from privlearn.exceptions import PrivacyLeakWarning
+from privlearn.mechanisms._bits import spend
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _validate_data
@@ -140,6 +141,11 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         column and changes one count of it by 1, under add/remove-one neighbours), or
         ``2 n_columns / epsilon`` for a continuous outcome (half for the counts, half for the
         sums).
+    ledger : PrivacyLedger or None, default None
+        ``"laplace"`` mode: a budget shared with other fits
+        (:class:`privlearn.accounting.PrivacyLedger`), charged the code book's epsilon before any
+        count is computed; a spend the cap cannot cover raises
+        :class:`~privlearn.exceptions.BudgetExceededError` and nothing is fitted.
     split_fraction : float, default 0.5
         ``"split"`` mode: fraction of the rows used to learn the codes.
     cv : int or cross-validation splitter, default 5
@@ -247,6 +253,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         target_type: str = "binary",
         target_bounds: Any = None,
         seed: int | None = None,
+        ledger: Any = None,
     ) -> None:
         self.code = code
         self.mode = mode
@@ -260,6 +267,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         self.handle_missing = handle_missing
         self.categories = categories
         self.target_type = target_type
+        self.ledger = ledger
         self.target_bounds = target_bounds
         self.seed = seed
 
@@ -520,6 +528,10 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     def _fit(self, X: Any, y: Any, groups: Any) -> tuple[list[np.ndarray], np.ndarray, dict]:
         columns, target, n_rows = self._prepare(X, y, reset=True)
         p = self._check_params(len(columns), self.target_type_)
+        if self.mode == "laplace" and self.ledger is not None:  # charged before any count
+            per_column = 2 if self.target_type_ == "continuous" else 1
+            cost = per_column * len(columns) / p["noise_scale"]
+            spend(self.ledger, cost, 0.0, "ImpactEncoder.fit")
         contrib = self._contributions(target, p)
         groups = _as_groups(groups, n_rows)
         if isinstance(self.categories, str) and self.categories == "auto":
