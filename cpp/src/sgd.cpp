@@ -48,29 +48,7 @@ void validate(Index n, Index d, const VecRef& y, const VecRef& w0, const SgdPara
   checks::require(w0.size() == d, "w0 must have one entry per column of X");
   for (Index i = 0; i < n; ++i) checks::finite(y[i], "y");
   for (Index j = 0; j < d; ++j) checks::finite(w0[j], "w0");
-  checks::require(p.rate == 0.0 || (p.rate > 0.0 && p.rate <= 1.0),
-                  "rate must lie in (0, 1] (0 = batch_size / n_samples), got " +
-                      std::to_string(p.rate));
-  checks::require(p.rate == 0.0 || p.sampling == Sampling::poisson,
-                  "rate is the Poisson sampling rate: it needs sampling 'poisson'");
-  if (p.rate > 0.0)  // a data-independent schedule: batch_size is the expected lot size only
-    checks::require(p.batch_size >= 1, "batch_size must be >= 1");
-  else
-    checks::require(p.batch_size >= 1 && p.batch_size <= n,
-                    "batch_size must lie in [1, n_samples], got " + std::to_string(p.batch_size));
-  parallel::check_threads(p.n_threads);
-  checks::require(p.epochs >= 1, "epochs must be >= 1");
-  checks::require(p.lam == 0.0 || in_range(p.lam, kScaleMin, kScaleMax),
-                  "alpha (lambda) must be 0 or lie in [1e-12, 1e12], got " + std::to_string(p.lam));
-  checks::require(!(p.schedule == Schedule::inv_lambda_t && p.lam <= 0.0),
-                  "learning_rate 'inv_lambda_t' needs alpha > 0");
-  checks::require(in_range(p.eta0, kScaleMin, kScaleMax),
-                  "eta0 must lie in [1e-12, 1e12], got " + std::to_string(p.eta0));
-  checks::require(p.clip == 0.0 || in_range(p.clip, kScaleMin, kScaleMax),
-                  "clip must be 0 (no clipping) or lie in [1e-12, 1e12], got " +
-                      std::to_string(p.clip));
-  checks::require(p.radius >= 0.0 && !std::isnan(p.radius), "radius must be >= 0 (0 = none)");
-  checks::require(p.record_every >= 0, "record_every must be >= 0");
+  check_sgd_schedule(n, p);  // sgd.hpp
   if (p.mechanism == Mechanism::l2_laplace) {
     checks::require(in_range(p.epsilon, kEpsilonMin, kEpsilonMax) || p.epsilon == kInf,
                     "epsilon must lie in [1e-6, 1e6] or be inf, got " + std::to_string(p.epsilon));
@@ -78,13 +56,7 @@ void validate(Index n, Index d, const VecRef& y, const VecRef& w0, const SgdPara
                     "the l2-laplace mechanism is accounted by parallel composition over disjoint "
                     "batches: sampling must be 'disjoint'");
   }
-  if (p.mechanism == Mechanism::gaussian) {
-    checks::require(p.sigma == 0.0 || in_range(p.sigma, kSigmaMin, kSigmaMax),
-                    "sigma (noise multiplier) must be 0 or lie in [1e-6, 1e6], got " +
-                        std::to_string(p.sigma));
-    checks::require(p.sigma == 0.0 || p.clip > 0.0,
-                    "the gaussian mechanism needs clip > 0 (its sensitivity)");
-  }
+  if (p.mechanism == Mechanism::gaussian) check_gaussian_noise(p);
   const Index steps = sgd_step_count(n, p);
   checks::require(steps < static_cast<Index>(random::kRowCount), "too many SGD steps (>= 2^32)");
   checks::require(p.epochs < static_cast<Index>(random::kRowCount), "too many epochs");
@@ -92,18 +64,6 @@ void validate(Index n, Index d, const VecRef& y, const VecRef& w0, const SgdPara
     checks::require(steps / p.record_every < (Index{1} << 24), "record_every is too small");
 }
 
-double learning_rate(const SgdParams& p, Index step) {
-  const double s = static_cast<double>(step + 1);
-  switch (p.schedule) {
-    case Schedule::inv_sqrt:
-      return p.eta0 / std::sqrt(s);
-    case Schedule::inv_lambda_t:
-      return 1.0 / (p.lam * s);
-    case Schedule::constant:
-      return p.eta0;
-  }
-  return p.eta0;
-}
 
 }  // namespace
 
@@ -175,7 +135,7 @@ SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdP
     // ---- step and projection
     const double denom = p.sampling == Sampling::poisson ? static_cast<double>(p.batch_size)
                                                          : static_cast<double>(count);
-    const double eta = learning_rate(p, t);
+    const double eta = sgd_learning_rate(p, t);
     w -= eta * (p.lam * w + grad / denom);
     if (p.radius > 0.0 && std::isfinite(p.radius)) {
       const ScaledNorm norm = scaled_norm(w);  // no overflow of ||w||^2 (rows.hpp)

@@ -36,35 +36,9 @@ void validate(Index n, Index d, const LabelRef& y, const MatRef& W0, const Softm
   checks::all_finite(W0, "W0");
   checks::require(p.sampling == Sampling::poisson || p.sampling == Sampling::fixed,
                   "softmax SGD supports sampling 'poisson' or 'fixed'");
-  checks::require(p.rate == 0.0 || (p.rate > 0.0 && p.rate <= 1.0),
-                  "rate must lie in (0, 1] (0 = batch_size / n_samples), got " +
-                      std::to_string(p.rate));
-  checks::require(p.rate == 0.0 || p.sampling == Sampling::poisson,
-                  "rate is the Poisson sampling rate: it needs sampling 'poisson'");
-  if (p.rate > 0.0)
-    checks::require(p.batch_size >= 1, "batch_size must be >= 1");
-  else
-    checks::require(p.batch_size >= 1 && p.batch_size <= n,
-                    "batch_size must lie in [1, n_samples], got " + std::to_string(p.batch_size));
-  parallel::check_threads(p.n_threads);
-  checks::require(p.epochs >= 1, "epochs must be >= 1");
+  check_sgd_schedule(n, p);  // sgd.hpp
   checks::require(p.steps >= 0, "steps must be >= 0");
-  checks::require(p.lam == 0.0 || in_range(p.lam, kScaleMin, kScaleMax),
-                  "alpha (lambda) must be 0 or lie in [1e-12, 1e12], got " + std::to_string(p.lam));
-  checks::require(!(p.schedule == Schedule::inv_lambda_t && p.lam <= 0.0),
-                  "learning_rate 'inv_lambda_t' needs alpha > 0");
-  checks::require(in_range(p.eta0, kScaleMin, kScaleMax),
-                  "eta0 must lie in [1e-12, 1e12], got " + std::to_string(p.eta0));
-  checks::require(p.clip == 0.0 || in_range(p.clip, kScaleMin, kScaleMax),
-                  "clip must be 0 (no clipping) or lie in [1e-12, 1e12], got " +
-                      std::to_string(p.clip));
-  checks::require(p.sigma == 0.0 || in_range(p.sigma, kSigmaMin, kSigmaMax),
-                  "sigma (noise multiplier) must be 0 or lie in [1e-6, 1e6], got " +
-                      std::to_string(p.sigma));
-  checks::require(p.sigma == 0.0 || p.clip > 0.0,
-                  "the gaussian mechanism needs clip > 0 (its sensitivity)");
-  checks::require(p.radius >= 0.0 && !std::isnan(p.radius), "radius must be >= 0 (0 = none)");
-  checks::require(p.record_every >= 0, "record_every must be >= 0");
+  check_gaussian_noise(p);
   const Index steps = softmax_step_count(n, p);
   checks::require(steps < static_cast<Index>(random::kRowCount), "too many SGD steps (>= 2^32)");
   checks::require(K <= kNoiseAddressMax / d, "the model is too large (d * n_classes >= 2^62)");
@@ -74,18 +48,6 @@ void validate(Index n, Index d, const LabelRef& y, const MatRef& W0, const Softm
     checks::require(steps / p.record_every < (Index{1} << 24), "record_every is too small");
 }
 
-double learning_rate(const SoftmaxParams& p, Index step) {
-  const double s = static_cast<double>(step + 1);
-  switch (p.schedule) {
-    case Schedule::inv_sqrt:
-      return p.eta0 / std::sqrt(s);
-    case Schedule::inv_lambda_t:
-      return 1.0 / (p.lam * s);
-    case Schedule::constant:
-      return p.eta0;
-  }
-  return p.eta0;
-}
 
 // a[0..K) <- the gradient coefficients r = p - e_label of row i (see softmax.hpp), clipped.
 template <class Rows>
@@ -188,7 +150,7 @@ SoftmaxResult softmax_sgd_train(const Rows& X, const LabelRef& y, const MatRef& 
     // ---- step and projection
     const double denom = p.sampling == Sampling::poisson ? static_cast<double>(p.batch_size)
                                                          : static_cast<double>(count);
-    const double eta = learning_rate(p, t);
+    const double eta = sgd_learning_rate(p, t);
     const double sc = p.sigma * p.clip;
     for (Index j = 0; j < d; ++j)
       for (Index k = 0; k < K; ++k) {

@@ -32,10 +32,14 @@
 // Data-independent schedules: rate > 0 replaces batch_size / n as the Poisson rate (then
 // batch_size, the expected lot size dividing the sum, may exceed n), steps > 0 fixes T.
 
+#include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "privlearn/checks.hpp"
 #include "privlearn/linear/losses.hpp"
+#include "privlearn/parallel.hpp"
 #include "privlearn/random.hpp"
 #include "privlearn/rows.hpp"
 #include "privlearn/types.hpp"
@@ -79,6 +83,24 @@ struct SgdResult {
   Index steps = 0;
 };
 
+// ---- shared by the SGD trainers (sgd.cpp, softmax.cpp): any parameter struct with the fields
+// rate, sampling, batch_size, n_threads, epochs, lam, schedule, eta0, clip, radius,
+// record_every (and sigma for check_gaussian_noise).
+
+// Throws std::invalid_argument (arriving in Python as ValueError) for a schedule the kernels
+// cannot run exactly: the bounds of losses.hpp, a Poisson rate in (0, 1] (rate = 0: batch_size /
+// n, then batch_size <= n), thread counts the machine allows.
+template <class P>
+void check_sgd_schedule(Index n, const P& p);
+
+// The Gaussian noise multiplier: 0 (no noise) or in [1e-6, 1e6], and then clip > 0.
+template <class P>
+void check_gaussian_noise(const P& p);
+
+// eta0 / sqrt(s), 1 / (lambda s) or eta0 at step s = t + 1.
+template <class P>
+double sgd_learning_rate(const P& p, Index t);
+
 // Number of SGD steps the parameters imply for n examples.
 Index sgd_step_count(Index n, const SgdParams& p);
 
@@ -89,5 +111,56 @@ extern template SgdResult sgd_train<DenseRows>(const DenseRows&, const VecRef&, 
                                                const SgdParams&);
 extern template SgdResult sgd_train<CsrRows>(const CsrRows&, const VecRef&, const VecRef&,
                                              const SgdParams&);
+
+// ---- implementations of the shared templates ------------------------------------------------
+template <class P>
+void check_sgd_schedule(Index n, const P& p) {
+  checks::require(p.rate == 0.0 || (p.rate > 0.0 && p.rate <= 1.0),
+                  "rate must lie in (0, 1] (0 = batch_size / n_samples), got " +
+                      std::to_string(p.rate));
+  checks::require(p.rate == 0.0 || p.sampling == Sampling::poisson,
+                  "rate is the Poisson sampling rate: it needs sampling 'poisson'");
+  if (p.rate > 0.0)  // a data-independent schedule: batch_size is the expected lot size only
+    checks::require(p.batch_size >= 1, "batch_size must be >= 1");
+  else
+    checks::require(p.batch_size >= 1 && p.batch_size <= n,
+                    "batch_size must lie in [1, n_samples], got " + std::to_string(p.batch_size));
+  parallel::check_threads(p.n_threads);
+  checks::require(p.epochs >= 1, "epochs must be >= 1");
+  checks::require(p.lam == 0.0 || in_range(p.lam, kScaleMin, kScaleMax),
+                  "alpha (lambda) must be 0 or lie in [1e-12, 1e12], got " + std::to_string(p.lam));
+  checks::require(!(p.schedule == Schedule::inv_lambda_t && p.lam <= 0.0),
+                  "learning_rate 'inv_lambda_t' needs alpha > 0");
+  checks::require(in_range(p.eta0, kScaleMin, kScaleMax),
+                  "eta0 must lie in [1e-12, 1e12], got " + std::to_string(p.eta0));
+  checks::require(p.clip == 0.0 || in_range(p.clip, kScaleMin, kScaleMax),
+                  "clip must be 0 (no clipping) or lie in [1e-12, 1e12], got " +
+                      std::to_string(p.clip));
+  checks::require(p.radius >= 0.0 && !std::isnan(p.radius), "radius must be >= 0 (0 = none)");
+  checks::require(p.record_every >= 0, "record_every must be >= 0");
+}
+
+template <class P>
+void check_gaussian_noise(const P& p) {
+  checks::require(p.sigma == 0.0 || in_range(p.sigma, kSigmaMin, kSigmaMax),
+                  "sigma (noise multiplier) must be 0 or lie in [1e-6, 1e6], got " +
+                      std::to_string(p.sigma));
+  checks::require(p.sigma == 0.0 || p.clip > 0.0,
+                  "the gaussian mechanism needs clip > 0 (its sensitivity)");
+}
+
+template <class P>
+double sgd_learning_rate(const P& p, Index t) {
+  const double s = static_cast<double>(t + 1);
+  switch (p.schedule) {
+    case Schedule::inv_sqrt:
+      return p.eta0 / std::sqrt(s);
+    case Schedule::inv_lambda_t:
+      return 1.0 / (p.lam * s);
+    case Schedule::constant:
+      return p.eta0;
+  }
+  return p.eta0;
+}
 
 }  // namespace privlearn::linear
