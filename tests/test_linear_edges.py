@@ -428,8 +428,9 @@ def test_an_rdp_ledger_composes_gaussian_fits_below_their_sum():
 # ---- defaults chosen by experiment -------------------------------------------------------------
 def test_default_fits_on_unit_rows_are_sensible_models_at_epsilon_one():
     """The defaults (bench/python/bench_defaults.py) on rows of norm <= 1: an intercept, the
-    Gaussian mechanism for DPSGDClassifier, rows beyond the intercept's bound projected (no
-    privacy cost), and a model clearly better than the majority class / the mean at epsilon 1."""
+    Gaussian mechanism for DPSGDClassifier, DP-SCD's rows beyond the intercept's bound
+    projected (no privacy cost; Gaussian DP-SGD keeps its rows and clips gradients), and a model
+    clearly better than the majority class / the mean at epsilon 1."""
     rng = np.random.default_rng(5)
     n = 5000
     X = rng.normal(size=(n, 4))
@@ -437,7 +438,7 @@ def test_default_fits_on_unit_rows_are_sensible_models_at_epsilon_one():
     y = (X @ [1.0, -1.0, 0.5, 0.0] + 0.3 > 0).astype(int)  # needs the intercept
     t = 0.5 + 0.3 * X[:, 0] - 0.2 * X[:, 1]  # a target in [0, 1]
     for est in (DPSGDClassifier(seed=0), DPSCDClassifier(seed=0)):
-        assert est.fit_intercept and est.clip_rows
+        assert est.fit_intercept and est.clip_rows is None  # auto: project where needed
         est.fit(X, y)
         assert est.score(X, y) > 0.85 and est.privacy_.epsilon <= 1.0
     assert DPSGDClassifier().mechanism == "gaussian"
@@ -484,3 +485,19 @@ def test_default_classifiers_pass_sklearn_checks_with_multiclass(make):
 
     assert make().__sklearn_tags__().classifier_tags.multi_class
     check_estimator(make())
+
+
+def test_clip_rows_auto_projects_only_where_the_proof_needs_it():
+    from privlearn.linear._base import RowRule
+
+    assert DPSGDClassifier()._clip_rows(RowRule(1.0, checked=False)) is False  # Gaussian
+    assert DPSGDClassifier(mechanism="l2-laplace")._clip_rows(RowRule(1.0, checked=True))
+    assert DPSCDClassifier()._clip_rows(RowRule(1.0, checked=True))
+    with pytest.raises(TypeError, match="clip_rows must be a bool"):
+        DPSCDClassifier(clip_rows="yes")._clip_rows(RowRule())
+    X, y, _ = _data(300)
+    X[0] *= 5.0  # a row of norm > 1: the Gaussian fit trains on it as it is
+    kw = dict(epsilon=INF, clip=0.0, epochs=1, seed=0)
+    auto = DPSGDClassifier(**kw).fit(X, y)
+    projected = DPSGDClassifier(clip_rows=True, **kw).fit(X, y)
+    assert not np.allclose(auto.coef_, projected.coef_)  # the auto fit saw the long row

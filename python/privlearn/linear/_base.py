@@ -120,8 +120,14 @@ class PrivateLinearModel(LinearModelBase):
     ) -> TrainingDiagnostics:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def _clip_rows(self) -> bool:
-        return _flag(getattr(self, "clip_rows", False), "clip_rows")
+    def _clip_rows(self, rows: RowRule) -> bool:
+        """``clip_rows``: ``None`` (the default) projects the rows exactly where the privacy
+        proof needs a row bound (``rows.checked``: Song et al.'s mechanism, DP-SCD) and leaves
+        them as they are where the gradients are clipped instead (Gaussian DP-SGD)."""
+        value = getattr(self, "clip_rows", False)
+        if value is None:
+            return rows.checked
+        return _flag(value, "clip_rows")
 
     # ---- shared parameter checks --------------------------------------------------------------
     def _noise_target(
@@ -179,12 +185,12 @@ class PrivateLinearModel(LinearModelBase):
         seed = _seed(self.seed)
         fit_intercept = _flag(self.fit_intercept, "fit_intercept")
         diagnostics = _flag(self.diagnostics, "diagnostics")
-        clip_rows = self._clip_rows()
         record_every = None
         if self.record_every is not None:
             record_every = as_index(self.record_every, "record_every", lower=1, upper=1 << 62)
         setup = self._setup(d, fit_intercept)
         setup.extra.update(extra, tasks=len(tasks))
+        clip_rows = self._clip_rows(setup.rows)
 
         # A shared budget is charged before the rows are read: the whole target when epsilon is
         # given (the noisy count is part of it); with a noise multiplier the total is known only

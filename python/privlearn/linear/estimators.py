@@ -63,7 +63,6 @@ from privlearn.linear._common import (
     _class_tasks,
     _clip,
     _delta,
-    _flag,
     _statement_lines,
 )
 
@@ -561,8 +560,10 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         ``"fixed"`` (batches of exactly ``batch_size`` without replacement, replace-one
         neighbours, sensitivity ``2 clip``). Anything else is a ValueError: the sampler and
         the accountant must agree.
-    clip_rows : bool, default=True
-        Project each training row onto the unit ball (l2-laplace with ``fit_intercept``: the
+    clip_rows : bool or None, default=None
+        ``None``: True for l2-laplace (whose proof needs the row bound), False for the
+        Gaussian mechanism (which clips the gradients and keeps the rows as they are).
+        True: project each training row onto the unit ball (l2-laplace with ``fit_intercept``: the
         ball of radius ``sqrt(1 - intercept_scaling^2)``, so that the augmented row has norm
         <= 1). A per-row map, so it costs no privacy. Without it, the l2-laplace mechanism
         raises ValueError naming the first row with norm > 1. Prediction uses ``X`` as given.
@@ -636,7 +637,7 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         eta0: float = 1.0,
         clip: float = 1.0,
         sampling: str | None = None,
-        clip_rows: bool = True,
+        clip_rows: bool | None = None,
         fit_intercept: bool = True,
         intercept_scaling: float | None = None,
         diagnostics: bool = False,
@@ -674,9 +675,6 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
 
     def _mechanism_name(self) -> str:
         return _choice(self.mechanism, "mechanism", ("l2-laplace", "gaussian"))
-
-    def _clip_rows(self) -> bool:
-        return _flag(self.clip_rows, "clip_rows")
 
     def fit(self, X: Any, y: Any) -> DPSGDClassifier:
         """Fit the model (spends the privacy budget described in ``privacy_``).

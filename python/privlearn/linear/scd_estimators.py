@@ -524,8 +524,9 @@ _COMMON_PARAMS = """
     alpha : float, default=1e-4
         ``lambda`` > 0, the L2 regularisation of the primal objective; the model is
         ``theta = v / (lambda N)``.
-    clip_rows : bool, default=True
-        Project each training row onto the unit ball (with ``fit_intercept``: the ball of
+    clip_rows : bool or None, default=None
+        ``None`` is True here (Lemma 1 needs the row bound).
+        True: project each training row onto the unit ball (with ``fit_intercept``: the ball of
         radius ``sqrt(1 - intercept_scaling^2)``). A per-row map, so it costs no privacy.
         Without it, a row with norm > 1 raises ValueError naming the first such row (Lemma 1
         needs normalised rows). Prediction uses ``X`` as given.
@@ -659,7 +660,7 @@ class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
         epochs: int = 20,
         clip: float = 0.01,
         alpha: float = 1e-4,
-        clip_rows: bool = True,
+        clip_rows: bool | None = None,
         fit_intercept: bool = True,
         intercept_scaling: float = 0.5,
         diagnostics: bool = False,
@@ -751,7 +752,7 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         epochs: int = 1,
         clip: float = 0.01,
         alpha: float = 1e-4,
-        clip_rows: bool = True,
+        clip_rows: bool | None = None,
         fit_intercept: bool = True,
         intercept_scaling: float = 0.5,
         diagnostics: bool = False,
