@@ -360,7 +360,7 @@ def test_one_vs_rest_dp_scd_composes_the_classes_in_one_budget():
 def test_multinomial_dp_sgd_at_infinite_epsilon_reaches_sklearn_multinomial_optimum():
     from sklearn.linear_model import LogisticRegression
 
-    from privlearn.linear.estimators import _softmax_objective
+    from privlearn._linear_common import softmax_objective
 
     X, y = _three_classes(600, seed=2)
     n, lam = X.shape[0], 1e-2
@@ -371,8 +371,8 @@ def test_multinomial_dp_sgd_at_infinite_epsilon_reaches_sklearn_multinomial_opti
     lr = LogisticRegression(C=1 / (lam * n), fit_intercept=False, tol=1e-12, max_iter=10_000)
     lr.fit(X, y)
     codes = np.searchsorted(ours.classes_, y).astype(float)
-    mine = _softmax_objective(X, codes, ours.coef_.T, lam)
-    best = _softmax_objective(X, codes, lr.coef_.T, lam)
+    mine = softmax_objective(X, codes, ours.coef_.T, lam)
+    best = softmax_objective(X, codes, lr.coef_.T, lam)
     assert -1e-9 < mine - best < 1e-4
     np.testing.assert_allclose(ours.predict_proba(X), lr.predict_proba(X), atol=5e-3)
     assert ours.coef_.shape == (3, 2) and ours.intercept_.shape == (3,)

@@ -349,22 +349,7 @@ class SgdSpec:
         """Bounds (the same as the core's, ``linear/losses.hpp``): alpha 0 or in
         [1e-12, 1e12]; eta0 in [1e-12, 1e12]; clip 0 or in [1e-12, 1e12]; sigma 0 or in
         [1e-6, 1e6]; epsilon in [1e-6, 1e6] or inf; rate 0 or in (0, 1] (Poisson only)."""
-        if not (self.alpha == 0 or SCALE_MIN <= self.alpha <= SCALE_MAX):
-            raise ValueError(f"alpha must be 0 or lie in [1e-12, 1e12], got {self.alpha}")
-        if self.learning_rate == "inv_lambda_t" and self.alpha <= 0:
-            raise ValueError("learning_rate 'inv_lambda_t' needs alpha > 0")
-        if not SCALE_MIN <= self.eta0 <= SCALE_MAX:
-            raise ValueError(f"eta0 must lie in [1e-12, 1e12], got {self.eta0}")
-        if not (self.clip == 0 or SCALE_MIN <= self.clip <= SCALE_MAX):
-            raise ValueError(
-                f"clip must be 0 (no clipping) or lie in [1e-12, 1e12], got {self.clip}"
-            )
-        if not self.radius >= 0:
-            raise ValueError(f"radius must be >= 0 (0 = no projection), got {self.radius}")
-        if not (self.rate == 0 or 0 < self.rate <= 1):
-            raise ValueError(f"rate must lie in (0, 1] (0 = batch_size / n), got {self.rate}")
-        if self.rate > 0 and self.sampling != "poisson":
-            raise ValueError("rate is the Poisson sampling rate: it needs sampling 'poisson'")
+        _check_sgd_schedule(self)
         if self.mechanism == "l2-laplace":
             if not (EPSILON_MIN <= self.epsilon <= EPSILON_MAX or self.epsilon == np.inf):
                 raise ValueError(f"epsilon must lie in [1e-6, 1e6] or be inf, got {self.epsilon}")
@@ -374,12 +359,36 @@ class SgdSpec:
                     "batches: sampling must be 'disjoint'"
                 )
         if self.mechanism == "gaussian":
-            if not (self.sigma == 0 or SIGMA_MIN <= self.sigma <= SIGMA_MAX):
-                raise ValueError(
-                    f"sigma (noise multiplier) must be 0 or lie in [1e-6, 1e6], got {self.sigma}"
-                )
-            if self.sigma > 0 and not self.clip > 0:
-                raise ValueError("the gaussian mechanism needs clip > 0 (its sensitivity)")
+            _check_gaussian_noise(self)
+
+
+def _check_sgd_schedule(spec: Any) -> None:
+    """The checks every SGD trainer's spec shares (``check_sgd_schedule`` in ``sgd.hpp``):
+    alpha, the schedule, eta0, clip, radius and the Poisson rate."""
+    if not (spec.alpha == 0 or SCALE_MIN <= spec.alpha <= SCALE_MAX):
+        raise ValueError(f"alpha must be 0 or lie in [1e-12, 1e12], got {spec.alpha}")
+    if spec.learning_rate == "inv_lambda_t" and spec.alpha <= 0:
+        raise ValueError("learning_rate 'inv_lambda_t' needs alpha > 0")
+    if not SCALE_MIN <= spec.eta0 <= SCALE_MAX:
+        raise ValueError(f"eta0 must lie in [1e-12, 1e12], got {spec.eta0}")
+    if not (spec.clip == 0 or SCALE_MIN <= spec.clip <= SCALE_MAX):
+        raise ValueError(f"clip must be 0 (no clipping) or lie in [1e-12, 1e12], got {spec.clip}")
+    if not spec.radius >= 0:
+        raise ValueError(f"radius must be >= 0 (0 = no projection), got {spec.radius}")
+    if not (spec.rate == 0 or 0 < spec.rate <= 1):
+        raise ValueError(f"rate must lie in (0, 1] (0 = batch_size / n), got {spec.rate}")
+    if spec.rate > 0 and spec.sampling != "poisson":
+        raise ValueError("rate is the Poisson sampling rate: it needs sampling 'poisson'")
+
+
+def _check_gaussian_noise(spec: Any) -> None:
+    """A noise multiplier 0 or in [1e-6, 1e6], and then ``clip > 0``."""
+    if not (spec.sigma == 0 or SIGMA_MIN <= spec.sigma <= SIGMA_MAX):
+        raise ValueError(
+            f"sigma (noise multiplier) must be 0 or lie in [1e-6, 1e6], got {spec.sigma}"
+        )
+    if spec.sigma > 0 and not spec.clip > 0:
+        raise ValueError("the gaussian mechanism needs clip > 0 (its sensitivity)")
 
 
 def _has_rate(kw: dict[str, Any]) -> bool:
@@ -756,26 +765,8 @@ def prepare_softmax(
         record_every=as_index(kw["record_every"], "record_every", upper=2**62),
         rate=as_real(kw["rate"], "rate"),
     )
-    if not (spec.alpha == 0 or SCALE_MIN <= spec.alpha <= SCALE_MAX):
-        raise ValueError(f"alpha must be 0 or lie in [1e-12, 1e12], got {spec.alpha}")
-    if spec.learning_rate == "inv_lambda_t" and spec.alpha <= 0:
-        raise ValueError("learning_rate 'inv_lambda_t' needs alpha > 0")
-    if not SCALE_MIN <= spec.eta0 <= SCALE_MAX:
-        raise ValueError(f"eta0 must lie in [1e-12, 1e12], got {spec.eta0}")
-    if not (spec.clip == 0 or SCALE_MIN <= spec.clip <= SCALE_MAX):
-        raise ValueError(f"clip must be 0 (no clipping) or lie in [1e-12, 1e12], got {spec.clip}")
-    if not (spec.sigma == 0 or SIGMA_MIN <= spec.sigma <= SIGMA_MAX):
-        raise ValueError(
-            f"sigma (noise multiplier) must be 0 or lie in [1e-6, 1e6], got {spec.sigma}"
-        )
-    if spec.sigma > 0 and not spec.clip > 0:
-        raise ValueError("the gaussian mechanism needs clip > 0 (its sensitivity)")
-    if not spec.radius >= 0:
-        raise ValueError(f"radius must be >= 0 (0 = no projection), got {spec.radius}")
-    if not (spec.rate == 0 or 0 < spec.rate <= 1):
-        raise ValueError(f"rate must lie in (0, 1] (0 = batch_size / n), got {spec.rate}")
-    if spec.rate > 0 and spec.sampling != "poisson":
-        raise ValueError("rate is the Poisson sampling rate: it needs sampling 'poisson'")
+    _check_sgd_schedule(spec)
+    _check_gaussian_noise(spec)
     steps = softmax_step_count(n, spec)
     if steps >= 2**32:
         raise ValueError("too many SGD steps (>= 2^32)")

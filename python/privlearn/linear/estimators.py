@@ -30,11 +30,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import logsumexp
 from sklearn.base import ClassifierMixin, RegressorMixin
 
 from privlearn._checks import as_index
-from privlearn._linear_common import SCHEDULES, SGDRun, objective
+from privlearn._linear_common import SCHEDULES, SGDRun, objective, softmax_objective
 from privlearn.accounting import (
     DisjointBatches,
     GaussianEvent,
@@ -188,14 +187,6 @@ class _Plan:
     privacy: DPSGDPrivacy
 
 
-def _softmax_objective(X: Any, y: np.ndarray, W: np.ndarray, alpha: float) -> float:
-    """``(alpha/2)||W||_F^2 + mean_i -log softmax(x_i^T W)_{y_i}`` (a diagnostic)."""
-    scores = np.asarray(X @ W)
-    log_norm = logsumexp(scores, axis=1)
-    picked = scores[np.arange(scores.shape[0]), y.astype(np.intp)]
-    return float(0.5 * alpha * np.sum(W * W) + np.mean(log_norm - picked))
-
-
 class _DPSGDBase(PrivateLinearModel):
     """DP-SGD on the shared plan; subclasses define the loss, the label handling and the
     mechanism."""
@@ -261,24 +252,7 @@ class _DPSGDBase(PrivateLinearModel):
 
     def _trainer_kwargs(self, setup: FitSetup, plan: _Plan) -> dict[str, Any]:
         e = setup.extra
-        if e.get("n_classes", 2) > 2:  # multinomial: Gaussian mechanism, whole-gradient clip
-            return dict(
-                n_classes=e["n_classes"],
-                sampling=plan.sampling,
-                learning_rate=e["learning_rate"],
-                alpha=e["alpha"],
-                batch_size=e["batch_size"],
-                epochs=e["epochs"],
-                steps=plan.steps,
-                rate=plan.rate,
-                eta0=e["eta0"],
-                clip=plan.clip,
-                sigma=plan.sigma,
-                radius=plan.radius,
-            )
-        return dict(
-            loss=e["loss"],
-            mechanism=plan.mechanism,
+        kwargs = dict(
             sampling=plan.sampling,
             learning_rate=e["learning_rate"],
             alpha=e["alpha"],
@@ -288,10 +262,12 @@ class _DPSGDBase(PrivateLinearModel):
             rate=plan.rate,
             eta0=e["eta0"],
             clip=plan.clip,
-            epsilon=plan.epsilon,
             sigma=plan.sigma,
             radius=plan.radius,
         )
+        if e.get("n_classes", 2) > 2:  # multinomial: Gaussian mechanism, whole-gradient clip
+            return {**kwargs, "n_classes": e["n_classes"]}
+        return {**kwargs, "loss": e["loss"], "mechanism": plan.mechanism, "epsilon": plan.epsilon}
 
     def _diagnostics(
         self, X: Any, y: np.ndarray, setup: FitSetup, run: SGDRun
@@ -299,7 +275,7 @@ class _DPSGDBase(PrivateLinearModel):
         e = setup.extra
         if e.get("n_classes", 2) > 2:
             path = np.asarray(run.path).reshape(-1, X.shape[1], e["n_classes"])
-            values = [_softmax_objective(X, y, W, e["alpha"]) for W in path]
+            values = [softmax_objective(X, y, W, e["alpha"]) for W in path]
             return TrainingDiagnostics(
                 objective_path=np.array(values),
                 objective_steps=np.asarray(run.path_steps, dtype=np.int64),
