@@ -163,7 +163,9 @@ def test_mini_batch_sgd_gets_close_to_sklearn_optimum():
 def test_two_classes_is_binary_logistic_sgd(sampling, schedule, clip):
     """From W0 = 0 every per-example gradient has columns summing to 0, so W[:, 0] = -W[:, 1]
     and v = W[:, 1] - W[:, 0] follows binary logistic SGD on labels 2y - 1 with step 2 eta,
-    regularisation alpha / 2, and clip C / sqrt(2) (||p - e_y|| = sqrt(2) |p_1 - [y = 1]|)."""
+    regularisation alpha / 2, and clip C / sqrt(2) (||p - e_y|| = sqrt(2) |p_1 - [y = 1]|).
+    With clipping the binary trainer sums in fixed point (units of C * 2**-30, truncated), so
+    the two agree to about 1e-9 relative there, not to the last bit."""
     X, y = _data(n=100, d=5, k=2, seed=9)
     alpha = 0.05
     kw = dict(sampling=sampling, batch_size=15, epochs=4, learning_rate=schedule)
@@ -182,7 +184,8 @@ def test_two_classes_is_binary_logistic_sgd(sampling, schedule, clip):
         **kw,
     )
     np.testing.assert_allclose(run.coef[:, 0], -run.coef[:, 1], rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(run.coef[:, 1] - run.coef[:, 0], binary.coef, rtol=1e-9)
+    rtol = 1e-9 if clip == 0 else 1e-7
+    np.testing.assert_allclose(run.coef[:, 1] - run.coef[:, 0], binary.coef, rtol=rtol)
 
 
 # ---- clipping and overflow -------------------------------------------------------------------

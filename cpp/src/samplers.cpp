@@ -89,32 +89,59 @@ std::vector<std::int64_t> choice_without_replacement(const random::Key& key, std
   return result;
 }
 
-std::vector<std::int64_t> poisson_sample(const random::Key& key, std::uint64_t stream,
-                                         std::uint64_t index, std::int64_t population, double q) {
+namespace {
+
+void check_poisson(std::uint64_t index, std::int64_t population, double q) {
   checks::require(population >= 0, "population must be >= 0, got " + std::to_string(population));
-  checks::require(static_cast<std::uint64_t>(population) < random::kRowLength,
-                  "population must be < 2^35");
+  checks::require(population < (std::int64_t{1} << 34), "population must be < 2^34");
   checks::probability(q, "q");
   checks::require(index < random::kRowCount, "index must be < 2^32");
-  std::vector<std::int64_t> out;
-  if (q == 0.0 || population == 0) return out;
-  if (q == 1.0) {
-    out.resize(static_cast<std::size_t>(population));
-    for (std::int64_t i = 0; i < population; ++i) out[static_cast<std::size_t>(i)] = i;
-    return out;
-  }
-  out.reserve(static_cast<std::size_t>(q * static_cast<double>(population) * 1.1) + 16);
-  random::RowCursor cursor(key, stream, index, 0);
-  const double log_keep = std::log1p(-q);
-  std::int64_t pos = -1;
+}
+
+// Appends the elements of block b's walk that lie in [lo, hi) (samplers.hpp, layout 2).
+void walk_block(const random::Key& key, std::uint64_t stream, std::uint64_t index,
+                std::int64_t population, double log_keep, std::int64_t b, std::int64_t lo,
+                std::int64_t hi, std::vector<std::int64_t>& out) {
+  const std::int64_t first = b * kPoissonBlock;
+  const std::int64_t end = std::min(population, first + kPoissonBlock);
+  const std::int64_t stop = std::min(end, hi);
+  random::RowCursor cursor(key, stream, index,
+                           static_cast<std::uint64_t>(b) << (kPoissonBlockLog2 + 1));
+  std::int64_t pos = first - 1;
   for (;;) {
     const double x = std::log(1.0 - cursor.next_uniform()) / log_keep;
-    if (!(x < static_cast<double>(population - pos))) break;  // also stops on NaN
+    if (!(x < static_cast<double>(end - pos))) break;  // also stops on NaN
     pos += static_cast<std::int64_t>(std::floor(x)) + 1;
-    if (pos >= population) break;
-    out.push_back(pos);
+    if (pos >= stop) break;
+    if (pos >= lo) out.push_back(pos);
   }
+}
+
+}  // namespace
+
+std::vector<std::int64_t> poisson_sample_range(const random::Key& key, std::uint64_t stream,
+                                               std::uint64_t index, std::int64_t population,
+                                               double q, std::int64_t lo, std::int64_t hi) {
+  check_poisson(index, population, q);
+  checks::require(0 <= lo && lo <= hi && hi <= population,
+                  "the range must satisfy 0 <= lo <= hi <= population");
+  std::vector<std::int64_t> out;
+  if (q == 0.0 || lo == hi) return out;
+  if (q == 1.0) {
+    out.resize(static_cast<std::size_t>(hi - lo));
+    for (std::int64_t i = lo; i < hi; ++i) out[static_cast<std::size_t>(i - lo)] = i;
+    return out;
+  }
+  out.reserve(static_cast<std::size_t>(q * static_cast<double>(hi - lo) * 1.1) + 16);
+  const double log_keep = std::log1p(-q);
+  for (std::int64_t b = lo / kPoissonBlock; b * kPoissonBlock < hi; ++b)
+    walk_block(key, stream, index, population, log_keep, b, lo, hi, out);
   return out;
+}
+
+std::vector<std::int64_t> poisson_sample(const random::Key& key, std::uint64_t stream,
+                                         std::uint64_t index, std::int64_t population, double q) {
+  return poisson_sample_range(key, stream, index, population, q, 0, population);
 }
 
 void poisson_mask(const random::Key& key, std::uint64_t stream, std::uint64_t index,

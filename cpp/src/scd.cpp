@@ -5,8 +5,10 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "privlearn/checks.hpp"
+#include "privlearn/fixed_sum.hpp"
 #include "privlearn/parallel.hpp"
 #include "privlearn/samplers.hpp"
 
@@ -147,15 +149,8 @@ struct Columns<CsrRows> {
   }
 };
 
-template <class Rows>
-void validate(const Rows& X, const VecRef& y, const ScdParams& p) {
-  const Index n = X.rows(), m = X.cols();
-  checks::require(n >= 1 && m >= 1, "X must have at least one row and one column");
-  checks::require(y.size() == n, "y must have one entry per row of X");
-  for (Index i = 0; i < n; ++i) checks::finite(y[i], "y");
-  if (p.loss != Loss::squared)
-    for (Index i = 0; i < n; ++i)
-      checks::require(y[i] == 1.0 || y[i] == -1.0, "labels must be -1 or +1 for this loss");
+// Checks of the parameters for n rows and m columns (no data read).
+void validate_params(Index n, Index m, const ScdParams& p) {
   checks::require(in_range(p.lam, kScaleMin, kScaleMax),
                   "alpha (lambda) must lie in [1e-12, 1e12], got " + std::to_string(p.lam));
   checks::require(p.rate == 0.0 || (p.rate > 0.0 && p.rate <= 1.0),
@@ -196,6 +191,18 @@ void validate(const Rows& X, const VecRef& y, const ScdParams& p) {
                   "too many steps for the noise address space");
 }
 
+template <class Rows>
+void validate(const Rows& X, const VecRef& y, const ScdParams& p) {
+  const Index n = X.rows(), m = X.cols();
+  checks::require(n >= 1 && m >= 1, "X must have at least one row and one column");
+  checks::require(y.size() == n, "y must have one entry per row of X");
+  for (Index i = 0; i < n; ++i) checks::finite(y[i], "y");
+  if (p.loss != Loss::squared)
+    for (Index i = 0; i < n; ++i)
+      checks::require(y[i] == 1.0 || y[i] == -1.0, "labels must be -1 or +1 for this loss");
+  validate_params(n, m, p);
+}
+
 }  // namespace
 
 template <class Rows>
@@ -221,6 +228,152 @@ double dual_objective(const Rows& X, const VecRef& y, Loss loss, double lam,
   return s / static_cast<double>(n) - u.squaredNorm() / (2.0 * lam_n * static_cast<double>(n));
 }
 
+namespace {
+
+// Lazy per-row noise on alpha (scd.hpp, "Noise on alpha") for the rows of a batch (global
+// indices `rows`; alpha, last hold the rows [offset, offset + alpha.size())): each row gets the
+// noise of the steps since its previous visit, drawn for the whole batch at once (normals_at: 8
+// blocks per pass), before its update; addresses t N + j with N = n_total.
+struct CatchUp {
+  std::vector<std::int64_t> due_rows;
+  std::vector<std::uint64_t> due_index;
+  std::vector<double> due_noise;
+  void operator()(const std::vector<std::int64_t>& rows, Index t, Index offset, Index n_total,
+                  double* alpha, std::int64_t* last, const ScdParams& p) {
+    due_rows.clear();
+    due_index.clear();
+    for (const std::int64_t j : rows) {
+      if (static_cast<std::int64_t>(t) > last[j - offset]) {
+        due_rows.push_back(j);
+        due_index.push_back(static_cast<std::uint64_t>(t) * static_cast<std::uint64_t>(n_total) +
+                            static_cast<std::uint64_t>(j));
+      }
+    }
+    due_noise.resize(due_rows.size());
+    random::normals_at(p.key, p.noise_stream + 2, due_index.data(), due_index.size(),
+                       due_noise.data());
+    for (std::size_t i = 0; i < due_rows.size(); ++i) {
+      const std::int64_t j = due_rows[i] - offset;
+      alpha[j] += p.noise_std * std::sqrt(static_cast<double>(static_cast<std::int64_t>(t) - last[j])) *
+                  due_noise[i];
+    }
+    for (const std::int64_t j : rows) last[j - offset] = static_cast<std::int64_t>(t);
+  }
+};
+
+// One step of Algorithm 1 on the batch rows `rows` (global indices; the worker holds rows
+// [offset, offset + X.rows())): catch-up noise, every zeta_j from the same (alpha, v) scaled to
+// C, their sum sum_j zeta_j x_j exactly in fixed-point units of C into `units` (fixed_sum.hpp;
+// ||x_j|| <= 1), then alpha_j += zeta_j. Returns the first non-finite row (global) or -1.
+template <class Rows>
+Index dual_batch_units(const Rows& X, const VecRef& y, double* alpha, std::int64_t* last,
+                       const VectorXd& v, const std::vector<std::int64_t>& rows, Index t,
+                       Index offset, Index n_total, double lam_n, const ScdParams& p,
+                       CatchUp& catch_up, std::vector<double>& zeta, std::int64_t* units) {
+  if (p.noise_std > 0.0) catch_up(rows, t, offset, n_total, alpha, last, p);
+  const Index count = static_cast<Index>(rows.size());
+  zeta.resize(rows.size());
+  const double sigma_prime = static_cast<double>(p.batch_size);
+  const fixed::Scale scale(p.clip);
+  std::atomic<Index> bad_row{-1};
+  double work = 0.0;
+  if (count > 0) {
+    if constexpr (std::is_same_v<Rows, CsrRows>)
+      work = static_cast<double>(count) * static_cast<double>(X.row_nnz(rows[0] - offset) + 1);
+    else
+      work = static_cast<double>(count) * static_cast<double>(X.cols());
+  }
+  fixed::sum(
+      count, X.cols(), p.n_threads, work,
+      [&](Index a, std::int64_t* acc) {
+        if (a + kPrefetchAhead < count) X.prefetch(rows[static_cast<std::size_t>(a + kPrefetchAhead)] - offset);
+        const Index j = rows[static_cast<std::size_t>(a)] - offset;
+        double q;
+        const double z = X.dot_sq(j, v, q) / lam_n;
+        if (!std::isfinite(q) || !std::isfinite(z)) {
+          Index none = -1;
+          bad_row.compare_exchange_strong(none, j + offset);
+        }
+        const double step =
+            scale_to(dual_step(p.loss, alpha[j], y[j], q, z, sigma_prime, lam_n, p.newton_steps),
+                     p.clip);
+        zeta[static_cast<std::size_t>(a)] = step;
+        X.axpy_units(j, step * scale.to_units, acc);
+      },
+      units);
+  for (Index a = 0; a < count; ++a)
+    alpha[rows[static_cast<std::size_t>(a)] - offset] += zeta[static_cast<std::size_t>(a)];
+  return bad_row.load();
+}
+
+double scd_rate(Index n, const ScdParams& p) {
+  return p.rate > 0.0 ? p.rate : static_cast<double>(p.batch_size) / static_cast<double>(n);
+}
+
+double scd_lam_n(Index n, const ScdParams& p) {
+  return p.lam * (p.n_scale > 0.0 ? p.n_scale : static_cast<double>(n));
+}
+
+void bad_row_error(Index j) {
+  checks::fail("row " + std::to_string(j) +
+               " of X contains NaN or infinite values or has a squared norm beyond DBL_MAX "
+               "(DP-SCD assumes ||x_j|| <= 1: scale the rows), or v overflowed");
+}
+
+}  // namespace
+
+void scd_check_distributed(Index n_total, Index m, const ScdParams& p) {
+  checks::require(n_total >= 1 && m >= 1, "X must have at least one row and one column");
+  checks::require(p.variant == ScdVariant::dual && p.poisson && p.clip > 0.0,
+                  "a distributed DP-SCD run needs variant 'dual', Poisson batches and clip > 0");
+  checks::require(p.record_every == 0, "a distributed DP-SCD run records no path");
+  validate_params(n_total, m, p);
+}
+
+template <class Rows>
+Index scd_partial_step(const Rows& X, const VecRef& y, double* alpha, std::int64_t* last,
+                       const VectorXd& v, Index t, Index offset, Index n_total,
+                       const ScdParams& p, std::int64_t* units) {
+  checks::require(offset >= 0 && offset + X.rows() <= n_total && y.size() == X.rows() &&
+                      v.size() == X.cols(),
+                  "scd_partial_step: the rows, labels and v do not match");
+  const std::vector<std::int64_t> rows = samplers::poisson_sample_range(
+      p.key, p.batch_stream, static_cast<std::uint64_t>(t), n_total, scd_rate(n_total, p), offset,
+      offset + X.rows());
+  CatchUp catch_up;
+  std::vector<double> zeta;
+  return dual_batch_units(X, y, alpha, last, v, rows, t, offset, n_total, scd_lam_n(n_total, p), p,
+                          catch_up, zeta, units);
+}
+
+void scd_apply_units(VectorXd& v, const std::int64_t* units, Index t, const ScdParams& p) {
+  const Index m = v.size();
+  VectorXd update(m);
+  fixed::to_real(units, m, fixed::Scale(p.clip), update.data());
+  v += update;
+  if (p.noise_std > 0.0) {
+    random::normal(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * m,
+                   static_cast<std::size_t>(m), update.data(), 1);
+    v += p.noise_std * update;
+  }
+}
+
+void scd_finish_alpha(double* alpha, const std::int64_t* last, Index count, Index steps,
+                      Index offset, Index n_total, const ScdParams& p) {
+  if (!(p.noise_std > 0.0) || count == 0) return;
+  std::vector<double> noise(static_cast<std::size_t>(count));
+  random::normal(p.key, p.noise_stream + 2,
+                 static_cast<std::uint64_t>(steps) * static_cast<std::uint64_t>(n_total) +
+                     static_cast<std::uint64_t>(offset),
+                 static_cast<std::size_t>(count), noise.data(), 1);
+  for (Index j = 0; j < count; ++j) {
+    const std::int64_t missed = static_cast<std::int64_t>(steps) - last[j];
+    if (missed > 0)
+      alpha[j] += p.noise_std * std::sqrt(static_cast<double>(missed)) *
+                  noise[static_cast<std::size_t>(j)];
+  }
+}
+
 template <class Rows>
 ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
   validate(X, y, p);
@@ -229,7 +382,6 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
   // lambda N' with N' = n_scale (a public or noisy size) or the true N when n_scale = 0
   const double n_eff = p.n_scale > 0.0 ? p.n_scale : static_cast<double>(n);
   const double lam_n = p.lam * n_eff;
-  const std::uint64_t catchup_stream = p.noise_stream + 2;
 
   ScdResult r;
   r.steps = steps;
@@ -324,35 +476,11 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
   const double q_rate =
       p.rate > 0.0 ? p.rate : static_cast<double>(p.batch_size) / static_cast<double>(n);
   // Lazy per-row noise (scd.hpp, "Noise on alpha"): last[j] = the number of steps whose noise
-  // row j's coordinate has received. One draw per visit: the noise of every step since the last
-  // visit (that visit's own step included), summed.
+  // row j's coordinate has received (CatchUp above).
   const bool noisy = p.noise_std > 0.0;
   std::vector<std::int64_t> last(noisy ? static_cast<std::size_t>(n) : 0, 0);
-  std::vector<std::int64_t> due_rows;
-  std::vector<std::uint64_t> due_index;
-  std::vector<double> due_noise;
-  // Before the batch of step t is updated: each of its rows gets the noise of the steps since
-  // its previous visit, drawn for the whole batch at once (normals_at: 8 blocks per pass).
-  auto catch_up = [&](const std::vector<std::int64_t>& rows, Index t) {
-    due_rows.clear();
-    due_index.clear();
-    for (const std::int64_t j : rows) {
-      if (static_cast<std::int64_t>(t) > last[static_cast<std::size_t>(j)]) {
-        due_rows.push_back(j);
-        due_index.push_back(static_cast<std::uint64_t>(t) * n + static_cast<std::uint64_t>(j));
-      }
-    }
-    due_noise.resize(due_rows.size());
-    random::normals_at(p.key, catchup_stream, due_index.data(), due_index.size(),
-                       due_noise.data());
-    for (std::size_t i = 0; i < due_rows.size(); ++i) {
-      const std::int64_t j = due_rows[i];
-      std::int64_t& seen = last[static_cast<std::size_t>(j)];
-      alpha[j] += p.noise_std * std::sqrt(static_cast<double>(static_cast<std::int64_t>(t) - seen)) *
-                  due_noise[i];
-    }
-    for (const std::int64_t j : rows) last[static_cast<std::size_t>(j)] = static_cast<std::int64_t>(t);
-  };
+  CatchUp catch_up;
+  std::vector<std::int64_t> units(static_cast<std::size_t>(m));
   const double sigma_prime = p.variant == ScdVariant::dual ? static_cast<double>(p.batch_size) : 1.0;
 
   if (p.variant == ScdVariant::scd) {
@@ -389,10 +517,17 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
     }
     const Index count = static_cast<Index>(batch.size());
     zeta.resize(batch.size());
-    // the steps of noise each batch row missed since its last visit, before its update
-    if (noisy) catch_up(batch, t);
-
-    if (p.variant == ScdVariant::dual) {
+    const bool exact = p.variant == ScdVariant::dual && p.clip > 0.0;
+    if (exact) {
+      // bounded updates: the exact fixed-point sum, then v's noise (the distributed fit's step,
+      // bit for bit)
+      const Index bad = dual_batch_units(X, y, alpha.data(), last.data(), v, batch, t, 0, n, lam_n,
+                                         p, catch_up, zeta, units.data());
+      if (bad >= 0) bad_row_error(bad);
+      scd_apply_units(v, units.data(), t, p);
+    } else if (p.variant == ScdVariant::dual) {
+      // the steps of noise each batch row missed since its last visit, before its update
+      if (noisy) catch_up(batch, t, 0, n, alpha.data(), last.data(), p);
       // Every update from the same (alpha, v), so they are independent: one fused parallel pass
       // visits each row once (z_j, ||x_j||^2, zeta_j, then zeta_j x_j into the block's partial
       // sum while the row is in cache). Blocks are summed in order: bit-identical for any
@@ -417,6 +552,7 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
         alpha[batch[static_cast<std::size_t>(a)]] += zeta[static_cast<std::size_t>(a)];
       v += noise_v;
     } else {  // seq: each update sees the previous ones
+      if (noisy) catch_up(batch, t, 0, n, alpha.data(), last.data(), p);
       for (Index a = 0; a < count; ++a) {
         if (a + kPrefetchAhead < count) X.prefetch(batch[static_cast<std::size_t>(a + kPrefetchAhead)]);
         const Index j = batch[static_cast<std::size_t>(a)];
@@ -430,7 +566,7 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
       check_rows();
     }
 
-    if (noisy) {
+    if (noisy && !exact) {
       // (this step's noise on alpha reaches each row at its next visit, or at the end)
       random::normal(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * m,
                      static_cast<std::size_t>(m), noise_v.data(), 1);
@@ -438,19 +574,9 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
     }
     if (due(t)) record(t + 1, VectorXd(v / lam_n), &alpha);
   }
-  if (noisy) {
-    // alpha is returned (a non-released diagnostic): add the outstanding catch-up noise so that
-    // it has the distribution of the hypothetical mechanism's alpha (address T N + j).
-    noise_b.resize(static_cast<std::size_t>(n));
-    random::normal(p.key, catchup_stream, static_cast<std::uint64_t>(steps) * n,
-                   static_cast<std::size_t>(n), noise_b.data(), p.n_threads);
-    for (Index j = 0; j < n; ++j) {
-      const std::int64_t missed = static_cast<std::int64_t>(steps) - last[static_cast<std::size_t>(j)];
-      if (missed > 0)
-        alpha[j] += p.noise_std * std::sqrt(static_cast<double>(missed)) *
-                    noise_b[static_cast<std::size_t>(j)];
-    }
-  }
+  // alpha is returned (a non-released diagnostic): add the outstanding catch-up noise so that
+  // it has the distribution of the hypothetical mechanism's alpha (address T N + j).
+  scd_finish_alpha(alpha.data(), last.data(), n, steps, 0, n, p);
   check_finite(v, "coefficient");
   check_finite(alpha, "dual variable");
   return r;
@@ -458,6 +584,9 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
 
 template ScdResult scd_train<DenseRows>(const DenseRows&, const VecRef&, const ScdParams&);
 template ScdResult scd_train<CsrRows>(const CsrRows&, const VecRef&, const ScdParams&);
+template Index scd_partial_step<DenseRows>(const DenseRows&, const VecRef&, double*,
+                                           std::int64_t*, const VectorXd&, Index, Index, Index,
+                                           const ScdParams&, std::int64_t*);
 template double primal_objective<DenseRows>(const DenseRows&, const VecRef&, Loss, double,
                                             const VecRef&);
 template double primal_objective<CsrRows>(const CsrRows&, const VecRef&, Loss, double,

@@ -3,8 +3,10 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "privlearn/checks.hpp"
+#include "privlearn/fixed_sum.hpp"
 #include "privlearn/parallel.hpp"
 #include "privlearn/samplers.hpp"
 
@@ -64,8 +66,88 @@ void validate(Index n, Index d, const VecRef& y, const VecRef& w0, const SgdPara
     checks::require(steps / p.record_every < (Index{1} << 24), "record_every is too small");
 }
 
+// Noise, step and projection of step t from the real batch gradient sum (noise is added to it).
+void apply_step(VectorXd& w, VectorXd& grad, double denom, Index t, const SgdParams& p) {
+  const Index d = w.size();
+  if (p.mechanism == Mechanism::l2_laplace && std::isfinite(p.epsilon)) {
+    const double noise_unit = p.clip > 0.0 ? p.clip : 1.0;  // Song: sensitivity 2C of the sum
+    VectorXd noise(d);
+    random::l2_laplace(p.key, p.noise_stream, static_cast<std::uint64_t>(t), 1,
+                       static_cast<std::size_t>(d), p.epsilon, noise.data(), 1);
+    grad += noise_unit * noise;
+  } else if (p.mechanism == Mechanism::gaussian && p.sigma > 0.0) {
+    VectorXd noise(d);
+    random::normal(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * d,
+                   static_cast<std::size_t>(d), noise.data(), 1);
+    grad += (p.sigma * p.clip) * noise;
+  }
+  const double eta = sgd_learning_rate(p, t);
+  w -= eta * (p.lam * w + grad / denom);
+  if (p.radius > 0.0 && std::isfinite(p.radius)) {
+    const ScaledNorm norm = scaled_norm(w);  // no overflow of ||w||^2 (rows.hpp)
+    if (norm.value() > p.radius) w *= (p.radius / norm.scale) / norm.root;
+  }
+}
+
+template <class Rows>
+double entries(const Rows& X, Index i) {
+  if constexpr (std::is_same_v<Rows, CsrRows>)
+    return static_cast<double>(X.row_nnz(i));
+  else
+    return static_cast<double>(X.cols());
+}
+
+// The clipped gradient sum over rows[0..count) (indices into X, minus `offset`) in fixed-point
+// units of C (fixed_sum.hpp).
+template <class Rows>
+void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std::int64_t* rows,
+                   Index count, Index offset, const SgdParams& p, std::int64_t* out) {
+  const fixed::Scale scale(p.clip);
+  const double work = count > 0 ? static_cast<double>(count) * entries(X, rows[0] - offset) : 0.0;
+  fixed::sum(
+      count, X.cols(), p.n_threads, work,
+      [&](Index r, std::int64_t* acc) {
+        const Index i = rows[r] - offset;
+        double c = loss_derivative(p.loss, X.dot(i, w), y[i]);
+        c = clip_coefficient(c, X.scaled_norm(i), p.clip);  // losses.hpp
+        X.axpy_units(i, c * scale.to_units, acc);
+      },
+      out);
+}
+
+double poisson_rate(Index n, const SgdParams& p) {
+  return p.rate > 0.0 ? p.rate : static_cast<double>(p.batch_size) / static_cast<double>(n);
+}
 
 }  // namespace
+
+void sgd_check_distributed(Index n_total, Index d, const SgdParams& p) {
+  checks::require(n_total >= 1 && d >= 1, "X must have at least one row and one column");
+  checks::require(p.sampling == Sampling::poisson && p.clip > 0.0,
+                  "a distributed SGD run needs sampling 'poisson' and clip > 0");
+  checks::require(p.mechanism != Mechanism::l2_laplace,
+                  "the l2-laplace mechanism needs disjoint batches: not distributed");
+  check_sgd_schedule(n_total, p);
+  check_gaussian_noise(p);
+}
+
+template <class Rows>
+void sgd_partial_sum(const Rows& X, const VecRef& y, const VectorXd& w, Index t, Index offset,
+                     Index n_total, const SgdParams& p, std::int64_t* out) {
+  checks::require(offset >= 0 && offset + X.rows() <= n_total && y.size() == X.rows() &&
+                      w.size() == X.cols(),
+                  "sgd_partial_sum: the rows, labels and iterate do not match");
+  const std::vector<std::int64_t> rows = samplers::poisson_sample_range(
+      p.key, p.batch_stream, static_cast<std::uint64_t>(t), n_total, poisson_rate(n_total, p),
+      offset, offset + X.rows());
+  clipped_units(X, y, w, rows.data(), static_cast<Index>(rows.size()), offset, p, out);
+}
+
+void sgd_apply_units(VectorXd& w, const std::int64_t* units, Index t, const SgdParams& p) {
+  VectorXd grad(w.size());
+  fixed::to_real(units, w.size(), fixed::Scale(p.clip), grad.data());
+  apply_step(w, grad, static_cast<double>(p.batch_size), t, p);
+}
 
 template <class Rows>
 SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdParams& p) {
@@ -75,14 +157,13 @@ SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdP
   const Index steps = sgd_step_count(n, p);
   const Index per_pass = (n + p.batch_size - 1) / p.batch_size;
   const bool clipped = p.clip > 0.0;
-  const double noise_unit = clipped ? p.clip : 1.0;  // Song: sensitivity 2C of the summed gradient
-  const double q_rate =
-      p.rate > 0.0 ? p.rate : static_cast<double>(p.batch_size) / static_cast<double>(n);
+  const double q_rate = poisson_rate(n, p);
 
   SgdResult result;
   result.w = w0;
   VectorXd& w = result.w;
-  VectorXd grad(d), noise(d);
+  VectorXd grad(d);
+  std::vector<std::int64_t> units(static_cast<std::size_t>(clipped ? d : 0));
   std::vector<std::int64_t> perm, batch;
   std::vector<VectorXd> recorded;
 
@@ -110,37 +191,25 @@ SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdP
       count = static_cast<Index>(batch.size());
     }
 
-    // ---- sum of (clipped) per-example gradients, deterministic for any thread count
-    parallel::deterministic_sum(
-        count, d, p.n_threads,
-        [&](Index r, VecMut acc) {
-          const Index i = rows[r];
-          double c = loss_derivative(p.loss, X.dot(i, w), y[i]);
-          if (clipped) c = clip_coefficient(c, X.scaled_norm(i), p.clip);  // losses.hpp
-          X.axpy(i, c, acc);
-        },
-        grad);
-
-    // ---- noise
-    if (p.mechanism == Mechanism::l2_laplace && std::isfinite(p.epsilon)) {
-      random::l2_laplace(p.key, p.noise_stream, static_cast<std::uint64_t>(t), 1,
-                         static_cast<std::size_t>(d), p.epsilon, noise.data(), 1);
-      grad += noise_unit * noise;
-    } else if (p.mechanism == Mechanism::gaussian && p.sigma > 0.0) {
-      random::normal(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * d,
-                     static_cast<std::size_t>(d), noise.data(), 1);
-      grad += (p.sigma * p.clip) * noise;
+    // ---- sum of (clipped) per-example gradients: exact in fixed point when the terms are
+    // bounded, else a deterministic blocked float sum (both independent of n_threads)
+    if (clipped) {
+      clipped_units(X, y, w, rows, count, 0, p, units.data());
+      fixed::to_real(units.data(), d, fixed::Scale(p.clip), grad.data());
+    } else {
+      parallel::deterministic_sum(
+          count, d, p.n_threads,
+          [&](Index r, VecMut acc) {
+            const Index i = rows[r];
+            X.axpy(i, loss_derivative(p.loss, X.dot(i, w), y[i]), acc);
+          },
+          grad);
     }
 
-    // ---- step and projection
+    // ---- noise, step and projection
     const double denom = p.sampling == Sampling::poisson ? static_cast<double>(p.batch_size)
                                                          : static_cast<double>(count);
-    const double eta = sgd_learning_rate(p, t);
-    w -= eta * (p.lam * w + grad / denom);
-    if (p.radius > 0.0 && std::isfinite(p.radius)) {
-      const ScaledNorm norm = scaled_norm(w);  // no overflow of ||w||^2 (rows.hpp)
-      if (norm.value() > p.radius) w *= (p.radius / norm.scale) / norm.root;
-    }
+    apply_step(w, grad, denom, t, p);
     if (p.record_every > 0 && ((t + 1) % p.record_every == 0 || t + 1 == steps)) {
       recorded.push_back(w);
       result.path_steps.push_back(static_cast<std::int64_t>(t + 1));
@@ -162,5 +231,7 @@ template SgdResult sgd_train<DenseRows>(const DenseRows&, const VecRef&, const V
                                         const SgdParams&);
 template SgdResult sgd_train<CsrRows>(const CsrRows&, const VecRef&, const VecRef&,
                                       const SgdParams&);
+template void sgd_partial_sum<DenseRows>(const DenseRows&, const VecRef&, const VectorXd&, Index,
+                                         Index, Index, const SgdParams&, std::int64_t*);
 
 }  // namespace privlearn::linear

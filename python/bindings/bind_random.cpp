@@ -145,18 +145,22 @@ void bind_random(py::module_& m) {
   m.def(
       "poisson_sample",
       [](const py::bytes& key, std::uint64_t stream, std::uint64_t index, std::int64_t population,
-         double q) {
+         double q, std::int64_t lo, std::int64_t hi) {
         const random::Key k = key_from_py(key);
         std::vector<std::int64_t> result;
         {
           py::gil_scoped_release release;
-          result = samplers::poisson_sample(k, stream, index, population, q);
+          result = samplers::poisson_sample_range(k, stream, index, population, q, lo,
+                                                  hi < 0 ? population : hi);
         }
         py::array_t<std::int64_t> out(static_cast<py::ssize_t>(result.size()));
         std::copy(result.begin(), result.end(), out.mutable_data());
         return out;
       },
-      py::arg("key"), py::arg("stream"), py::arg("index"), py::arg("population"), py::arg("q"));
+      py::arg("key"), py::arg("stream"), py::arg("index"), py::arg("population"), py::arg("q"),
+      py::arg("lo") = 0, py::arg("hi") = -1);
+  m.attr("POISSON_BLOCK") = samplers::kPoissonBlock;
+  m.attr("POISSON_LAYOUT_VERSION") = samplers::kPoissonLayoutVersion;
   m.def(
       "poisson_mask",
       [](const py::bytes& key, std::uint64_t stream, std::uint64_t index, std::int64_t population,

@@ -45,8 +45,12 @@ def choice_without_replacement(
     key: bytes, stream: int, index: int, population: int, k: int
 ) -> npt.NDArray[np.int64]: ...
 def poisson_sample(
-    key: bytes, stream: int, index: int, population: int, q: float
+    key: bytes, stream: int, index: int, population: int, q: float, lo: int = 0, hi: int = -1
 ) -> npt.NDArray[np.int64]: ...
+
+POISSON_BLOCK: int
+POISSON_LAYOUT_VERSION: int
+
 def poisson_mask(
     key: bytes, stream: int, index: int, population: int, q: float, n_threads: int = 0
 ) -> npt.NDArray[np.bool_]: ...

@@ -25,6 +25,8 @@ __all__ = [
     "ROW_LENGTH",
     "DIRECTION_OFFSET",
     "GAMMA_SUM_MAX_SHAPE",
+    "POISSON_BLOCK",
+    "POISSON_LAYOUT_VERSION",
 ]
 
 #: Stream id used to expand an integer seed into a key (see ``key_from_seed``).
@@ -36,6 +38,13 @@ ROW_LENGTH = 1 << 35
 DIRECTION_OFFSET = 1 << 34
 #: Integer ``gamma`` shapes up to this are sums of exponentials; larger ones use Marsaglia-Tsang.
 GAMMA_SUM_MAX_SHAPE = 1 << 16
+#: ``poisson_sample`` walks each block of ``POISSON_BLOCK`` elements separately (layout 2).
+POISSON_BLOCK = 1 << 20
+#: Version of the Poisson sampler's address layout: 1 = one walk from element 0 (until
+#: privlearn 0.1, issue 14), 2 = one walk per block of ``POISSON_BLOCK`` elements, block ``b``
+#: reading ``row(index, b * 2**21 + j)``. Models fitted with Poisson batches differ between the
+#: two layouts (same distribution, different draws).
+POISSON_LAYOUT_VERSION = 2
 
 _U64 = 1 << 64
 
@@ -223,18 +232,27 @@ class StreamBase(abc.ABC):
         """A uniformly random permutation of ``range(n)`` from row ``index``."""
         return self.choice_without_replacement(index, n, n)
 
-    def poisson_sample(self, index: int, population: int, q: float) -> np.ndarray:
+    def poisson_sample(
+        self, index: int, population: int, q: float, *, start: int = 0, stop: int | None = None
+    ) -> np.ndarray:
         """Sorted int64 indices of a Poisson subsample (each element kept with probability
         ``q``), in time proportional to the sample, from row ``index``.
 
-        Geometric gaps: with ``x_j = log(1 - uniform(row(index, j))) / log1p(-q)`` the next kept
-        index is ``pos + floor(x_j) + 1`` (``pos`` starts at -1); the walk stops at the first
-        index ``>= population``. Used by DP-SGD with Poisson sampling, where the mask form costs
-        ``population`` draws per step.
+        Geometric gaps, one walk per block of :data:`POISSON_BLOCK` elements (address layout
+        :data:`POISSON_LAYOUT_VERSION`): block ``b`` reads ``x_j = log(1 - uniform(row(index,
+        b * 2**21 + j))) / log1p(-q)`` and its next kept element is ``pos + floor(x_j) + 1``
+        (``pos`` starts at ``b * 2**20 - 1``) until the block's end. Used by DP-SGD and DP-SCD
+        with Poisson sampling, where the mask form costs ``population`` draws per step.
+
+        ``start`` / ``stop`` return only the kept elements in ``[start, stop)``, walking only the
+        blocks that meet the range: exactly the whole sample's elements there (a worker holding
+        rows ``[start, stop)`` samples its part of the batch).
         """
         index = _as_index(index, "index", upper=ROW_COUNT - 1)
-        population = _as_index(population, "population", upper=ROW_LENGTH - 1)
-        return self._poisson_sample(index, population, as_probability(q, "q"))
+        population = _as_index(population, "population", upper=(1 << 34) - 1)
+        stop = population if stop is None else _as_index(stop, "stop", upper=population)
+        start = _as_index(start, "start", upper=stop)
+        return self._poisson_sample(index, population, as_probability(q, "q"), start, stop)
 
     def poisson_mask(
         self, index: int, population: int, q: float, *, n_threads: int | None = None
@@ -290,7 +308,9 @@ class StreamBase(abc.ABC):
     def _choice(self, index: int, population: int, k: int) -> np.ndarray: ...
 
     @abc.abstractmethod
-    def _poisson_sample(self, index: int, population: int, q: float) -> np.ndarray: ...
+    def _poisson_sample(
+        self, index: int, population: int, q: float, start: int, stop: int
+    ) -> np.ndarray: ...
 
     @abc.abstractmethod
     def _poisson_mask(

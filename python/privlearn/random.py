@@ -91,8 +91,10 @@ class Stream(StreamBase):
     def _choice(self, index: int, population: int, k: int) -> np.ndarray:
         return _core.choice_without_replacement(self._key, self._stream, index, population, k)
 
-    def _poisson_sample(self, index: int, population: int, q: float) -> np.ndarray:
-        return _core.poisson_sample(self._key, self._stream, index, population, q)
+    def _poisson_sample(
+        self, index: int, population: int, q: float, start: int, stop: int
+    ) -> np.ndarray:
+        return _core.poisson_sample(self._key, self._stream, index, population, q, start, stop)
 
     def _poisson_mask(self, index: int, population: int, q: float, n_threads: int) -> np.ndarray:
         return _core.poisson_mask(self._key, self._stream, index, population, q, n_threads)

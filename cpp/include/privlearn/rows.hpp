@@ -8,6 +8,7 @@
 #include <string>
 
 #include "privlearn/checks.hpp"
+#include "privlearn/fixed_sum.hpp"
 #include "privlearn/types.hpp"
 
 namespace privlearn {
@@ -52,6 +53,11 @@ struct DenseRows {
   double dot(Index i, const VectorXd& w) const { return X.row(i).dot(w); }
   template <class Vec>
   void axpy(Index i, double a, Vec& acc) const { acc.noalias() += a * X.row(i).transpose(); }
+  // acc[k] += trunc(a * x_ik) in fixed-point units (fixed_sum.hpp; modular int64 addition).
+  void axpy_units(Index i, double a, std::int64_t* acc) const {
+    const double* x = X.row(i).data();
+    for (Index k = 0; k < X.cols(); ++k) fixed::add_units(acc[k], a * x[k]);
+  }
   ScaledNorm scaled_norm(Index i) const {
     const auto r = X.row(i);
     return make_scaled_norm(
@@ -108,6 +114,12 @@ struct CsrRows {
   void axpy(Index i, double a, Vec& acc) const {
     for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) acc[indices[k]] += a * data[k];
   }
+  void axpy_units(Index i, double a, std::int64_t* acc) const {
+    for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k)
+      fixed::add_units(acc[indices[k]], a * data[k]);
+  }
+  // Stored entries of row i (the work of a visit).
+  Index row_nnz(Index i) const { return static_cast<Index>(indptr[i + 1] - indptr[i]); }
   void prefetch(Index i) const {
 #if defined(__GNUC__) || defined(__clang__)
     __builtin_prefetch(data + indptr[i]);

@@ -6,6 +6,7 @@ reference models agree to ``rtol=1e-10``.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,35 @@ from privlearn._linear_common import (
 from privlearn.reference.random import Stream
 
 __all__ = ["scd_train", "sgd_train", "softmax_sgd_train"]
+
+
+# Fixed-point sums (``privlearn/fixed_sum.hpp``): a bounded term t is stored as trunc(t * 2**30 /
+# bound) in int64, so a batch sum is exact and independent of the order of its terms.
+_FRACTION_BITS = 30
+
+
+def _to_units(t: np.ndarray) -> np.ndarray:
+    """``trunc(t)`` as int64, NaN -> 0, saturated at +-2**62 (``fixed::to_units``)."""
+    with np.errstate(invalid="ignore"):
+        u = np.trunc(np.clip(t, -(2.0**62), 2.0**62))
+    return np.where(np.isnan(u), 0.0, u).astype(np.int64)
+
+
+def fixed_point_sum(coef: np.ndarray, Xb: Any, bound: float) -> np.ndarray:
+    """``sum_i coef_i x_i`` for terms bounded by ``bound`` per entry, summed exactly in
+    fixed point and returned as float64 (``fixed::sum`` then ``fixed::to_real``)."""
+    to_units = 2.0**_FRACTION_BITS / bound
+    a = coef * to_units
+    d = Xb.shape[1]
+    with np.errstate(over="ignore", invalid="ignore"):
+        if sp.issparse(Xb):
+            Xb = sp.csr_matrix(Xb)
+            terms = _to_units(Xb.data * np.repeat(a, np.diff(Xb.indptr)))
+            units = np.zeros(d, dtype=np.int64)
+            np.add.at(units, Xb.indices, terms)
+        else:
+            units = _to_units(a[:, None] * Xb).sum(axis=0, dtype=np.int64)
+    return units.astype(np.float64) * math.ldexp(bound, -_FRACTION_BITS)
 
 
 def _learning_rate(schedule: str, eta0: float, alpha: float, step: int) -> float:
@@ -72,8 +102,10 @@ def sgd_train(
         if spec.clip > 0:  # sign(c) min(|c|, C / ||x_i||), overflow-safe (as the core)
             scale, root = scaled_row_norms(Xb)
             c = clip_coefficients(c, scale, root, spec.clip)
-        with np.errstate(over="ignore", invalid="ignore"):
-            grad = np.asarray(Xb.T @ c).reshape(-1)
+            grad = fixed_point_sum(c, Xb, spec.clip)  # exact: bounded terms
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):
+                grad = np.asarray(Xb.T @ c).reshape(-1)
         if spec.mechanism == "l2-laplace" and np.isfinite(spec.epsilon):
             unit = spec.clip if spec.clip > 0 else 1.0
             grad = grad + unit * noises.l2_laplace(t, 1, d, spec.epsilon)[0]
@@ -308,7 +340,10 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
                 spec.clip,
             )
             a[batch] += zeta
-            v = v + np.asarray(Xb.T @ zeta).reshape(-1)
+            if spec.clip > 0:  # bounded updates: the exact fixed-point sum (fixed_sum.hpp)
+                v = v + fixed_point_sum(zeta, Xb, spec.clip)
+            else:
+                v = v + np.asarray(Xb.T @ zeta).reshape(-1)
         else:
             for j in batch:
                 xj = row(j)

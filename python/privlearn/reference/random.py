@@ -16,6 +16,7 @@ from privlearn._checks import as_index
 from privlearn._stream_base import (
     DIRECTION_OFFSET,
     GAMMA_SUM_MAX_SHAPE,
+    POISSON_BLOCK,
     SEED_STREAM,
     StreamBase,
 )
@@ -266,29 +267,36 @@ class Stream(StreamBase):
             out[j] = vr
         return out
 
-    def _poisson_sample(self, index: int, population: int, q: float) -> np.ndarray:
-        if q == 0.0 or population == 0:
+    def _poisson_sample(
+        self, index: int, population: int, q: float, start: int, stop: int
+    ) -> np.ndarray:
+        if q == 0.0 or start == stop:
             return np.empty(0, dtype=np.int64)
         if q == 1.0:
-            return np.arange(population, dtype=np.int64)
+            return np.arange(start, stop, dtype=np.int64)
         # math.log is the C library's log, as in the core (numpy's SIMD log may differ by 1 ulp,
         # which could move a gap across an integer).
         log_keep = math.log1p(-q)
-        chunk = max(64, int(q * population * 1.1) + 16)
+        chunk = max(64, int(q * min(POISSON_BLOCK, population) * 1.1) + 16)
         out: list[int] = []
-        pos, consumed, k, buffer = -1, 0, 0, []
-        while True:
-            if k == len(buffer):  # the next draws of the row, row(index, consumed ...)
-                buffer, k = self._row_raws(np.array([index]), consumed, chunk)[0].tolist(), 0
-            x = math.log(1.0 - (buffer[k] >> 11) * _M53) / log_keep
-            k += 1
-            consumed += 1
-            if not x < population - pos:
-                break
-            pos += math.floor(x) + 1
-            if pos >= population:
-                break
-            out.append(pos)
+        for b in range(start // POISSON_BLOCK, -(-stop // POISSON_BLOCK)):
+            end = min(population, (b + 1) * POISSON_BLOCK)
+            last = min(end, stop)
+            pos, consumed, k, buffer = b * POISSON_BLOCK - 1, 0, 0, []
+            while True:
+                if k == len(buffer):  # the next draws of the block's walk
+                    offset = b * 2 * POISSON_BLOCK + consumed
+                    buffer, k = self._row_raws(np.array([index]), offset, chunk)[0].tolist(), 0
+                x = math.log(1.0 - (buffer[k] >> 11) * _M53) / log_keep
+                k += 1
+                consumed += 1
+                if not x < end - pos:
+                    break
+                pos += math.floor(x) + 1
+                if pos >= last:
+                    break
+                if pos >= start:
+                    out.append(pos)
         return np.array(out, dtype=np.int64)
 
     def _poisson_mask(self, index: int, population: int, q: float, n_threads: int) -> np.ndarray:

@@ -10,7 +10,8 @@
 //   dual    Algorithm 1. Batch B_t (Poisson rate L/N or L rows without replacement); for every j
 //           in B_t, from the SAME (alpha, v), zeta_j = argmin G*_j with sigma' = L (closed forms
 //           below, in parallel); zeta_j <- sign(zeta_j) min(|zeta_j|, C); alpha_B += zeta_B + noise,
-//           v += sum_j zeta_j x_j + noise (deterministic blocked sum).
+//           v += sum_j zeta_j x_j + noise (with C > 0 an exact fixed-point sum, fixed_sum.hpp;
+//           without scaling a deterministic blocked float sum).
 //   seq     SeqDP-SCD: the same batch, updates applied one after the other (sigma' = 1, each sees
 //           the previous ones), scaled by C; noise once per batch.
 //   scd     non-private SDCA: one example per step from a permutation per epoch, exact step
@@ -113,6 +114,25 @@ Index scd_step_count(Index n, Index m, const ScdParams& p);
 template <class Rows>
 ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p);
 
+// ---- one step of the dual variant (Poisson batches, clip > 0) in two pieces: the trainer's
+// own steps, and the distributed fit's. A worker holding rows [offset, offset + X.rows()) of the
+// n_total rows, with their alpha and last (the lazy-noise counters, 0 at the start), calls
+// scd_partial_step: its part of the batch poisson_sample(index = t, n_total, q) (samplers.hpp),
+// the rows' catch-up noise, the scaled updates zeta_j from the broadcast v, their sum
+// sum_j zeta_j x_j in fixed-point units of C into `units` (length m, fixed_sum.hpp), and
+// alpha_j += zeta_j; it returns the first non-finite row (global index) or -1. The driver adds
+// the workers' units and calls scd_apply_units (v += the sum, then v's noise). At the end each
+// worker may call scd_finish_alpha (the outstanding catch-up noise of a returned alpha). The
+// update sum is exact, so the run equals scd_train's bit for bit for any split of the rows.
+void scd_check_distributed(Index n_total, Index m, const ScdParams& p);
+template <class Rows>
+Index scd_partial_step(const Rows& X, const VecRef& y, double* alpha, std::int64_t* last,
+                       const VectorXd& v, Index t, Index offset, Index n_total,
+                       const ScdParams& p, std::int64_t* units);
+void scd_apply_units(VectorXd& v, const std::int64_t* units, Index t, const ScdParams& p);
+void scd_finish_alpha(double* alpha, const std::int64_t* last, Index count, Index steps,
+                      Index offset, Index n_total, const ScdParams& p);
+
 // Objectives used for the diagnostics (and by tests).
 template <class Rows>
 double primal_objective(const Rows& X, const VecRef& y, Loss loss, double lam, const VecRef& theta);
@@ -121,5 +141,8 @@ double dual_objective(const Rows& X, const VecRef& y, Loss loss, double lam, con
 
 extern template ScdResult scd_train<DenseRows>(const DenseRows&, const VecRef&, const ScdParams&);
 extern template ScdResult scd_train<CsrRows>(const CsrRows&, const VecRef&, const ScdParams&);
+extern template Index scd_partial_step<DenseRows>(const DenseRows&, const VecRef&, double*,
+                                                  std::int64_t*, const VectorXd&, Index, Index,
+                                                  Index, const ScdParams&, std::int64_t*);
 
 }  // namespace privlearn::linear

@@ -20,8 +20,10 @@
 //   noise     l2_laplace row t (times C) / normal draws t*d .. t*d + d - 1 (times sigma C) on
 //             noise_stream.
 // Learning rate with s = t + 1: inv_sqrt eta0/sqrt(s), inv_lambda_t 1/(lambda s), constant eta0.
-// The batch gradient is a deterministic blocked sum (privlearn/parallel.hpp): results do not
-// depend on n_threads.
+// The batch gradient: with clipping (clip > 0), an exact fixed-point sum in units of C * 2^-30
+// (privlearn/fixed_sum.hpp), so it depends neither on n_threads nor on how the rows are split
+// among machines (privlearn.distributed); without clipping (unbounded terms), a deterministic
+// blocked float sum (privlearn/parallel.hpp), which does not depend on n_threads.
 // Clipping (clip > 0) is sign(c) min(|c|, C / ||x_i||) on the loss derivative c, with an
 // overflow-safe norm, so every example contributes at most C for every finite input, and a NaN
 // derivative contributes 0 (linear/losses.hpp, clip_coefficient). The projection uses the same
@@ -107,10 +109,29 @@ Index sgd_step_count(Index n, const SgdParams& p);
 template <class Rows>
 SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdParams& p);
 
+// ---- one Poisson step in two pieces: the trainer's own steps, and the distributed fit's
+// (workers holding rows [offset, offset + X.rows()) of the n_total rows call sgd_partial_sum;
+// the driver adds their int64 sums and calls sgd_apply_step). Both need sampling poisson and
+// clip > 0 (bounded terms); the batch is poisson_sample(index = t, n_total, q) restricted to
+// the worker's rows (samplers.hpp: the same rows as the whole sample's).
+// out (length d) = the clipped gradient sum of step t over the worker's sampled rows, in
+// fixed-point units (fixed_sum.hpp).
+template <class Rows>
+void sgd_partial_sum(const Rows& X, const VecRef& y, const VectorXd& w, Index t, Index offset,
+                     Index n_total, const SgdParams& p, std::int64_t* out);
+// w <- the iterate after step t from the batch gradient's fixed-point sum (length d): noise,
+// step and projection, exactly as sgd_train does.
+void sgd_apply_units(VectorXd& w, const std::int64_t* units, Index t, const SgdParams& p);
+// Checks of a distributed run's parameters (those sgd_train makes, for n_total rows).
+void sgd_check_distributed(Index n_total, Index d, const SgdParams& p);
+
 extern template SgdResult sgd_train<DenseRows>(const DenseRows&, const VecRef&, const VecRef&,
                                                const SgdParams&);
 extern template SgdResult sgd_train<CsrRows>(const CsrRows&, const VecRef&, const VecRef&,
                                              const SgdParams&);
+extern template void sgd_partial_sum<DenseRows>(const DenseRows&, const VecRef&, const VectorXd&,
+                                                Index, Index, Index, const SgdParams&,
+                                                std::int64_t*);
 
 // ---- implementations of the shared templates ------------------------------------------------
 template <class P>
