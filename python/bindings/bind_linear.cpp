@@ -190,6 +190,149 @@ void bind_linear(py::module_& m) {
       },
       py::arg("data"), py::arg("indices"), py::arg("indptr"), py::arg("n_cols"), py::arg("y"),
       PRIVLEARN_SCD_ARGS, "DP stochastic coordinate descent on CSR rows.");
+  // ---- the step pieces of a distributed run (privlearn.distributed; sgd.hpp, scd.hpp)
+  m.def(
+      "sgd_check_distributed",
+      [](Index n_total, Index d, const std::string& loss, const std::string& mechanism,
+         const std::string& sampling, const std::string& schedule, double lam, Index batch_size,
+         Index epochs, Index steps, double eta0, double clip, double epsilon, double sigma,
+         double radius, const py::bytes& key, std::uint64_t batch_stream,
+         std::uint64_t noise_stream, Index record_every, int n_threads, double rate) {
+        linear::sgd_check_distributed(
+            n_total, d,
+            sgd_params(loss, mechanism, sampling, schedule, lam, batch_size, epochs, steps, eta0,
+                       clip, epsilon, sigma, radius, key, batch_stream, noise_stream,
+                       record_every, n_threads, rate));
+      },
+      py::arg("n_total"), py::arg("d"), PRIVLEARN_SGD_ARGS,
+      "Checks the parameters of a distributed SGD run over n_total rows and d columns.");
+  m.def(
+      "sgd_partial_sum_dense",
+      [](const MatRef& X, const VecRef& y, const VecRef& w, Index t, Index offset, Index n_total,
+         const std::string& loss, const std::string& mechanism, const std::string& sampling,
+         const std::string& schedule, double lam, Index batch_size, Index epochs, Index steps,
+         double eta0, double clip, double epsilon, double sigma, double radius,
+         const py::bytes& key, std::uint64_t batch_stream, std::uint64_t noise_stream,
+         Index record_every, int n_threads, double rate) {
+        const SgdParams p = sgd_params(loss, mechanism, sampling, schedule, lam, batch_size,
+                                       epochs, steps, eta0, clip, epsilon, sigma, radius, key,
+                                       batch_stream, noise_stream, record_every, n_threads, rate);
+        const VectorXd w_vec = w;
+        return filled<std::int64_t>(static_cast<std::size_t>(X.cols()), [&](std::int64_t* out) {
+          linear::sgd_partial_sum(DenseRows(X), y, w_vec, t, offset, n_total, p, out);
+        });
+      },
+      py::arg("X").noconvert(), py::arg("y"), py::arg("w"), py::arg("t"), py::arg("offset"),
+      py::arg("n_total"), PRIVLEARN_SGD_ARGS,
+      "A worker's part of SGD step t (rows offset .. offset + len(X) of n_total): the clipped "
+      "gradient sum over its Poisson-sampled rows in int64 fixed-point units (fixed_sum.hpp).");
+  m.def(
+      "sgd_apply_units",
+      [](const VecRef& w, const py::array_t<std::int64_t, py::array::c_style>& units, Index t,
+         const std::string& loss, const std::string& mechanism, const std::string& sampling,
+         const std::string& schedule, double lam, Index batch_size, Index epochs, Index steps,
+         double eta0, double clip, double epsilon, double sigma, double radius,
+         const py::bytes& key, std::uint64_t batch_stream, std::uint64_t noise_stream,
+         Index record_every, int n_threads, double rate) {
+        const SgdParams p = sgd_params(loss, mechanism, sampling, schedule, lam, batch_size,
+                                       epochs, steps, eta0, clip, epsilon, sigma, radius, key,
+                                       batch_stream, noise_stream, record_every, n_threads, rate);
+        if (units.ndim() != 1 || units.shape(0) != w.size())
+          throw std::invalid_argument("units must have one entry per coefficient");
+        VectorXd out = w;
+        linear::sgd_apply_units(out, units.data(), t, p);
+        return out;
+      },
+      py::arg("w"), py::arg("units"), py::arg("t"), PRIVLEARN_SGD_ARGS,
+      "The iterate after SGD step t from the batch's fixed-point gradient sum (noise, step, "
+      "projection), as sgd_train computes it.");
+  m.def(
+      "scd_check_distributed",
+      [](Index n_total, Index m_cols, const std::string& loss, const std::string& variant,
+         bool poisson, double lam, Index batch_size, Index epochs, Index steps, double clip,
+         double noise_std, const py::bytes& key, std::uint64_t batch_stream,
+         std::uint64_t noise_stream, Index record_every, int n_threads, int newton_steps,
+         double rate, double n_scale) {
+        linear::scd_check_distributed(
+            n_total, m_cols,
+            scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip, noise_std,
+                       key, batch_stream, noise_stream, record_every, n_threads, newton_steps,
+                       rate, n_scale));
+      },
+      py::arg("n_total"), py::arg("m"), PRIVLEARN_SCD_ARGS,
+      "Checks the parameters of a distributed DP-SCD run over n_total rows and m columns.");
+  m.def(
+      "scd_partial_step_dense",
+      [](const MatRef& X, const VecRef& y, py::array_t<double, py::array::c_style>& alpha,
+         py::array_t<std::int64_t, py::array::c_style>& last, const VecRef& v, Index t,
+         Index offset, Index n_total, const std::string& loss, const std::string& variant,
+         bool poisson, double lam, Index batch_size, Index epochs, Index steps, double clip,
+         double noise_std, const py::bytes& key, std::uint64_t batch_stream,
+         std::uint64_t noise_stream, Index record_every, int n_threads, int newton_steps,
+         double rate, double n_scale) {
+        const auto p = scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip,
+                                  noise_std, key, batch_stream, noise_stream, record_every,
+                                  n_threads, newton_steps, rate, n_scale);
+        if (alpha.ndim() != 1 || alpha.shape(0) != X.rows() || last.ndim() != 1 ||
+            last.shape(0) != X.rows() || !alpha.writeable() || !last.writeable())
+          throw std::invalid_argument("alpha and last must be writeable, one entry per row");
+        const VectorXd v_vec = v;
+        py::array_t<std::int64_t> units(static_cast<py::ssize_t>(X.cols()));
+        double* a = alpha.mutable_data();
+        std::int64_t* l = last.mutable_data();
+        std::int64_t* u = units.mutable_data();
+        Index bad;
+        {
+          py::gil_scoped_release release;
+          bad = linear::scd_partial_step(DenseRows(X), y, a, l, v_vec, t, offset, n_total, p, u);
+        }
+        return py::make_tuple(units, bad);
+      },
+      py::arg("X").noconvert(), py::arg("y"), py::arg("alpha").noconvert(),
+      py::arg("last").noconvert(), py::arg("v"), py::arg("t"), py::arg("offset"),
+      py::arg("n_total"), PRIVLEARN_SCD_ARGS,
+      "A worker's part of dual DP-SCD step t (scd.hpp): updates its alpha and last in place and "
+      "returns (units, bad_row): the update sum in int64 fixed-point units, and the first "
+      "non-finite row (global index) or -1.");
+  m.def(
+      "scd_apply_units",
+      [](const VecRef& v, const py::array_t<std::int64_t, py::array::c_style>& units, Index t,
+         const std::string& loss, const std::string& variant, bool poisson, double lam,
+         Index batch_size, Index epochs, Index steps, double clip, double noise_std,
+         const py::bytes& key, std::uint64_t batch_stream, std::uint64_t noise_stream,
+         Index record_every, int n_threads, int newton_steps, double rate, double n_scale) {
+        const auto p = scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip,
+                                  noise_std, key, batch_stream, noise_stream, record_every,
+                                  n_threads, newton_steps, rate, n_scale);
+        if (units.ndim() != 1 || units.shape(0) != v.size())
+          throw std::invalid_argument("units must have one entry per column");
+        VectorXd out = v;
+        linear::scd_apply_units(out, units.data(), t, p);
+        return out;
+      },
+      py::arg("v"), py::arg("units"), py::arg("t"), PRIVLEARN_SCD_ARGS,
+      "v after dual DP-SCD step t from the batch's fixed-point update sum, plus v's noise.");
+  m.def(
+      "scd_finish_alpha",
+      [](py::array_t<double, py::array::c_style>& alpha,
+         const py::array_t<std::int64_t, py::array::c_style>& last, Index total_steps,
+         Index offset, Index n_total, const std::string& loss, const std::string& variant,
+         bool poisson, double lam, Index batch_size, Index epochs, Index steps, double clip,
+         double noise_std, const py::bytes& key, std::uint64_t batch_stream,
+         std::uint64_t noise_stream, Index record_every, int n_threads, int newton_steps,
+         double rate, double n_scale) {
+        const auto p = scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip,
+                                  noise_std, key, batch_stream, noise_stream, record_every,
+                                  n_threads, newton_steps, rate, n_scale);
+        if (alpha.ndim() != 1 || last.ndim() != 1 || alpha.shape(0) != last.shape(0) ||
+            !alpha.writeable())
+          throw std::invalid_argument("alpha must be writeable and as long as last");
+        linear::scd_finish_alpha(alpha.mutable_data(), last.data(), alpha.shape(0), total_steps,
+                                 offset, n_total, p);
+      },
+      py::arg("alpha").noconvert(), py::arg("last"), py::arg("total_steps"), py::arg("offset"),
+      py::arg("n_total"), PRIVLEARN_SCD_ARGS,
+      "Adds the outstanding catch-up noise to a worker's alpha at the end of a run.");
   m.def(
       "sgd_train_dense",
       [](const MatRef& X, const VecRef& y, const VecRef& w0, const std::string& loss,

@@ -8,20 +8,6 @@
 
 namespace privlearn::bindings {
 
-namespace {
-
-template <class T, class Fill>
-py::array_t<T> filled(std::size_t n, Fill&& fill) {
-  py::array_t<T> out(static_cast<py::ssize_t>(n));
-  T* data = out.mutable_data();
-  {
-    py::gil_scoped_release release;
-    fill(data);
-  }
-  return out;
-}
-
-}  // namespace
 
 void bind_random(py::module_& m) {
   m.def(

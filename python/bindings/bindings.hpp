@@ -34,4 +34,16 @@ void bind_quadgrad(py::module_& m);
 void bind_cluster(py::module_& m);
 void bind_he(py::module_& m);
 
+// A new 1-D array of n values of T written by fill(data) without the GIL.
+template <class T, class Fill>
+py::array_t<T> filled(std::size_t n, Fill&& fill) {
+  py::array_t<T> out(static_cast<py::ssize_t>(n));
+  T* data = out.mutable_data();
+  {
+    py::gil_scoped_release release;
+    fill(data);
+  }
+  return out;
+}
+
 }  // namespace privlearn::bindings

@@ -345,6 +345,31 @@ class SgdSpec:
         spec._check()
         return spec
 
+    def core_args(self, n_threads: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The trailing positional and keyword arguments of the core's SGD functions
+        (``PRIVLEARN_SGD_ARGS`` in ``bind_linear.cpp``)."""
+        args = (
+            self.loss,
+            self.mechanism,
+            self.sampling,
+            self.learning_rate,
+            self.alpha,
+            self.batch_size,
+            self.epochs,
+            self.steps,
+            self.eta0,
+            self.clip,
+            self.epsilon,
+            self.sigma,
+            self.radius,
+            self.key,
+            self.batch_stream,
+            self.noise_stream,
+            self.record_every,
+            n_threads,
+        )
+        return args, {"rate": self.rate}
+
     def _check(self) -> None:
         """Bounds (the same as the core's, ``linear/losses.hpp``): alpha 0 or in
         [1e-12, 1e12]; eta0 in [1e-12, 1e12]; clip 0 or in [1e-12, 1e12]; sigma 0 or in
@@ -520,6 +545,28 @@ class ScdSpec:
     def n_eff(self, n: int) -> float:
         """``N'`` of ``lambda N'``: ``n_scale``, or the true ``n`` when ``n_scale = 0``."""
         return self.n_scale if self.n_scale > 0 else float(n)
+
+    def core_args(self, n_threads: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The trailing positional and keyword arguments of the core's DP-SCD functions
+        (``PRIVLEARN_SCD_ARGS`` in ``bind_linear.cpp``)."""
+        args = (
+            self.loss,
+            self.variant,
+            self.poisson,
+            self.alpha,
+            self.batch_size,
+            self.epochs,
+            self.steps,
+            self.clip,
+            self.noise_std,
+            self.key,
+            self.batch_stream,
+            self.noise_stream,
+            self.record_every,
+            n_threads,
+        )
+        extra = {"newton_steps": self.newton_steps, "rate": self.rate, "n_scale": self.n_scale}
+        return args, extra
 
 
 def prepare_scd(

@@ -100,23 +100,7 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
         non-finite (overflow) instead of returning it.
     """
     X, y, spec = prepare_scd(X, y, key=key, **{**SCD_DEFAULTS, **kw})
-    args = (
-        spec.loss,
-        spec.variant,
-        spec.poisson,
-        spec.alpha,
-        spec.batch_size,
-        spec.epochs,
-        spec.steps,
-        spec.clip,
-        spec.noise_std,
-        spec.key,
-        spec.batch_stream,
-        spec.noise_stream,
-        spec.record_every,
-        as_threads(n_threads),
-    )
-    extra = {"newton_steps": spec.newton_steps, "rate": spec.rate, "n_scale": spec.n_scale}
+    args, extra = spec.core_args(as_threads(n_threads))
     if sp.issparse(X):
         out = _core.scd_train_csr(X.data, X.indices, X.indptr, X.shape[1], y, *args, **extra)
     else:

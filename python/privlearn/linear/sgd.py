@@ -88,32 +88,13 @@ def sgd_train(
         instead of returning it.
     """
     X, y, w0, spec = prepare_sgd(X, y, w0, key=key, **{**SGD_DEFAULTS, **kw})
-    args = (
-        spec.loss,
-        spec.mechanism,
-        spec.sampling,
-        spec.learning_rate,
-        spec.alpha,
-        spec.batch_size,
-        spec.epochs,
-        spec.steps,
-        spec.eta0,
-        spec.clip,
-        spec.epsilon,
-        spec.sigma,
-        spec.radius,
-        spec.key,
-        spec.batch_stream,
-        spec.noise_stream,
-        spec.record_every,
-        as_threads(n_threads),
-    )
+    args, extra = spec.core_args(as_threads(n_threads))
     if sp.issparse(X):
         w, path, path_steps, steps = _core.sgd_train_csr(
-            X.data, X.indices, X.indptr, X.shape[1], y, w0, *args, rate=spec.rate
+            X.data, X.indices, X.indptr, X.shape[1], y, w0, *args, **extra
         )
     else:
-        w, path, path_steps, steps = _core.sgd_train_dense(X, y, w0, *args, rate=spec.rate)
+        w, path, path_steps, steps = _core.sgd_train_dense(X, y, w0, *args, **extra)
     return SGDRun(
         coef=np.asarray(w),
         path=np.asarray(path).reshape(-1, X.shape[1]),
