@@ -587,6 +587,16 @@ def prepare_scd(
         raise ValueError(f"y has {y.shape[0]} entries but X has {n} rows")
     if not np.isfinite(y).all():
         raise ValueError("y contains NaN or infinite values")
+    spec = prepare_scd_spec(n, m, **kw)
+    if spec.loss != "squared" and not np.isin(y, (-1.0, 1.0)).all():
+        raise ValueError("labels must be -1 or +1 for the log_loss and hinge losses")
+    return X, y, spec
+
+
+def prepare_scd_spec(n: int, m: int, **kw: Any) -> ScdSpec:
+    """The validated :class:`ScdSpec` of a run on ``n`` rows and ``m`` columns (no data read;
+    the data checks are :func:`prepare_scd`'s)."""
+    check_keywords(kw, {"key", *SCD_DEFAULTS}, "scd_train")
     for name, choices in (
         ("loss", LOSSES),
         ("variant", SCD_VARIANTS),
@@ -594,8 +604,6 @@ def prepare_scd(
     ):
         if kw[name] not in choices:
             raise ValueError(f"{name} must be one of {choices}, got {kw[name]!r}")
-    if kw["loss"] != "squared" and not np.isin(y, (-1.0, 1.0)).all():
-        raise ValueError("labels must be -1 or +1 for the log_loss and hinge losses")
     if kw["variant"] == "primal" and kw["loss"] == "hinge":
         raise ValueError("the primal variant supports the squared and logistic losses only")
     key = kw["key"]
@@ -639,7 +647,7 @@ def prepare_scd(
         raise ValueError(f"n_scale must be 0 (= N) or lie in [1, 2**53], got {spec.n_scale}")
     if spec.variant == "scd" and (spec.clip > 0 or spec.noise_std > 0):
         raise ValueError("the 'scd' variant is the non-private baseline: no clip, no noise")
-    return X, y, spec
+    return spec
 
 
 def scd_step_count(n: int, m: int, spec: ScdSpec) -> int:
