@@ -111,9 +111,9 @@ def as_dask_rows(X: Any, name: str = "X") -> DaskRows:
     return DaskRows(X)
 
 
-def as_dask_target(y: Any, rows: DaskRows, name: str = "y") -> Any:
-    """``y`` (dask or numpy, 1-D, one value per row) as a float64 dask array chunked like the
-    rows of ``rows``."""
+def as_dask_target(y: Any, rows: DaskRows, name: str = "y", *, numeric: bool = True) -> Any:
+    """``y`` (dask or numpy, 1-D, one value per row) as a dask array chunked like the rows of
+    ``rows``: float64 when ``numeric`` (targets, +-1 labels), else as given (class labels)."""
     import dask.array as da
 
     if not is_dask_array(y):
@@ -131,6 +131,10 @@ def as_dask_target(y: Any, rows: DaskRows, name: str = "y") -> Any:
         raise ValueError(f"{name} has {y.shape[0]} entries but X has {rows.shape[0]} rows")
     if tuple(y.chunks[0]) != rows.row_chunks:
         y = y.rechunk((rows.row_chunks,))
+    if not numeric:
+        return y
+    if y.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must hold numbers, got dtype {y.dtype}")
     return y.astype(np.float64)
 
 

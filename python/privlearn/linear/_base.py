@@ -25,6 +25,7 @@ import numpy as np
 
 from privlearn._checks import as_index
 from privlearn.accounting.size import DatasetSize
+from privlearn.distributed.linear import DaskRows
 from privlearn.linear._common import (
     BACKENDS,
     PATH_POINTS,
@@ -188,6 +189,9 @@ class PrivateLinearModel(LinearModelBase):
         record_every = None
         if self.record_every is not None:
             record_every = as_index(self.record_every, "record_every", lower=1, upper=1 << 62)
+        distributed = isinstance(X, DaskRows)
+        if distributed:
+            _check_distributed(backend, diagnostics, extra)
         setup = self._setup(d, fit_intercept)
         setup.extra.update(extra, tasks=len(tasks))
         clip_rows = self._clip_rows(setup.rows)
@@ -225,7 +229,9 @@ class PrivateLinearModel(LinearModelBase):
             record_every = 0
         elif record_every is None:
             record_every = max(1, privacy.steps // PATH_POINTS)
-        if backend == "core":
+        if distributed:  # the same trainers on a Dask cluster (privlearn.distributed)
+            import privlearn.distributed.linear as trainers
+        elif backend == "core":
             import privlearn.linear as trainers
         else:
             import privlearn.reference.linear as trainers
@@ -270,3 +276,20 @@ class PrivateLinearModel(LinearModelBase):
             self.diagnostics_ = per_task[0] if len(tasks) == 1 else tuple(per_task)
         elif hasattr(self, "diagnostics_"):
             del self.diagnostics_
+
+
+def _check_distributed(backend: str, diagnostics: bool, extra: dict[str, Any]) -> None:
+    """What a fit on a ``dask.array`` (:mod:`privlearn.distributed`) cannot do, refused before
+    anything is charged or read."""
+    if backend != "core":
+        raise ValueError("a fit on a dask array runs the C++ core: backend must be 'core'")
+    if diagnostics:
+        raise ValueError(
+            "diagnostics=True is not available for a fit on a dask array (the diagnostics are "
+            "computed on the raw rows, on one machine)"
+        )
+    if "n_classes" in extra:
+        raise NotImplementedError(
+            "the multinomial (softmax) DP-SGD model is not distributed yet: fit it on a numpy "
+            "array, or use DPSCDClassifier (one-vs-rest) on the dask array"
+        )

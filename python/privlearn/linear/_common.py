@@ -25,6 +25,12 @@ from privlearn.accounting.size import (
     public_size,
     resolve_size,
 )
+from privlearn.distributed.linear import (
+    DaskRows,
+    as_dask_rows,
+    as_dask_target,
+    is_dask_array,
+)
 
 __all__ = [
     "ACCOUNTED_AS",
@@ -250,23 +256,37 @@ def _check_row_norms(X: Any, bound: float, scaling: float | None, reason: str) -
 
     ``scaling`` is the estimator's ``intercept_scaling`` when an intercept column is appended
     (then ``bound = sqrt(1 - scaling^2)``), else ``None``; ``reason`` says which privacy proof
-    needs the bound.
+    needs the bound. ``X`` may be a :class:`~privlearn.distributed.linear.DaskRows` (the norms
+    are computed on the workers; only the count and the first violation come back).
     """
-    norms = row_norms(X)
-    bad = np.flatnonzero(norms > bound * (1.0 + ROW_NORM_TOLERANCE))
-    if bad.size == 0:
-        return
-    i = int(bad[0])
+    limit = bound * (1.0 + ROW_NORM_TOLERANCE)
+    if isinstance(X, DaskRows):
+        import dask
+        import dask.array as da
+
+        norms_d = X.array.map_blocks(row_norms, drop_axis=1, dtype=np.float64)
+        bad_d = norms_d > limit
+        count, first = dask.compute(bad_d.sum(), da.argmax(bad_d))
+        if count == 0:
+            return
+        i, count = int(first), int(count)
+        norm_i = float(norms_d[i].compute())
+    else:
+        norms = row_norms(X)
+        bad = np.flatnonzero(norms > limit)
+        if bad.size == 0:
+            return
+        i, count, norm_i = int(bad[0]), int(bad.size), float(norms[int(bad[0])])
     if scaling is None:
-        what = f"row {i} of X has L2 norm {norms[i]:.6g} > 1"
+        what = f"row {i} of X has L2 norm {norm_i:.6g} > 1"
     else:
         what = (
-            f"row {i} of X has L2 norm {norms[i]:.6g} > sqrt(1 - intercept_scaling^2) = "
+            f"row {i} of X has L2 norm {norm_i:.6g} > sqrt(1 - intercept_scaling^2) = "
             f"{bound:.6g} (the row augmented with intercept_scaling={scaling:g} must have "
             f"norm <= 1)"
         )
     raise ValueError(
-        f"{what} ({bad.size} such rows): {reason}. Scale the data with public bounds, or pass "
+        f"{what} ({count} such rows): {reason}. Scale the data with public bounds, or pass "
         "clip_rows=True to project each row onto the unit ball (a per-row map: no privacy cost)."
     )
 
@@ -275,7 +295,13 @@ def _training_rows(X: Any, bound: float | None, scaling: float | None) -> Any:
     """The rows the trainer sees: each row projected onto the ball of radius ``bound`` (when not
     None; a per-row map, so no privacy cost), then the constant intercept column of value
     ``scaling`` (when not None). At most one new array is made, and none when nothing changes;
-    the caller's ``X`` is never written to."""
+    the caller's ``X`` is never written to. On a :class:`DaskRows` the same map runs on every
+    chunk (lazily): each row gets the same bits for any chunking."""
+    if isinstance(X, DaskRows):
+        if bound is None and scaling is None:
+            return X
+        width = X.shape[1] + (scaling is not None)
+        return X.map_rows(lambda b: _training_rows(b, bound, scaling), width)
     shrink = None
     if bound is not None:
         scale, root = scaled_row_norms(X)  # ||x_i|| = scale * root, also beyond DBL_MAX
@@ -334,9 +360,14 @@ def _finite_coef(coef: Any, private: bool) -> np.ndarray:
 
 def _check_fit_data(
     X: Any, y: Any, estimator: Any, *, y_numeric: bool
-) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
+) -> tuple[np.ndarray | sp.csr_matrix | DaskRows, Any]:
     """scikit-learn's checks (2-D, non-empty, finite, real, 1-D y of matching length), then
-    float64 C-contiguous or canonical CSR."""
+    float64 C-contiguous or canonical CSR. A ``dask.array`` X gives a
+    :class:`~privlearn.distributed.linear.DaskRows` and a dask y chunked like its rows (checked
+    lazily: shapes and chunks now, values on the workers)."""
+    if is_dask_array(X):
+        rows = as_dask_rows(X)
+        return rows, as_dask_target(y, rows, numeric=y_numeric)
     X, y = check_X_y(
         X, y, accept_sparse="csr", dtype=np.float64, y_numeric=y_numeric, estimator=estimator
     )
@@ -355,10 +386,24 @@ def _binary_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return classes, np.where(y == classes[1], 1.0, -1.0)
 
 
-def _class_tasks(y: np.ndarray, multiclass: bool) -> tuple[np.ndarray, list[np.ndarray]]:
+def _class_tasks(y: Any, multiclass: bool) -> tuple[np.ndarray, list[Any]]:
     """``(classes, tasks)``: one {-1, +1} label vector per binary problem. Two classes give one
     problem (``classes[1]`` is ``+1``, as :func:`_binary_labels`); ``K > 2`` classes give the
-    ``K`` one-vs-rest problems (class ``k`` is ``+1`` in problem ``k``) when ``multiclass``."""
+    ``K`` one-vs-rest problems (class ``k`` is ``+1`` in problem ``k``) when ``multiclass``.
+    A dask ``y`` gives lazy dask label vectors (the classes are found on the workers)."""
+    if is_dask_array(y):
+        import dask.array as da
+
+        classes = np.asarray(da.unique(y).compute())
+        check_classification_targets(classes)
+        if classes.size < 2 or (classes.size > 2 and not multiclass):
+            raise ValueError(
+                f"y must contain exactly 2 classes{' or more' if multiclass else ''}, got "
+                f"{classes.size}: {classes[:10].tolist()}"
+            )
+        if classes.size == 2:
+            return classes, [da.where(y == classes[1], 1.0, -1.0)]
+        return classes, [da.where(y == c, 1.0, -1.0) for c in classes]
     check_classification_targets(y)
     classes = np.unique(y)
     if classes.size == 2 or not multiclass:
