@@ -361,6 +361,7 @@ def test_core_checks_arrive_as_value_error():
         (2**32 - 1, 5000, 0.3),
         (4, 10**6, 1e-7),
         (5, 0, 0.5),
+        (6, 3 * 2**20 + 17, 2e-4),  # four blocks of the layout-2 walk, the last one short
     ],
 )
 def test_poisson_sample_core_equals_reference(index, population, q):
@@ -392,6 +393,67 @@ def test_poisson_sample_is_independent_bernoulli():
     assert abs(r) * np.sqrt(a.size) < Z_MAX
 
 
+def test_poisson_sample_layout_version_two():
+    """Layout 2 (issue 14): block b of 2**20 elements is its own geometric walk reading
+    row(index, b * 2**21 + j). Recomputed here from the raw words for the second block."""
+    assert _core.POISSON_LAYOUT_VERSION == core_random.POISSON_LAYOUT_VERSION == 2
+    assert _core.POISSON_BLOCK == core_random.POISSON_BLOCK == 2**20
+    s, q, n = core_random.Stream(seed=12), 3e-4, 2**21
+    whole = s.poisson_sample(4, n, q)
+    raws = ref_random.Stream(seed=12)._row_raws(np.array([4]), 2**21, 2000)[0]
+    gaps = np.floor(np.log(1.0 - (raws >> np.uint64(11)) * 2.0**-53) / np.log1p(-q)) + 1
+    expected = 2**20 - 1 + np.cumsum(gaps).astype(np.int64)
+    np.testing.assert_array_equal(whole[whole >= 2**20], expected[expected < n])
+
+
+@pytest.mark.parametrize("Stream", STREAMS)
+@pytest.mark.parametrize(
+    "population, q, start, stop",
+    [
+        (3 * 2**20 + 5, 1e-4, 2**20 - 3, 2**21 + 9),  # straddles two block boundaries
+        (1000, 0.3, 0, 1),
+        (1000, 0.3, 999, 1000),
+        (1000, 0.3, 500, 500),
+        (1000, 1.0, 10, 20),
+        (1000, 0.0, 10, 20),
+    ],
+)
+def test_poisson_sample_range_is_the_restriction_of_the_sample(Stream, population, q, start, stop):
+    """A worker holding rows [start, stop) samples exactly its part of the batch."""
+    s = Stream(seed=31)
+    whole = s.poisson_sample(7, population, q)
+    part = s.poisson_sample(7, population, q, start=start, stop=stop)
+    np.testing.assert_array_equal(part, whole[(whole >= start) & (whole < stop)])
+
+
+@given(
+    cuts=st.lists(st.integers(0, 3000), min_size=0, max_size=6),
+    q=st.sampled_from([0.01, 0.2, 0.9]),
+)
+@settings(max_examples=25, deadline=None)
+def test_poisson_sample_ranges_partition_the_sample(cuts, q):
+    """Any partition of the rows into ranges gives back the whole sample (core)."""
+    s = core_random.Stream(seed=32)
+    bounds = [0, *sorted(cuts), 3000]
+    parts = [s.poisson_sample(2, 3000, q, start=a, stop=b) for a, b in zip(bounds[:-1], bounds[1:])]
+    np.testing.assert_array_equal(np.concatenate(parts), s.poisson_sample(2, 3000, q))
+
+
+def test_poisson_sample_is_bernoulli_across_block_boundaries():
+    """Inclusion rate q on both sides of a block boundary (layout 2), z-tests."""
+    s = core_random.Stream(seed=109)
+    n, q, reps = 2**20 + 2**12, 0.01, 40
+    lo, hi = 2**20 - 2**12, n  # 4096 rows before and after the boundary
+    before = after = 0
+    for t in range(reps):
+        rows = s.poisson_sample(t, n, q, start=lo, stop=hi)
+        before += int((rows < 2**20).sum())
+        after += int((rows >= 2**20).sum())
+    m = reps * 2**12
+    for count in (before, after):
+        assert abs(count - m * q) / np.sqrt(m * q * (1 - q)) < Z_MAX
+
+
 @pytest.mark.parametrize("Stream", STREAMS)
 def test_poisson_sample_bad_arguments(Stream):
     s = Stream(seed=1)
@@ -399,3 +461,9 @@ def test_poisson_sample_bad_arguments(Stream):
         s.poisson_sample(0, 10, -0.1)
     with pytest.raises(ValueError, match="index"):
         s.poisson_sample(2**32, 10, 0.1)
+    with pytest.raises(ValueError, match="population"):
+        s.poisson_sample(0, 2**34, 0.1)
+    with pytest.raises(ValueError, match="stop"):
+        s.poisson_sample(0, 10, 0.1, start=0, stop=11)
+    with pytest.raises(ValueError, match="start"):
+        s.poisson_sample(0, 10, 0.1, start=5, stop=4)

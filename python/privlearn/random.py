@@ -18,9 +18,15 @@ import numpy as np
 
 from privlearn import _core
 from privlearn._checks import as_index
-from privlearn._stream_base import StreamBase
+from privlearn._stream_base import POISSON_BLOCK, POISSON_LAYOUT_VERSION, StreamBase
 
-__all__ = ["Stream", "chacha20_block", "key_from_seed"]
+__all__ = [
+    "POISSON_BLOCK",
+    "POISSON_LAYOUT_VERSION",
+    "Stream",
+    "chacha20_block",
+    "key_from_seed",
+]
 
 
 def chacha20_block(key: bytes, counter: int, stream: int) -> np.ndarray:

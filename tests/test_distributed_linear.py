@@ -1,0 +1,221 @@
+"""Gaussian DP-SGD and dual DP-SCD on Dask (privlearn.distributed.linear): the distributed fit
+equals the single-machine fit bit for bit for any chunking and worker count, and the estimators
+report the same ``privacy_``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+from privlearn.distributed.linear import scd_train as dist_scd_train  # noqa: E402
+from privlearn.distributed.linear import sgd_train as dist_sgd_train  # noqa: E402
+from privlearn.linear import (  # noqa: E402
+    DPSCDClassifier,
+    DPSCDRegressor,
+    DPSGDClassifier,
+    DPSGDRegressor,
+    scd_train,
+    sgd_train,
+)
+from privlearn.random import key_from_seed  # noqa: E402
+
+SGD_KW = dict(
+    loss="log_loss",
+    mechanism="gaussian",
+    sampling="poisson",
+    learning_rate="constant",
+    batch_size=20,
+    epochs=2,
+    clip=0.5,
+    sigma=1.0,
+    eta0=0.5,
+)
+SCD_KW = dict(
+    loss="log_loss",
+    variant="dual",
+    sampling="poisson",
+    batch_size=20,
+    epochs=2,
+    clip=0.1,
+    noise_std=0.1,
+    alpha=1e-2,
+)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(
+            processes=False, n_workers=2, threads_per_worker=1, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        yield c
+
+
+def _data(n=200, d=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.where(X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return X, y
+
+
+def _chunked(X, y, chunks):
+    return da.from_array(X, chunks=(chunks, X.shape[1])), da.from_array(y, chunks=(chunks,))
+
+
+CHUNKINGS = {
+    "one-chunk": lambda n: (n,),
+    "one-row-chunks": lambda n: (1,) * n,
+    "uneven": lambda n: (1, 6, n - 50, 43),
+}
+
+
+@pytest.mark.parametrize("chunking", sorted(CHUNKINGS))
+def test_sgd_equals_single_machine_bit_for_bit(client, chunking):
+    n = 60 if chunking == "one-row-chunks" else 200
+    X, y = _data(n=n)
+    ref = sgd_train(X, y, key=key_from_seed(1), **SGD_KW)
+    Xd, yd = _chunked(X, y, CHUNKINGS[chunking](n))
+    run = dist_sgd_train(Xd, yd, key=key_from_seed(1), **SGD_KW)
+    assert run.n_steps == ref.n_steps
+    np.testing.assert_array_equal(run.coef, ref.coef)
+    assert not np.array_equal(run.coef, sgd_train(X, y, key=key_from_seed(2), **SGD_KW).coef)
+
+
+@pytest.mark.parametrize("chunking", sorted(CHUNKINGS))
+def test_scd_equals_single_machine_bit_for_bit(client, chunking):
+    n = 60 if chunking == "one-row-chunks" else 200
+    X, y = _data(n=n, seed=1)
+    ref = scd_train(X, y, key=key_from_seed(3), **SCD_KW)
+    Xd, yd = _chunked(X, y, CHUNKINGS[chunking](n))
+    run = dist_scd_train(Xd, yd, key=key_from_seed(3), return_dual=True, **SCD_KW)
+    np.testing.assert_array_equal(run.v, ref.v)
+    np.testing.assert_array_equal(run.coef, ref.coef)
+    np.testing.assert_array_equal(run.dual_coef, ref.dual_coef)  # per-row noise by row index
+
+
+@given(cuts=st.lists(st.integers(1, 299), min_size=1, max_size=5, unique=True))
+@settings(max_examples=8, deadline=None)
+def test_any_chunk_boundaries_give_the_same_fit(client, cuts):
+    X, y = _data(n=300, seed=2)
+    bounds = [0, *sorted(cuts), 300]
+    chunks = tuple(b - a for a, b in zip(bounds[:-1], bounds[1:]))
+    Xd, yd = _chunked(X, y, chunks)
+    ref = sgd_train(X, y, key=key_from_seed(4), **SGD_KW)
+    np.testing.assert_array_equal(
+        dist_sgd_train(Xd, yd, key=key_from_seed(4), **SGD_KW).coef, ref.coef
+    )
+    ref_scd = scd_train(X, y, key=key_from_seed(5), **SCD_KW)
+    np.testing.assert_array_equal(
+        dist_scd_train(Xd, yd, key=key_from_seed(5), **SCD_KW).v, ref_scd.v
+    )
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: DPSGDClassifier(seed=3, epochs=2),
+        lambda: DPSGDClassifier(seed=3, epochs=2, n_samples=300),
+        lambda: DPSCDClassifier(seed=3, epochs=2),
+        lambda: DPSGDRegressor(seed=3, epochs=2),
+        lambda: DPSCDRegressor(seed=3, epochs=2),
+    ],
+    ids=["sgd-clf", "sgd-clf-public-n", "scd-clf", "sgd-reg", "scd-reg"],
+)
+def test_estimators_fit_dask_arrays_identically(client, make):
+    rng = np.random.default_rng(7)
+    X = 0.4 * rng.normal(size=(300, 4))
+    w = rng.normal(size=4)
+    regression = "reg" in str(type(make())).lower()
+    y = X @ w + 0.1 * rng.normal(size=300) if regression else np.where(X @ w > 0, "yes", "no")
+    single = make().fit(X, y)
+    for chunks in [(300,), (1, 2, 297), (100, 100, 100)]:
+        Xd = da.from_array(X, chunks=(chunks, 4))
+        yd = da.from_array(y, chunks=(chunks,))
+        dist = make().fit(Xd, yd)
+        np.testing.assert_array_equal(dist.coef_, single.coef_)
+        np.testing.assert_array_equal(dist.intercept_, single.intercept_)
+        assert dist.privacy_ == single.privacy_
+        assert dist.n_steps_ == single.n_steps_
+        np.testing.assert_array_equal(dist.predict(X), single.predict(X))
+        if not regression:
+            np.testing.assert_array_equal(dist.classes_, single.classes_)
+
+
+def test_one_vs_rest_dpscd_on_dask(client):
+    rng = np.random.default_rng(8)
+    X = 0.4 * rng.normal(size=(240, 3))
+    y = rng.integers(0, 3, size=240)
+    single = DPSCDClassifier(seed=1, epochs=1).fit(X, y)
+    dist = DPSCDClassifier(seed=1, epochs=1).fit(
+        da.from_array(X, chunks=((50, 190), 3)), da.from_array(y, chunks=((50, 190),))
+    )
+    np.testing.assert_array_equal(dist.coef_, single.coef_)
+    assert dist.privacy_ == single.privacy_
+
+
+def test_row_norm_errors_name_the_row_on_dask(client):
+    X = np.full((50, 2), 0.1)
+    X[37] = [3.0, 4.0]
+    y = np.where(np.arange(50) % 2 == 0, 1, 0)
+    Xd, yd = da.from_array(X, chunks=(10, 2)), da.from_array(y, chunks=10)
+    with pytest.raises(ValueError, match=r"row 37 of X has L2 norm 5 > 1 \(1 such rows\)"):
+        DPSCDClassifier(seed=1, clip_rows=False, fit_intercept=False).fit(Xd, yd)
+    with pytest.raises(ValueError, match=r"row 37 of X has L2 norm 5 > 1"):
+        DPSCDClassifier(seed=1, clip_rows=False, fit_intercept=False).fit(X, y)
+    # clip_rows projects the row on every chunk as on one machine
+    a = DPSCDClassifier(seed=1, epochs=1).fit(X, y)
+    b = DPSCDClassifier(seed=1, epochs=1).fit(Xd, yd)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
+def test_bad_dask_input_is_refused_clearly(client):
+    X, y = _data(n=40)
+    Xd, yd = _chunked(X, y, (20, 20))
+    with pytest.raises(ValueError, match="unknown chunk sizes"):
+        dist_sgd_train(Xd[Xd[:, 0] > -10], yd, key=key_from_seed(1), **SGD_KW)
+    with pytest.raises(ValueError, match="y has 39 entries but X has 40 rows"):
+        dist_sgd_train(Xd, yd[:39], key=key_from_seed(1), **SGD_KW)
+    with pytest.raises(ValueError, match="sampling 'poisson' and clip > 0"):
+        dist_sgd_train(Xd, yd, key=key_from_seed(1), **{**SGD_KW, "sampling": "fixed"})
+    with pytest.raises(ValueError, match="variant 'dual'"):
+        dist_scd_train(Xd, yd, key=key_from_seed(1), **{**SCD_KW, "variant": "seq"})
+    Xbad = X.copy()
+    Xbad[23, 1] = np.nan
+    with pytest.raises(ValueError, match=r"NaN or infinite values \(row 23\)"):
+        dist_sgd_train(da.from_array(Xbad, chunks=(20, 5)), yd, key=key_from_seed(1), **SGD_KW)
+    ybad = y.copy()
+    ybad[5] = 0.5
+    with pytest.raises(ValueError, match=r"-1 or \+1.*row 5"):
+        dist_scd_train(Xd, da.from_array(ybad, chunks=20), key=key_from_seed(1), **SCD_KW)
+    with pytest.raises(ValueError, match="diagnostics"):
+        DPSGDClassifier(diagnostics=True).fit(Xd, yd)
+    with pytest.raises(ValueError, match="backend"):
+        DPSGDClassifier(backend="reference").fit(Xd, yd)
+    with pytest.raises(ValueError, match="disjoint|poisson"):
+        DPSGDClassifier(mechanism="l2-laplace", batch_size=10).fit(Xd, yd)
+    y3 = da.from_array(np.arange(40) % 3, chunks=20)
+    with pytest.raises(NotImplementedError, match="multinomial"):
+        DPSGDClassifier().fit(Xd, y3)
+
+
+def test_process_cluster_smoke():
+    """Workers in separate processes (the data and the actors live there) give the same fit."""
+    X, y = _data(n=120, seed=4)
+    ref = sgd_train(X, y, key=key_from_seed(6), **SGD_KW)
+    with (
+        distributed.LocalCluster(
+            processes=True, n_workers=2, threads_per_worker=1, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        Xd, yd = _chunked(X, y, (50, 70))
+        run = dist_sgd_train(Xd, yd, key=key_from_seed(6), client=c, **SGD_KW)
+    np.testing.assert_array_equal(run.coef, ref.coef)
