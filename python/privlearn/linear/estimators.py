@@ -46,6 +46,7 @@ from privlearn.accounting import (
     calibrate_sigma,
 )
 from privlearn.accounting.size import DatasetSize
+from privlearn.distributed.linear import is_dask_array
 from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule
 from privlearn.linear._common import (
     ACCOUNTED_AS,
@@ -679,7 +680,12 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
                     "per-example gradient clipped); Song et al.'s l2-laplace mechanism and the "
                     "hinge loss are binary"
                 )
-            codes = np.searchsorted(classes, y).astype(np.float64)
+            if is_dask_array(y):  # refused in _fit (the softmax model is not distributed)
+                codes = y.map_blocks(
+                    lambda b: np.searchsorted(classes, b).astype(np.float64), dtype=np.float64
+                )
+            else:
+                codes = np.searchsorted(classes, y).astype(np.float64)
             self._fit(X, codes, n_classes=int(classes.size))
         self.classes_ = classes
         return self
