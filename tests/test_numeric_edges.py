@@ -107,7 +107,10 @@ def test_sgd_one_clipped_example_has_norm_clip(backend):
         eta0=1.0,
         learning_rate="constant",
     )
-    assert np.linalg.norm(run.coef) == pytest.approx(0.25, rel=1e-12)
+    # the clipped contribution is summed in fixed point, truncated toward zero (units of
+    # C * 2**-30): never above C, at most a few units below
+    norm = np.linalg.norm(run.coef)
+    assert 0.25 * (1 - 1e-8) < norm <= 0.25
     assert (run.coef > 0).all()
 
 

@@ -224,7 +224,9 @@ class _ScdWorker(_RowsWorker):
 
 
 def _start_workers(client: Any, rows: DaskRows, y: Any, cls: type) -> list[Any]:
-    """One actor of ``cls`` per worker that holds chunks, given its chunks (where they are)."""
+    """One actor of ``cls`` per worker that holds chunks, given its chunks (where they are).
+    Returns ``[(actor, future)]``: the future keeps the actor alive on its worker (dask drops
+    an actor once no future refers to it), so the caller holds the list for the whole run."""
     from distributed import futures_of, wait
 
     X = client.persist(rows.array)
@@ -253,7 +255,7 @@ def _start_workers(client: Any, rows: DaskRows, y: Any, cls: type) -> list[Any]:
             workers=[worker] if worker else None,
             pure=False,
         )
-        actors.append(fut.result())
+        actors.append((fut.result(), fut))
     return actors
 
 
@@ -319,7 +321,8 @@ def sgd_train(
     _core.sgd_check_distributed(n, d, *args, **extra)
     steps = sgd_step_count(n, spec)
     client = _client(client)
-    actors = _start_workers(client, rows, y, _SgdWorker)
+    held = _start_workers(client, rows, y, _SgdWorker)
+    actors = [a for a, _ in held]
     try:
         _check_rows(actors, labels=False)
         for f in [a.setup(n, args, extra) for a in actors]:
@@ -331,7 +334,7 @@ def sgd_train(
                 units += p.result()
             w = _core.sgd_apply_units(w, units, t, *args, **extra)
     finally:
-        del actors
+        del actors, held
     bad = np.flatnonzero(~np.isfinite(w))
     if bad.size:
         raise ValueError(
@@ -383,7 +386,8 @@ def scd_train(
     _core.scd_check_distributed(n, m, *args, **extra)
     steps = scd_step_count(n, m, spec)
     client = _client(client)
-    actors = _start_workers(client, rows, y, _ScdWorker)
+    held = _start_workers(client, rows, y, _ScdWorker)
+    actors = [a for a, _ in held]
     v = np.zeros(m)
     alpha = np.empty(0)
     try:
@@ -412,7 +416,7 @@ def scd_train(
                 for offset, a in part.result():
                     alpha[offset : offset + a.shape[0]] = a
     finally:
-        del actors
+        del actors, held
     bad_v = np.flatnonzero(~np.isfinite(v))
     if bad_v.size:
         raise ValueError(
