@@ -273,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     tp = throughput(args.n, args.d, args.batch, args.reps, [1, 2])
     rt = round_trip(max(args.reps, 3))
-    c_row = tp["sgd-1w"]["median_s"] / args.n
+    c_row = tp["sgd-single"]["median_s"] / args.n  # compute only (no synchronisation)
     pj = projection(c_row, args.d, rt["2w-processes"]["per_step_s"])
     report = {
         "bench": BENCH,
