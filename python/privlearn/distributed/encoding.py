@@ -98,7 +98,7 @@ def fit_dask(enc: Any, X: Any, y: Any, groups: Any = None) -> dict[str, Any]:
         )
     y_parts = _partitions_like(X, y, "y")
     g_parts = _partitions_like(X, groups, "groups") if groups is not None else None
-    _validate_data(enc, X, skip_check_array=True, reset=True)
+    _validate_data(enc, X._meta, skip_check_array=True, reset=True)  # the empty pandas frame
     n_cols = len(X.columns)
     if n_cols == 0:
         raise ValueError("Found array with 0 feature(s) while a minimum of 1 is required.")
@@ -165,7 +165,7 @@ def transform_dask(enc: Any, X: Any) -> Any:
         every row is coded exactly as :meth:`ImpactEncoder.transform` codes it.
     """
     _check_frame(X)
-    _validate_data(enc, X, skip_check_array=True, reset=False)
+    _validate_data(enc, X._meta, skip_check_array=True, reset=False)
     names = [str(v) for v in enc.get_feature_names_out()]
     meta = pd.DataFrame({c: pd.Series([], dtype=np.float64) for c in names})
     return X.map_partitions(_transform_partition, enc, names, meta=meta)
