@@ -210,6 +210,14 @@ class DPKMeans(ClusterMixin, BaseEstimator):
 
     Notes
     -----
+    ``X`` may be a row-chunked ``dask.array`` (``method="maxcover"``, with a
+    ``dask.distributed`` client): the grid covers, counts and exact (fixed-point) cluster sums
+    are computed on the workers and merged, every pick and all noise are drawn once on the
+    driver at the same random addresses, so the fit equals the single-machine fit bit for bit
+    (:class:`privlearn.distributed.kmeans.DaskRows`). The driver is trusted: it sees the
+    noiseless cover counts and per-cluster sums. ``method="balcan"`` and ``diagnostics=True``
+    refuse dask input.
+
     Nothing computed on the raw training data outside the mechanisms is kept: use
     ``predict``/``transform``/``score`` (functions of the released centres) on any data,
     and evaluate the training cost explicitly when it is needed.
