@@ -29,7 +29,9 @@ __all__ = [
     "check_data",
     "jl_project",
     "kmeans_cost",
+    "cluster_sums",
     "noisy_average",
+    "noisy_centres",
     "resolve_radius",
 ]
 
@@ -142,45 +144,74 @@ def check_data(X: Any, name: str = "X") -> np.ndarray:
     return arr
 
 
-def resolve_radius(X: np.ndarray, radius: float | None, clip: bool) -> tuple[np.ndarray, float]:
+def resolve_radius(
+    X: np.ndarray, radius: float | None, clip: bool, stacklevel: int = 4
+) -> tuple[np.ndarray, float]:
     """The public radius ``Lambda`` and ``X`` inside ``B(0, Lambda)``.
 
     ``radius=None`` takes ``max ||x_i||`` from the data with a :class:`PrivacyLeakWarning`.
     Rows outside the ball raise ``ValueError`` unless ``clip=True``, which projects them onto
     the ball (a per-row map: privacy is preserved).
     """
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
     if radius is None:
-        warnings.warn(
-            "radius=None: the data radius max ||x|| is computed from the private data and is "
-            "not covered by the privacy guarantee; pass a public bound",
-            PrivacyLeakWarning,
-            stacklevel=3,
-        )
-        radius = float(norms.max()) if norms.max() > 0 else 1.0
+        warn_data_radius(stacklevel)
+        radius = data_radius(float(np.sqrt(row_sq_norms(X)).max()))
     radius = float(radius)
     if not (math.isfinite(radius) and radius > 0.0):
         raise ValueError(f"radius must be a finite number > 0, got {radius}")
+    return clip_rows(X, radius, clip), radius
+
+
+def warn_data_radius(stacklevel: int) -> None:
+    """The :class:`PrivacyLeakWarning` of ``radius=None``."""
+    warnings.warn(
+        "radius=None: the data radius max ||x|| is computed from the private data and is "
+        "not covered by the privacy guarantee; pass a public bound",
+        PrivacyLeakWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def data_radius(max_norm: float) -> float:
+    """The radius taken from the data: ``max ||x_i||`` (1 when every row is 0)."""
+    return max_norm if max_norm > 0 else 1.0
+
+
+def row_sq_norms(X: np.ndarray) -> np.ndarray:
+    """``||x_i||**2`` of every row, summed over the columns in order: every row's value is
+    the same whatever the other rows (no blocked or pairwise reduction), so a partition of
+    the rows gets the bits of the whole array (the Dask fit relies on it)."""
+    out = X[:, 0] * X[:, 0]
+    for j in range(1, X.shape[1]):
+        out += X[:, j] * X[:, j]
+    return out
+
+
+def clip_rows(X: np.ndarray, radius: float, clip: bool, first_row: int = 0) -> np.ndarray:
+    """``X`` with rows of norm above ``radius`` projected onto the ball (``clip=True``) or a
+    ``ValueError`` naming the first such row (numbered from ``first_row``). Never writes to
+    ``X``: a copy is made when a row changes."""
+    norms = np.sqrt(row_sq_norms(X))
     outside = norms > radius * (1.0 + 1e-12)
     if outside.any():
         if not clip:
             row = int(np.flatnonzero(outside)[0])
             raise ValueError(
-                f"row {row} has norm {norms[row]:.6g} > radius={radius:g}; pass clip=True to "
-                "project such rows onto the ball"
+                f"row {first_row + row} has norm {norms[row]:.6g} > radius={radius:g}; pass "
+                "clip=True to project such rows onto the ball"
             )
         X = X.copy()
         X[outside] *= (radius / norms[outside])[:, None]
-    return X, radius
+    return X
 
 
 def project_ball(Y: np.ndarray, r: float = 1.0) -> np.ndarray:
     """Rows of ``Y`` projected onto the closed ball of radius ``r`` (rows inside unchanged)."""
-    norms = np.sqrt(np.einsum("ij,ij->i", Y, Y))
+    norms = np.sqrt(row_sq_norms(Y))
     scale = np.where(norms > r, r / np.maximum(norms, 1e-300), 1.0)
     out = Y * scale[:, None]
     # guard against rounding just above r
-    norms2 = np.einsum("ij,ij->i", out, out)
+    norms2 = row_sq_norms(out)
     bad = norms2 > r * r
     if bad.any():
         out[bad] *= np.nextafter(1.0, 0.0) ** 4
@@ -193,18 +224,37 @@ def jl_project(
     """``Y = X G / radius`` with ``G`` a data-independent ``(d, p)`` Gaussian matrix of entries
     ``N(0, 1/p)`` (Johnson-Lindenstrauss), rows projected (not rescaled) into the unit ball.
     Returns ``(Y, G)``."""
-    d = X.shape[1]
-    G = stream.normal(0, d * p).reshape(d, p) / math.sqrt(p)
-    return project_ball(X @ G / radius), G
+    G = jl_matrix(X.shape[1], p, stream)
+    return project_rows(X, G, radius), G
+
+
+def jl_matrix(d: int, p: int, stream: Stream) -> np.ndarray:
+    """The data-independent ``(d, p)`` Gaussian map of :func:`jl_project`."""
+    return stream.normal(0, d * p).reshape(d, p) / math.sqrt(p)
+
+
+def project_rows(X: np.ndarray, G: np.ndarray, radius: float) -> np.ndarray:
+    """``project_ball(X G / radius)`` with the product summed over ``d`` in order, row by row
+    (not by BLAS, whose blocking may depend on the number of rows): a partition of the rows
+    gets the bits of the whole array. Blocks of rows keep the work in cache."""
+    out = np.empty((X.shape[0], G.shape[1]))
+    step = 1 << 14
+    for lo in range(0, X.shape[0], step):
+        Xb = X[lo : lo + step]
+        acc = Xb[:, 0:1] * G[0]
+        for j in range(1, X.shape[1]):
+            acc += Xb[:, j : j + 1] * G[j]
+        out[lo : lo + step] = acc / radius
+    return project_ball(out)
 
 
 def assign(points: np.ndarray, centers: np.ndarray) -> np.ndarray:
-    """Index of the nearest centre of every point (ties: lowest index)."""
-    if centers.shape[1] <= 16:
-        return cKDTree(centers).query(points, k=1)[1].astype(np.int64)
-    from sklearn.metrics import pairwise_distances_argmin
+    """Index of the nearest centre of every point (ties: lowest index).
 
-    return pairwise_distances_argmin(points, centers).astype(np.int64)
+    A k-d tree of the centres answers each point on its own (no blocked matrix products, whose
+    rounding may depend on the number of points), so a partition of the points gets the same
+    labels as the whole array."""
+    return cKDTree(centers).query(points, k=1)[1].astype(np.int64)
 
 
 def kmeans_cost(X: np.ndarray, centers: np.ndarray) -> float:
@@ -236,6 +286,23 @@ def gaussian_sigma(sensitivity: float, epsilon: float, delta: float, size: int) 
     raise RuntimeError("could not calibrate the Gaussian noise")
 
 
+def cluster_sums(
+    X: np.ndarray, labels: np.ndarray, n_clusters: int, radius: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Exact per-cluster statistics ``(counts, hi, lo)`` (int64): the row counts and the
+    fixed-point parts (:func:`fixed_point_parts`, scale from the public ``radius``) of the
+    coordinate sums. Integer sums are exact, so partial results of any partition of the rows
+    add up to the same integers (the Dask fit adds them on the driver)."""
+    exp = fixed_point_exponent(radius)
+    counts = np.bincount(labels, minlength=n_clusters).astype(np.int64)
+    hi, lo = fixed_point_parts(X, exp)
+    hi_sum = np.zeros((n_clusters, X.shape[1]), dtype=np.int64)
+    lo_sum = np.zeros((n_clusters, X.shape[1]), dtype=np.int64)
+    np.add.at(hi_sum, labels, hi)
+    np.add.at(lo_sum, labels, lo)
+    return counts, hi_sum, lo_sum
+
+
 def noisy_average(
     X: np.ndarray,
     labels: np.ndarray,
@@ -247,22 +314,37 @@ def noisy_average(
     ledger: PrivacyLedger | None,
     label: str,
 ) -> np.ndarray:
-    """Private centres of the clusters ``{x_i : labels_i = j}`` (rows in ``B(0, radius)``).
+    """Private centres of the clusters ``{x_i : labels_i = j}`` (rows in ``B(0, radius)``):
+    :func:`noisy_centres` of the exact :func:`cluster_sums`."""
+    n_clusters = as_index(n_clusters, "n_clusters", lower=1, upper=1 << 31)
+    stats = cluster_sums(X, labels, n_clusters, radius)
+    return noisy_centres(stats, radius, epsilon, delta, seeds, ledger, label)
+
+
+def noisy_centres(
+    stats: tuple[np.ndarray, np.ndarray, np.ndarray],
+    radius: float,
+    epsilon: float,
+    delta: float,
+    seeds: SeedSource,
+    ledger: PrivacyLedger | None,
+    label: str,
+) -> np.ndarray:
+    """Private centres from the exact statistics ``(counts, hi, lo)`` of :func:`cluster_sums`.
 
     Per cluster: the count with exact discrete Laplace noise of scale ``2/epsilon``
     (``epsilon/2``-DP, sensitivity 1 under add/remove) and the coordinate sum with Gaussian
-    noise calibrated to ``(epsilon/2, delta)`` (L2 sensitivity ``radius``); the centre is
+    noise calibrated to ``(epsilon/2, delta)`` (L2 sensitivity ``radius``; the fixed-point
+    truncation is towards zero, so no row's norm grows); the centre is
     ``noisy_sum / max(noisy_count, 1)`` projected onto the ball. This is the noisy averaging of
     Nissim, Stemmer & Vadhan (2016) in the form of Chaturvedi et al. (2021), Algorithm 1: a
     Laplace-noised count and a Gaussian-noised sum. Clusters are disjoint, so by parallel
     composition (McSherry 2009; Theorem 2.5) the whole release is ``(epsilon, delta)``-DP,
     charged once to ``ledger``. ``epsilon = inf``: exact means (empty clusters: the origin).
     """
-    n_clusters = as_index(n_clusters, "n_clusters", lower=1, upper=1 << 31)
-    d = X.shape[1]
-    counts = np.bincount(labels, minlength=n_clusters).astype(np.int64)
-    sums = np.zeros((n_clusters, d))
-    np.add.at(sums, labels, X)
+    counts, hi, lo = stats
+    n_clusters, d = hi.shape
+    sums = fixed_point_value(hi, lo, fixed_point_exponent(radius))
     if math.isinf(epsilon):
         centers = np.zeros((n_clusters, d))
         nz = counts > 0
@@ -277,3 +359,34 @@ def noisy_average(
         noisy_sum = np.asarray(gaussian(sums[j], radius, sigma, seeds()), dtype=np.float64)
         centers[j] = noisy_sum / max(noisy_counts[j], 1.0)
     return project_ball(centers, radius)
+
+
+#: Fixed-point sums: a value ``v`` with ``|v| < 2**e`` is truncated (towards zero) to a
+#: multiple of ``2**(e - FIXED_BITS)`` and split into two int64 parts of 26 bits.
+FIXED_BITS = 52
+_HALF_BITS = 26
+_HALF_MASK = (1 << _HALF_BITS) - 1
+
+
+def fixed_point_exponent(bound: float) -> int:
+    """``e`` with ``|v| < 2**e`` for every ``|v| <= bound`` (one binade of headroom)."""
+    return math.frexp(float(bound))[1] + 1
+
+
+def fixed_point_parts(values: np.ndarray, exp: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(hi, lo)`` int64 with ``trunc(v * 2**(FIXED_BITS - exp)) = hi * 2**26 + lo``,
+    ``0 <= lo < 2**26``, ``|hi| <= 2**26``: sums of up to ``2**36`` rows fit in int64."""
+    q = np.trunc(np.ldexp(np.asarray(values, dtype=np.float64), FIXED_BITS - exp))
+    q = q.astype(np.int64)
+    return q >> _HALF_BITS, q & _HALF_MASK
+
+
+def fixed_point_value(hi: np.ndarray, lo: np.ndarray, exp: int) -> np.ndarray:
+    """The float64 value of summed fixed-point parts (a deterministic function of the integer
+    sums: correctly rounded while ``|hi| < 2**53``)."""
+    hi = np.asarray(hi, dtype=np.int64)
+    lo = np.asarray(lo, dtype=np.int64)
+    hi = hi + (lo >> _HALF_BITS)
+    lo = lo & _HALF_MASK
+    total = np.ldexp(hi.astype(np.float64), _HALF_BITS) + lo.astype(np.float64)
+    return np.ldexp(total, exp - FIXED_BITS)

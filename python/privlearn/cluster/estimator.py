@@ -10,6 +10,7 @@ estimator keeps only what the guarantee covers (the centres, the statement, the 
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -43,10 +44,12 @@ from privlearn.cluster._common import (
     SeedSource,
     assign,
     check_data,
+    cluster_sums,
     gaussian_sigma,
-    jl_project,
+    jl_matrix,
     kmeans_cost,
-    noisy_average,
+    noisy_centres,
+    project_rows,
     resolve_radius,
 )
 from privlearn.cluster.maxcover import (
@@ -89,6 +92,11 @@ def proxy_counts(
     ``1/epsilon`` (the count vector has L1 sensitivity 1 under add/remove: ``epsilon``-DP,
     Lemma 2.3), clamped at 0 (post-processing). ``epsilon = inf``: exact counts."""
     counts = np.bincount(assign(Y, candidates), minlength=candidates.shape[0]).astype(np.int64)
+    return _noisy_counts(counts, epsilon, seed)
+
+
+def _noisy_counts(counts: np.ndarray, epsilon: float, seed: int | None) -> np.ndarray:
+    """:func:`proxy_counts` from the exact counts."""
     if math.isinf(epsilon):
         return counts.astype(np.float64)
     noisy = np.asarray(discrete_laplace(counts, 1.0 / epsilon, seed), dtype=np.float64)
@@ -202,6 +210,14 @@ class DPKMeans(ClusterMixin, BaseEstimator):
 
     Notes
     -----
+    ``X`` may be a row-chunked ``dask.array`` (``method="maxcover"``, with a
+    ``dask.distributed`` client): the grid covers, counts and exact (fixed-point) cluster sums
+    are computed on the workers and merged, every pick and all noise are drawn once on the
+    driver at the same random addresses, so the fit equals the single-machine fit bit for bit
+    (:class:`privlearn.distributed.kmeans.DaskRows`). The driver is trusted: it sees the
+    noiseless cover counts and per-cluster sums. ``method="balcan"`` and ``diagnostics=True``
+    refuse dask input.
+
     Nothing computed on the raw training data outside the mechanisms is kept: use
     ``predict``/``transform``/``score`` (functions of the released centres) on any data,
     and evaluate the training cost explicitly when it is needed.
@@ -354,15 +370,30 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         for name in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
             delattr(self, name)  # a refit never keeps a previous fit's attributes
         prm = self._params()
-        X = check_data(X)
-        n, d = X.shape
+        if _is_dask(X):
+            if self.method != "maxcover":
+                raise NotImplementedError(
+                    f"DPKMeans(method={self.method!r}) does not accept dask input; "
+                    "method='maxcover' does"
+                )
+            if prm["diagnostics"]:
+                raise ValueError(
+                    "diagnostics=True is not supported on dask input (the diagnostics are "
+                    "per-row and non-private); fit with diagnostics=False"
+                )
+            from privlearn.distributed.kmeans import DaskRows
+
+            rows: Any = DaskRows(X)
+        else:
+            rows = _LocalRows(X)
+        n, d = rows.n, rows.d
         eps, delta, k = prm["epsilon"], prm["delta"], prm["k"]
         private = not math.isinf(eps)
         seeds = SeedSource(prm["seed"])
         ledger = PrivacyLedger(eps, delta) if private else None
         events: list[Any] = []
 
-        X, radius = resolve_radius(X, prm["radius"], prm["clip"])  # checked before any spend
+        radius = rows.resolve_radius(prm["radius"], prm["clip"])  # checked before any spend
         if private and self.ledger is not None:  # a budget shared with other fits: charged first
             spend(self.ledger, eps, delta, "DPKMeans.fit")
 
@@ -388,7 +419,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             )
 
         p = min(d, 4) if prm["proj_dim"] is None else prm["proj_dim"]
-        Y, _ = jl_project(X, radius, p, seeds.substream(STREAM_JL))
+        rows.project(jl_matrix(d, p, seeds.substream(STREAM_JL)), radius)
         eps_rest = eps - eps_size
         part = {
             key: (delta * v if key.startswith("delta_") else eps_rest * v)
@@ -400,18 +431,18 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         res: MaxCoverResult | None = None
         if self.method == "maxcover":
             centers, n_cand, res = self._fit_maxcover(
-                X, Y, radius, part, prm, size, seeds, ledger, events
+                rows, radius, part, prm, size, seeds, ledger, events
             )
         else:
-            centers, n_cand = self._fit_balcan(X, Y, radius, part, size, seeds, ledger, events)
+            centers, n_cand = self._fit_balcan(
+                rows.X, rows.Y, radius, part, size, seeds, ledger, events
+            )
         steps = prm["lloyd_steps"]
         for step in range(steps):
             per = part["lloyd"] / steps
             per_d = part["delta_lloyd"] / steps
-            labels = assign(X, centers)
-            centers = noisy_average(
-                X, labels, k, radius, per, per_d, seeds, ledger, f"lloyd {step}"
-            )
+            stats = rows.cluster_sums(centers, k, radius, projected=False)
+            centers = noisy_centres(stats, radius, per, per_d, seeds, ledger, f"lloyd {step}")
             if private:
                 events.append(self._average_events(per, per_d, radius, d))
         self.cluster_centers_ = centers
@@ -451,8 +482,8 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         if prm["diagnostics"]:
             self.diagnostics_ = KMeansDiagnostics(
                 n_samples=n,
-                labels=assign(X, centers),
-                inertia=kmeans_cost(X, centers),
+                labels=assign(rows.X, centers),
+                inertia=kmeans_cost(rows.X, centers),
                 maxcover=res,
             )
         return self
@@ -494,7 +525,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         sigma = gaussian_sigma(radius, eps / 2.0, delta, d)
         return Composed((LaplaceEvent(2.0 / eps), GaussianEvent(sigma / radius)))
 
-    def _fit_maxcover(self, X, Y, radius, part, prm, size, seeds, ledger, events):  # type: ignore[no-untyped-def]
+    def _fit_maxcover(self, rows, radius, part, prm, size, seeds, ledger, events):  # type: ignore[no-untyped-def]
         k = prm["k"]
         radii = default_radii(size.value) if prm["radii"] is None else list(prm["radii"])
         picks = default_picks(k, size.value) if prm["picks"] is None else prm["picks"]
@@ -507,8 +538,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         else:
             eps_pick = math.inf
         key = seeds.substream(STREAM_PICKS).key
-        res = maxcover_candidates(
-            Y,
+        res = rows.maxcover(
             radii,
             eps_pick=eps_pick,
             key=key,
@@ -522,19 +552,18 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         if private:
             ledger.spend(part["proxy"], 0.0, label="proxy counts")
             events.append(LaplaceEvent(1.0 / part["proxy"]))
-        weights = proxy_counts(Y, cand, part["proxy"], seeds() if private else 0)
+        weights = _noisy_counts(rows.nearest_counts(cand), part["proxy"], seeds() if private else 0)
         # KMeans needs k samples of positive weight: a tiny floor (post-processing)
         weights = weights + 1e-6
         km = KMeans(n_clusters=min(k, cand.shape[0]), n_init=3, random_state=seeds() % (2**31))
         km.fit(cand, sample_weight=weights)
-        centers_proj = km.cluster_centers_
-        labels = assign(Y, centers_proj)
-        centers = noisy_average(
-            X, labels, k, radius, part["average"], part["delta_average"], seeds, ledger, "average"
+        stats = rows.cluster_sums(km.cluster_centers_, k, radius, projected=True)
+        centers = noisy_centres(
+            stats, radius, part["average"], part["delta_average"], seeds, ledger, "average"
         )
         if private:
             events.append(
-                self._average_events(part["average"], part["delta_average"], radius, X.shape[1])
+                self._average_events(part["average"], part["delta_average"], radius, rows.d)
             )
         return centers, cand.shape[0], res
 
@@ -593,6 +622,46 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         scikit-learn's ``KMeans.score``, which returns its negative)."""
         del y
         return kmeans_cost(self._check_fitted_X(X), self.cluster_centers_)
+
+
+class _LocalRows:
+    """The training rows of a single-machine fit and the data operations of :meth:`DPKMeans.fit`
+    (its Dask twin, :class:`privlearn.distributed.kmeans.DaskRows`, has the same methods and
+    returns the same bits)."""
+
+    def __init__(self, X: Any) -> None:
+        self.X = check_data(X)
+        self.n, self.d = self.X.shape
+        self.Y: np.ndarray | None = None
+
+    def resolve_radius(self, radius: float | None, clip: bool) -> float:
+        self.X, out = resolve_radius(self.X, radius, clip, stacklevel=5)
+        return out
+
+    def project(self, G: np.ndarray, radius: float) -> None:
+        self.Y = project_rows(self.X, G, radius)
+
+    def maxcover(self, radii: list[float], **kwargs: Any) -> MaxCoverResult:
+        return maxcover_candidates(self.Y, radii, **kwargs)
+
+    def nearest_counts(self, candidates: np.ndarray) -> np.ndarray:
+        labels = assign(self.Y, candidates)  # type: ignore[arg-type]
+        return np.bincount(labels, minlength=candidates.shape[0]).astype(np.int64)
+
+    def cluster_sums(
+        self, centres: np.ndarray, k: int, radius: float, projected: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        labels = assign(self.Y if projected else self.X, centres)  # type: ignore[arg-type]
+        return cluster_sums(self.X, labels, k, radius)
+
+
+def _is_dask(X: Any) -> bool:
+    """Whether ``X`` is a dask collection (dask is only imported if already loaded)."""
+    if "dask" not in sys.modules:
+        return False
+    import dask
+
+    return bool(dask.is_dask_collection(X))
 
 
 def _as_bool(value: Any, name: str) -> bool:

@@ -8,7 +8,9 @@ Reference: Win-Vector LLC (J. Mount), "Using differential privacy to reuse train
 from __future__ import annotations
 
 import hashlib
+import math
 import numbers
+import sys
 import warnings
 from fractions import Fraction
 from typing import Any
@@ -528,10 +530,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     def _fit(self, X: Any, y: Any, groups: Any) -> tuple[list[np.ndarray], np.ndarray, dict]:
         columns, target, n_rows = self._prepare(X, y, reset=True)
         p = self._check_params(len(columns), self.target_type_)
-        if self.mode == "laplace" and self.ledger is not None:  # charged before any count
-            per_column = 2 if self.target_type_ == "continuous" else 1
-            cost = per_column * len(columns) / p["noise_scale"]
-            spend(self.ledger, cost, 0.0, "ImpactEncoder.fit")
+        self._charge(p, len(columns))  # before any count
         contrib = self._contributions(target, p)
         groups = _as_groups(groups, n_rows)
         if isinstance(self.categories, str) and self.categories == "auto":
@@ -554,30 +553,64 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             # length n would release the private size of a laplace fit)
             del self.model_mask_
 
-        n_classes = None if self.classes_ is None else len(self.classes_)
+        bound = self._sum_bound(p)
         if self.mode == "laplace" and self.target_type_ == "continuous":
             lo, hi = p["bounds"]
             centred = contrib.copy()  # [1, clip(y) - midpoint]: what the noise covers
             centred[:, 1] -= (lo + hi) / 2.0
-            exact = [_level_stats(i, centred, len(lv) + 2) for i, lv in zip(idx, self.categories_)]
-            counts, sums = self._add_noise_continuous(exact, p["noise_scale"], (lo, hi))
+            stats = [
+                _level_stats(i, centred, len(lv) + 2, bound) for i, lv in zip(idx, self.categories_)
+            ]
+        elif self.mode == "laplace":
+            stats = [_level_stats(i, contrib, len(lv) + 2) for i, lv in zip(idx, self.categories_)]
+        else:
+            stats = [
+                _level_stats(i[rows], contrib[rows], len(lv) + 2, bound)
+                for i, lv in zip(idx, self.categories_)
+            ]
+        self._release(stats, p, levels_public)
+        return idx, target, {"p": p, "groups": groups, "contrib": contrib}
+
+    def _charge(self, p: dict[str, Any], n_columns: int) -> None:
+        """Charge the ledger (Laplace mode) before any count is computed."""
+        if self.mode == "laplace" and self.ledger is not None:
+            per_column = 2 if self.target_type_ == "continuous" else 1
+            spend(self.ledger, per_column * n_columns / p["noise_scale"], 0.0, "ImpactEncoder.fit")
+
+    def _sum_bound(self, p: dict[str, Any]) -> float | None:
+        """Bound on the absolute value of a continuous outcome's contributions (clipped, or
+        clipped and centred in the Laplace mode); ``None`` when the outcome is not bounded (or
+        not continuous). With a bound, the level sums are exact fixed-point sums
+        (:func:`fixed_point_parts`), independent of the order of the rows."""
+        if self.target_type_ != "continuous" or p["bounds"] is None:
+            return None
+        lo, hi = p["bounds"]
+        return max(abs(lo), abs(hi), hi - lo)
+
+    def _release(self, stats: list[np.ndarray], p: dict[str, Any], levels_public: bool) -> None:
+        """From the exact per-slot statistics of the coding rows (``[n, centred sum]`` for a
+        continuous outcome in the Laplace mode), the released ``counts_`` (noisy in the Laplace
+        mode), ``codes_``, ``pvalues_`` and ``privacy_``. Shared by the single-machine and the
+        Dask fits (:mod:`privlearn.distributed.encoding`), which differ only in how ``stats``
+        is computed."""
+        n_columns = len(stats)
+        n_classes = None if self.classes_ is None else len(self.classes_)
+        if self.mode == "laplace" and self.target_type_ == "continuous":
+            lo, hi = p["bounds"]
+            counts, sums = self._add_noise_continuous(stats, p["noise_scale"], (lo, hi))
             self.privacy_: ImpactPrivacy = continuous_laplace_privacy(
-                p["noise_scale"], sums.noise_scale, sums.epsilon, len(columns), levels_public,
+                p["noise_scale"], sums.noise_scale, sums.epsilon, n_columns, levels_public,
                 (lo, hi),
             )  # fmt: skip
         elif self.mode == "laplace":
-            exact = [_level_stats(i, contrib, len(lv) + 2) for i, lv in zip(idx, self.categories_)]
-            counts = self._add_noise(exact, p["noise_scale"])
+            counts = self._add_noise(stats, p["noise_scale"])
             self.privacy_ = laplace_privacy(
-                p["noise_scale"], len(columns), levels_public, self.target_type_, n_classes or 2
+                p["noise_scale"], n_columns, levels_public, self.target_type_, n_classes or 2
             )
         else:
-            counts = [
-                _level_stats(i[rows], contrib[rows], len(lv) + 2)
-                for i, lv in zip(idx, self.categories_)
-            ]
+            counts = stats
             self.privacy_ = no_privacy(
-                len(columns), levels_public, self.target_type_, n_classes, p["bounds"]
+                n_columns, levels_public, self.target_type_, n_classes, p["bounds"]
             )
         if self.mode == "laplace" and not levels_public:
             warnings.warn(
@@ -585,7 +618,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
                 "data: the noisy counts are epsilon-DP, but which levels occur is not "
                 "protected; pass categories= (public level lists) to cover it",
                 PrivacyLeakWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
         self.counts_ = counts
         self.codes_, self.pvalues_ = [], []
@@ -595,7 +628,6 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             self.pvalues_.append(pv)
         if p["significance"] is None:
             self.pvalues_ = None
-        return idx, target, {"p": p, "groups": groups, "contrib": contrib}
 
     def _split_rows(self, n_rows: int, y01: np.ndarray, groups: np.ndarray | None) -> np.ndarray:
         frac = float(self.split_fraction)
@@ -682,7 +714,20 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Notes
+        -----
+        ``X`` may be a ``dask.dataframe.DataFrame`` (with ``y`` a dask Series or array
+        partitioned like ``X``): the per-level statistics are then reduced on the workers and
+        the noise is added once on the driver, with a result equal to the single-machine fit
+        bit for bit (see :func:`privlearn.distributed.encoding.fit_dask`; the driver is trusted
+        and sees the noiseless per-partition counts).
         """
+        if _is_dask(X, y, groups):
+            from privlearn.distributed.encoding import fit_dask
+
+            fit_dask(self, X, y, groups)
+            return self
         self._fit(X, y, groups)
         return self
 
@@ -704,7 +749,13 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples, n_features_out)
+            (a dask DataFrame with ``get_feature_names_out()`` columns for dask input: see
+            :func:`privlearn.distributed.encoding.fit_transform_dask`)
         """
+        if _is_dask(X, y, groups):
+            from privlearn.distributed.encoding import fit_transform_dask
+
+            return fit_transform_dask(self, X, y, groups)
         idx, target, info = self._fit(X, y, groups)
         if self.mode in ("naive", "laplace", "split"):
             return self._apply(idx)
@@ -718,8 +769,13 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples, n_features_out), float64
+            (a dask DataFrame, coded partition by partition, for a dask DataFrame ``X``)
         """
         check_is_fitted(self, "codes_")
+        if _is_dask(X):
+            from privlearn.distributed.encoding import transform_dask
+
+            return transform_dask(self, X)
         columns, _, _ = self._prepare(X, None, reset=False)
         return self._apply(self._indices(columns))
 
@@ -770,10 +826,11 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         k = int(fold.max()) + 1
         w = self._width()
         out = np.empty((n_rows, w * len(idx)), dtype=np.float64)
-        fold_tot = _level_stats(fold, contrib, k)  # (k, m): each fold's totals
+        bound = self._sum_bound(p)
+        fold_tot = _level_stats(fold, contrib, k, bound)  # (k, m): each fold's totals
         for j, (i, c) in enumerate(zip(idx, self.counts_)):
             s = c.shape[0]
-            in_fold = _level_stats(fold * s + i, contrib, k * s).reshape(k, s, -1)
+            in_fold = _level_stats(fold * s + i, contrib, k * s, bound).reshape(k, s, -1)
             stats = c[None, :, :] - in_fold
             totals = (c.sum(axis=0)[None, :] - fold_tot)[:, None, :]
             table, _ = self._code(stats, totals, p)
@@ -790,16 +847,26 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             own_total = contrib
         else:
             g = np.unique(groups, return_inverse=True)[1].ravel()
-            own_total = _level_stats(g, contrib, int(g.max()) + 1)[g]
+            own_total = _level_stats(g, contrib, int(g.max()) + 1, self._sum_bound(p))[g]
         for j, (i, c) in enumerate(zip(idx, self.counts_)):
             if groups is None:
                 own = contrib
             else:
                 pair = np.unique(g * c.shape[0] + i, return_inverse=True)[1].ravel()
-                own = _level_stats(pair, contrib, int(pair.max()) + 1)[pair]
+                own = _level_stats(pair, contrib, int(pair.max()) + 1, self._sum_bound(p))[pair]
             table, _ = self._code(c[i] - own, c.sum(axis=0)[None, :] - own_total, p)
             out[:, j * w : (j + 1) * w] = table
         return out
+
+
+def _is_dask(*objs: Any) -> bool:
+    """Whether any argument is a dask collection (without importing dask: a dask collection
+    can only exist once dask has been imported)."""
+    if "dask" not in sys.modules:
+        return False
+    import dask
+
+    return any(o is not None and dask.is_dask_collection(o) for o in objs)
 
 
 def _is_text(values: Any) -> bool:
@@ -815,10 +882,62 @@ def _as_groups(groups: Any, n_rows: int) -> np.ndarray | None:
     return g
 
 
-def _level_stats(idx: np.ndarray, contrib: np.ndarray, size: int) -> np.ndarray:
+def _level_stats(
+    idx: np.ndarray, contrib: np.ndarray, size: int, bound: float | None = None
+) -> np.ndarray:
     """Per slot, the sums of the rows' contributions (shape ``(size, m)``, float64; exact
-    integers for counts)."""
+    integers for counts).
+
+    With ``bound`` (a continuous outcome with public bounds), the outcome column (column 1) is
+    summed exactly in fixed point (:func:`fixed_point_parts`), so the sums do not depend on the
+    order of the rows or on how they are split into partitions (the Dask fit adds the
+    partitions' integer parts)."""
     out = np.empty((size, contrib.shape[1]), dtype=np.float64)
     for s in range(contrib.shape[1]):
-        out[:, s] = np.bincount(idx, weights=contrib[:, s], minlength=size)
+        if bound is not None and s == 1:
+            exp = fixed_point_exponent(bound)
+            hi, lo = fixed_point_parts(contrib[:, s], exp)
+            out[:, s] = fixed_point_value(_int_sums(idx, hi, size), _int_sums(idx, lo, size), exp)
+        else:
+            out[:, s] = np.bincount(idx, weights=contrib[:, s], minlength=size)
+    return out
+
+
+#: Fixed-point sums: a value ``v`` with ``|v| < 2**e`` is truncated (towards zero, so ``|v|``
+#: never grows and sensitivity bounds still hold) to a multiple of ``2**(e - FIXED_BITS)``.
+FIXED_BITS = 52
+_HALF_BITS = 26
+_HALF_MASK = (1 << _HALF_BITS) - 1
+
+
+def fixed_point_exponent(bound: float) -> int:
+    """``e`` with ``|v| < 2**e`` for every ``|v| <= bound`` (one binade of headroom)."""
+    return math.frexp(float(bound))[1] + 1
+
+
+def fixed_point_parts(values: np.ndarray, exp: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(hi, lo)`` int64 with ``trunc(v * 2**(FIXED_BITS - exp)) = hi * 2**26 + lo``,
+    ``0 <= lo < 2**26`` and ``|hi| <= 2**26``: sums of up to ``2**36`` rows of either part fit
+    in int64, and integer sums are exact whatever the order or grouping of the rows."""
+    q = np.trunc(np.ldexp(np.asarray(values, dtype=np.float64), FIXED_BITS - exp))
+    q = q.astype(np.int64)
+    hi = q >> _HALF_BITS
+    return hi, q & _HALF_MASK
+
+
+def fixed_point_value(hi: np.ndarray, lo: np.ndarray, exp: int) -> np.ndarray:
+    """The float64 value of summed fixed-point parts (a deterministic function of the integer
+    sums: correctly rounded while ``|hi| < 2**53``)."""
+    hi = np.asarray(hi, dtype=np.int64)
+    lo = np.asarray(lo, dtype=np.int64)
+    hi = hi + (lo >> _HALF_BITS)
+    lo = lo & _HALF_MASK
+    total = np.ldexp(hi.astype(np.float64), _HALF_BITS) + lo.astype(np.float64)
+    return np.ldexp(total, exp - FIXED_BITS)
+
+
+def _int_sums(idx: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
+    """Exact int64 sums of ``values`` per slot ``idx``."""
+    out = np.zeros(size, dtype=np.int64)
+    np.add.at(out, idx, values)
     return out

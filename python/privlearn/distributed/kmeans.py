@@ -1,0 +1,400 @@
+"""Dask back-end of :class:`privlearn.cluster.DPKMeans` (``method="maxcover"``).
+
+:class:`DaskRows` has the data operations of a single-machine fit (the estimator's
+``_LocalRows``) on a row-chunked ``dask.array``; the estimator's driver code (budget, noisy
+count, schedule, proxy k-means, noise) is shared, so the fit equals the single-machine fit bit
+for bit (centres and ``privacy_``) for any chunking:
+
+- every per-row computation (norm check or clipping, the JL product, the projection into the
+  unit ball, the grid incidence of ``_core.grid_cover``, the nearest centre) is done row by row
+  in the same floating-point operations, so a chunk gets the bits of the whole array;
+- every reduction is exact: row counts, cover counts and nearest-candidate counts are
+  integers; cluster coordinate sums are int64 fixed-point sums
+  (:func:`privlearn.cluster._common.cluster_sums`); the data radius (``radius=None``) is a max;
+- the greedy max cover (Chaturvedi, Nguyen & Xu 2021, Algorithm 3 with Claim 4.2) keeps each
+  chunk's grid incidence and covered flags on its worker; the driver merges the chunks' cover
+  counts (additive), numbers the grid points by first discovery in row order (as
+  ``cpp/src/grid.cpp``), and draws every pick itself at the ChaCha20 addresses of
+  ``cpp/include/privlearn/cluster/maxcover.hpp`` (Gumbel of class ``c`` at offset ``c``,
+  member by exact rejection from offset ``2**34``); after a pick, only the chunks holding
+  the picked grid point mark their newly covered points and return their cover decrements.
+
+**Trust.** The driver is trusted: it sees the noiseless cover counts of every grid point and
+the exact per-cluster counts and sums (as the single-machine fit does); untrusted sites would
+need secure aggregation.
+
+Needs a ``dask.distributed`` client (the greedy keeps per-chunk state on the workers): one
+round trip per pick that covers points.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import dask.array as da
+import numpy as np
+
+from privlearn.cluster._common import (
+    assign,
+    clip_rows,
+    cluster_sums,
+    data_radius,
+    project_rows,
+    row_sq_norms,
+    warn_data_radius,
+)
+from privlearn.cluster.maxcover import _MAX_OFFSETS, MaxCoverResult
+
+__all__ = ["DaskRows", "maxcover_dask"]
+
+_MEMBER_OFFSET = 1 << 34  # kMemberOffset of cluster/maxcover.hpp
+_ROW_SHIFT = 35  # raw(row, offset) is raw number (row << 35) + offset of the stream
+_U64 = 1 << 64
+
+
+class DaskRows:
+    """The rows of a ``dask.array`` X, held on the workers, with the data operations of a
+    :class:`~privlearn.cluster.DPKMeans` fit.
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n_samples, n_features)
+        Real numbers, chunked along the rows with known chunk sizes (chunks along the columns
+        are merged).
+
+    Raises
+    ------
+    ValueError
+        Unknown chunk sizes, not 2-D, no rows or columns, non-finite values (naming the row),
+        or no ``dask.distributed`` client.
+    TypeError
+        A non-numeric dtype.
+    """
+
+    def __init__(self, X: Any) -> None:
+        from distributed import get_client
+
+        if not isinstance(X, da.Array):
+            raise TypeError(
+                f"DPKMeans takes a dask.array for distributed input, got {type(X).__name__}"
+            )
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D (n_samples, n_features), got {X.ndim}-D")
+        if any(math.isnan(c) for c in X.chunks[0]) or any(math.isnan(c) for c in X.chunks[1]):
+            raise ValueError(
+                "X has unknown chunk sizes: call X.compute_chunk_sizes() first (the rows of "
+                "every chunk must be known to number them)"
+            )
+        if (
+            X.dtype == object
+            or not (np.issubdtype(X.dtype, np.number) or np.issubdtype(X.dtype, np.bool_))
+            or np.issubdtype(X.dtype, np.complexfloating)
+        ):
+            raise TypeError(f"X must hold real numbers, got dtype {X.dtype}")
+        if X.shape[0] < 1 or X.shape[1] < 1:
+            raise ValueError(f"X must have at least one row and one column, got {X.shape}")
+        try:
+            self.client = get_client()
+        except ValueError:
+            raise ValueError(
+                "DPKMeans on dask input needs a dask.distributed Client (the greedy max cover "
+                "keeps per-chunk state on the workers): create one with distributed.Client()"
+            ) from None
+        if X.numblocks[1] > 1:
+            X = X.rechunk({1: -1})
+        self.n, self.d = int(X.shape[0]), int(X.shape[1])
+        sizes = [int(c) for c in X.chunks[0]]
+        self.first = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64).tolist()
+        blocks = list(X.to_delayed().ravel())
+        self._x = self.client.compute(
+            [b for b, s in zip(blocks, sizes) if s > 0]  # empty chunks hold nothing
+        )
+        self.first = [f for f, s in zip(self.first, sizes) if s > 0]
+        self._x = self.client.map(_check_block, self._x, self.first)
+        self._y: list[Any] = []
+
+    # ---- the operations of _LocalRows ---------------------------------------------------
+    def resolve_radius(self, radius: float | None, clip: bool) -> float:
+        """As :func:`privlearn.cluster._common.resolve_radius`, chunk by chunk."""
+        if radius is None:
+            warn_data_radius(stacklevel=5)
+            norms = self.client.gather(self.client.map(_max_norm, self._x))
+            radius = data_radius(max(norms))
+        radius = float(radius)
+        if not (math.isfinite(radius) and radius > 0.0):
+            raise ValueError(f"radius must be a finite number > 0, got {radius}")
+        self._x = self.client.map(_clip_block, self._x, self.first, radius=radius, clip=clip)
+        self.client.gather(self.client.map(_n_rows, self._x))  # raise a row error now
+        return radius
+
+    def project(self, G: np.ndarray, radius: float) -> None:
+        self._y = self.client.map(project_rows, self._x, G=G, radius=radius)
+
+    def maxcover(self, radii: list[float], **kwargs: Any) -> MaxCoverResult:
+        return maxcover_dask(self.client, self._y, radii, **kwargs)
+
+    def nearest_counts(self, candidates: np.ndarray) -> np.ndarray:
+        parts = self.client.gather(self.client.map(_nearest_counts, self._y, candidates=candidates))
+        return np.sum(parts, axis=0, dtype=np.int64)
+
+    def cluster_sums(
+        self, centres: np.ndarray, k: int, radius: float, projected: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        futs = self.client.map(
+            _cluster_sums, self._x, self._y if projected else self._x, centres=centres, k=k,
+            radius=radius,
+        )  # fmt: skip
+        parts = self.client.gather(futs)
+        counts = np.sum([c for c, _, _ in parts], axis=0, dtype=np.int64)
+        hi = np.sum([h for _, h, _ in parts], axis=0, dtype=np.int64)
+        lo = np.sum([v for _, _, v in parts], axis=0, dtype=np.int64)
+        return counts, hi, lo
+
+
+# ---- worker side: per-chunk functions -----------------------------------------------------
+def _check_block(X: np.ndarray, first: int) -> np.ndarray:
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    finite = np.isfinite(X).all(axis=1)
+    if not finite.all():
+        row = first + int(np.flatnonzero(~finite)[0])
+        raise ValueError(f"X must be finite (NaN or inf in row {row})")
+    return X
+
+
+def _max_norm(X: np.ndarray) -> float:
+    return float(np.sqrt(row_sq_norms(X)).max())
+
+
+def _clip_block(X: np.ndarray, first: int, radius: float, clip: bool) -> np.ndarray:
+    return clip_rows(X, radius, clip, first)
+
+
+def _n_rows(X: np.ndarray) -> int:
+    return int(X.shape[0])
+
+
+def _nearest_counts(Y: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    return np.bincount(assign(Y, candidates), minlength=candidates.shape[0]).astype(np.int64)
+
+
+def _cluster_sums(
+    X: np.ndarray, Z: np.ndarray, centres: np.ndarray, k: int, radius: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return cluster_sums(X, assign(Z, centres), k, radius)
+
+
+def _cover_block(Y: np.ndarray, radius: float, unit: float, max_offsets: int) -> dict[str, Any]:
+    """The chunk's grid incidence (``_core.grid_cover``: local ids by first discovery in the
+    chunk's row order) and its reverse (grid id -> points, increasing)."""
+    from privlearn import _core
+
+    coords, point_ptr, point_grid = _core.grid_cover(
+        Y, radius, unit, max_offsets=max_offsets, n_threads=1
+    )
+    n_grid = coords.shape[0]
+    owner = np.repeat(np.arange(Y.shape[0], dtype=np.int64), np.diff(point_ptr))
+    order = np.argsort(point_grid, kind="stable")
+    grid_ptr = np.concatenate([[0], np.cumsum(np.bincount(point_grid, minlength=n_grid))])
+    return {
+        "coords": np.asarray(coords),
+        "cover": np.bincount(point_grid, minlength=n_grid).astype(np.int64),
+        "point_ptr": np.asarray(point_ptr, dtype=np.int64),
+        "point_grid": np.asarray(point_grid, dtype=np.int64),
+        "grid_ptr": grid_ptr.astype(np.int64),
+        "grid_pts": owner[order],
+    }
+
+
+def _cover_summary(inc: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    return inc["coords"], inc["cover"]
+
+
+def _cover_step(
+    inc: dict[str, Any], covered: np.ndarray | None, local_id: int
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, int]]:
+    """Mark the still-uncovered points of grid point ``local_id`` covered; return the new
+    flags and ``(local grid ids, decrements, newly covered)``."""
+    if covered is None:
+        covered = np.zeros(inc["point_ptr"].shape[0] - 1, dtype=bool)
+    pts = inc["grid_pts"][inc["grid_ptr"][local_id] : inc["grid_ptr"][local_id + 1]]
+    pts = pts[~covered[pts]]
+    covered = covered.copy()
+    covered[pts] = True
+    ptr = inc["point_ptr"]
+    lens = ptr[pts + 1] - ptr[pts]
+    idx = np.repeat(ptr[pts] - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+    ids, dec = np.unique(inc["point_grid"][idx], return_counts=True)
+    return covered, (ids, dec.astype(np.int64), int(pts.size))
+
+
+# ---- driver side: the greedy --------------------------------------------------------------
+def _log_expm1(x: float) -> float:
+    return x + math.log1p(-math.exp(-x)) if x > 30.0 else math.log(math.expm1(x))
+
+
+class _Cursor:
+    """``random::RowCursor``: raws of one row from an offset on; ``next_below`` by exact
+    rejection (the C++ arithmetic)."""
+
+    def __init__(self, stream: Any, row: int, offset: int) -> None:
+        self._stream, self._next = stream, (row << _ROW_SHIFT) + offset
+
+    def next_raw(self) -> int:
+        raw = int(self._stream.raws(self._next, 1)[0])
+        self._next += 1
+        return raw
+
+    def next_below(self, m: int) -> int:
+        t = (_U64 - m) % m
+        x = self.next_raw()
+        while t != 0 and x >= _U64 - t:
+            x = self.next_raw()
+        return x % m
+
+
+def maxcover_dask(
+    client: Any,
+    chunks: list[Any],
+    radii: list[float],
+    *,
+    eps_pick: float,
+    key: bytes,
+    stream: int = 0,
+    picks: int,
+    grid_factor: float = 1.0,
+    backend: str = "core",
+    n_threads: int | None = None,
+    max_offsets: int = _MAX_OFFSETS,
+) -> MaxCoverResult:
+    """:func:`privlearn.cluster.maxcover_candidates` on chunks of ``Y`` held by the workers
+    (futures of ``(n_i, p)`` arrays, in row order), with the same picks.
+
+    ``backend`` and ``n_threads`` are accepted for the signature (the chunks' incidences come
+    from ``_core.grid_cover``, the picks from the driver); the picks equal both backends'.
+    """
+    from privlearn import _core
+    from privlearn.random import Stream
+
+    del backend, n_threads
+    rng = Stream(key=key, stream=stream)
+    exact = math.isinf(eps_pick)
+    p = int(client.submit(lambda y: y.shape[1], chunks[0]).result())
+    centers = np.zeros((len(radii) * picks, p))
+    level, covered_out, remainder, n_grid, n_offsets = [], [], [], [], []
+    out = 0
+    for ell, radius in enumerate(radii):
+        radius = float(radius)
+        unit = grid_factor * radius / math.sqrt(p)
+        m_real = math.floor((1.0 + radius) / unit) + 1.0
+        if not m_real < 1e9:
+            raise ValueError("radius too small for the grid (unit below 1e-9)")
+        m = int(m_real)
+        log_grid = float(p) * math.log(float(2 * m + 1))
+        n_offsets.append(_core.grid_offsets(p, radius / unit, max_offsets).shape[0])
+        inc = client.map(
+            _cover_block, chunks, radius=radius, unit=unit, max_offsets=max_offsets, pure=False
+        )
+        summaries = client.gather(client.map(_cover_summary, inc))
+        sizes = [c.shape[0] for c, _ in summaries]
+        if sum(sizes):
+            allc = np.concatenate([c for c, _ in summaries], axis=0)
+            local_cover = np.concatenate([v for _, v in summaries])
+            uniq, first, inverse = np.unique(allc, axis=0, return_index=True, return_inverse=True)
+            order = np.argsort(first, kind="stable")  # global ids: first discovery in row order
+            rank = np.empty_like(order)
+            rank[order] = np.arange(order.size)
+            gid = rank[inverse.reshape(-1)]
+            coords = uniq[order]
+        else:
+            gid = np.zeros(0, dtype=np.int64)
+            local_cover = np.zeros(0, dtype=np.int64)
+            coords = np.zeros((0, p), dtype=np.int32)
+        ng = coords.shape[0]
+        n_grid.append(ng)
+        cover = np.zeros(ng, dtype=np.int64)
+        np.add.at(cover, gid, local_cover)
+        starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        # global id -> (chunk, local id) entries
+        by_gid = np.argsort(gid, kind="stable")
+        gptr = np.concatenate([[0], np.cumsum(np.bincount(gid, minlength=ng))]).astype(np.int64)
+        lookup = _CoordLookup(coords)
+        covered: list[Any] = [None] * len(chunks)
+        for t in range(picks):
+            row = ell * picks + t
+            size = np.bincount(cover, minlength=1)
+            size[0] = 0
+            cmax = int(np.flatnonzero(size)[-1]) if size.any() else 0
+            choice = 0
+            if exact:
+                choice = cmax
+            else:
+                raws = rng.raws(row << _ROW_SHIFT, cmax + 1)
+                u = ((raws >> np.uint64(12)).astype(np.float64) + 0.5) * 2.0**-52
+                best = log_grid + -math.log(-math.log(float(u[0])))
+                for c in np.flatnonzero(size).tolist():
+                    v = (
+                        math.log(float(size[c]))
+                        + _log_expm1(eps_pick * float(c))
+                        + -math.log(-math.log(float(u[c])))
+                    )
+                    if v > best:
+                        best, choice = v, c
+            cursor = _Cursor(rng, row, _MEMBER_OFFSET)
+            if choice > 0:
+                members = np.flatnonzero(cover == choice)
+                picked = int(members[cursor.next_below(int(size[choice]))])
+                centers[out] = unit * coords[picked].astype(np.float64)
+            else:
+                z = [cursor.next_below(2 * m + 1) - m for _ in range(p)]
+                centers[out] = unit * np.array(z, dtype=np.float64)
+                picked = lookup.find(z)
+            newly = 0
+            if picked >= 0 and cover[picked] > 0:
+                entries = by_gid[gptr[picked] : gptr[picked + 1]]
+                owners = np.searchsorted(starts, entries, side="right") - 1
+                steps = {}
+                for e, i in zip(entries.tolist(), owners.tolist()):
+                    res = client.submit(_cover_step, inc[i], covered[i], e - int(starts[i]))
+                    covered[i] = client.submit(operator.getitem, res, 0)
+                    steps[i] = client.submit(operator.getitem, res, 1)
+                for i, (ids, dec, k) in zip(steps, client.gather(list(steps.values()))):
+                    np.subtract.at(cover, gid[starts[i] + ids], dec)
+                    newly += k
+            level.append(ell)
+            covered_out.append(newly)
+            remainder.append(1 if choice == 0 else 0)
+            out += 1
+        del inc, covered
+    return MaxCoverResult(
+        centers,
+        np.array(level, dtype=np.int64),
+        np.array(covered_out, dtype=np.int64),
+        np.array(remainder, dtype=np.uint8),
+        np.array(n_grid, dtype=np.int64),
+        np.array(n_offsets, dtype=np.int64),
+    )
+
+
+class _CoordLookup:
+    """Grid id of integer coordinates (a sorted copy and binary search), or -1."""
+
+    def __init__(self, coords: np.ndarray) -> None:
+        self._p = coords.shape[1]
+        keys = np.ascontiguousarray(coords, dtype=np.int64)
+        self._order = np.lexsort(keys.T[::-1]) if keys.shape[0] else np.zeros(0, dtype=np.int64)
+        self._sorted = keys[self._order]
+
+    def find(self, z: list[int]) -> int:
+        lo, hi = 0, self._sorted.shape[0]
+        target = tuple(z)
+        while lo < hi:  # lexicographic binary search
+            mid = (lo + hi) // 2
+            if tuple(self._sorted[mid].tolist()) < target:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < self._sorted.shape[0] and tuple(self._sorted[lo].tolist()) == target:
+            return int(self._order[lo])
+        return -1

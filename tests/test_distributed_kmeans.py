@@ -1,0 +1,134 @@
+"""DPKMeans (max cover) on row-chunked dask arrays: equal to the single-machine fit bit for
+bit."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+pytest.importorskip("hypothesis")
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from privlearn.cluster import DPKMeans  # noqa: E402
+
+N = 90
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(
+            processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        yield c
+
+
+def _data(n: int = N, d: int = 3, seed: int = 1) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(-0.6, 0.6, size=(3, d))
+    X = centres[rng.integers(0, 3, n)] + rng.normal(0, 0.08, size=(n, d))
+    return X / (1.01 * np.linalg.norm(X, axis=1).max())
+
+
+def _fit_both(X, chunks, **kw):
+    kw = {"n_clusters": 3, "seed": 11, "radius": 1.0, **kw}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = DPKMeans(**kw).fit(X)
+        b = DPKMeans(**kw).fit(da.from_array(X, chunks=(tuple(chunks), X.shape[1])))
+    return a, b
+
+
+def _assert_same(a: DPKMeans, b: DPKMeans) -> None:
+    assert a.cluster_centers_.dtype == b.cluster_centers_.dtype
+    np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)
+    assert a.privacy_ == b.privacy_
+    assert a.n_candidates_ == b.n_candidates_
+    assert (a.radii_, a.picks_, a.radius_, a.proj_dim_) == (
+        b.radii_,
+        b.picks_,
+        b.radius_,
+        b.proj_dim_,
+    )
+    assert a.dataset_size_ == b.dataset_size_
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"epsilon": 2.0},  # noisy count plans the schedule
+        {"epsilon": 1.0, "n_samples": N, "lloyd_steps": 2},  # declared public size
+        {"epsilon": np.inf},  # the non-private greedy: every pick covers points
+        {"epsilon": 4.0, "radius": None},  # radius from the data (max of chunk maxima)
+    ],
+)
+def test_uneven_chunks_equal_single_machine(client, kw):
+    a, b = _fit_both(_data(), [7, 50, 1, 32], **kw)
+    _assert_same(a, b)
+
+
+def test_one_row_chunks(client):
+    X = _data(n=16)
+    a, b = _fit_both(X, [1] * 16, epsilon=np.inf, n_clusters=2)
+    _assert_same(a, b)
+
+
+def test_high_dimension_clip_and_reference_backend(client):
+    X = _data(n=60, d=20) * 1.3  # some rows outside the unit ball: clipped
+    a, b = _fit_both(X, [25, 35], epsilon=3.0, clip=True, backend="reference", proj_dim=3)
+    _assert_same(a, b)
+
+
+@settings(max_examples=8, deadline=None)
+@given(cuts=st.lists(st.integers(1, N - 1), min_size=0, max_size=5))
+def test_hypothesis_chunks(client, cuts):
+    bounds = sorted({0, N, *cuts})
+    a, b = _fit_both(_data(), [y - x for x, y in zip(bounds[:-1], bounds[1:])], epsilon=2.0)
+    _assert_same(a, b)
+
+
+def test_bad_input(client):
+    X = _data()
+    dX = da.from_array(X, chunks=(30, 3))
+    with pytest.raises(NotImplementedError, match="balcan"):
+        DPKMeans(method="balcan", radius=1.0, seed=0).fit(dX)
+    with pytest.raises(ValueError, match="diagnostics"):
+        DPKMeans(radius=1.0, diagnostics=True, seed=0).fit(dX)
+    unknown = dX[dX[:, 0] > -10]
+    with pytest.raises(ValueError, match="unknown chunk sizes"):
+        DPKMeans(radius=1.0, seed=0).fit(unknown)
+    with pytest.raises(ValueError, match="row 40 has norm"):
+        DPKMeans(radius=1.0, seed=0).fit(
+            da.from_array(np.where(np.arange(N)[:, None] == 40, 2.0, X), chunks=(30, 3))
+        )
+    bad = X.copy()
+    bad[61, 1] = np.nan
+    with pytest.raises(ValueError, match="row 61"):
+        DPKMeans(radius=1.0, seed=0).fit(da.from_array(bad, chunks=(30, 3)))
+    with pytest.raises(TypeError, match="real numbers"):
+        DPKMeans(radius=1.0, seed=0).fit(da.from_array(X.astype(str), chunks=(30, 3)))
+
+
+def test_caller_array_untouched(client):
+    X = _data() * 1.5
+    before = X.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        DPKMeans(n_clusters=3, radius=1.0, clip=True, seed=0).fit(da.from_array(X, chunks=(40, 3)))
+    np.testing.assert_array_equal(X, before)
+
+
+def test_needs_a_distributed_client(monkeypatch):
+    def no_client():
+        raise ValueError("No clients found")
+
+    monkeypatch.setattr(distributed, "get_client", no_client)
+    with pytest.raises(ValueError, match="distributed Client"):
+        DPKMeans(radius=1.0, seed=0).fit(da.from_array(_data(), chunks=(30, 3)))
