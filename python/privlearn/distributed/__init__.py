@@ -1,10 +1,25 @@
 """Fits on data beyond one machine: Dask.distributed back-ends of the private estimators.
 
 The estimators accept ``dask.array`` / ``dask.dataframe`` input and run on the workers that hold
-the data; the result equals the single-machine fit bit for bit for any chunking and worker count.
+the data (:func:`sgd_train` and :func:`scd_train` are the distributed twins of
+:func:`privlearn.linear.sgd_train` / :func:`~privlearn.linear.scd_train`); the result equals
+the single-machine fit bit for bit for any chunking and worker count.
 The driver (the process that calls ``fit``) is trusted: it sees the noiseless partial sums of
 the workers and adds the noise once (sites that do not trust it need secure aggregation, which
 is out of scope).
 """
 
 from __future__ import annotations
+
+from privlearn.distributed.linear import (
+    DaskRows,
+    as_dask_rows,
+    is_dask_array,
+    scd_train,
+    sgd_train,
+)
+
+__all__ = ["DaskRows", "as_dask_rows", "is_dask_array", "scd_train", "sgd_train"]
+
+# The Dask back-ends of DPKMeans (privlearn.distributed.kmeans) and ImpactEncoder
+# (privlearn.distributed.encoding) import dask; the estimators load them on dask input only.
