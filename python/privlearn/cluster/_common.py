@@ -17,6 +17,7 @@ from scipy.spatial import cKDTree
 from privlearn._checks import as_index
 from privlearn.accounting import PrivacyLedger, PrivacyStatement
 from privlearn.exceptions import PrivacyLeakWarning
+from privlearn.fixed_point import fixed_point_exponent, fixed_point_parts, fixed_point_value
 from privlearn.mechanisms import discrete_laplace, gaussian
 from privlearn.mechanisms.gaussian import analytic_gaussian_epsilon, gaussian_privacy
 from privlearn.random import Stream
@@ -359,34 +360,3 @@ def noisy_centres(
         noisy_sum = np.asarray(gaussian(sums[j], radius, sigma, seeds()), dtype=np.float64)
         centers[j] = noisy_sum / max(noisy_counts[j], 1.0)
     return project_ball(centers, radius)
-
-
-#: Fixed-point sums: a value ``v`` with ``|v| < 2**e`` is truncated (towards zero) to a
-#: multiple of ``2**(e - FIXED_BITS)`` and split into two int64 parts of 26 bits.
-FIXED_BITS = 52
-_HALF_BITS = 26
-_HALF_MASK = (1 << _HALF_BITS) - 1
-
-
-def fixed_point_exponent(bound: float) -> int:
-    """``e`` with ``|v| < 2**e`` for every ``|v| <= bound`` (one binade of headroom)."""
-    return math.frexp(float(bound))[1] + 1
-
-
-def fixed_point_parts(values: np.ndarray, exp: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(hi, lo)`` int64 with ``trunc(v * 2**(FIXED_BITS - exp)) = hi * 2**26 + lo``,
-    ``0 <= lo < 2**26``, ``|hi| <= 2**26``: sums of up to ``2**36`` rows fit in int64."""
-    q = np.trunc(np.ldexp(np.asarray(values, dtype=np.float64), FIXED_BITS - exp))
-    q = q.astype(np.int64)
-    return q >> _HALF_BITS, q & _HALF_MASK
-
-
-def fixed_point_value(hi: np.ndarray, lo: np.ndarray, exp: int) -> np.ndarray:
-    """The float64 value of summed fixed-point parts (a deterministic function of the integer
-    sums: correctly rounded while ``|hi| < 2**53``)."""
-    hi = np.asarray(hi, dtype=np.int64)
-    lo = np.asarray(lo, dtype=np.int64)
-    hi = hi + (lo >> _HALF_BITS)
-    lo = lo & _HALF_MASK
-    total = np.ldexp(hi.astype(np.float64), _HALF_BITS) + lo.astype(np.float64)
-    return np.ldexp(total, exp - FIXED_BITS)

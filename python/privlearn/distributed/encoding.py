@@ -43,13 +43,8 @@ from privlearn.encoding._input import (
     as_multiclass_target,
     level_indices,
 )
-from privlearn.encoding.impact import (
-    _int_sums,
-    _validate_data,
-    fixed_point_exponent,
-    fixed_point_parts,
-    fixed_point_value,
-)
+from privlearn.encoding.impact import _int_sums, _validate_data
+from privlearn.fixed_point import fixed_point_exponent, fixed_point_parts, fixed_point_value
 
 __all__ = ["fit_dask", "fit_transform_dask", "transform_dask"]
 
@@ -78,7 +73,7 @@ def fit_dask(enc: Any, X: Any, y: Any, groups: Any = None) -> dict[str, Any]:
     partitions' distinct values, concatenated in partition order, are deduplicated in
     first-occurrence order exactly like ``pd.factorize`` of the whole column); binary and
     multiclass statistics are integer counts; a continuous outcome's sums are int64
-    fixed-point sums of the clipped values (:func:`~privlearn.encoding.impact.fixed_point_parts`,
+    fixed-point sums of the clipped values (:func:`~privlearn.fixed_point.fixed_point_parts`,
     the same as the single-machine fit), so every merged statistic is exact. The noise, codes
     and privacy statement come from the estimator's own release step. The driver is trusted:
     it sees the noiseless per-partition statistics.

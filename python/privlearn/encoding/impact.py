@@ -8,7 +8,6 @@ Reference: Win-Vector LLC (J. Mount), "Using differential privacy to reuse train
 from __future__ import annotations
 
 import hashlib
-import math
 import numbers
 import sys
 import warnings
@@ -50,6 +49,7 @@ from privlearn.encoding._privacy import (
     no_privacy,
 )
 from privlearn.exceptions import PrivacyLeakWarning
+from privlearn.fixed_point import fixed_point_exponent, fixed_point_parts, fixed_point_value
 from privlearn.mechanisms._bits import spend
 
 try:  # scikit-learn >= 1.6
@@ -901,39 +901,6 @@ def _level_stats(
         else:
             out[:, s] = np.bincount(idx, weights=contrib[:, s], minlength=size)
     return out
-
-
-#: Fixed-point sums: a value ``v`` with ``|v| < 2**e`` is truncated (towards zero, so ``|v|``
-#: never grows and sensitivity bounds still hold) to a multiple of ``2**(e - FIXED_BITS)``.
-FIXED_BITS = 52
-_HALF_BITS = 26
-_HALF_MASK = (1 << _HALF_BITS) - 1
-
-
-def fixed_point_exponent(bound: float) -> int:
-    """``e`` with ``|v| < 2**e`` for every ``|v| <= bound`` (one binade of headroom)."""
-    return math.frexp(float(bound))[1] + 1
-
-
-def fixed_point_parts(values: np.ndarray, exp: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(hi, lo)`` int64 with ``trunc(v * 2**(FIXED_BITS - exp)) = hi * 2**26 + lo``,
-    ``0 <= lo < 2**26`` and ``|hi| <= 2**26``: sums of up to ``2**36`` rows of either part fit
-    in int64, and integer sums are exact whatever the order or grouping of the rows."""
-    q = np.trunc(np.ldexp(np.asarray(values, dtype=np.float64), FIXED_BITS - exp))
-    q = q.astype(np.int64)
-    hi = q >> _HALF_BITS
-    return hi, q & _HALF_MASK
-
-
-def fixed_point_value(hi: np.ndarray, lo: np.ndarray, exp: int) -> np.ndarray:
-    """The float64 value of summed fixed-point parts (a deterministic function of the integer
-    sums: correctly rounded while ``|hi| < 2**53``)."""
-    hi = np.asarray(hi, dtype=np.int64)
-    lo = np.asarray(lo, dtype=np.int64)
-    hi = hi + (lo >> _HALF_BITS)
-    lo = lo & _HALF_MASK
-    total = np.ldexp(hi.astype(np.float64), _HALF_BITS) + lo.astype(np.float64)
-    return np.ldexp(total, exp - FIXED_BITS)
 
 
 def _int_sums(idx: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
