@@ -141,7 +141,9 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
   // the block, block_lid[b] as the index into it of each incidence of the block
   std::vector<std::vector<std::int32_t>> block_lid(packed ? static_cast<std::size_t>(n_blocks) : 0);
   std::vector<std::int64_t> counts(static_cast<std::size_t>(n), 0);
-  const int threads = parallel::resolve_threads(n_threads);
+  // Thread policy (parallel::threads_for): a point costs at least its n_off x p table sums.
+  const int threads = parallel::threads_for(
+      n_threads, static_cast<double>(n) * static_cast<double>(n_off * p) * parallel::kNsPerEntry);
   bool failed = false;  // an allocation failed inside a parallel region (rethrown below)
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp parallel num_threads(threads) if (threads > 1 && n_blocks >= parallel::kMinParallelItems)
@@ -318,8 +320,11 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
       std::vector<std::uint64_t>().swap(bk);
       block_gid[static_cast<std::size_t>(b)].swap(gid);
     }
+    // One gather per incidence (~1 ns each); dynamic chunks of 16 blocks so that a thread on a
+    // quiet core takes over the blocks of a descheduled one.
+    const int map_threads = parallel::threads_for(n_threads, static_cast<double>(total));
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && n_blocks >= parallel::kMinParallelItems)
+#pragma omp parallel for num_threads(map_threads) schedule(dynamic, 16) if (map_threads > 1 && n_blocks >= parallel::kMinParallelItems)
 #endif
     for (Index b = 0; b < n_blocks; ++b) {
       std::vector<std::int32_t>& lid = block_lid[static_cast<std::size_t>(b)];
@@ -329,6 +334,7 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
       std::vector<std::int32_t>().swap(lid);
       std::vector<std::int32_t>().swap(gid);
     }
+    (void)map_threads;
   } else {
     std::int64_t pos = 0;
     std::unordered_map<std::int64_t, std::int32_t, CoordHash, CoordEq> ids(

@@ -7,6 +7,7 @@
 // bit-identical for any number of threads.
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "privlearn/checks.hpp"
@@ -20,12 +21,70 @@ namespace privlearn::parallel {
 
 // Rows per reduction block. A constant, so the block layout depends on the problem size only.
 inline constexpr Index kReduceBlock = 256;
-// Blocks whose partial sums are held at once (bounds memory to kWave * dim doubles).
+// Blocks whose partial sums are held at once, at least (see kPartialBudget).
 inline constexpr Index kReduceWave = 64;
-// Minimum number of independent work items before a parallel region is opened: below it the
-// work (microseconds) is smaller than the cost of waking threads, which on a loaded machine is
-// a scheduler time slice (milliseconds). Results never depend on it.
+// Minimum number of independent work items before a parallel region is opened (a region also
+// needs enough work: see threads_for). Results never depend on it.
 inline constexpr Index kMinParallelItems = 4;
+// Memory budget (doubles) of the block partial sums deterministic_sum holds at once: a wave of
+// max(kReduceWave, kPartialBudget / dim) blocks is one parallel region, so a large sum opens a
+// few regions (one barrier each), not one per 64 blocks. Memory only, never the result.
+inline constexpr Index kPartialBudget = Index{1} << 18;
+
+// ---- How many threads a parallel region gets (issue 14: threads never make a call slower) ----
+//
+// Every parallel region of the core asks threads_for(n_threads, work) for its team size, where
+// `work` estimates the region's cost in NANOSECONDS OF ONE THREAD, from its size and the
+// per-item costs below. A region ends in a barrier; on a loaded machine (another process busy on
+// one of the cores) a thread of the team is descheduled for a scheduler time slice
+// (milliseconds), and the others wait for it at that barrier. A DP-SCD step (1000 rows x 90
+// features, ~30 us) on 2 threads therefore took 18x longer than on one. A second thread only
+// pays where each thread's share of the work is large next to that wait:
+//
+//   threads = min(n_threads (or the default), cores, floor(work / kMinThreadWorkNs)), >= 1.
+//
+// kMinThreadWorkNs was measured with bench/python/bench_threads.py --calibrate (the policy
+// switched off, PRIVLEARN_MIN_THREAD_WORK_NS=0): the blocked column sum (deterministic_sum,
+// dynamic chunks of 256 rows) of W ns on 2 threads vs 1, with a busy loop pinned to one of the
+// 2 cores, medians of interleaved repetitions (Intel Xeon (Sapphire Rapids), 2 vCPUs, KVM,
+// 2026-11-25):
+//
+//   W (ms of 1-thread work)   0.25   0.5    1      2      4      8      16     32
+//   2 threads / 1 thread      see CALIBRATION below (filled in from the measurement)
+//
+// The smallest W with 2 threads >= 0.95x of 1 thread was W* (see below); kMinThreadWorkNs =
+// W* / 2 (each of the 2 threads gets W* / 2). On a quiet machine a second thread would pay from
+// ~50 us on: the policy gives that up below W* so that a loaded machine never pays a time
+// slice for a region too small to absorb it. The constant is an estimate of a duration, so
+// machines much slower or faster than this one move the break-even point by their speed
+// ratio; the cost of a wrong guess near W* is small either way (~1.0x).
+inline constexpr double kMinThreadWorkNs = 4.0e6;
+//
+// Per-item costs (ns, 1 thread, same machine; medians of bench_random / bench_threads runs).
+// They only need to be right within ~2x: they decide on which side of kMinThreadWorkNs a region
+// falls. Where a region's per-item cost varies, the estimate takes the cheap end, so that a
+// region too small for threads is never given them.
+inline constexpr double kNsPerEntry = 0.25;        // one dense multiply-add, rows streamed from RAM
+inline constexpr double kNsPerChachaBlock = 28.0;  // one ChaCha20 block (64 bytes) of output
+inline constexpr double kNsPerTransform = 3.0;     // one uniform / exponential / Laplace transform
+inline constexpr double kNsPerNormal = 12.0;       // one Box-Muller normal (half a pair)
+
+// Team size for a region of `work_ns` nanoseconds of single-thread work (the formula above).
+// Validates n_threads like resolve_threads (std::invalid_argument when n_threads >
+// max_threads(), even when the region will run on one thread), keeps its fork() rule (1 thread
+// in a forked child) and its thread-creation check (for the count actually used). n_threads is
+// a ceiling, never an order: the result is in [1, max(1, n_threads)]. Call it before a parallel
+// region, never inside one. Results never depend on it (every region's arithmetic is fixed by
+// the problem, not the team).
+//
+// PRIVLEARN_MIN_THREAD_WORK_NS (environment, read once per process) replaces kMinThreadWorkNs,
+// for measuring it: 0 switches the policy off (every region gets the requested count, as before
+// issue 14, even above the number of cores).
+int threads_for(int n_threads, double work_ns);
+// The minimum work per thread in force (kMinThreadWorkNs unless the environment changed it).
+double min_thread_work_ns() noexcept;
+// Processors this process may run on (omp_get_num_procs(); 1 without OpenMP).
+int usable_cores() noexcept;
 
 // True when the core was compiled with OpenMP.
 bool has_openmp() noexcept;
@@ -59,11 +118,16 @@ bool in_forked_child() noexcept;
 
 // Sum over rows i in [0, n_rows) of add_row(i, acc), into out (length dim), deterministically.
 // add_row(Index i, Eigen::Ref<VectorXd> acc) must add row i's contribution to acc and must not
-// throw (validate inputs before calling).
+// throw (validate inputs before calling). work_per_row_ns estimates one row's cost for the
+// thread policy (threads_for); the overload without it assumes dim dense multiply-adds
+// (kNsPerEntry each), the cheap end for a dot product plus an axpy. Sparse callers pass their
+// own (e.g. the average non-zeros per row times kNsPerEntry). Results never depend on it.
 template <class AddRow>
-void deterministic_sum(Index n_rows, Index dim, int n_threads, AddRow&& add_row, VecMut out) {
+void deterministic_sum(Index n_rows, Index dim, int n_threads, double work_per_row_ns,
+                       AddRow&& add_row, VecMut out) {
   checks::non_negative(n_rows, "n_rows");
   checks::require(out.size() == dim, "deterministic_sum: output has the wrong length");
+  check_threads(n_threads);
   out.setZero();
   if (n_rows == 0) return;
   const Index n_blocks = (n_rows + kReduceBlock - 1) / kReduceBlock;
@@ -71,10 +135,23 @@ void deterministic_sum(Index n_rows, Index dim, int n_threads, AddRow&& add_row,
     for (Index i = 0; i < n_rows; ++i) add_row(i, out);
     return;
   }
-  const int threads = resolve_threads(n_threads);
-  RowMatrixXd partial(std::min(n_blocks, kReduceWave), dim);
-  for (Index wave_start = 0; wave_start < n_blocks; wave_start += kReduceWave) {
-    const Index wave = std::min(kReduceWave, n_blocks - wave_start);
+  const int threads = threads_for(n_threads, static_cast<double>(n_rows) * work_per_row_ns);
+  if (threads == 1) {  // the same block sums added in the same order, without the partials
+    VectorXd acc(dim);
+    for (Index lo = 0; lo < n_rows; lo += kReduceBlock) {
+      acc.setZero();
+      const Index hi = std::min(n_rows, lo + kReduceBlock);
+      for (Index i = lo; i < hi; ++i) add_row(i, VecMut(acc));
+      out += acc;
+    }
+    return;
+  }
+  const Index wave_max = std::max<Index>(kReduceWave, kPartialBudget / std::max<Index>(1, dim));
+  RowMatrixXd partial(std::min(n_blocks, wave_max), dim);
+  for (Index wave_start = 0; wave_start < n_blocks; wave_start += wave_max) {
+    const Index wave = std::min(wave_max, n_blocks - wave_start);
+    // Dynamic chunks of one block (256 rows, microseconds): a thread on a quiet core takes over
+    // the blocks of a descheduled one, and the wait at the barrier is at most one block.
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && wave >= kMinParallelItems)
 #endif
@@ -88,6 +165,12 @@ void deterministic_sum(Index n_rows, Index dim, int n_threads, AddRow&& add_row,
     for (Index b = 0; b < wave; ++b) out += partial.row(b).transpose();
   }
   (void)threads;
+}
+
+template <class AddRow>
+void deterministic_sum(Index n_rows, Index dim, int n_threads, AddRow&& add_row, VecMut out) {
+  deterministic_sum(n_rows, dim, n_threads, static_cast<double>(dim) * kNsPerEntry,
+                    std::forward<AddRow>(add_row), out);
 }
 
 // Column sums of X through deterministic_sum (exposed for tests and as the simplest example).
