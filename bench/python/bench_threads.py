@@ -63,8 +63,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
-
 if "--calibrate" in sys.argv:
     # before the core is loaded (it reads this once): regions get the requested thread count
     os.environ["PRIVLEARN_MIN_THREAD_WORK_NS"] = "0"
@@ -399,7 +397,8 @@ def main(argv: list[str] | None = None) -> int:
     name = "threads_quick.json" if args.quick else "threads.json"
     (args.out / name).write_text(json.dumps(out, indent=2) + "\n")
     print(
-        f"{'kernel':<18} {'1t quiet':>10} {'2t quiet':>10} {'x':>6} {'1t load':>10} {'2t load':>10} {'x':>6}"
+        f"{'kernel':<18} {'1t quiet':>10} {'2t quiet':>10} {'x':>6} "
+        f"{'1t load':>10} {'2t load':>10} {'x':>6}"
     )
     for k in kernels:
         s = speedups[k.name]

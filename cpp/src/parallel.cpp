@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <condition_variable>
@@ -58,15 +59,36 @@ bool can_start_threads(int extra) {
   return ok;
 }
 
-// PRIVLEARN_MIN_THREAD_WORK_NS, when set to a finite number >= 0; kMinThreadWorkNs otherwise
-// (an unparsable value is ignored rather than failing every kernel).
+// True when the environment makes libgomp's idle threads sleep at once: OMP_WAIT_POLICY is
+// PASSIVE (any case, surrounding blanks ignored, as libgomp parses it) and GOMP_SPINCOUNT, which
+// would override the spin count, is unset or 0.
+bool passive_waiting_from_environment() {
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  if (policy == nullptr) return false;
+  std::string word;
+  for (const char* c = policy; *c != '\0'; ++c)
+    if (!std::isspace(static_cast<unsigned char>(*c)))
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
+  if (word != "passive") return false;
+  const char* spin = std::getenv("GOMP_SPINCOUNT");
+  if (spin == nullptr || *spin == '\0') return true;
+  char* end = nullptr;
+  const double v = std::strtod(spin, &end);
+  return end != spin && v == 0.0;
+}
+
+// PRIVLEARN_MIN_THREAD_WORK_NS, when set to a finite number >= 0 (nothing else on the line);
+// otherwise the measured threshold for the wait policy in force (parallel.hpp). An unparsable
+// value is ignored rather than failing every kernel.
 double min_work_from_environment() {
+  const double measured = passive_waiting_from_environment() ? kMinThreadWorkNs
+                                                             : kMinThreadWorkSpinNs;
   const char* text = std::getenv("PRIVLEARN_MIN_THREAD_WORK_NS");
-  if (text == nullptr || *text == '\0') return kMinThreadWorkNs;
+  if (text == nullptr || *text == '\0') return measured;
   char* end = nullptr;
   const double v = std::strtod(text, &end);
-  while (*end == ' ' || *end == '\t' || *end == '\n') ++end;
-  if (end == text || *end != '\0' || !std::isfinite(v) || v < 0.0) return kMinThreadWorkNs;
+  while (std::isspace(static_cast<unsigned char>(*end))) ++end;
+  if (end == text || *end != '\0' || !std::isfinite(v) || v < 0.0) return measured;
   return v;
 }
 }  // namespace

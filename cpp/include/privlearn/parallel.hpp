@@ -35,39 +35,45 @@ inline constexpr Index kPartialBudget = Index{1} << 18;
 //
 // Every parallel region of the core asks threads_for(n_threads, work) for its team size, where
 // `work` estimates the region's cost in NANOSECONDS OF ONE THREAD, from its size and the
-// per-item costs below. A region ends in a barrier; on a loaded machine (another process busy on
-// one of the cores) a thread of the team is descheduled for a scheduler time slice
-// (milliseconds), and the others wait for it at that barrier. A DP-SCD step (1000 rows x 90
-// features, ~30 us) on 2 threads therefore took 18x longer than on one. A second thread only
-// pays where each thread's share of the work is large next to that wait:
+// per-item costs below. A region ends in a barrier. On a loaded machine (another process busy
+// on one of the cores) a thread of the team can be descheduled for a scheduler time slice
+// (milliseconds) while the others wait for it there; with GNU OpenMP's default wait policy an
+// idle thread also spins between regions, uses up its share of the loaded core and is then
+// descheduled exactly when the next region needs it: a DP-SCD step (1000 rows x 90 features,
+// ~30 us) took 18x longer on 2 threads than on one. So a second thread is used only where each
+// thread's share of the work is large next to that wait:
 //
-//   threads = min(n_threads (or the default), cores, floor(work / kMinThreadWorkNs)), >= 1.
+//   threads = min(n_threads (or the default), cores, floor(work / min_thread_work_ns())), >= 1.
 //
-// kMinThreadWorkNs was measured with bench/python/bench_threads.py --calibrate (the policy
-// switched off, PRIVLEARN_MIN_THREAD_WORK_NS=0): the blocked column sum (deterministic_sum,
-// dynamic chunks of 256 rows) of W ns on 2 threads vs 1, with a busy loop pinned to one of the
-// 2 cores, medians of interleaved repetitions (Intel Xeon (Sapphire Rapids), 2 vCPUs, KVM,
-// 2026-11-25):
+// Measured with bench/python/bench_threads.py --calibrate (policy off, 20-80 interleaved
+// repetitions per size): one region of W ms of 1-thread work (normals, dynamic chunks) on 2
+// threads vs 1, quiet and with a busy loop pinned to one of the 2 cores (Intel Xeon, 2 vCPUs,
+// KVM, Linux 6.18, 2026-11-25); ratios of medians (of means in brackets):
 //
-//   W (ms of 1-thread work)   0.25   0.5    1      2      4      8      16     32
-//   2 threads / 1 thread      see CALIBRATION below (filled in from the measurement)
+//   W (ms)                       0.02  0.04  0.09  0.2   0.45  0.9   1.8   3.7   7.5   15    30
+//   PASSIVE, busy loop           0.86  0.91  0.95  0.98  0.99  0.99  0.99  1.00  1.00  1.40  1.31
+//                                     (0.93)(0.97)(0.98)(1.00)(1.03)(1.00)(1.00)(1.07)(1.33)(1.21)
+//   PASSIVE, quiet               0.33  0.44  0.95  1.15  1.50  1.74  1.83  1.89  1.94  1.96  1.97
+//   default (spin), busy loop    0.95  1.42  1.70  1.88  1.88  1.94  0.70  0.33  0.49  1.51  1.52
+//                                (0.32)(0.05)(0.44)(0.19)(0.68)(0.68)(0.67)(0.42)(0.56)(1.46)(1.46)
 //
-// The smallest W with 2 threads >= 0.95x of 1 thread was W* (see below); kMinThreadWorkNs =
-// W* / 2 (each of the 2 threads gets W* / 2). On a quiet machine a second thread would pay from
-// ~50 us on: the policy gives that up below W* so that a loaded machine never pays a time
-// slice for a region too small to absorb it. The constant is an estimate of a duration, so
-// machines much slower or faster than this one move the break-even point by their speed
-// ratio; the cost of a wrong guess near W* is small either way (~1.0x).
-inline constexpr double kMinThreadWorkNs = 4.0e6;
+// With passive waiting (OMP_WAIT_POLICY=PASSIVE, which `import privlearn` sets before loading
+// the core) a woken thread that gets no CPU simply finds no work left: 2 threads are never
+// below ~0.95x from W* = 0.2 ms on (the smallest W where 2 threads are >= 0.95x under load,
+// median and mean, and >= 1x quiet), hence kMinThreadWorkNs = W* / 2 per thread. With
+// spinning threads (the policy not set to PASSIVE: the user chose otherwise, or libgomp was
+// loaded before privlearn set it) the mean under load stays far below 1 up to W* = 13 ms, hence
+// kMinThreadWorkSpinNs = 13 ms / 2. These are durations on this machine: one much slower or
+// faster moves the break-even point by its speed ratio; near W* a wrong guess costs ~1.0x.
+inline constexpr double kMinThreadWorkNs = 1.0e5;
+inline constexpr double kMinThreadWorkSpinNs = 6.5e6;
 //
-// Per-item costs (ns, 1 thread, same machine; medians of bench_random / bench_threads runs).
-// They only need to be right within ~2x: they decide on which side of kMinThreadWorkNs a region
-// falls. Where a region's per-item cost varies, the estimate takes the cheap end, so that a
-// region too small for threads is never given them.
-inline constexpr double kNsPerEntry = 0.25;        // one dense multiply-add, rows streamed from RAM
+// Per-item costs (ns, 1 thread, same machine; bench_random / bench_quadgrad / bench_threads
+// runs). They only need to be right within ~2x: they decide on which side of the threshold a
+// region falls. Where a region's per-item cost varies, the estimate takes the cheap end, so that
+// a region too small for threads is never given them.
+inline constexpr double kNsPerEntry = 0.25;        // one entry of a row pass (dot and/or axpy)
 inline constexpr double kNsPerChachaBlock = 28.0;  // one ChaCha20 block (64 bytes) of output
-inline constexpr double kNsPerTransform = 3.0;     // one uniform / exponential / Laplace transform
-inline constexpr double kNsPerNormal = 12.0;       // one Box-Muller normal (half a pair)
 
 // Team size for a region of `work_ns` nanoseconds of single-thread work (the formula above).
 // Validates n_threads like resolve_threads (std::invalid_argument when n_threads >
@@ -77,11 +83,14 @@ inline constexpr double kNsPerNormal = 12.0;       // one Box-Muller normal (hal
 // region, never inside one. Results never depend on it (every region's arithmetic is fixed by
 // the problem, not the team).
 //
-// PRIVLEARN_MIN_THREAD_WORK_NS (environment, read once per process) replaces kMinThreadWorkNs,
-// for measuring it: 0 switches the policy off (every region gets the requested count, as before
+// PRIVLEARN_MIN_THREAD_WORK_NS (environment, read once per process) replaces the threshold, for
+// measuring it: 0 switches the policy off (every region gets the requested count, as before
 // issue 14, even above the number of cores).
 int threads_for(int n_threads, double work_ns);
-// The minimum work per thread in force (kMinThreadWorkNs unless the environment changed it).
+// The minimum work per thread in force, fixed at the first call: PRIVLEARN_MIN_THREAD_WORK_NS
+// when set; else kMinThreadWorkNs when the environment says OpenMP threads wait passively
+// (OMP_WAIT_POLICY=PASSIVE, any case, and GOMP_SPINCOUNT unset or 0: libgomp read the same
+// variables when it was loaded), kMinThreadWorkSpinNs otherwise.
 double min_thread_work_ns() noexcept;
 // Processors this process may run on (omp_get_num_procs(); 1 without OpenMP).
 int usable_cores() noexcept;
