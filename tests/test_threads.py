@@ -91,7 +91,7 @@ def _pool_probe(env: dict[str, str | None]) -> dict[str, int]:
 def test_small_work_runs_on_one_thread_large_work_on_two():
     t = _pool_probe({"PRIVLEARN_MIN_THREAD_WORK_NS": None, "OMP_WAIT_POLICY": None})
     assert t["small"] == t["base"], t  # no OpenMP thread was started for microseconds of work
-    assert t["mid"] == t["base"] + 1, t  # 5 ms: 2 threads with passive waiting (0.1 ms/thread)
+    assert t["mid"] == t["base"] + 1, t  # 5 ms: 2 threads with passive waiting (0.25 ms/thread)
     assert t["large"] == t["base"] + 1, t
 
 
@@ -138,8 +138,8 @@ def test_import_sets_passive_wait_policy_and_libgomp_reads_it():
         ({"OMP_WAIT_POLICY": None}, 6.5e6),
         ({"PRIVLEARN_MIN_THREAD_WORK_NS": "0"}, 0.0),
         ({"PRIVLEARN_MIN_THREAD_WORK_NS": "2.5e6"}, 2.5e6),
-        ({"OMP_WAIT_POLICY": "PASSIVE", "PRIVLEARN_MIN_THREAD_WORK_NS": "-1"}, 1.0e5),
-        ({"OMP_WAIT_POLICY": "PASSIVE", "PRIVLEARN_MIN_THREAD_WORK_NS": "x"}, 1.0e5),
+        ({"OMP_WAIT_POLICY": "PASSIVE", "PRIVLEARN_MIN_THREAD_WORK_NS": "-1"}, 2.5e5),
+        ({"OMP_WAIT_POLICY": "PASSIVE", "PRIVLEARN_MIN_THREAD_WORK_NS": "x"}, 2.5e5),
     ],
 )
 def test_min_thread_work_ns(monkeypatch, env, expected):
@@ -149,7 +149,7 @@ def test_min_thread_work_ns(monkeypatch, env, expected):
         if v is not None:
             monkeypatch.setenv(k, v)
     assert parallel.min_thread_work_ns() == expected
-    assert parallel.MIN_THREAD_WORK_NS == 1.0e5 and parallel.MIN_THREAD_WORK_SPIN_NS == 6.5e6
+    assert parallel.MIN_THREAD_WORK_NS == 2.5e5 and parallel.MIN_THREAD_WORK_SPIN_NS == 6.5e6
 
 
 # Every kernel with a parallel region, on n_threads = 1, 2, 3; prints a digest per thread count.

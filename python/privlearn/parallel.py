@@ -15,7 +15,7 @@ a thread is descheduled for a scheduler time slice while the others wait for it 
 second thread only pays where each thread's share of the work is large next to that wait. So a
 DP-SCD or DP-SGD step (a batch of a thousand rows: tens of microseconds) runs on one thread,
 and a pass over a large data set or ten million random draws on all of them.
-``MIN_THREAD_WORK_NS`` (0.1 ms; 6.5 ms when OpenMP threads spin instead of sleeping, see
+``MIN_THREAD_WORK_NS`` (0.25 ms; 6.5 ms when OpenMP threads spin instead of sleeping, see
 :func:`min_thread_work_ns`) was measured with ``bench/python/bench_threads.py --calibrate``
 (see ``cpp/include/privlearn/parallel.hpp``). Results never depend on the thread count.
 
@@ -56,7 +56,7 @@ REDUCE_BLOCK: int = _core.reduce_block
 #: threads wait passively (``OMP_WAIT_POLICY=PASSIVE``, set by ``import privlearn``), and when
 #: they spin: ``parallel::kMinThreadWorkNs`` and ``kMinThreadWorkSpinNs`` in
 #: ``cpp/include/privlearn/parallel.hpp`` (kept equal by hand: the core does not export them).
-MIN_THREAD_WORK_NS: float = 1.0e5
+MIN_THREAD_WORK_NS: float = 2.5e5
 MIN_THREAD_WORK_SPIN_NS: float = 6.5e6
 
 _ENV_MIN_WORK = "PRIVLEARN_MIN_THREAD_WORK_NS"

@@ -45,27 +45,30 @@ inline constexpr Index kPartialBudget = Index{1} << 18;
 //
 //   threads = min(n_threads (or the default), cores, floor(work / min_thread_work_ns())), >= 1.
 //
-// Measured with bench/python/bench_threads.py --calibrate (policy off, 20-80 interleaved
-// repetitions per size): one region of W ms of 1-thread work (normals, dynamic chunks) on 2
-// threads vs 1, quiet and with a busy loop pinned to one of the 2 cores (Intel Xeon, 2 vCPUs,
-// KVM, Linux 6.18, 2026-11-25); ratios of medians (of means in brackets):
+// Measured with bench/python/bench_threads.py --calibrate (policy off; 40-320 interleaved
+// repetitions per size; bench/results/threads.json): one region of W ms of 1-thread work
+// (normals, dynamic chunks) on 2 threads vs 1, quiet and with a busy loop pinned to one of the
+// 2 cores (Intel Xeon, 2 vCPUs, KVM, Linux 6.18, 2026-11-25, other users' jobs on the machine);
+// ratios of medians (of means in brackets):
 //
-//   W (ms)                       0.02  0.04  0.09  0.2   0.45  0.9   1.8   3.7   7.5   15    30
-//   PASSIVE, busy loop           0.86  0.91  0.95  0.98  0.99  0.99  0.99  1.00  1.00  1.40  1.31
-//                                     (0.93)(0.97)(0.98)(1.00)(1.03)(1.00)(1.00)(1.07)(1.33)(1.21)
-//   PASSIVE, quiet               0.33  0.44  0.95  1.15  1.50  1.74  1.83  1.89  1.94  1.96  1.97
-//   default (spin), busy loop    0.95  1.42  1.70  1.88  1.88  1.94  0.70  0.33  0.49  1.51  1.52
-//                                (0.32)(0.05)(0.44)(0.19)(0.68)(0.68)(0.67)(0.42)(0.56)(1.46)(1.46)
+//   W (ms)                       0.02  0.04  0.09  0.2   0.45  0.9   1.8   3.7   7.4   15    30
+//   PASSIVE, busy loop           0.84  0.90  0.95  0.98  0.99  0.99  1.03  0.99  0.99  1.00  1.00
+//                               (0.87)(0.88)(0.92)(0.92)(0.96)(0.97)(1.09)(1.04)(0.97)(1.04)(1.06)
+//   PASSIVE, quiet               0.31  0.90  0.87  1.23  1.53  1.72  1.82  1.88  1.90  1.91  1.94
+//   spinning, busy loop          0.97  1.60  1.91  1.84  1.85  1.62  1.83  1.87  1.09  1.59  1.44
+//                               (0.28)(0.44)(0.18)(0.21)(0.22)(0.31)(0.95)(0.93)(1.04)(1.45)(1.47)
 //
 // With passive waiting (OMP_WAIT_POLICY=PASSIVE, which `import privlearn` sets before loading
-// the core) a woken thread that gets no CPU simply finds no work left: 2 threads are never
-// below ~0.95x from W* = 0.2 ms on (the smallest W where 2 threads are >= 0.95x under load,
-// median and mean, and >= 1x quiet), hence kMinThreadWorkNs = W* / 2 per thread. With
-// spinning threads (the policy not set to PASSIVE: the user chose otherwise, or libgomp was
-// loaded before privlearn set it) the mean under load stays far below 1 up to W* = 13 ms, hence
-// kMinThreadWorkSpinNs = 13 ms / 2. These are durations on this machine: one much slower or
-// faster moves the break-even point by its speed ratio; near W* a wrong guess costs ~1.0x.
-inline constexpr double kMinThreadWorkNs = 1.0e5;
+// the core) a woken thread that gets no CPU simply finds no work left, and 2 threads stay at
+// >= 0.95x under load (median and mean) from W* = 0.45 ms on (0.1 ms in an earlier run); with
+// spinning threads (GNU's default: the wait policy not PASSIVE because the user chose
+// otherwise or libgomp was loaded before privlearn set it) the median looks good but the mean
+// collapses (a region waits a whole time slice for a spinning thread that used up its share)
+// up to W* = 7.4 ms (13 ms in the earlier run). Thresholds per thread (each of 2 threads gets
+// W / 2), rounded up: kMinThreadWorkNs = 0.25 ms, kMinThreadWorkSpinNs = 6.5 ms. These are
+// durations on this machine: one much slower or faster moves the break-even point by its speed
+// ratio; near W* a wrong guess costs ~1.0x either way.
+inline constexpr double kMinThreadWorkNs = 2.5e5;
 inline constexpr double kMinThreadWorkSpinNs = 6.5e6;
 //
 // Per-item costs (ns, 1 thread, same machine; bench_random / bench_quadgrad / bench_threads
