@@ -83,7 +83,7 @@ print(json.dumps(out))
 
 
 def _pool_probe(env: dict[str, str | None]) -> dict[str, int]:
-    out, _ = _run_python(_POOL_PROBE, env)
+    out, _ = _run_python(_POOL_PROBE, {"GOMP_SPINCOUNT": None, **env})
     return json.loads(out.strip().splitlines()[-1])
 
 

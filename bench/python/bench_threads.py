@@ -25,9 +25,10 @@ Kernels
   (``B_bar`` given, as in ``bench_quadgrad.py``), dense 200,000 x 200: a sample is
   ``(t(max_iter=11) - t(max_iter=1)) / 10``, so the per-call input checks of the Python layer
   (sequential, ~2.5 passes over X) are not counted.
-- ``grid-cover``: the covering grid points of every point (``_core.grid_cover``, the parallel
-  part of max cover) of ``bench_kmeans.py``'s mixture (200,000 points, JL-projected to p = 4)
-  at the smallest default radius.
+- ``max-cover``: :func:`privlearn.cluster.maxcover_candidates` (the grid cover of every point,
+  then the private greedy picks) on ``bench_kmeans.py``'s mixture (200,000 points, JL-projected
+  to p = 4, k = 16: default picks and pick epsilon) at the smallest default radius (the largest
+  grid of a fit: ~80 grid points per point).
 
 Targets: 2 threads >= 0.9x of 1 thread with the busy loop, every kernel; 2 threads >= 1.6x
 of 1 thread on a quiet machine where the work allows it (kernels whose steps are below the
@@ -164,8 +165,12 @@ class Kernel:
 
 def make_kernels(quick: bool) -> list[Kernel]:
     """The kernels of the module docstring (smaller sizes with ``quick``)."""
-    from privlearn import _core
-    from privlearn.cluster import default_radii
+    from privlearn.cluster import (
+        default_picks,
+        default_radii,
+        maxcover_candidates,
+        maxcover_pick_epsilon,
+    )
     from privlearn.cluster._common import STREAM_JL, jl_project
     from privlearn.data.synthetic import make_gaussian_mixture
     from privlearn.linear import quadgrad_train, scd_train, sgd_train
@@ -220,13 +225,18 @@ def make_kernels(quick: bool) -> list[Kernel]:
     n_km = 50_000 if quick else 200_000
     Xk, _ = make_gaussian_mixture(n_km, seed=0)
     Y, _ = jl_project(Xk, KMEANS_RADIUS, 4, Stream(0, stream=STREAM_JL))
-    radius = min(default_radii(n_km))
-    unit = radius / math.sqrt(Y.shape[1])
+    radii = default_radii(n_km)
+    mkw = dict(
+        eps_pick=maxcover_pick_epsilon(0.3, 0.5e-6, len(radii)),
+        key=Stream(3).key,
+        stream=2,
+        picks=default_picks(16, n_km),
+    )
     out.append(
         Kernel(
-            "grid-cover",
-            f"{n_km} points, p = 4, radius {radius:.3g}",
-            lambda t: _core.grid_cover(Y, radius, unit, n_threads=t),
+            "max-cover",
+            f"{n_km} points, p = 4, radius {min(radii):.3g}, {mkw['picks']} picks",
+            lambda t: maxcover_candidates(Y, [min(radii)], n_threads=t, **mkw),
         )
     )
     return out

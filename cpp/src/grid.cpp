@@ -300,8 +300,9 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
     // the block). Computed in parallel, independently of the thread count:
     //   1. per shard (parallel over the kShards shards): visit the shard's keys in (block,
     //      index) order with a shard-local table: a key's first visit is its first discovery;
-    //      first[pos] = -1 there, else the position of that first discovery (pos = global index
-    //      of (block, index) in the concatenated distinct-key lists);
+    //      first[pos] = -1 there, else the position of that first discovery (pos = global
+    //      position in the concatenated, shard-grouped key lists: a shard writes its own
+    //      contiguous range of each block, so the threads do not share cache lines);
     //   2. new keys per block, prefix sums: block b's new keys get ids base[b], base[b] + 1, ...
     //      in index order (parallel over blocks), and their coordinates;
     //   3. the other keys copy the id of their first discovery (an earlier block), then the
@@ -332,16 +333,14 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
         for (Index b = 0; b < n_blocks; ++b) {
           const std::vector<std::uint64_t>& bk = block_keys[static_cast<std::size_t>(b)];
           const std::vector<std::int32_t>& sp = block_sptr[static_cast<std::size_t>(b)];
-          const std::vector<std::int32_t>& si = block_sidx[static_cast<std::size_t>(b)];
           const std::int64_t off = block_off[static_cast<std::size_t>(b)];
           for (std::int32_t q = sp[static_cast<std::size_t>(s)];
                q < sp[static_cast<std::size_t>(s) + 1]; ++q) {
-            const std::int32_t e = si[static_cast<std::size_t>(q)];
             const std::uint64_t key = bk[static_cast<std::size_t>(q)];
             const std::size_t mask = cap - 1;
             std::size_t slot = static_cast<std::size_t>(mix(key)) & mask;
             while (keys[slot] != empty && keys[slot] != key) slot = (slot + 1) & mask;
-            const auto here = static_cast<std::int32_t>(off + e);
+            const auto here = static_cast<std::int32_t>(off + q);
             if (keys[slot] != empty) {
               first[static_cast<std::size_t>(here)] = pos[slot];
               continue;
@@ -389,39 +388,60 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
 #pragma omp parallel for num_threads(block_threads) schedule(dynamic, 16) if (block_threads > 1)
 #endif
     for (Index b = 0; b < n_blocks; ++b) {
-      std::vector<std::uint64_t>& bk = block_keys[static_cast<std::size_t>(b)];
-      std::vector<std::int32_t>& si = block_sidx[static_cast<std::size_t>(b)];
-      const auto off = static_cast<std::size_t>(block_off[static_cast<std::size_t>(b)]);
-      // the new keys back in order of discovery (bk is in shard order), then numbered
-      for (std::size_t q = 0; q < bk.size(); ++q) {
-        const auto e = static_cast<std::size_t>(si[q]);
-        if (first[off + e] < 0) gid[off + e] = static_cast<std::int32_t>(q);  // shard position
+      try {
+        std::vector<std::uint64_t>& bk = block_keys[static_cast<std::size_t>(b)];
+        const std::vector<std::int32_t>& si = block_sidx[static_cast<std::size_t>(b)];
+        const auto off = static_cast<std::size_t>(block_off[static_cast<std::size_t>(b)]);
+        // the new keys back in order of discovery (bk and first are in shard order)
+        std::vector<std::int32_t> at(bk.size(), -1);
+        for (std::size_t q = 0; q < bk.size(); ++q)
+          if (first[off + q] < 0) at[static_cast<std::size_t>(si[q])] = static_cast<std::int32_t>(q);
+        std::int64_t id = base[static_cast<std::size_t>(b)];
+        for (const std::int32_t q : at) {
+          if (q < 0) continue;
+          gid[off + static_cast<std::size_t>(q)] = static_cast<std::int32_t>(id);
+          decode(bk[static_cast<std::size_t>(q)], gc.coords.data() + id * p);
+          ++id;
+        }
+        std::vector<std::uint64_t>().swap(bk);
+      } catch (...) {
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp atomic write
+#endif
+        failed = true;
       }
-      std::int64_t id = base[static_cast<std::size_t>(b)];
-      for (std::size_t e = 0; e < bk.size(); ++e) {
-        if (first[off + e] >= 0) continue;
-        decode(bk[static_cast<std::size_t>(gid[off + e])], gc.coords.data() + id * p);
-        gid[off + e] = static_cast<std::int32_t>(id++);
-      }
-      std::vector<std::uint64_t>().swap(bk);
-      std::vector<std::int32_t>().swap(si);
     }
+    if (failed) throw std::bad_alloc();
     // 3. ids of the other keys, then one gather per incidence (dynamic chunks of 16 blocks: a
     // thread on a quiet core takes over the blocks of a descheduled one)
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp parallel for num_threads(block_threads) schedule(dynamic, 16) if (block_threads > 1)
 #endif
     for (Index b = 0; b < n_blocks; ++b) {
-      const auto lo = static_cast<std::size_t>(block_off[static_cast<std::size_t>(b)]);
-      const auto hi = static_cast<std::size_t>(block_off[static_cast<std::size_t>(b) + 1]);
-      for (std::size_t q = lo; q < hi; ++q)
-        if (first[q] >= 0) gid[q] = gid[static_cast<std::size_t>(first[q])];
-      std::vector<std::int32_t>& lid = block_lid[static_cast<std::size_t>(b)];
-      std::int32_t* out = gc.point_grid.data() + gc.point_ptr[static_cast<std::size_t>(b * block)];
-      const std::int32_t* g = gid.data() + lo;
-      for (std::size_t e = 0; e < lid.size(); ++e) out[e] = g[static_cast<std::size_t>(lid[e])];
-      std::vector<std::int32_t>().swap(lid);
+      try {
+        std::vector<std::int32_t>& si = block_sidx[static_cast<std::size_t>(b)];
+        const auto lo = static_cast<std::size_t>(block_off[static_cast<std::size_t>(b)]);
+        const auto hi = static_cast<std::size_t>(block_off[static_cast<std::size_t>(b) + 1]);
+        std::vector<std::int32_t> by_index(hi - lo);  // the block's ids in order of discovery
+        for (std::size_t q = lo; q < hi; ++q) {
+          if (first[q] >= 0) gid[q] = gid[static_cast<std::size_t>(first[q])];
+          by_index[static_cast<std::size_t>(si[q - lo])] = gid[q];
+        }
+        std::vector<std::int32_t>& lid = block_lid[static_cast<std::size_t>(b)];
+        std::int32_t* out =
+            gc.point_grid.data() + gc.point_ptr[static_cast<std::size_t>(b * block)];
+        for (std::size_t e = 0; e < lid.size(); ++e)
+          out[e] = by_index[static_cast<std::size_t>(lid[e])];
+        std::vector<std::int32_t>().swap(lid);
+        std::vector<std::int32_t>().swap(si);
+      } catch (...) {
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp atomic write
+#endif
+        failed = true;
+      }
     }
+    if (failed) throw std::bad_alloc();
     (void)shard_threads;
     (void)block_threads;
   } else {

@@ -71,6 +71,14 @@ inline constexpr Index kPartialBudget = Index{1} << 18;
 inline constexpr double kMinThreadWorkNs = 2.5e5;
 inline constexpr double kMinThreadWorkSpinNs = 6.5e6;
 //
+// Big regions use dynamic scheduling with small chunks (tens of microseconds): a thread on the
+// quiet core takes over the chunks of a descheduled one, so the barrier waits for one chunk at
+// most (static halves would wait for half the work). No region is kept open around a loop of
+// steps (SGD / SCD steps, quadratic-gradient iterations, max-cover picks): each step reads the
+// previous step's sum, so a persistent region needs one barrier per step all the same, and the
+// barrier, not the fork, is what a loaded machine makes expensive; with passive waiting a
+// pooled libgomp fork/join costs ~10-50 us, which only steps above the threshold pay.
+//
 // Per-item costs (ns, 1 thread, same machine; bench_random / bench_quadgrad / bench_threads
 // runs). They only need to be right within ~2x: they decide on which side of the threshold a
 // region falls. Where a region's per-item cost varies, the estimate takes the cheap end, so that
