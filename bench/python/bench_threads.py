@@ -455,7 +455,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"background load: {fmt(background.cores, '.2f')} cores")
     if not args.quick and not args.no_readme:
-        update_readme(args.out / "README.md", readme_row(speedups, machine, background, reps))
+        update_readme(
+            args.out / "README.md", readme_row(speedups, machine, background, reps), bench=BENCH
+        )
     return 0
 
 
