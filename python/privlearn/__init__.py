@@ -24,7 +24,7 @@ from typing import Any
 
 # Before the core (and its OpenMP runtime, libgomp) is first loaded: idle OpenMP threads sleep
 # at once instead of spinning (GNU's default spins ~300,000 rounds first). A core region only
-# opens where each thread gets milliseconds of work (privlearn.parallel), so waking a sleeping
+# opens where each thread gets >= 0.25 ms of work (privlearn.parallel), so waking a sleeping
 # thread (~10-50 us) is cheap; a spinning one, on a machine where another process keeps a core
 # busy, uses up its share of that core between regions and is then descheduled for a time
 # slice when the next region needs it. Measured (bench/python/bench_threads.py --calibrate, busy
