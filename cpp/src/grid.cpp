@@ -133,6 +133,13 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
     h ^= h >> 29;
     return h;
   };
+  // Phase 2 splits the keys into kShards shards by the top bits of mix (the tables index by its
+  // low bits). A constant: the ids never depend on it, nor on the thread count.
+  constexpr std::size_t kShardBits = 6;
+  constexpr std::size_t kShards = std::size_t{1} << kShardBits;
+  auto shard_of = [&mix](std::uint64_t key) {
+    return static_cast<std::size_t>(mix(key) >> (64 - kShardBits));
+  };
   const Index block = 256;
   const Index n_blocks = (n + block - 1) / block;
   std::vector<std::vector<std::int32_t>> block_coords(packed ? 0 : static_cast<std::size_t>(n_blocks));
@@ -140,8 +147,15 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
   // packed: block_keys[b] ends as the distinct keys of block b in order of first discovery in
   // the block, block_lid[b] as the index into it of each incidence of the block
   std::vector<std::vector<std::int32_t>> block_lid(packed ? static_cast<std::size_t>(n_blocks) : 0);
+  // packed: phase 1 leaves block_keys[b] grouped by key shard (kShards groups, each in order of
+  // first discovery in the block), block_sidx[b] the key's index in that order of discovery and
+  // block_sptr[b] the group boundaries: phase 2 works shard by shard, reading memory in order
+  std::vector<std::vector<std::int32_t>> block_sidx(packed ? static_cast<std::size_t>(n_blocks) : 0);
+  std::vector<std::vector<std::int32_t>> block_sptr(packed ? static_cast<std::size_t>(n_blocks) : 0);
   std::vector<std::int64_t> counts(static_cast<std::size_t>(n), 0);
-  const int threads = parallel::resolve_threads(n_threads);
+  // Thread policy (parallel::threads_for): a point costs at least its n_off x p table sums.
+  const int threads = parallel::threads_for(
+      n_threads, static_cast<double>(n) * static_cast<double>(n_off * p) * parallel::kNsPerEntry);
   bool failed = false;  // an allocation failed inside a parallel region (rethrown below)
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp parallel num_threads(threads) if (threads > 1 && n_blocks >= parallel::kMinParallelItems)
@@ -233,7 +247,22 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
             }
             lid[e] = tvals[slot];
           }
-          block_keys[static_cast<std::size_t>(b)].swap(uniq);
+          // counting sort of the block's distinct keys by shard (stable: index order kept)
+          std::vector<std::int32_t>& sp = block_sptr[static_cast<std::size_t>(b)];
+          std::vector<std::int32_t>& si = block_sidx[static_cast<std::size_t>(b)];
+          sp.assign(kShards + 1, 0);
+          for (const std::uint64_t key : uniq) ++sp[shard_of(key) + 1];
+          for (std::size_t q = 0; q < kShards; ++q) sp[q + 1] += sp[q];
+          si.resize(uniq.size());
+          std::vector<std::uint64_t> grouped(uniq.size());
+          std::int32_t fill[kShards];
+          std::copy(sp.begin(), sp.end() - 1, fill);
+          for (std::size_t e = 0; e < uniq.size(); ++e) {
+            const auto q = static_cast<std::size_t>(fill[shard_of(uniq[e])]++);
+            si[q] = static_cast<std::int32_t>(e);
+            grouped[q] = uniq[e];
+          }
+          block_keys[static_cast<std::size_t>(b)].swap(grouped);
         }
       } catch (...) {
 #if PRIVLEARN_HAS_OPENMP
@@ -266,69 +295,155 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
   };
   const std::uint64_t empty = ~std::uint64_t{0};  // never a key: keys use at most 63 bits
   if (packed) {
-    // Sequential over the blocks' distinct keys, in block order (linear probing, grown to keep
-    // the load factor below 1/2): a key's first block-local appearance in the first block that
-    // has it is its first discovery, so the ids are in order of first discovery. The block-local
-    // indices are then mapped to ids in parallel.
-    std::size_t cap = 1 << 16;
-    std::vector<std::uint64_t> keys(cap, empty);
-    std::vector<std::int32_t> vals(cap, -1);
-    std::size_t used = 0;
-    std::vector<std::vector<std::int32_t>> block_gid(static_cast<std::size_t>(n_blocks));
-    for (Index b = 0; b < n_blocks; ++b) {
-      std::vector<std::uint64_t>& bk = block_keys[static_cast<std::size_t>(b)];
-      std::vector<std::int32_t> gid(bk.size());
-      for (std::size_t e = 0; e < bk.size(); ++e) {
-        const std::uint64_t key = bk[e];
-        std::size_t mask = cap - 1;
-        if (e + 16 < bk.size()) {
-          const std::size_t ahead = static_cast<std::size_t>(mix(bk[e + 16])) & mask;
-          __builtin_prefetch(keys.data() + ahead);
-          __builtin_prefetch(vals.data() + ahead);
-        }
-        std::size_t slot = static_cast<std::size_t>(mix(key)) & mask;
-        while (keys[slot] != empty && keys[slot] != key) slot = (slot + 1) & mask;
-        std::int32_t id;
-        if (keys[slot] == empty) {
-          id = static_cast<std::int32_t>(used++);
-          keys[slot] = key;
-          vals[slot] = id;
-          gc.coords.resize(gc.coords.size() + static_cast<std::size_t>(p));
-          decode(key, gc.coords.data() + gc.coords.size() - static_cast<std::size_t>(p));
-          if (2 * used > cap) {  // grow and rehash
-            std::vector<std::uint64_t> k2(2 * cap, empty);
-            std::vector<std::int32_t> v2(2 * cap, -1);
-            const std::size_t m2 = 2 * cap - 1;
-            for (std::size_t q = 0; q < cap; ++q) {
-              if (keys[q] == empty) continue;
-              std::size_t t = static_cast<std::size_t>(mix(keys[q])) & m2;
-              while (k2[t] != empty) t = (t + 1) & m2;
-              k2[t] = keys[q];
-              v2[t] = vals[q];
-            }
-            keys.swap(k2);
-            vals.swap(v2);
-            cap *= 2;
-          }
-        } else {
-          id = vals[slot];
-        }
-        gid[e] = id;
-      }
-      std::vector<std::uint64_t>().swap(bk);
-      block_gid[static_cast<std::size_t>(b)].swap(gid);
-    }
+    // Ids in order of first discovery, i.e. of the first (block, index in the block's distinct
+    // keys) where a key occurs (the blocks' distinct keys are in order of first appearance in
+    // the block). Computed in parallel, independently of the thread count:
+    //   1. per shard (parallel over the kShards shards): visit the shard's keys in (block,
+    //      index) order with a shard-local table: a key's first visit is its first discovery;
+    //      first[pos] = -1 there, else the position of that first discovery (pos = global
+    //      position in the concatenated, shard-grouped key lists: a shard writes its own
+    //      contiguous range of each block, so the threads do not share cache lines);
+    //   2. new keys per block, prefix sums: block b's new keys get ids base[b], base[b] + 1, ...
+    //      in index order (parallel over blocks), and their coordinates;
+    //   3. the other keys copy the id of their first discovery (an earlier block), then the
+    //      block-local indices of the incidences are mapped to ids (parallel over blocks).
+    std::vector<std::int64_t> block_off(static_cast<std::size_t>(n_blocks) + 1, 0);
+    for (Index b = 0; b < n_blocks; ++b)
+      block_off[static_cast<std::size_t>(b) + 1] =
+          block_off[static_cast<std::size_t>(b)] +
+          static_cast<std::int64_t>(block_keys[static_cast<std::size_t>(b)].size());
+    const std::int64_t n_keys = block_off.back();  // <= total < 2^31
+    std::vector<std::int32_t> first(static_cast<std::size_t>(n_keys));
+    std::vector<std::int32_t> gid(static_cast<std::size_t>(n_keys));
+    // ~20 ns per key (a probe of a shard table, mostly in cache), ~1 ns per incidence
+    const int shard_threads =
+        parallel::threads_for(n_threads, 20.0 * static_cast<double>(n_keys));
+    const int block_threads = parallel::threads_for(
+        n_threads, 2.0 * static_cast<double>(n_keys) + static_cast<double>(total));
+    const auto shards = static_cast<std::int64_t>(kShards);
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && n_blocks >= parallel::kMinParallelItems)
+#pragma omp parallel for num_threads(shard_threads) schedule(dynamic, 1) if (shard_threads > 1)
+#endif
+    for (std::int64_t s = 0; s < shards; ++s) {
+      try {
+        std::size_t cap = 1 << 10;
+        std::vector<std::uint64_t> keys(cap, empty);
+        std::vector<std::int32_t> pos(cap, -1);
+        std::size_t used = 0;
+        for (Index b = 0; b < n_blocks; ++b) {
+          const std::vector<std::uint64_t>& bk = block_keys[static_cast<std::size_t>(b)];
+          const std::vector<std::int32_t>& sp = block_sptr[static_cast<std::size_t>(b)];
+          const std::int64_t off = block_off[static_cast<std::size_t>(b)];
+          for (std::int32_t q = sp[static_cast<std::size_t>(s)];
+               q < sp[static_cast<std::size_t>(s) + 1]; ++q) {
+            const std::uint64_t key = bk[static_cast<std::size_t>(q)];
+            const std::size_t mask = cap - 1;
+            std::size_t slot = static_cast<std::size_t>(mix(key)) & mask;
+            while (keys[slot] != empty && keys[slot] != key) slot = (slot + 1) & mask;
+            const auto here = static_cast<std::int32_t>(off + q);
+            if (keys[slot] != empty) {
+              first[static_cast<std::size_t>(here)] = pos[slot];
+              continue;
+            }
+            first[static_cast<std::size_t>(here)] = -1;
+            keys[slot] = key;
+            pos[slot] = here;
+            if (2 * ++used > cap) {  // grow and rehash (load factor below 1/2)
+              std::vector<std::uint64_t> k2(2 * cap, empty);
+              std::vector<std::int32_t> p2(2 * cap, -1);
+              const std::size_t m2 = 2 * cap - 1;
+              for (std::size_t r = 0; r < cap; ++r) {
+                if (keys[r] == empty) continue;
+                std::size_t t = static_cast<std::size_t>(mix(keys[r])) & m2;
+                while (k2[t] != empty) t = (t + 1) & m2;
+                k2[t] = keys[r];
+                p2[t] = pos[r];
+              }
+              keys.swap(k2);
+              pos.swap(p2);
+              cap *= 2;
+            }
+          }
+        }
+      } catch (...) {
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp atomic write
+#endif
+        failed = true;
+      }
+    }
+    if (failed) throw std::bad_alloc();
+    std::vector<std::vector<std::int32_t>>().swap(block_sptr);
+    // 2. ids and coordinates of the new keys
+    std::vector<std::int64_t> base(static_cast<std::size_t>(n_blocks) + 1, 0);
+    for (Index b = 0; b < n_blocks; ++b) {
+      std::int64_t fresh = 0;
+      for (std::int64_t q = block_off[static_cast<std::size_t>(b)];
+           q < block_off[static_cast<std::size_t>(b) + 1]; ++q)
+        fresh += first[static_cast<std::size_t>(q)] < 0;
+      base[static_cast<std::size_t>(b) + 1] = base[static_cast<std::size_t>(b)] + fresh;
+    }
+    gc.coords.resize(static_cast<std::size_t>(base.back() * p));
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp parallel for num_threads(block_threads) schedule(dynamic, 16) if (block_threads > 1)
 #endif
     for (Index b = 0; b < n_blocks; ++b) {
-      std::vector<std::int32_t>& lid = block_lid[static_cast<std::size_t>(b)];
-      std::vector<std::int32_t>& gid = block_gid[static_cast<std::size_t>(b)];
-      std::int32_t* out = gc.point_grid.data() + gc.point_ptr[static_cast<std::size_t>(b * block)];
-      for (std::size_t e = 0; e < lid.size(); ++e) out[e] = gid[static_cast<std::size_t>(lid[e])];
-      std::vector<std::int32_t>().swap(lid);
-      std::vector<std::int32_t>().swap(gid);
+      try {
+        std::vector<std::uint64_t>& bk = block_keys[static_cast<std::size_t>(b)];
+        const std::vector<std::int32_t>& si = block_sidx[static_cast<std::size_t>(b)];
+        const auto off = static_cast<std::size_t>(block_off[static_cast<std::size_t>(b)]);
+        // the new keys back in order of discovery (bk and first are in shard order)
+        std::vector<std::int32_t> at(bk.size(), -1);
+        for (std::size_t q = 0; q < bk.size(); ++q)
+          if (first[off + q] < 0) at[static_cast<std::size_t>(si[q])] = static_cast<std::int32_t>(q);
+        std::int64_t id = base[static_cast<std::size_t>(b)];
+        for (const std::int32_t q : at) {
+          if (q < 0) continue;
+          gid[off + static_cast<std::size_t>(q)] = static_cast<std::int32_t>(id);
+          decode(bk[static_cast<std::size_t>(q)], gc.coords.data() + id * p);
+          ++id;
+        }
+        std::vector<std::uint64_t>().swap(bk);
+      } catch (...) {
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp atomic write
+#endif
+        failed = true;
+      }
     }
+    if (failed) throw std::bad_alloc();
+    // 3. ids of the other keys, then one gather per incidence (dynamic chunks of 16 blocks: a
+    // thread on a quiet core takes over the blocks of a descheduled one)
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp parallel for num_threads(block_threads) schedule(dynamic, 16) if (block_threads > 1)
+#endif
+    for (Index b = 0; b < n_blocks; ++b) {
+      try {
+        std::vector<std::int32_t>& si = block_sidx[static_cast<std::size_t>(b)];
+        const auto lo = static_cast<std::size_t>(block_off[static_cast<std::size_t>(b)]);
+        const auto hi = static_cast<std::size_t>(block_off[static_cast<std::size_t>(b) + 1]);
+        std::vector<std::int32_t> by_index(hi - lo);  // the block's ids in order of discovery
+        for (std::size_t q = lo; q < hi; ++q) {
+          if (first[q] >= 0) gid[q] = gid[static_cast<std::size_t>(first[q])];
+          by_index[static_cast<std::size_t>(si[q - lo])] = gid[q];
+        }
+        std::vector<std::int32_t>& lid = block_lid[static_cast<std::size_t>(b)];
+        std::int32_t* out =
+            gc.point_grid.data() + gc.point_ptr[static_cast<std::size_t>(b * block)];
+        for (std::size_t e = 0; e < lid.size(); ++e)
+          out[e] = by_index[static_cast<std::size_t>(lid[e])];
+        std::vector<std::int32_t>().swap(lid);
+        std::vector<std::int32_t>().swap(si);
+      } catch (...) {
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp atomic write
+#endif
+        failed = true;
+      }
+    }
+    if (failed) throw std::bad_alloc();
+    (void)shard_threads;
+    (void)block_threads;
   } else {
     std::int64_t pos = 0;
     std::unordered_map<std::int64_t, std::int32_t, CoordHash, CoordEq> ids(

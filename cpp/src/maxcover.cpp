@@ -194,7 +194,7 @@ MaxCoverResult maxcover_candidates(const MatRef& Y, const MaxCoverParams& params
   const auto n_levels = static_cast<Index>(params.radii.size());
   checks::require(n_levels * params.picks < (Index{1} << 32), "too many picks");
   const bool exact_greedy = std::isinf(params.eps_pick);
-  const int threads = parallel::resolve_threads(params.n_threads);
+  parallel::check_threads(params.n_threads);
 
   MaxCoverResult res;
   res.centers.resize(n_levels * params.picks, p);
@@ -223,6 +223,12 @@ MaxCoverResult maxcover_candidates(const MatRef& Y, const MaxCoverParams& params
     const Index chunk = 1 << 16;      // grid ids per block of the member search
     const Index n_chunks = (n_grid + chunk - 1) / chunk;
     std::vector<std::int64_t> chunk_count(static_cast<std::size_t>(n_chunks));
+    // The member search of a pick reads n_grid covers (~kNsPerEntry each): one thread below
+    // parallel::kMinThreadWorkNs per thread (a few million grid points). One region per pick,
+    // not one around the pick loop: each pick depends on the covers the previous one changed,
+    // so a persistent region would still need a barrier per pick (the cost the policy avoids).
+    const int threads =
+        parallel::threads_for(params.n_threads, static_cast<double>(n_grid) * parallel::kNsPerEntry);
 
     for (Index t = 0; t < params.picks; ++t) {
       const auto row = static_cast<std::uint64_t>(l * params.picks + t);
@@ -253,7 +259,7 @@ MaxCoverResult maxcover_candidates(const MatRef& Y, const MaxCoverParams& params
         const auto j = static_cast<std::int64_t>(cursor.next_below(n_choice));
         const auto want = static_cast<std::int32_t>(choice);
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && n_chunks >= 4)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && n_chunks >= 4)
 #endif
         for (Index b = 0; b < n_chunks; ++b) {
           std::int64_t c = 0;

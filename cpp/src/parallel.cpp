@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -54,6 +57,39 @@ bool can_start_threads(int extra) {
   cv.notify_all();
   for (auto& t : started) t.join();
   return ok;
+}
+
+// True when the environment makes libgomp's idle threads sleep at once: OMP_WAIT_POLICY is
+// PASSIVE (any case, surrounding blanks ignored, as libgomp parses it) and GOMP_SPINCOUNT, which
+// would override the spin count, is unset or 0.
+bool passive_waiting_from_environment() {
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  if (policy == nullptr) return false;
+  std::string word;
+  for (const char* c = policy; *c != '\0'; ++c)
+    if (!std::isspace(static_cast<unsigned char>(*c)))
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
+  if (word != "passive") return false;
+  const char* spin = std::getenv("GOMP_SPINCOUNT");
+  if (spin == nullptr || *spin == '\0') return true;
+  char* end = nullptr;
+  const double v = std::strtod(spin, &end);
+  return end != spin && v == 0.0;
+}
+
+// PRIVLEARN_MIN_THREAD_WORK_NS, when set to a finite number >= 0 (nothing else on the line);
+// otherwise the measured threshold for the wait policy in force (parallel.hpp). An unparsable
+// value is ignored rather than failing every kernel.
+double min_work_from_environment() {
+  const double measured = passive_waiting_from_environment() ? kMinThreadWorkNs
+                                                             : kMinThreadWorkSpinNs;
+  const char* text = std::getenv("PRIVLEARN_MIN_THREAD_WORK_NS");
+  if (text == nullptr || *text == '\0') return measured;
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  while (std::isspace(static_cast<unsigned char>(*end))) ++end;
+  if (end == text || *end != '\0' || !std::isfinite(v) || v < 0.0) return measured;
+  return v;
 }
 }  // namespace
 
@@ -107,6 +143,43 @@ int resolve_threads(int n_threads) {
   return threads;
 #else
   (void)n_threads;
+  return 1;
+#endif
+}
+
+double min_thread_work_ns() noexcept {
+  // Read once: the environment is not thread-safe to read while Python may change it.
+  static const double v = min_work_from_environment();
+  return v;
+}
+
+int usable_cores() noexcept {
+#if PRIVLEARN_HAS_OPENMP
+  // The processors of this process's affinity mask when the OpenMP runtime started.
+  static const int cores = std::max(1, omp_get_num_procs());
+  return cores;
+#else
+  return 1;
+#endif
+}
+
+int threads_for(int n_threads, double work_ns) {
+  check_threads(n_threads);
+#if PRIVLEARN_HAS_OPENMP
+  if (in_forked_child()) return 1;
+  const int requested = n_threads > 0 ? n_threads : default_threads();
+  if (requested <= 1) return 1;
+  const double per_thread = min_thread_work_ns();
+  if (per_thread == 0.0) return resolve_threads(requested);  // policy off (measurements)
+  // More threads than cores always share a core, i.e. the case the policy avoids.
+  int limit = std::min(requested, usable_cores());
+  // floor(work / per_thread), computed without overflow (NaN or negative work: 1 thread).
+  const double fit = work_ns >= per_thread ? std::floor(work_ns / per_thread) : 1.0;
+  if (fit < static_cast<double>(limit)) limit = static_cast<int>(fit);
+  if (limit <= 1) return 1;
+  return resolve_threads(limit);
+#else
+  (void)work_ns;
   return 1;
 #endif
 }

@@ -53,9 +53,11 @@ constexpr Index kPartialBudget = Index{1} << 21;
 // region as kPartialBudget allows instead of parallel::kReduceWave. One region per pass at the
 // sizes of interest: each region ends in a barrier, which on an oversubscribed machine costs a
 // scheduler time slice. add_block(lo, hi, acc) adds rows [lo, hi) to acc (dim doubles, zeroed);
-// it must be a function of those rows only (never of the thread or of other blocks).
+// it must be a function of those rows only (never of the thread or of other blocks). work_ns:
+// the pass's single-thread cost estimate for the thread policy (parallel::threads_for).
 template <class AddBlock>
-void reduce_blocks(Index n_rows, Index dim, int n_threads, AddBlock&& add_block, VecMut out) {
+void reduce_blocks(Index n_rows, Index dim, int n_threads, double work_ns, AddBlock&& add_block,
+                   VecMut out) {
   out.setZero();
   if (n_rows == 0) return;
   const Index block = parallel::kReduceBlock;
@@ -64,13 +66,15 @@ void reduce_blocks(Index n_rows, Index dim, int n_threads, AddBlock&& add_block,
     add_block(Index{0}, n_rows, out.data());
     return;
   }
-  const int threads = parallel::resolve_threads(n_threads);
+  const int threads = parallel::threads_for(n_threads, work_ns);
   const Index wave_max = std::max<Index>(parallel::kReduceWave,
                                          kPartialBudget / std::max<Index>(1, dim));
   RowMatrixXd partial(std::min(n_blocks, wave_max), dim);
   for (Index wave_start = 0; wave_start < n_blocks; wave_start += wave_max) {
     const Index wave = std::min(wave_max, n_blocks - wave_start);
 #if PRIVLEARN_HAS_OPENMP
+// Dynamic chunks of 4 blocks (1024 rows, ~50 us at d = 200): a thread on a quiet core takes over
+// the blocks of a descheduled one, so a loaded core costs at most one chunk at the barrier.
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1 && wave >= parallel::kMinParallelItems)
 #endif
     for (Index b = 0; b < wave; ++b) {
@@ -87,14 +91,31 @@ void reduce_blocks(Index n_rows, Index dim, int n_threads, AddBlock&& add_block,
 
 // reduce_blocks with the rows of each block added one at a time, in row order.
 template <class AddRow>
-void reduce_rows(Index n_rows, Index dim, int n_threads, AddRow&& add_row, VecMut out) {
+void reduce_rows(Index n_rows, Index dim, int n_threads, double work_ns, AddRow&& add_row,
+                 VecMut out) {
   reduce_blocks(
-      n_rows, dim, n_threads,
+      n_rows, dim, n_threads, work_ns,
       [&](Index lo, Index hi, double* acc) {
         VecMut a(Eigen::Map<VectorXd>(acc, dim));
         for (Index i = lo; i < hi; ++i) add_row(i, a);
       },
       out);
+}
+
+// Stored entries of X (dense: n d; CSR: its non-zeros) and sum_i nnz_i^2 (the multiply-adds of
+// X^T X): sizes for the thread policy's cost estimates.
+double entries(const DenseRows& X) {
+  return static_cast<double>(X.rows()) * static_cast<double>(X.cols());
+}
+double entries(const CsrRows& X) { return static_cast<double>(X.indptr[X.n_rows]); }
+double gram_entries(const DenseRows& X) { return entries(X) * static_cast<double>(X.cols()); }
+double gram_entries(const CsrRows& X) {
+  double s = 0.0;
+  for (Index i = 0; i < X.n_rows; ++i) {
+    const auto k = static_cast<double>(X.indptr[i + 1] - X.indptr[i]);
+    s += k * k;
+  }
+  return s;
 }
 
 bool all_non_negative(const DenseRows& X) {
@@ -139,7 +160,7 @@ RowMatrixXd blocked_gram(const Rows& X, int n_threads) {
   const Index wave_max =
       std::max<Index>(1, std::min<Index>(parallel::kReduceWave, kGramBudget / per_matrix));
   std::vector<RowMatrixXd> partial(static_cast<std::size_t>(std::min(wave_max, n_blocks)));
-  const int threads = parallel::resolve_threads(n_threads);
+  const int threads = parallel::threads_for(n_threads, gram_entries(X) * parallel::kNsPerEntry);
   for (Index wave_start = 0; wave_start < n_blocks; wave_start += wave_max) {
     const Index wave = std::min(wave_max, n_blocks - wave_start);
 #if PRIVLEARN_HAS_OPENMP
@@ -363,7 +384,8 @@ VectorXd gram_abs_row_sums(const Rows& X, int n_threads) {
     // (X^T X) 1 = X^T (X 1): every entry of X^T X is >= 0, so this is the row sum of |X^T X|.
     const VectorXd ones = VectorXd::Ones(d);
     reduce_rows(
-        n, d, n_threads, [&](Index i, VecMut acc) { X.axpy(i, X.dot(i, ones), acc); }, out);
+        n, d, n_threads, entries(X) * parallel::kNsPerEntry,
+        [&](Index i, VecMut acc) { X.axpy(i, X.dot(i, ones), acc); }, out);
     return out;
   }
   const RowMatrixXd G = blocked_gram(X, n_threads);
@@ -389,7 +411,7 @@ double logistic_loglik_gradient(const Rows& X, const VecRef& y, const VecRef& be
   const VectorXd yv = y;
   VectorXd acc_out(d + 1);
   reduce_blocks(
-      n, d + 1, n_threads,
+      n, d + 1, n_threads, entries(X) * parallel::kNsPerEntry,
       [&](Index lo, Index hi, double* acc) { loglik_gradient_block(X, yv.data(), b, lo, hi, acc); },
       acc_out);
   grad = acc_out.head(d);

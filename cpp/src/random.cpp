@@ -20,6 +20,13 @@ namespace {
 constexpr std::uint32_t kSigma[4] = {0x61707865u, 0x3320646eu, 0x79622d32u, 0x6b206574u};
 constexpr double kTwoPi = 6.283185307179586;  // the double nearest 2 pi (== 2 * numpy.pi)
 constexpr std::size_t kChunkBlocks = 64;      // blocks generated per work item
+// Costs for the thread policy (parallel::threads_for; ns of one thread, cheap end, measured with
+// bench_random.py on the machine of parallel.hpp): a 64-bit draw's transform on top of its
+// ChaCha20 words, a Box-Muller normal, a Gamma row (Marsaglia-Tsang, a few draws).
+constexpr double kNsPerUniformTransform = 0.5;
+constexpr double kNsPerLogTransform = 8.0;  // exponential, Laplace: one log
+constexpr double kNsPerNormal = 12.0;
+constexpr double kNsPerGammaRow = 30.0;
 constexpr std::uint64_t kU64Max = ~std::uint64_t{0};
 
 inline std::uint32_t rotl(std::uint32_t v, int n) noexcept { return (v << n) | (v >> (32 - n)); }
@@ -112,18 +119,22 @@ void blocks8(const Key& key, std::uint64_t counter, std::uint64_t stream,
 
 // Calls body(first_block, words, n_blocks) on consecutive chunks of the block range
 // [first_block, first_block + n_blocks), in parallel; each chunk's words are generated locally.
+// ns_per_block: the cost of one block with body's work on it (for parallel::threads_for).
 template <class Body>
 void for_block_chunks(const Key& key, std::uint64_t stream, std::uint64_t first_block,
-                      std::uint64_t n_blocks, int n_threads, Body&& body) {
+                      std::uint64_t n_blocks, int n_threads, double ns_per_block, Body&& body) {
   if (n_blocks == 0) return;
   const std::uint64_t n_chunks = (n_blocks + kChunkBlocks - 1) / kChunkBlocks;
-  const int threads = parallel::resolve_threads(n_threads);
+  const int threads =
+      parallel::threads_for(n_threads, static_cast<double>(n_blocks) * ns_per_block);
   const std::int64_t chunks = static_cast<std::int64_t>(n_chunks);
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp parallel num_threads(threads) if (threads > 1 && chunks >= parallel::kMinParallelItems)
 #endif
   {
     std::uint32_t buffer[16 * kChunkBlocks];
+    // Dynamic chunks of 4 x 64 blocks (~10-30 us): a thread on a quiet core takes over the work
+    // of a descheduled one; the barrier waits for one chunk at most.
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp for schedule(dynamic, 4)
 #endif
@@ -142,13 +153,13 @@ void for_block_chunks(const Key& key, std::uint64_t stream, std::uint64_t first_
 // block_base + j / 8. Parallel and order-independent.
 template <class F>
 void for_raws(const Key& key, std::uint64_t stream, std::uint64_t block_base, std::uint64_t start,
-              std::uint64_t n, int n_threads, F&& f) {
+              std::uint64_t n, int n_threads, double ns_per_raw, F&& f) {
   if (n == 0) return;
   const std::uint64_t last = start + (n - 1);
   const std::uint64_t first_block = start >> 3;
   const std::uint64_t n_blocks = (last >> 3) - first_block + 1;
   for_block_chunks(key, stream, block_base + first_block, n_blocks, n_threads,
-                   [&](std::uint64_t block_offset, const std::uint32_t* w, std::uint64_t nb) {
+                   parallel::kNsPerChachaBlock + 8.0 * ns_per_raw, [&](std::uint64_t block_offset, const std::uint32_t* w, std::uint64_t nb) {
                      const std::uint64_t raw0 = (first_block + block_offset) << 3;
                      const std::uint64_t lo = std::max(raw0, start);
                      const std::uint64_t hi = std::min(raw0 + nb * 8 - 1, last);
@@ -255,7 +266,7 @@ void words(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_
   const std::uint64_t last = start + (n - 1);
   const std::uint64_t first_block = start >> 4;
   const std::uint64_t n_blocks = (last >> 4) - first_block + 1;
-  for_block_chunks(key, stream, first_block, n_blocks, n_threads,
+  for_block_chunks(key, stream, first_block, n_blocks, n_threads, parallel::kNsPerChachaBlock,
                    [&](std::uint64_t block_offset, const std::uint32_t* w, std::uint64_t nb) {
                      const std::uint64_t w0 = (first_block + block_offset) << 4;
                      const std::uint64_t lo = std::max(w0, start);
@@ -268,13 +279,14 @@ void words(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_
 void raws(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
           std::uint64_t* out, int n_threads) {
   check_range(start, n, kU64Max >> 1, "raws");
-  for_raws(key, stream, 0, start, n, n_threads, [out](std::uint64_t k, std::uint64_t raw) { out[k] = raw; });
+  for_raws(key, stream, 0, start, n, n_threads, 0.0,
+           [out](std::uint64_t k, std::uint64_t raw) { out[k] = raw; });
 }
 
 void uniform(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n, double* out,
              int n_threads) {
   check_range(start, n, kU64Max >> 1, "uniform");
-  for_raws(key, stream, 0, start, n, n_threads,
+  for_raws(key, stream, 0, start, n, n_threads, kNsPerUniformTransform,
            [out](std::uint64_t k, std::uint64_t raw) { out[k] = to_unit(raw); });
 }
 
@@ -282,7 +294,7 @@ void exponential(const Key& key, std::uint64_t stream, std::uint64_t start, std:
                  double scale, double* out, int n_threads) {
   checks::positive(scale, "scale");
   check_range(start, n, kU64Max >> 1, "exponential");
-  for_raws(key, stream, 0, start, n, n_threads,
+  for_raws(key, stream, 0, start, n, n_threads, kNsPerLogTransform,
            [out, scale](std::uint64_t k, std::uint64_t raw) { out[k] = std_exponential(raw) * scale; });
 }
 
@@ -290,7 +302,8 @@ void laplace(const Key& key, std::uint64_t stream, std::uint64_t start, std::siz
              double scale, double* out, int n_threads) {
   checks::positive(scale, "scale");
   check_range(start, n, kU64Max >> 1, "laplace");
-  for_raws(key, stream, 0, start, n, n_threads, [out, scale](std::uint64_t k, std::uint64_t raw) {
+  for_raws(key, stream, 0, start, n, n_threads, kNsPerLogTransform,
+           [out, scale](std::uint64_t k, std::uint64_t raw) {
     const double e = std_exponential(raw) * scale;
     out[k] = (raw & 1u) ? -e : e;
   });
@@ -306,7 +319,8 @@ void normal(const Key& key, std::uint64_t stream, std::uint64_t start, std::size
   // A block holds 8 raws = 4 Box-Muller pairs, so pair p lives in block p / 4.
   const std::uint64_t first_block = first_pair >> 2;
   const std::uint64_t n_blocks = (last_pair >> 2) - first_block + 1;
-  for_block_chunks(key, stream, first_block, n_blocks, n_threads,
+  // A block feeds 8 normals.
+  for_block_chunks(key, stream, first_block, n_blocks, n_threads, 8.0 * kNsPerNormal,
                    [&](std::uint64_t block_offset, const std::uint32_t* w, std::uint64_t nb) {
                      const std::uint64_t p0 = (first_block + block_offset) << 2;
                      const std::uint64_t lo = std::max(p0, first_pair);
@@ -427,8 +441,8 @@ void gamma(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_
   checks::positive(shape, "shape");
   checks::positive(scale, "scale");
   check_range(start, n, kRowCount, "gamma");
-  const int threads = parallel::resolve_threads(n_threads);
   const std::int64_t count = static_cast<std::int64_t>(n);
+  const int threads = parallel::threads_for(n_threads, static_cast<double>(n) * kNsPerGammaRow);
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 64) if (threads > 1 && count >= 64 * parallel::kMinParallelItems)
 #endif
@@ -443,8 +457,10 @@ void l2_laplace(const Key& key, std::uint64_t stream, std::uint64_t start, std::
   checks::require(dim >= 1, "dim must be >= 1");
   checks::require(static_cast<std::uint64_t>(dim) <= kDirectionOffset, "dim is too large");
   check_range(start, n, kRowCount, "l2_laplace");
-  const int threads = parallel::resolve_threads(n_threads);
   const std::int64_t count = static_cast<std::int64_t>(n);
+  // a row: a Gamma(dim) radius and dim normals
+  const int threads = parallel::threads_for(
+      n_threads, static_cast<double>(n) * (kNsPerGammaRow + static_cast<double>(dim) * kNsPerNormal));
   const double scale = 2.0 / epsilon;
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 16) if (threads > 1 && count >= 16 * parallel::kMinParallelItems)

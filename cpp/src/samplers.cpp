@@ -156,7 +156,7 @@ void poisson_mask(const random::Key& key, std::uint64_t stream, std::uint64_t in
   const std::uint64_t first_block = index << 32;
   const std::int64_t chunk = 512;  // raws per work item
   const std::int64_t n_chunks = (population + chunk - 1) / chunk;
-  const int threads = parallel::resolve_threads(n_threads);
+  const int threads = parallel::threads_for(n_threads, static_cast<double>(population) * (parallel::kNsPerChachaBlock / 8.0 + 0.5));
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1 && n_chunks >= 2 * parallel::kMinParallelItems)
 #endif

@@ -17,10 +17,17 @@ namespace {
 // Slots per work item: a multiple of 8 (one ChaCha20 block holds 8 raws), so every chunk starts
 // on a block boundary.
 constexpr Index kChunk = 4096;
-// Below this many slot values in a call the work (a few milliseconds) is comparable to the cost
-// of waking threads on a loaded machine (a scheduler time slice per parallel region; a training
-// iteration opens ~100 regions): run sequentially. Results never depend on it.
-constexpr Index kMinParallelSlots = Index{1} << 20;
+// Costs for the thread policy (parallel::threads_for; ns of one thread per slot value, cheap
+// end): an element-wise operation streamed from memory, and one with its noise draw (ChaCha20
+// words and the integer transform). A training iteration opens ~100 regions, each a few hundred
+// microseconds at the paper's sizes: they run on one thread. Results never depend on it.
+constexpr double kNsPerSlot = 0.5;
+constexpr double kNsPerNoisySlot = 4.0;
+
+inline double slot_work(Index n_ct, Index slots, bool noisy) {
+  return static_cast<double>(n_ct) * static_cast<double>(slots) *
+         (noisy ? kNsPerNoisySlot : kNsPerSlot);
+}
 
 void check_batch(Index n_ct, Index slots) {
   checks::require(n_ct >= 1 && n_ct <= kMaxCiphertexts,
@@ -57,11 +64,13 @@ void noise_chunk(const Noise& noise, Index c, Index j0, Index n, double* buf) no
   }
 }
 
+// body(c, j0, n) on every work item, dynamic chunks of one item (4096 slots): a thread on a quiet
+// core takes over the items of a descheduled one. work_ns: the call's cost estimate.
 template <class Body>
-void for_items(const Items& items, Index slots, int n_threads, Body&& body) {
-  const int threads = parallel::resolve_threads(n_threads);
+void for_items(const Items& items, Index slots, int n_threads, double work_ns, Body&& body) {
+  const int threads = parallel::threads_for(n_threads, work_ns);
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && items.count >= 2 && items.count * kChunk >= kMinParallelSlots)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && items.count >= 2)
 #endif
   for (Index it = 0; it < items.count; ++it) {
     const Index c = it / items.per_ct;
@@ -79,7 +88,7 @@ void add_noise(double* x, Index n_ct, Index slots, const Noise& noise, int n_thr
   check_noise(noise, 1);
   if (noise.scale == 0.0) return;
   const Items items(n_ct, slots);
-  for_items(items, slots, n_threads, [&](Index c, Index j0, Index n) {
+  for_items(items, slots, n_threads, slot_work(n_ct, slots, true), [&](Index c, Index j0, Index n) {
     double z[kChunk];
     noise_chunk(noise, c, j0, n, z);
     double* row = x + c * slots + j0;
@@ -97,7 +106,7 @@ void binary(const double* a, Index n_ct, const double* b, Index b_rows, Index sl
   const bool scaled = factor != 1.0;
   const bool noisy = noise.scale != 0.0;
   const Items items(n_ct, slots);
-  for_items(items, slots, n_threads, [&](Index c, Index j0, Index n) {
+  for_items(items, slots, n_threads, slot_work(n_ct, slots, noisy), [&](Index c, Index j0, Index n) {
     double z[kChunk];
     if (noisy) noise_chunk(noise, c, j0, n, z);
     const double* ar = a + c * slots + j0;
@@ -127,7 +136,7 @@ void scalar(const double* a, Index n_ct, Index slots, BinaryOp op, double c, dou
   const bool scaled = factor != 1.0;
   const bool noisy = noise.scale != 0.0;
   const Items items(n_ct, slots);
-  for_items(items, slots, n_threads, [&](Index ct, Index j0, Index n) {
+  for_items(items, slots, n_threads, slot_work(n_ct, slots, noisy), [&](Index ct, Index j0, Index n) {
     double z[kChunk];
     if (noisy) noise_chunk(noise, ct, j0, n, z);
     const double* ar = a + ct * slots + j0;
@@ -148,7 +157,7 @@ void rotate(const double* a, Index n_ct, Index slots, Index k, const Noise& nois
   const Index shift = ((k % slots) + slots) % slots;
   const bool noisy = noise.scale != 0.0;
   const Items items(n_ct, slots);
-  for_items(items, slots, n_threads, [&](Index c, Index j0, Index n) {
+  for_items(items, slots, n_threads, slot_work(n_ct, slots, noisy), [&](Index c, Index j0, Index n) {
     double z[kChunk];
     if (noisy) noise_chunk(noise, c, j0, n, z);
     const double* ar = a + c * slots;
@@ -177,7 +186,7 @@ void rotate_sum(double* a, Index n_ct, Index slots, const std::vector<Index>& st
     Noise step_noise = noise;
     step_noise.op_id = noise.op_id + i;
     const Index shift = ((steps[i] % slots) + slots) % slots;
-    for_items(items, slots, n_threads, [&](Index c, Index j0, Index n) {
+    for_items(items, slots, n_threads, slot_work(n_ct, slots, noisy), [&](Index c, Index j0, Index n) {
       double z[kChunk];
       if (noisy) noise_chunk(step_noise, c, j0, n, z);
       const double* s = src + c * slots;
@@ -206,7 +215,7 @@ void bound_mul(const double* a, const double* ea, Index n_ct, const double* b, c
   const bool scaled = factor != 1.0;
   const double slack = std::fabs(factor - 1.0);
   const Items items(n_ct, slots);
-  for_items(items, slots, n_threads, [&](Index c, Index j0, Index n) {
+  for_items(items, slots, n_threads, slot_work(n_ct, slots, false), [&](Index c, Index j0, Index n) {
     const Index ao = c * slots + j0;
     const Index bo = (b_rows == 1 ? 0 : c * slots) + j0;
     for (Index q = 0; q < n; ++q) {
@@ -227,7 +236,7 @@ void bound_mul(const double* a, const double* ea, Index n_ct, const double* b, c
 void sum_rows(const double* a, Index n_ct, Index slots, double* out, int n_threads) {
   check_batch(n_ct, slots);
   const Items items(1, slots);
-  for_items(items, slots, n_threads, [&](Index, Index j0, Index n) {
+  for_items(items, slots, n_threads, slot_work(n_ct, slots, false), [&](Index, Index j0, Index n) {
     for (Index q = 0; q < n; ++q) out[j0 + q] = a[j0 + q];
     for (Index c = 1; c < n_ct; ++c) {
       const double* row = a + c * slots + j0;
@@ -240,9 +249,9 @@ double max_abs(const double* a, Index size, int n_threads) {
   checks::non_negative(size, "size");
   const Index n_chunks = (size + kChunk - 1) / kChunk;
   std::vector<double> part(static_cast<std::size_t>(std::max<Index>(n_chunks, 1)), 0.0);
-  const int threads = parallel::resolve_threads(n_threads);
+  const int threads = parallel::threads_for(n_threads, slot_work(1, size, false));
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && n_chunks >= 2 && size >= kMinParallelSlots)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && n_chunks >= 2)
 #endif
   for (Index b = 0; b < n_chunks; ++b) {
     double m = 0.0;

@@ -19,7 +19,19 @@ Submodules are imported on first use so that ``import privlearn`` stays cheap:
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Any
+
+# Before the core (and its OpenMP runtime, libgomp) is first loaded: idle OpenMP threads sleep
+# at once instead of spinning (GNU's default spins ~300,000 rounds first). A core region only
+# opens where each thread gets >= 0.25 ms of work (privlearn.parallel), so waking a sleeping
+# thread (~10-50 us) is cheap; a spinning one, on a machine where another process keeps a core
+# busy, uses up its share of that core between regions and is then descheduled for a time
+# slice when the next region needs it. Measured (bench/python/bench_threads.py --calibrate, busy
+# loop pinned to one of 2 cores): a 0.1 ms region on 2 threads took 11.9 ms with the default,
+# 0.11 ms with PASSIVE. libgomp reads it once, when it is loaded: a user's own setting wins
+# (setdefault), and it has no effect if the process loaded the same libgomp before privlearn.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 __version__ = "0.1.0"
 

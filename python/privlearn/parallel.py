@@ -3,11 +3,33 @@
 Every parallel routine of the core sums over rows in fixed blocks of ``REDUCE_BLOCK`` rows and
 adds the block sums in order, so its result does not depend on the number of threads
 (DESIGN.md, "Randomness"). The numpy twin is :mod:`privlearn.reference.parallel`.
+
+How many threads a call uses
+----------------------------
+``n_threads`` (or the default, :func:`get_num_threads`) is a ceiling, not an order. Each
+parallel region of the core estimates its work (in nanoseconds of one thread) and uses
+``min(n_threads, cores, floor(work / MIN_THREAD_WORK_NS))`` threads, at least one.
+
+A region ends in a barrier, and on a loaded machine (another process busy on one of the cores)
+a thread is descheduled for a scheduler time slice while the others wait for it there: a
+second thread only pays where each thread's share of the work is large next to that wait. So a
+DP-SCD or DP-SGD step (a batch of a thousand rows: tens of microseconds) runs on one thread,
+and a pass over a large data set or ten million random draws on all of them.
+``MIN_THREAD_WORK_NS`` (0.25 ms; 6.5 ms when OpenMP threads spin instead of sleeping, see
+:func:`min_thread_work_ns`) was measured with ``bench/python/bench_threads.py --calibrate``
+(see ``cpp/include/privlearn/parallel.hpp``). Results never depend on the thread count.
+
+The environment variable ``PRIVLEARN_MIN_THREAD_WORK_NS``, read once when the core is first
+used, replaces it (``0`` switches the policy off: every region gets the requested count; for
+measurements). ``import privlearn`` also sets ``OMP_WAIT_POLICY=PASSIVE`` unless it is already
+set (see ``privlearn/__init__.py``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
+import os
 from collections.abc import Iterator
 
 import numpy as np
@@ -16,16 +38,57 @@ from privlearn import _core
 from privlearn._checks import as_threads
 
 __all__ = [
+    "MIN_THREAD_WORK_NS",
+    "MIN_THREAD_WORK_SPIN_NS",
     "REDUCE_BLOCK",
     "blocked_column_sum",
     "get_num_threads",
     "has_openmp",
+    "min_thread_work_ns",
     "set_num_threads",
     "thread_limit",
 ]
 
 #: Rows per reduction block.
 REDUCE_BLOCK: int = _core.reduce_block
+
+#: Minimum work per thread of a parallel region, in nanoseconds of one thread, when OpenMP
+#: threads wait passively (``OMP_WAIT_POLICY=PASSIVE``, set by ``import privlearn``), and when
+#: they spin: ``parallel::kMinThreadWorkNs`` and ``kMinThreadWorkSpinNs`` in
+#: ``cpp/include/privlearn/parallel.hpp`` (kept equal by hand: the core does not export them).
+MIN_THREAD_WORK_NS: float = 2.5e5
+MIN_THREAD_WORK_SPIN_NS: float = 6.5e6
+
+_ENV_MIN_WORK = "PRIVLEARN_MIN_THREAD_WORK_NS"
+
+
+def _passive_waiting() -> bool:
+    policy = "".join(os.environ.get("OMP_WAIT_POLICY", "").split()).lower()
+    if policy != "passive":
+        return False
+    spin = os.environ.get("GOMP_SPINCOUNT", "").strip()
+    try:
+        return not spin or float(spin) == 0.0
+    except ValueError:
+        return False
+
+
+def min_thread_work_ns() -> float:
+    """Minimum work per thread (ns of one thread) the core's thread policy uses.
+
+    ``PRIVLEARN_MIN_THREAD_WORK_NS`` when it holds a finite number >= 0 (``0``: the policy is
+    off); else :data:`MIN_THREAD_WORK_NS` when the environment makes OpenMP threads wait
+    passively (``OMP_WAIT_POLICY=PASSIVE`` and ``GOMP_SPINCOUNT`` unset or 0), else
+    :data:`MIN_THREAD_WORK_SPIN_NS`. The core reads the environment once, at its first parallel
+    call; this function reads it now (the same answer unless the environment changed since).
+    """
+    measured = MIN_THREAD_WORK_NS if _passive_waiting() else MIN_THREAD_WORK_SPIN_NS
+    text = os.environ.get(_ENV_MIN_WORK, "").strip()
+    try:
+        value = float(text) if text else math.nan
+    except ValueError:
+        value = math.nan
+    return value if math.isfinite(value) and value >= 0.0 else measured
 
 
 def has_openmp() -> bool:
