@@ -260,3 +260,17 @@ def test_huge_thread_request_is_still_an_error_for_small_work():
 
     with pytest.raises(ValueError, match="n_threads"):
         _core.blocked_column_sum(np.ones((1000, 2)), 10**6)
+
+
+def test_policy_is_exported_by_the_core():
+    """privlearn.parallel reads the core's constants and asks the core's policy: one thread for
+    a region below the per-thread minimum, at most the request (a ceiling) above it."""
+    from privlearn import _core
+
+    assert parallel.MIN_THREAD_WORK_NS == _core.MIN_THREAD_WORK_NS
+    assert parallel.MIN_THREAD_WORK_SPIN_NS == _core.MIN_THREAD_WORK_SPIN_NS
+    floor = _core.min_thread_work_ns()
+    assert parallel.threads_for(2, 0.5 * floor) == 1
+    assert parallel.threads_for(1, 1e12) == 1
+    if parallel.has_openmp() and floor > 0 and os.cpu_count() and os.cpu_count() >= 2:
+        assert parallel.threads_for(2, 10 * floor) == 2

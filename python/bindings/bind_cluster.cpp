@@ -49,7 +49,7 @@ void bind_cluster(py::module_& m) {
           checks::positive(radius, "radius");
           checks::positive(unit, "unit");
           const auto off = cluster::grid_offsets(Y.cols(), radius / unit, max_offsets);
-          gc = cluster::grid_cover(Y, radius, unit, off, n_threads);
+          gc = cluster::grid_cover(Y, radius, unit, off, n_threads, /*with_reverse=*/false);
         }
         const auto ng = static_cast<py::ssize_t>(gc.n_grid());
         py::array_t<std::int32_t> coords({ng, static_cast<py::ssize_t>(gc.dim)});

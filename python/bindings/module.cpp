@@ -21,6 +21,13 @@ PYBIND11_MODULE(_core, m) {
         "Threads used when a kernel gets n_threads <= 0.");
   m.def("set_default_threads", &parallel::set_default_threads, py::arg("n"),
         "Set the default thread count (n <= 0 restores the OpenMP default).");
+  m.def("threads_for", &parallel::threads_for, py::arg("n_threads"), py::arg("work_ns"),
+        "The team size the thread policy gives a region of work_ns nanoseconds of one thread "
+        "(parallel.hpp).");
+  m.def("min_thread_work_ns", &parallel::min_thread_work_ns,
+        "The minimum work per thread (ns) in effect (read from the environment once).");
+  m.attr("MIN_THREAD_WORK_NS") = parallel::kMinThreadWorkNs;
+  m.attr("MIN_THREAD_WORK_SPIN_NS") = parallel::kMinThreadWorkSpinNs;
   m.def(
       "blocked_column_sum",
       [](const MatRef& X, int n_threads) {

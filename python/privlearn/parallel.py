@@ -45,6 +45,7 @@ __all__ = [
     "get_num_threads",
     "has_openmp",
     "min_thread_work_ns",
+    "threads_for",
     "set_num_threads",
     "thread_limit",
 ]
@@ -55,9 +56,9 @@ REDUCE_BLOCK: int = _core.reduce_block
 #: Minimum work per thread of a parallel region, in nanoseconds of one thread, when OpenMP
 #: threads wait passively (``OMP_WAIT_POLICY=PASSIVE``, set by ``import privlearn``), and when
 #: they spin: ``parallel::kMinThreadWorkNs`` and ``kMinThreadWorkSpinNs`` in
-#: ``cpp/include/privlearn/parallel.hpp`` (kept equal by hand: the core does not export them).
-MIN_THREAD_WORK_NS: float = 2.5e5
-MIN_THREAD_WORK_SPIN_NS: float = 6.5e6
+#: ``cpp/include/privlearn/parallel.hpp`` (exported by the core).
+MIN_THREAD_WORK_NS: float = float(_core.MIN_THREAD_WORK_NS)
+MIN_THREAD_WORK_SPIN_NS: float = float(_core.MIN_THREAD_WORK_SPIN_NS)
 
 _ENV_MIN_WORK = "PRIVLEARN_MIN_THREAD_WORK_NS"
 
@@ -89,6 +90,13 @@ def min_thread_work_ns() -> float:
     except ValueError:
         value = math.nan
     return value if math.isfinite(value) and value >= 0.0 else measured
+
+
+def threads_for(n_threads: int | None, work_ns: float) -> int:
+    """Threads the core's policy gives a parallel region of ``work_ns`` nanoseconds (of one
+    thread) when asked for ``n_threads`` (``None``: the default): at most ``n_threads``, the
+    cores, and one per :func:`min_thread_work_ns` of work; at least one."""
+    return int(_core.threads_for(as_threads(n_threads), float(work_ns)))
 
 
 def has_openmp() -> bool:

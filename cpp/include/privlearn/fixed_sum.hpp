@@ -61,21 +61,18 @@ inline void to_real(const std::int64_t* sum, Index dim, const Scale& scale, doub
   for (Index k = 0; k < dim; ++k) out[k] = static_cast<double>(sum[k]) * scale.to_real;
 }
 
-// Rows of work (terms x dim) below which a sum runs on one thread: about a millisecond of work,
-// so that a thread descheduled on a busy core cannot cost more than it saves.
-inline constexpr double kMinParallelWork = double(1 << 20);
-
 // out[0..dim) = sum over terms r in [0, count) of add_term(r, acc) (each adds its fixed-point
 // units to acc, an int64 array of length dim). The result does not depend on the thread count.
-// add_term must not throw. `work` estimates count * (entries per term) for the thread choice.
+// add_term must not throw. `work` estimates count * (entries per term): the thread count is
+// parallel::threads_for(n_threads, work * kNsPerEntry) (parallel.hpp: one thread unless every
+// thread gets enough work to amortise a wake-up on a busy machine).
 template <class AddTerm>
 void sum(Index count, Index dim, int n_threads, double work, AddTerm&& add_term,
          std::int64_t* out) {
   checks::require(count < kMaxTerms, "too many terms for an exact fixed-point sum (>= 2^32)");
   for (Index k = 0; k < dim; ++k) out[k] = 0;
   if (count == 0) return;
-  const int threads =
-      work >= kMinParallelWork ? parallel::resolve_threads(n_threads) : 1;
+  const int threads = parallel::threads_for(n_threads, work * parallel::kNsPerEntry);
   if (threads <= 1) {
     for (Index r = 0; r < count; ++r) add_term(r, out);
     return;
