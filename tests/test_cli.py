@@ -17,6 +17,8 @@ def test_info_reports_build_and_data(require_data, capsys):
     out = capsys.readouterr().out
     assert f"privlearn {privlearn.__version__}" in out
     assert "openmp" in out and "threads" in out
+    assert "ms of work in a region" in out  # the thread policy (issue 14)
+    assert "dask       dask " in out  # the test extra installs dask and distributed
     assert "helr" in out.split("found:")[1].splitlines()[0]
 
 

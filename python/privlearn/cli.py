@@ -26,12 +26,28 @@ def _cmd_info(args: argparse.Namespace) -> int:
     print(f"privlearn {privlearn.__version__}")
     print(f"python     {platform.python_version()} ({sys.executable})")
     print(f"openmp     {'yes' if _core.has_openmp else 'no'}")
-    print(f"threads    {_core.default_threads()} by default (cpu count {os.cpu_count()})")
+    print(
+        f"threads    {_core.default_threads()} by default (cpu count {os.cpu_count()}); one "
+        f"per {_core.min_thread_work_ns() / 1e6:g} ms of work in a region, "
+        f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '')}"
+    )
+    dask = _dask_version() or "not installed (pip install 'privlearn[dask]')"
+    print(f"dask       {dask}")
     print(f"data home  {home}{'' if home.is_dir() else '  (not found)'}")
     print(f"data sets  found: {', '.join(found) or 'none'}")
     if missing:
         print(f"           missing: {', '.join(missing)}")
     return 0
+
+
+def _dask_version() -> str | None:
+    """``dask <v>, distributed <v>`` when both are installed (fits on Dask clusters)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"dask {version('dask')}, distributed {version('distributed')}"
+    except PackageNotFoundError:
+        return None
 
 
 def _cmd_datasets(args: argparse.Namespace) -> int:
@@ -106,7 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     data_help = "data folder (default: $PRIVLEARN_DATA, else ~/privlearn_data)"
-    p = sub.add_parser("info", help="version, OpenMP, thread count and data sets found")
+    p = sub.add_parser(
+        "info", help="version, OpenMP, thread policy, Dask support and data sets found"
+    )
     p.add_argument("--data-home", default=None, help=data_help)
     p.set_defaults(func=_cmd_info)
 
