@@ -425,6 +425,28 @@ def _has_rate(kw: dict[str, Any]) -> bool:
         return False
 
 
+def check_sgd_iterate(w: np.ndarray) -> None:
+    """The core's error for a non-finite SGD iterate (``sgd.cpp``), for the numpy twin and the
+    distributed driver."""
+    bad = np.flatnonzero(~np.isfinite(w))
+    if bad.size:
+        raise ValueError(
+            f"the SGD iterate became non-finite (overflow at coefficient {bad[0]}): lower eta0 "
+            "or alpha, clip the gradients, or scale X and y"
+        )
+
+
+def check_scd_result(vec: np.ndarray, what: str) -> None:
+    """The core's error for a non-finite DP-SCD ``what`` (``scd.cpp``), for the numpy twin and
+    the distributed driver."""
+    bad = np.flatnonzero(~np.isfinite(vec))
+    if bad.size:
+        raise ValueError(
+            f"DP-SCD produced a non-finite {what} (overflow at entry {bad[0]}): scale X and y, "
+            "raise alpha, or set clip > 0 to bound the updates"
+        )
+
+
 def sgd_step_count(n: int, spec: SgdSpec) -> int:
     """Steps implied by the sampling: ``epochs * ceil(n / b)`` for disjoint batches, else
     ``steps`` or ``ceil(epochs * n / batch_size)``."""

@@ -40,6 +40,8 @@ from privlearn._linear_common import (
     SGDRun,
     SgdSpec,
     check_keywords,
+    check_scd_result,
+    check_sgd_iterate,
     prepare_scd_spec,
     scd_step_count,
     sgd_step_count,
@@ -335,12 +337,7 @@ def sgd_train(
             w = _core.sgd_apply_units(w, units, t, *args, **extra)
     finally:
         del actors, held
-    bad = np.flatnonzero(~np.isfinite(w))
-    if bad.size:
-        raise ValueError(
-            f"the SGD iterate became non-finite (overflow at coefficient {bad[0]}): lower eta0 "
-            "or alpha, clip the gradients, or scale X and y"
-        )
+    check_sgd_iterate(w)
     return SGDRun(
         coef=np.asarray(w),
         path=np.empty((0, d)),
@@ -417,12 +414,7 @@ def scd_train(
                     alpha[offset : offset + a.shape[0]] = a
     finally:
         del actors, held
-    bad_v = np.flatnonzero(~np.isfinite(v))
-    if bad_v.size:
-        raise ValueError(
-            f"DP-SCD produced a non-finite coefficient (overflow at entry {bad_v[0]}): scale X "
-            "and y, raise alpha, or set clip > 0 to bound the updates"
-        )
+    check_scd_result(v, "coefficient")
     return SCDRun(
         coef=v / (spec.alpha * spec.n_eff(n)),
         dual_coef=alpha,

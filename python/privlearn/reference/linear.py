@@ -16,6 +16,8 @@ from privlearn._linear_common import (
     SOFTMAX_DEFAULTS,
     SGDRun,
     SoftmaxRun,
+    check_scd_result,
+    check_sgd_iterate,
     clip_coefficients,
     loss_derivative,
     prepare_sgd,
@@ -124,12 +126,7 @@ def sgd_train(
         if spec.record_every > 0 and ((t + 1) % spec.record_every == 0 or t + 1 == steps):
             path.append(w)
             path_steps.append(t + 1)
-    bad = np.flatnonzero(~np.isfinite(w))
-    if bad.size:
-        raise ValueError(
-            f"the SGD iterate became non-finite (overflow at coefficient {bad[0]}): lower eta0 "
-            "or alpha, clip the gradients, or scale X and y"
-        )
+    check_sgd_iterate(w)
     return SGDRun(
         coef=w,
         path=np.array(path).reshape(len(path), d),
@@ -191,15 +188,6 @@ def _scale(values: np.ndarray, clip: float) -> np.ndarray:
     values = np.asarray(values, dtype=np.float64)
     out = np.where(np.abs(values) > clip, np.copysign(clip, values), values)
     return np.where(np.isnan(values), 0.0, out)
-
-
-def _check_finite(vec: np.ndarray, what: str) -> None:
-    bad = np.flatnonzero(~np.isfinite(vec))
-    if bad.size:
-        raise ValueError(
-            f"DP-SCD produced a non-finite {what} (overflow at entry {bad[0]}): scale X and y, "
-            "raise alpha, or set clip > 0 to bound the updates"
-        )
 
 
 def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw: Any):
@@ -286,7 +274,7 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
                     w = w + ek * column(k)
             if due(t):
                 record(t, theta, None)
-        _check_finite(theta, "coefficient")
+        check_scd_result(theta, "coefficient")
         return SCDRun(
             coef=theta,
             dual_coef=np.empty(0),
@@ -373,8 +361,8 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
             spec.noise_std * np.sqrt(missed.astype(np.float64)) * noise_c.normal(steps * n, n),
             0.0,
         )
-    _check_finite(v, "coefficient")
-    _check_finite(a, "dual variable")
+    check_scd_result(v, "coefficient")
+    check_scd_result(a, "dual variable")
     return SCDRun(
         coef=v / lam_n,
         dual_coef=a,
