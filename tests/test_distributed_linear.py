@@ -14,6 +14,9 @@ distributed = pytest.importorskip("distributed")
 
 from privlearn.distributed.linear import scd_train as dist_scd_train  # noqa: E402
 from privlearn.distributed.linear import sgd_train as dist_sgd_train  # noqa: E402
+from privlearn.distributed.linear import (  # noqa: E402
+    softmax_sgd_train as dist_softmax_train,
+)
 from privlearn.linear import (  # noqa: E402
     DPSCDClassifier,
     DPSCDRegressor,
@@ -22,11 +25,21 @@ from privlearn.linear import (  # noqa: E402
     scd_train,
     sgd_train,
 )
+from privlearn.linear.softmax import softmax_sgd_train  # noqa: E402
 from privlearn.random import key_from_seed  # noqa: E402
 
 SGD_KW = dict(
     loss="log_loss",
     mechanism="gaussian",
+    sampling="poisson",
+    learning_rate="constant",
+    batch_size=20,
+    epochs=2,
+    clip=0.5,
+    sigma=1.0,
+    eta0=0.5,
+)
+SOFTMAX_KW = dict(
     sampling="poisson",
     learning_rate="constant",
     batch_size=20,
@@ -101,6 +114,18 @@ def test_scd_equals_single_machine_bit_for_bit(client, chunking):
     np.testing.assert_array_equal(run.dual_coef, ref.dual_coef)  # per-row noise by row index
 
 
+@pytest.mark.parametrize("chunking", sorted(CHUNKINGS))
+def test_softmax_equals_single_machine_bit_for_bit(client, chunking):
+    n = 60 if chunking == "one-row-chunks" else 200
+    X, _ = _data(n=n, seed=5)
+    y = np.random.default_rng(5).integers(0, 3, size=n)
+    ref = softmax_sgd_train(X, y, key=key_from_seed(7), n_classes=3, **SOFTMAX_KW)
+    Xd, yd = _chunked(X, y, CHUNKINGS[chunking](n))
+    run = dist_softmax_train(Xd, yd, key=key_from_seed(7), n_classes=3, **SOFTMAX_KW)
+    assert run.coef.shape == (5, 3)
+    np.testing.assert_array_equal(run.coef, ref.coef)
+
+
 @given(cuts=st.lists(st.integers(1, 299), min_size=1, max_size=5, unique=True))
 @settings(max_examples=8, deadline=None)
 def test_any_chunk_boundaries_give_the_same_fit(client, cuts):
@@ -147,6 +172,22 @@ def test_estimators_fit_dask_arrays_identically(client, make):
         np.testing.assert_array_equal(dist.predict(X), single.predict(X))
         if not regression:
             np.testing.assert_array_equal(dist.classes_, single.classes_)
+
+
+def test_multinomial_dpsgd_on_dask(client):
+    """K > 2 classes: the softmax model (one Gaussian budget), fitted on the workers."""
+    rng = np.random.default_rng(9)
+    X = 0.4 * rng.normal(size=(240, 3))
+    y = np.array(["a", "b", "c"])[rng.integers(0, 3, size=240)]
+    single = DPSGDClassifier(seed=2, epochs=2).fit(X, y)
+    dist = DPSGDClassifier(seed=2, epochs=2).fit(
+        da.from_array(X, chunks=((7, 233), 3)), da.from_array(y, chunks=((7, 233),))
+    )
+    assert dist.coef_.shape == (3, 3)
+    np.testing.assert_array_equal(dist.coef_, single.coef_)
+    np.testing.assert_array_equal(dist.intercept_, single.intercept_)
+    assert dist.privacy_ == single.privacy_
+    np.testing.assert_array_equal(dist.predict_proba(X), single.predict_proba(X))
 
 
 def test_one_vs_rest_dpscd_on_dask(client):
@@ -201,9 +242,15 @@ def test_bad_dask_input_is_refused_clearly(client):
         DPSGDClassifier(backend="reference").fit(Xd, yd)
     with pytest.raises(ValueError, match="disjoint|poisson"):
         DPSGDClassifier(mechanism="l2-laplace", batch_size=10).fit(Xd, yd)
-    y3 = da.from_array(np.arange(40) % 3, chunks=20)
-    with pytest.raises(NotImplementedError, match="multinomial"):
-        DPSGDClassifier().fit(Xd, y3)
+    with pytest.raises(ValueError, match=r"integer class labels in \[0, n_classes = 3\) \(row 7\)"):
+        codes = np.arange(40) % 3
+        dist_softmax_train(
+            Xd,
+            da.from_array(np.where(np.arange(40) == 7, 3, codes), chunks=20),
+            key=key_from_seed(1),
+            n_classes=3,
+            **SOFTMAX_KW,
+        )
 
 
 def test_process_cluster_smoke():

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "privlearn/checks.hpp"
+#include "privlearn/fixed_sum.hpp"
 #include "privlearn/parallel.hpp"
 #include "privlearn/samplers.hpp"
 
@@ -85,7 +86,105 @@ void row_coefficients(const Rows& X, Index i, const std::vector<VectorXd>& cols,
   }
 }
 
+// The clipped per-example gradient sum over rows[0..count) (global indices, minus `offset`)
+// in fixed-point units of C, class after class (entry k*d + j; fixed_sum.hpp): every entry
+// |x_ij r_k| of a clipped gradient is at most C. coef: (count, K) scratch.
+template <class Rows>
+void clipped_units(const Rows& X, const LabelRef& y, const std::vector<VectorXd>& cols,
+                   const std::int64_t* rows, Index count, Index offset, const SoftmaxParams& p,
+                   RowMatrixXd& coef, std::int64_t* out) {
+  const Index d = X.cols();
+  const Index K = static_cast<Index>(cols.size());
+  const fixed::Scale scale(p.clip);
+  coef.resize(count, K);
+  const double work = static_cast<double>(count) * static_cast<double>(2 * d * K);
+  fixed::sum(
+      count, d * K, p.n_threads, work,
+      [&](Index r, std::int64_t* acc) {
+        const Index i = rows[r] - offset;
+        double* a = coef.row(r).data();
+        row_coefficients(X, i, cols, y[i], p.clip, a);
+        for (Index k = 0; k < K; ++k) X.axpy_units(i, a[k] * scale.to_units, acc + k * d);
+      },
+      out);
+}
+
+// The iterate's K columns (for the row dot products) from w flattened row-major (j*K + k).
+void split_columns(const VectorXd& w, Index d, std::vector<VectorXd>& cols) {
+  const Index K = static_cast<Index>(cols.size());
+  for (Index j = 0; j < d; ++j)
+    for (Index k = 0; k < K; ++k) cols[static_cast<std::size_t>(k)][j] = w[j * K + k];
+}
+
+// Noise, step and projection of step t (grad class after class, k*d + j).
+void apply_step(VectorXd& w, const VectorXd& grad, Index d, Index K, double denom, Index t,
+                const SoftmaxParams& p) {
+  const Index dK = d * K;
+  VectorXd noise;
+  const bool noisy = p.sigma > 0.0;
+  if (noisy) {  // row-major (d, K) at normal(t*d*K + j*K + k)
+    noise.resize(dK);
+    random::normal(p.key, p.noise_stream, static_cast<std::uint64_t>(t * dK),
+                   static_cast<std::size_t>(dK), noise.data(), 1);
+  }
+  const double eta = sgd_learning_rate(p, t);
+  const double sc = p.sigma * p.clip;
+  for (Index j = 0; j < d; ++j)
+    for (Index k = 0; k < K; ++k) {
+      const Index e = j * K + k;
+      double g = grad[k * d + j];
+      if (noisy) g = g + sc * noise[e];
+      w[e] = w[e] - eta * (p.lam * w[e] + g / denom);
+    }
+  if (p.radius > 0.0 && std::isfinite(p.radius)) {
+    const ScaledNorm norm = scaled_norm(w);  // no overflow of ||W||_F^2 (rows.hpp)
+    if (norm.value() > p.radius) w *= (p.radius / norm.scale) / norm.root;
+  }
+}
+
+double poisson_rate(Index n, const SoftmaxParams& p) {
+  return p.rate > 0.0 ? p.rate : static_cast<double>(p.batch_size) / static_cast<double>(n);
+}
+
 }  // namespace
+
+void softmax_check_distributed(Index n_total, Index d, Index n_classes, const SoftmaxParams& p) {
+  checks::require(n_total >= 1 && d >= 1, "X must have at least one row and one column");
+  checks::require(n_classes >= 2, "the softmax model needs n_classes >= 2");
+  checks::require(p.sampling == Sampling::poisson && p.clip > 0.0,
+                  "a distributed softmax SGD run needs sampling 'poisson' and clip > 0");
+  check_sgd_schedule(n_total, p);
+  check_gaussian_noise(p);
+  checks::require(p.record_every == 0, "a distributed run records no path");
+}
+
+template <class Rows>
+void softmax_partial_sum(const Rows& X, const LabelRef& y, const VectorXd& w, Index n_classes,
+                         Index t, Index offset, Index n_total, const SoftmaxParams& p,
+                         std::int64_t* out) {
+  const Index d = X.cols();
+  checks::require(offset >= 0 && offset + X.rows() <= n_total && y.size() == X.rows() &&
+                      n_classes >= 2 && w.size() == d * n_classes,
+                  "softmax_partial_sum: the rows, labels and iterate do not match");
+  for (Index i = 0; i < y.size(); ++i)
+    if (y[i] < 0 || y[i] >= n_classes)
+      checks::fail("label " + std::to_string(y[i]) + " of row " + std::to_string(offset + i) +
+                   " is outside [0, n_classes = " + std::to_string(n_classes) + ")");
+  std::vector<VectorXd> cols(static_cast<std::size_t>(n_classes), VectorXd(d));
+  split_columns(w, d, cols);
+  const std::vector<std::int64_t> rows = samplers::poisson_sample_range(
+      p.key, p.batch_stream, static_cast<std::uint64_t>(t), n_total, poisson_rate(n_total, p),
+      offset, offset + X.rows());
+  RowMatrixXd coef;
+  clipped_units(X, y, cols, rows.data(), static_cast<Index>(rows.size()), offset, p, coef, out);
+}
+
+void softmax_apply_units(VectorXd& w, const std::int64_t* units, Index d, Index n_classes,
+                         Index t, const SoftmaxParams& p) {
+  VectorXd grad(d * n_classes);
+  fixed::to_real(units, d * n_classes, fixed::Scale(p.clip), grad.data());
+  apply_step(w, grad, d, n_classes, static_cast<double>(p.batch_size), t, p);
+}
 
 template <class Rows>
 SoftmaxResult softmax_sgd_train(const Rows& X, const LabelRef& y, const MatRef& W0,
@@ -105,15 +204,15 @@ SoftmaxResult softmax_sgd_train(const Rows& X, const LabelRef& y, const MatRef& 
   for (Index j = 0; j < d; ++j)
     for (Index k = 0; k < K; ++k) w[j * K + k] = W0(j, k);
   std::vector<VectorXd> cols(static_cast<std::size_t>(K), VectorXd(d));
-  VectorXd grad(dK), noise(dK);
+  VectorXd grad(dK);
   RowMatrixXd coef;  // (batch, K) coefficients; row r written only by the task that owns r
   std::vector<std::int64_t> batch;
   std::vector<VectorXd> recorded;
   SoftmaxResult result;
 
+  std::vector<std::int64_t> units(static_cast<std::size_t>(p.clip > 0.0 ? dK : 0));
   for (Index t = 0; t < steps; ++t) {
-    for (Index j = 0; j < d; ++j)
-      for (Index k = 0; k < K; ++k) cols[static_cast<std::size_t>(k)][j] = w[j * K + k];
+    split_columns(w, d, cols);
 
     // ---- the batch of step t
     if (p.sampling == Sampling::fixed)
@@ -124,45 +223,32 @@ SoftmaxResult softmax_sgd_train(const Rows& X, const LabelRef& y, const MatRef& 
                                        q_rate);
     const Index count = static_cast<Index>(batch.size());
     const std::int64_t* rows = batch.data();
-    coef.resize(count, K);
 
-    // ---- sum of (clipped) per-example gradients, deterministic for any thread count
-    parallel::deterministic_sum(
-        count, dK, p.n_threads,
-        [&](Index r, VecMut acc) {
-          const Index i = rows[r];
-          double* a = coef.row(r).data();
-          row_coefficients(X, i, cols, y[i], p.clip, a);
-          for (Index k = 0; k < K; ++k) {
-            auto seg = acc.segment(k * d, d);
-            X.axpy(i, a[k], seg);
-          }
-        },
-        grad);
-
-    // ---- noise, row-major (d, K) at normal(t*d*K + j*K + k)
-    const bool noisy = p.sigma > 0.0;
-    if (noisy) {
-      random::normal(p.key, p.noise_stream, static_cast<std::uint64_t>(t * dK),
-                     static_cast<std::size_t>(dK), noise.data(), 1);
+    // ---- sum of (clipped) per-example gradients: exact in fixed point when clipped (bounded
+    // entries), else a deterministic blocked float sum; both independent of n_threads
+    if (p.clip > 0.0) {
+      clipped_units(X, y, cols, rows, count, 0, p, coef, units.data());
+      fixed::to_real(units.data(), dK, fixed::Scale(p.clip), grad.data());
+    } else {
+      coef.resize(count, K);
+      parallel::deterministic_sum(
+          count, dK, p.n_threads,
+          [&](Index r, VecMut acc) {
+            const Index i = rows[r];
+            double* a = coef.row(r).data();
+            row_coefficients(X, i, cols, y[i], p.clip, a);
+            for (Index k = 0; k < K; ++k) {
+              auto seg = acc.segment(k * d, d);
+              X.axpy(i, a[k], seg);
+            }
+          },
+          grad);
     }
 
-    // ---- step and projection
+    // ---- noise, step and projection
     const double denom = p.sampling == Sampling::poisson ? static_cast<double>(p.batch_size)
                                                          : static_cast<double>(count);
-    const double eta = sgd_learning_rate(p, t);
-    const double sc = p.sigma * p.clip;
-    for (Index j = 0; j < d; ++j)
-      for (Index k = 0; k < K; ++k) {
-        const Index e = j * K + k;
-        double g = grad[k * d + j];
-        if (noisy) g = g + sc * noise[e];
-        w[e] = w[e] - eta * (p.lam * w[e] + g / denom);
-      }
-    if (p.radius > 0.0 && std::isfinite(p.radius)) {
-      const ScaledNorm norm = scaled_norm(w);  // no overflow of ||W||_F^2 (rows.hpp)
-      if (norm.value() > p.radius) w *= (p.radius / norm.scale) / norm.root;
-    }
+    apply_step(w, grad, d, K, denom, t, p);
     if (p.record_every > 0 && ((t + 1) % p.record_every == 0 || t + 1 == steps)) {
       recorded.push_back(w);
       result.path_steps.push_back(static_cast<std::int64_t>(t + 1));
@@ -185,5 +271,8 @@ template SoftmaxResult softmax_sgd_train<DenseRows>(const DenseRows&, const Labe
                                                     const MatRef&, const SoftmaxParams&);
 template SoftmaxResult softmax_sgd_train<CsrRows>(const CsrRows&, const LabelRef&, const MatRef&,
                                                   const SoftmaxParams&);
+template void softmax_partial_sum<DenseRows>(const DenseRows&, const LabelRef&, const VectorXd&,
+                                             Index, Index, Index, Index, const SoftmaxParams&,
+                                             std::int64_t*);
 
 }  // namespace privlearn::linear

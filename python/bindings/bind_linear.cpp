@@ -334,6 +334,62 @@ void bind_linear(py::module_& m) {
       py::arg("n_total"), PRIVLEARN_SCD_ARGS,
       "Adds the outstanding catch-up noise to a worker's alpha at the end of a run.");
   m.def(
+      "softmax_check_distributed",
+      [](Index n_total, Index d, Index n_classes, const std::string& sampling,
+         const std::string& schedule, double lam, Index batch_size, Index epochs, Index steps,
+         double eta0, double clip, double sigma, double radius, const py::bytes& key,
+         std::uint64_t batch_stream, std::uint64_t noise_stream, Index record_every,
+         int n_threads, double rate) {
+        linear::softmax_check_distributed(
+            n_total, d, n_classes,
+            softmax_params(sampling, schedule, lam, batch_size, epochs, steps, eta0, clip, sigma,
+                           radius, key, batch_stream, noise_stream, record_every, n_threads,
+                           rate));
+      },
+      py::arg("n_total"), py::arg("d"), py::arg("n_classes"), PRIVLEARN_SOFTMAX_ARGS,
+      "Checks the parameters of a distributed softmax SGD run.");
+  m.def(
+      "softmax_partial_sum_dense",
+      [](const MatRef& X, const linear::LabelRef& y, const VecRef& w, Index n_classes, Index t,
+         Index offset, Index n_total, const std::string& sampling, const std::string& schedule,
+         double lam, Index batch_size, Index epochs, Index steps, double eta0, double clip,
+         double sigma, double radius, const py::bytes& key, std::uint64_t batch_stream,
+         std::uint64_t noise_stream, Index record_every, int n_threads, double rate) {
+        const auto p = softmax_params(sampling, schedule, lam, batch_size, epochs, steps, eta0,
+                                      clip, sigma, radius, key, batch_stream, noise_stream,
+                                      record_every, n_threads, rate);
+        const VectorXd w_vec = w;
+        return filled<std::int64_t>(
+            static_cast<std::size_t>(X.cols() * n_classes), [&](std::int64_t* out) {
+              linear::softmax_partial_sum(DenseRows(X), y, w_vec, n_classes, t, offset, n_total,
+                                          p, out);
+            });
+      },
+      py::arg("X").noconvert(), py::arg("y"), py::arg("w"), py::arg("n_classes"), py::arg("t"),
+      py::arg("offset"), py::arg("n_total"), PRIVLEARN_SOFTMAX_ARGS,
+      "A worker's part of softmax SGD step t: its clipped gradient sum in int64 fixed-point "
+      "units, class after class (w: the (d, K) iterate flattened row-major).");
+  m.def(
+      "softmax_apply_units",
+      [](const VecRef& w, const py::array_t<std::int64_t, py::array::c_style>& units, Index d,
+         Index n_classes, Index t, const std::string& sampling, const std::string& schedule,
+         double lam, Index batch_size, Index epochs, Index steps, double eta0, double clip,
+         double sigma, double radius, const py::bytes& key, std::uint64_t batch_stream,
+         std::uint64_t noise_stream, Index record_every, int n_threads, double rate) {
+        const auto p = softmax_params(sampling, schedule, lam, batch_size, epochs, steps, eta0,
+                                      clip, sigma, radius, key, batch_stream, noise_stream,
+                                      record_every, n_threads, rate);
+        if (w.size() != d * n_classes || units.ndim() != 1 || units.shape(0) != w.size())
+          throw std::invalid_argument("w and units must have d * n_classes entries");
+        VectorXd out = w;
+        linear::softmax_apply_units(out, units.data(), d, n_classes, t, p);
+        return out;
+      },
+      py::arg("w"), py::arg("units"), py::arg("d"), py::arg("n_classes"), py::arg("t"),
+      PRIVLEARN_SOFTMAX_ARGS,
+      "The flattened (d, K) iterate after softmax SGD step t from the batch's fixed-point "
+      "gradient sum (noise, step, projection), as softmax_sgd_train computes it.");
+  m.def(
       "sgd_train_dense",
       [](const MatRef& X, const VecRef& y, const VecRef& w0, const std::string& loss,
          const std::string& mechanism, const std::string& sampling, const std::string& schedule,

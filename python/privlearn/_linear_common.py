@@ -436,6 +436,18 @@ def check_sgd_iterate(w: np.ndarray) -> None:
         )
 
 
+def check_softmax_iterate(w: np.ndarray, n_classes: int) -> None:
+    """The core's error for a non-finite softmax iterate (``softmax.cpp``; ``w`` flattened
+    row-major), for the numpy twin and the distributed driver."""
+    bad = np.flatnonzero(~np.isfinite(np.asarray(w).reshape(-1)))
+    if bad.size:
+        j, c = divmod(int(bad[0]), n_classes)
+        raise ValueError(
+            f"the softmax SGD iterate became non-finite (overflow at W[{j}, {c}]): lower eta0 "
+            "or alpha, clip the gradients, or scale X"
+        )
+
+
 def check_scd_result(vec: np.ndarray, what: str) -> None:
     """The core's error for a non-finite DP-SCD ``what`` (``scd.cpp``), for the numpy twin and
     the distributed driver."""
@@ -759,6 +771,28 @@ class SoftmaxSpec:
     record_every: int
     rate: float = 0.0
 
+    def core_args(self, n_threads: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The trailing positional and keyword arguments of the core's softmax SGD functions
+        (``PRIVLEARN_SOFTMAX_ARGS`` in ``bind_linear.cpp``)."""
+        args = (
+            self.sampling,
+            self.learning_rate,
+            self.alpha,
+            self.batch_size,
+            self.epochs,
+            self.steps,
+            self.eta0,
+            self.clip,
+            self.sigma,
+            self.radius,
+            self.key,
+            self.batch_stream,
+            self.noise_stream,
+            self.record_every,
+            n_threads,
+        )
+        return args, {"rate": self.rate}
+
 
 def softmax_step_count(n: int, spec: SoftmaxSpec) -> int:
     """``steps`` if > 0, else ``ceil(epochs * n / batch_size)``."""
@@ -808,14 +842,27 @@ def prepare_softmax(
     X = as_design_matrix(X)
     n, d = X.shape
     y = as_class_labels(y, n, n_classes)
+    W0 = as_initial_weights(W0, d, n_classes)
+    return X, y, W0, prepare_softmax_spec(n, d, **kw)
+
+
+def as_initial_weights(W0: Any, d: int, n_classes: int) -> np.ndarray:
+    """``W0`` as a finite float64 ``(d, n_classes)`` array (zeros when None)."""
     if W0 is None:
-        W0 = np.zeros((d, n_classes))
-    else:
-        W0 = np.ascontiguousarray(W0, dtype=np.float64)
-        if W0.shape != (d, n_classes):
-            raise ValueError(f"W0 must have shape ({d}, {n_classes}), got {W0.shape}")
-        if not np.isfinite(W0).all():
-            raise ValueError("W0 contains NaN or infinite values")
+        return np.zeros((d, n_classes))
+    W0 = np.ascontiguousarray(W0, dtype=np.float64)
+    if W0.shape != (d, n_classes):
+        raise ValueError(f"W0 must have shape ({d}, {n_classes}), got {W0.shape}")
+    if not np.isfinite(W0).all():
+        raise ValueError("W0 contains NaN or infinite values")
+    return W0
+
+
+def prepare_softmax_spec(n: int, d: int, **kw: Any) -> SoftmaxSpec:
+    """The validated :class:`SoftmaxSpec` of a run on ``n`` rows and ``d`` columns (no data
+    read; the data checks are :func:`prepare_softmax`'s)."""
+    check_keywords(kw, {"key", "n_classes", *SOFTMAX_DEFAULTS}, "softmax_sgd_train")
+    n_classes = as_index(kw["n_classes"], "n_classes", lower=2, upper=2**31)
     for name, choices in (("sampling", SOFTMAX_SAMPLINGS), ("learning_rate", SCHEDULES)):
         if kw[name] not in choices:
             raise ValueError(f"{name} must be one of {choices}, got {kw[name]!r}")
@@ -851,7 +898,7 @@ def prepare_softmax(
         raise ValueError(
             "too many steps for the noise address space (steps * d * n_classes > 2^62)"
         )
-    return X, y, W0, spec
+    return spec
 
 
 def softmax_objective(X: Any, y: np.ndarray, W: np.ndarray, alpha: float) -> float:

@@ -17,9 +17,17 @@ from privlearn.distributed.linear import (
     is_dask_array,
     scd_train,
     sgd_train,
+    softmax_sgd_train,
 )
 
-__all__ = ["DaskRows", "as_dask_rows", "is_dask_array", "scd_train", "sgd_train"]
+__all__ = [
+    "DaskRows",
+    "as_dask_rows",
+    "is_dask_array",
+    "scd_train",
+    "sgd_train",
+    "softmax_sgd_train",
+]
 
 # The Dask back-ends of DPKMeans (privlearn.distributed.kmeans) and ImpactEncoder
 # (privlearn.distributed.encoding) import dask; the estimators load them on dask input only.

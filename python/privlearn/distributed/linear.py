@@ -36,15 +36,21 @@ from privlearn._checks import as_threads
 from privlearn._linear_common import (
     SCD_DEFAULTS,
     SGD_DEFAULTS,
+    SOFTMAX_DEFAULTS,
     SCDRun,
     SGDRun,
     SgdSpec,
+    SoftmaxRun,
+    as_initial_weights,
     check_keywords,
     check_scd_result,
     check_sgd_iterate,
+    check_softmax_iterate,
     prepare_scd_spec,
+    prepare_softmax_spec,
     scd_step_count,
     sgd_step_count,
+    softmax_step_count,
 )
 
 __all__ = [
@@ -53,6 +59,7 @@ __all__ = [
     "is_dask_array",
     "scd_train",
     "sgd_train",
+    "softmax_sgd_train",
 ]
 
 
@@ -166,14 +173,18 @@ class _RowsWorker:
             y = np.ascontiguousarray(y, dtype=np.float64).reshape(-1)
             self.chunks.append((int(offset), X, y))
 
-    def check(self, labels: bool) -> tuple[int, str]:
+    def check(self, labels: bool, n_classes: int = 0) -> tuple[int, str]:
         """``(global row, what)`` of the first bad value in this worker's rows, or ``(-1, "")``
-        (the driver raises for the first one over all workers)."""
+        (the driver raises for the first one over all workers). ``labels``: y must be +-1;
+        ``n_classes > 0``: y must hold integer class codes in ``[0, n_classes)``."""
         for offset, X, y in self.chunks:
             bad_x = ~np.isfinite(X).all(axis=1)
             bad_y = ~np.isfinite(y)
             if labels:
                 bad_y |= (y != 1.0) & (y != -1.0)
+            if n_classes > 0:
+                with np.errstate(invalid="ignore"):
+                    bad_y |= (y != np.floor(y)) | (y < 0) | (y >= n_classes)
             bad = np.flatnonzero(bad_x | bad_y)
             if bad.size:
                 i = int(bad[0])
@@ -191,6 +202,22 @@ class _SgdWorker(_RowsWorker):
         for offset, X, y in self.chunks:
             total += _core.sgd_partial_sum_dense(
                 X, y, w, t, offset, self.n_total, *self.args, **self.extra
+            )
+        return total
+
+
+class _SoftmaxWorker(_RowsWorker):
+    def setup(self, n_total: int, n_classes: int, args: tuple, extra: dict) -> None:
+        self.n_total, self.n_classes, self.args, self.extra = n_total, n_classes, args, extra
+        self.labels = [y.astype(np.int64) for _, _, y in self.chunks]
+
+    def partial_sum(self, w: np.ndarray, t: int) -> np.ndarray:
+        """This worker's clipped gradient sum of step ``t`` (fixed-point units, class after
+        class; ``w`` the flattened ``(d, K)`` iterate)."""
+        total = np.zeros(w.shape[0], dtype=np.int64)
+        for (offset, X, _), labels in zip(self.chunks, self.labels):
+            total += _core.softmax_partial_sum_dense(
+                X, labels, w, self.n_classes, t, offset, self.n_total, *self.args, **self.extra
             )
         return total
 
@@ -261,13 +288,17 @@ def _start_workers(client: Any, rows: DaskRows, y: Any, cls: type) -> list[Any]:
     return actors
 
 
-def _check_rows(actors: list[Any], labels: bool) -> None:
-    found = [r for r in (a.check(labels).result() for a in actors) if r[0] >= 0]
+def _check_rows(actors: list[Any], labels: bool, n_classes: int = 0) -> None:
+    found = [r for r in (a.check(labels, n_classes).result() for a in actors) if r[0] >= 0]
     if not found:
         return
     row, what = min(found)
     if what == "X":
         raise ValueError(f"X contains NaN or infinite values (row {row})")
+    if n_classes > 0:
+        raise ValueError(
+            f"y must hold integer class labels in [0, n_classes = {n_classes}) (row {row})"
+        )
     if labels:
         raise ValueError(f"labels must be -1 or +1 for this loss, and finite (row {row} of y)")
     raise ValueError(f"y contains NaN or infinite values (row {row})")
@@ -341,6 +372,67 @@ def sgd_train(
     return SGDRun(
         coef=np.asarray(w),
         path=np.empty((0, d)),
+        path_steps=np.empty(0, dtype=np.int64),
+        n_steps=steps,
+    )
+
+
+def softmax_sgd_train(
+    X: Any,
+    y: Any,
+    *,
+    key: bytes,
+    n_classes: int,
+    W0: Any = None,
+    n_threads: int | None = None,
+    client: Any = None,
+    **kw: Any,
+) -> SoftmaxRun:
+    """:func:`privlearn.linear.softmax.softmax_sgd_train` (multinomial Gaussian DP-SGD, Poisson
+    sampling, ``clip > 0``) on a row-chunked ``dask.array``: the same arguments and, bit for
+    bit, the same result for any chunking and number of workers.
+
+    Parameters
+    ----------
+    X, y, key, n_classes, W0, n_threads, **kw
+        As :func:`privlearn.linear.softmax.softmax_sgd_train` (``y``: integer class codes in
+        ``[0, n_classes)``); ``record_every`` must be 0.
+    client : distributed.Client, optional
+        The cluster (default: the current client).
+
+    Returns
+    -------
+    SoftmaxRun
+        ``coef`` (``(d, n_classes)``) and ``n_steps`` (no recorded path).
+    """
+    rows = X if isinstance(X, DaskRows) else as_dask_rows(X)
+    n, d = rows.shape
+    y = as_dask_target(y, rows)
+    spec = prepare_softmax_spec(n, d, key=key, n_classes=n_classes, **{**SOFTMAX_DEFAULTS, **kw})
+    k = spec.n_classes
+    w = as_initial_weights(W0, d, k).reshape(-1)
+    args, extra = spec.core_args(as_threads(n_threads))
+    _core.softmax_check_distributed(n, d, k, *args, **extra)
+    steps = softmax_step_count(n, spec)
+    client = _client(client)
+    held = _start_workers(client, rows, y, _SoftmaxWorker)
+    actors = [a for a, _ in held]
+    try:
+        _check_rows(actors, labels=False, n_classes=k)
+        for f in [a.setup(n, k, args, extra) for a in actors]:
+            f.result()
+        for t in range(steps):
+            parts = [a.partial_sum(w, t) for a in actors]
+            units = np.zeros(d * k, dtype=np.int64)
+            for p in parts:
+                units += p.result()
+            w = _core.softmax_apply_units(w, units, d, k, t, *args, **extra)
+    finally:
+        del actors, held
+    check_softmax_iterate(w, k)
+    return SoftmaxRun(
+        coef=np.asarray(w).reshape(d, k),
+        path=np.empty((0, d * k)),
         path_steps=np.empty(0, dtype=np.int64),
         n_steps=steps,
     )

@@ -288,8 +288,3 @@ def _check_distributed(backend: str, diagnostics: bool, extra: dict[str, Any]) -
             "diagnostics=True is not available for a fit on a dask array (the diagnostics are "
             "computed on the raw rows, on one machine)"
         )
-    if "n_classes" in extra:
-        raise NotImplementedError(
-            "the multinomial (softmax) DP-SGD model is not distributed yet: fit it on a numpy "
-            "array, or use DPSCDClassifier (one-vs-rest) on the dask array"
-        )

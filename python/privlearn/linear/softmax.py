@@ -92,29 +92,13 @@ def softmax_sgd_train(
     X, y, W0, spec = prepare_softmax(
         X, y, W0, key=key, n_classes=n_classes, **{**SOFTMAX_DEFAULTS, **kw}
     )
-    args = (
-        spec.sampling,
-        spec.learning_rate,
-        spec.alpha,
-        spec.batch_size,
-        spec.epochs,
-        spec.steps,
-        spec.eta0,
-        spec.clip,
-        spec.sigma,
-        spec.radius,
-        spec.key,
-        spec.batch_stream,
-        spec.noise_stream,
-        spec.record_every,
-        as_threads(n_threads),
-    )
+    args, extra = spec.core_args(as_threads(n_threads))
     if sp.issparse(X):
         W, path, path_steps, steps = _core.softmax_sgd_train_csr(
-            X.data, X.indices, X.indptr, X.shape[1], y, W0, *args, rate=spec.rate
+            X.data, X.indices, X.indptr, X.shape[1], y, W0, *args, **extra
         )
     else:
-        W, path, path_steps, steps = _core.softmax_sgd_train_dense(X, y, W0, *args, rate=spec.rate)
+        W, path, path_steps, steps = _core.softmax_sgd_train_dense(X, y, W0, *args, **extra)
     d, k = X.shape[1], spec.n_classes
     return SoftmaxRun(
         coef=np.asarray(W).reshape(d, k),

@@ -18,6 +18,7 @@ from privlearn._linear_common import (
     SoftmaxRun,
     check_scd_result,
     check_sgd_iterate,
+    check_softmax_iterate,
     clip_coefficients,
     loss_derivative,
     prepare_sgd,
@@ -444,8 +445,11 @@ def softmax_sgd_train(
             Z = np.asarray(Xb @ W).reshape(len(rows), k)
         scale, root = scaled_row_norms(Xb) if spec.clip > 0 else (None, None)
         A = _softmax_coefficients(Z, y[rows], scale, root, spec.clip)
-        with np.errstate(over="ignore", invalid="ignore"):
-            grad = np.asarray(Xb.T @ A).reshape(d, k)
+        if spec.clip > 0:  # bounded entries: exact fixed-point sums, class by class
+            grad = np.stack([fixed_point_sum(A[:, c], Xb, spec.clip) for c in range(k)], axis=1)
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):
+                grad = np.asarray(Xb.T @ A).reshape(d, k)
         if spec.sigma > 0:
             grad = grad + (spec.sigma * spec.clip) * noises.normal(t * d * k, d * k).reshape(d, k)
         denom = float(spec.batch_size) if spec.sampling == "poisson" else float(len(rows))
@@ -461,13 +465,7 @@ def softmax_sgd_train(
         if spec.record_every > 0 and ((t + 1) % spec.record_every == 0 or t + 1 == steps):
             path.append(W.reshape(-1))
             path_steps.append(t + 1)
-    bad = np.flatnonzero(~np.isfinite(W.reshape(-1)))
-    if bad.size:
-        j, c = divmod(int(bad[0]), k)
-        raise ValueError(
-            f"the softmax SGD iterate became non-finite (overflow at W[{j}, {c}]): lower eta0 "
-            "or alpha, clip the gradients, or scale X"
-        )
+    check_softmax_iterate(W, k)
     return SoftmaxRun(
         coef=W,
         path=np.array(path).reshape(len(path), d * k),

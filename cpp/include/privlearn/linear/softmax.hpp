@@ -27,9 +27,11 @@
 //             Z_t(j, k) = normal(t*d*K + j*K + k), times sigma * C (only when sigma > 0).
 // Learning rate with s = t + 1: inv_sqrt eta0/sqrt(s), inv_lambda_t 1/(lambda s), constant eta0.
 // Steps: T = steps if > 0, else ceil(epochs n / batch_size).
-// The batch gradient is a deterministic blocked sum (privlearn/parallel.hpp) over a vector of
-// length d*K holding the gradient class after class (entry k*d + j is (j, k)): results do not
-// depend on n_threads. A run whose iterate becomes non-finite throws std::invalid_argument.
+// The batch gradient is a vector of length d*K holding the gradient class after class (entry
+// k*d + j is (j, k)): with clipping an exact fixed-point sum (privlearn/fixed_sum.hpp; every
+// entry of a clipped G_i is at most C), without it a deterministic blocked float sum
+// (privlearn/parallel.hpp); results depend neither on n_threads nor, clipped, on how the rows
+// are split among machines. A run whose iterate becomes non-finite throws std::invalid_argument.
 // Parameter bounds (losses.hpp, as sgd.hpp): alpha 0 or [1e-12, 1e12], eta0 [1e-12, 1e12],
 // clip 0 or [1e-12, 1e12], sigma 0 or [1e-6, 1e6] (sigma > 0 needs clip > 0), rate 0 or
 // (0, 1] (Poisson only), radius >= 0. Sampling 'disjoint' is not supported.
@@ -89,8 +91,24 @@ template <class Rows>
 SoftmaxResult softmax_sgd_train(const Rows& X, const LabelRef& y, const MatRef& W0,
                                 const SoftmaxParams& p);
 
+// ---- one Poisson step in two pieces (as sgd.hpp's): a worker holding rows [offset, offset +
+// X.rows()) of n_total computes its clipped gradient sum in fixed-point units of C (class after
+// class, entry k*d + j; w flattened row-major, j*K + k); the driver adds the workers' units and
+// applies noise, step and projection exactly as softmax_sgd_train does (which uses the same
+// pieces). Both need sampling poisson and clip > 0.
+void softmax_check_distributed(Index n_total, Index d, Index n_classes, const SoftmaxParams& p);
+template <class Rows>
+void softmax_partial_sum(const Rows& X, const LabelRef& y, const VectorXd& w, Index n_classes,
+                         Index t, Index offset, Index n_total, const SoftmaxParams& p,
+                         std::int64_t* out);
+void softmax_apply_units(VectorXd& w, const std::int64_t* units, Index d, Index n_classes,
+                         Index t, const SoftmaxParams& p);
+
 extern template SoftmaxResult softmax_sgd_train<DenseRows>(const DenseRows&, const LabelRef&,
                                                            const MatRef&, const SoftmaxParams&);
+extern template void softmax_partial_sum<DenseRows>(const DenseRows&, const LabelRef&,
+                                                    const VectorXd&, Index, Index, Index, Index,
+                                                    const SoftmaxParams&, std::int64_t*);
 extern template SoftmaxResult softmax_sgd_train<CsrRows>(const CsrRows&, const LabelRef&,
                                                          const MatRef&, const SoftmaxParams&);
 
