@@ -154,6 +154,8 @@ class DatasetSource:
         Who publishes the files and whether the URLs are the canonical source or a mirror.
     licence : str
         Licence and redistribution terms.
+    licence_short : str
+        The licence in a few words, for tables.
     fetchable : bool
         Whether :func:`fetch` can download the set.
     in_all : bool
@@ -166,6 +168,7 @@ class DatasetSource:
     files: tuple[RemoteFile, ...]
     source: str
     licence: str
+    licence_short: str = ""
     fetchable: bool = True
     in_all: bool = True
     note: str = ""
@@ -203,6 +206,7 @@ SOURCES: dict[str, DatasetSource] = {
         ),
         source="UCI Machine Learning Repository, Adult (canonical)",
         licence="CC BY 4.0 (redistribution allowed with attribution)",
+        licence_short="CC BY 4.0",
     ),
     "helr": DatasetSource(
         name="helr",
@@ -241,6 +245,7 @@ SOURCES: dict[str, DatasetSource] = {
         ),
         source=f"GitHub K-miran/HELR, data/ at commit {_HELR_COMMIT[:12]} (canonical)",
         licence="MIT (the HELR repository's licence; redistribution allowed)",
+        licence_short="MIT",
         note="nhanes3.txt is pinned from the same commit of the repository",
     ),
     "kddcup99": DatasetSource(
@@ -256,6 +261,7 @@ SOURCES: dict[str, DatasetSource] = {
         ),
         source="UCI Machine Learning Repository, KDD Cup 1999 Data, 10% subset (canonical)",
         licence="CC BY 4.0 (redistribution allowed with attribution)",
+        licence_short="CC BY 4.0",
     ),
     "mnist": DatasetSource(
         name="mnist",
@@ -294,6 +300,7 @@ SOURCES: dict[str, DatasetSource] = {
         "mirror that torchvision downloads from (a mirror: the original site "
         "yann.lecun.com/exdb/mnist is often unavailable)",
         licence="CC BY-SA 3.0 (redistribution allowed with attribution, share-alike)",
+        licence_short="CC BY-SA 3.0",
         note="train-images: the reference copy is a recompression of the original file "
         "(same decompressed bytes); its compressed-file pin is the widely published digest "
         "of the original",
@@ -315,7 +322,8 @@ SOURCES: dict[str, DatasetSource] = {
         "gzip-compressed as phishing.txt.gz",
         licence="no licence stated on the LIBSVM page; derived from the UCI Phishing Websites "
         "data set (CC BY 4.0)",
-        note="the pin is the digest of the uncompressed LIBSVM file, computed from the "
+        licence_short="none stated",
+        note="The pin is the digest of the uncompressed LIBSVM file, computed from the "
         "decompressed reference copy",
     ),
     "msd": DatasetSource(
@@ -331,6 +339,7 @@ SOURCES: dict[str, DatasetSource] = {
         ),
         source="UCI Machine Learning Repository, YearPredictionMSD (canonical)",
         licence="CC BY 4.0 (redistribution allowed with attribution)",
+        licence_short="CC BY 4.0",
         in_all=False,
         note="NOT PINNED: no verified copy was available to compute a SHA-256 from; the "
         "download is checked for zip integrity (CRC-32 of every member) only, and its digest "
@@ -342,9 +351,10 @@ SOURCES: dict[str, DatasetSource] = {
         files=(),
         source="iDASH 2017 secure genome analysis competition (track 3)",
         licence="distributed to the competition's participants only: no public source",
+        licence_short="participants only",
         fetchable=False,
         in_all=False,
-        note="place the file yourself at idash/idash.csv",
+        note="Place the file yourself at idash/idash.csv",
     ),
 }
 """Data set name -> :class:`DatasetSource`, the registry :func:`fetch` downloads from."""
