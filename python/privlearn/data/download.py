@@ -42,6 +42,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Callable
@@ -390,7 +391,7 @@ def _content_digest(path: Path) -> str | None:
 def _check_stored(rf: RemoteFile, path: Path) -> str | None:
     """``None`` when ``path`` is a valid copy of ``rf``, else why not (for error messages)."""
     if rf.sha256 is None and rf.content_sha256 is None:
-        return _check_zip(path) if path.suffix == ".zip" else None
+        return _check_zip(path) if rf.path.endswith(".zip") else None
     got = _sha256_of(path)
     if not rf.gzip and rf.sha256 is not None and got == rf.sha256:
         return None
@@ -411,7 +412,7 @@ def _check_zip(path: Path) -> str | None:
     try:
         with zipfile.ZipFile(path) as zf:
             bad = zf.testzip()
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
         return f"not a valid zip archive ({exc})"
     return None if bad is None else f"zip member {bad!r} fails its CRC-32 check"
 
@@ -450,10 +451,10 @@ def _describe(exc: BaseException, timeout: float) -> str:
     if isinstance(exc, urllib.error.URLError):
         reason = exc.reason
         if isinstance(reason, (socket.timeout, TimeoutError)):
-            return f"timed out after {timeout:g} s (no data from the server)"
+            return f"timed out: no data from the server for {timeout:g} s"
         return f"cannot reach the server ({reason})"
     if isinstance(exc, (socket.timeout, TimeoutError)):
-        return f"timed out after {timeout:g} s (no data from the server)"
+        return f"timed out: no data from the server for {timeout:g} s"
     if isinstance(exc, http.client.IncompleteRead):
         got = len(exc.partial)
         return f"truncated: the connection closed early ({got} more bytes, {exc.expected} missing)"
