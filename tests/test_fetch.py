@@ -493,3 +493,65 @@ def test_os_replace_is_the_last_step(toy, tmp_path, monkeypatch):
     with pytest.raises(OSError, match="disk full"):
         pdata.fetch("toy", tmp_path, progress=False)
     assert files_under(tmp_path) == []
+
+
+# --------------------------------------------------------------------------------------------
+# The real registry end to end, served from the reference data folder over loopback
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def shared_mirror(require_data, server) -> tuple[Path, Server]:
+    """The local server with the reference data folder's files under ``/mirror/``."""
+    home = require_data(*(rel for _, rel in KNOWN_FILES if rel != "helr/nhanes3.txt"))
+    for _, rel in KNOWN_FILES:
+        if (home / rel).is_file():
+            server.add(f"/mirror/{rel}", (home / rel).read_bytes())
+    return home, server
+
+
+def test_real_registry_from_a_mirror_of_the_reference_folder(shared_mirror, tmp_path):
+    _, server = shared_mirror
+    home = tmp_path / "data"
+    for name in ("adult", "kddcup99", "mnist", "phishing"):
+        pdata.fetch(name, home, progress=False, base_url=f"{server.url}/mirror")
+    X, y = pdata.load_phishing(home)
+    assert X.shape == (11055, 68)
+    X, y = pdata.load_mnist("test", home)
+    assert X.shape == (10000, 784)
+    assert pdata.load_adult("test", home)[0].shape[0] == 16281
+    # the whole folder is now verified: nothing is downloaded again
+    before = sum(server.hits.values())
+    for name in ("adult", "kddcup99", "mnist", "phishing"):
+        pdata.fetch(name, home, progress=False, base_url=f"{server.url}/mirror")
+    assert sum(server.hits.values()) == before
+    # nhanes3 is not in the reference folder: a clear 404, the other helr files are written
+    with pytest.raises(DownloadError, match=r"helr/nhanes3.txt.*HTTP 404"):
+        pdata.fetch_helr(home, progress=False, base_url=f"{server.url}/mirror")
+    assert sorted(p.name for p in (home / "helr").iterdir()) == ["edin.txt", "lbw.txt"]
+
+
+def test_real_phishing_pin_through_the_canonical_path(shared_mirror, monkeypatch, tmp_path):
+    # the LIBSVM page serves the uncompressed file; privlearn stores it gzip-compressed
+    ref, server = shared_mirror
+    raw = gzip.decompress((ref / "phishing" / "phishing.txt.gz").read_bytes())
+    url = server.add("/libsvm/binary/phishing", raw)
+    (rf,) = download.SOURCES["phishing"].files
+    src = replace(download.SOURCES["phishing"], files=(replace(rf, url=url),))
+    monkeypatch.setitem(download.SOURCES, "phishing", src)
+    (path,) = pdata.fetch_phishing(tmp_path, progress=False)
+    assert path == tmp_path / "phishing" / "phishing.txt.gz"
+    assert gzip.decompress(path.read_bytes()) == raw
+    assert pdata.load_phishing(tmp_path)[0].shape == (11055, 68)
+
+
+def test_a_missing_file_error_points_at_the_download_command(tmp_path):
+    with pytest.raises(FileNotFoundError, match="privlearn datasets download adult"):
+        pdata.load_adult("train", tmp_path)
+
+
+def test_progress_bar_on_a_terminal(toy, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(download.sys.stderr, "isatty", lambda: True, raising=False)
+    pdata.fetch("toy", tmp_path)
+    err = capsys.readouterr().err
+    assert "\rtoy/toy.bin:" in err and "/100k" in err  # a tqdm bar sized by Content-Length
