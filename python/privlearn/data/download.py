@@ -373,8 +373,7 @@ def fetchable_datasets(*, all_only: bool = False) -> list[str]:
 
 def _sha256_of(path: Path, *, decompress: bool = False) -> str:
     digest = hashlib.sha256()
-    opener: Callable[[Path], IO[bytes]] = gzip.open if decompress else open  # type: ignore[assignment]
-    with opener(path, "rb") as fh:
+    with gzip.open(path, "rb") if decompress else open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
@@ -456,8 +455,8 @@ def _describe(exc: BaseException, timeout: float) -> str:
     if isinstance(exc, (socket.timeout, TimeoutError)):
         return f"timed out: no data from the server for {timeout:g} s"
     if isinstance(exc, http.client.IncompleteRead):
-        got = len(exc.partial)
-        return f"truncated: the connection closed early ({got} more bytes, {exc.expected} missing)"
+        missing = f" ({exc.expected} bytes missing)" if exc.expected is not None else ""
+        return f"truncated: the connection closed before the announced end{missing}"
     return f"{type(exc).__name__}: {exc}"
 
 
