@@ -144,9 +144,9 @@ def _cmd_datasets_download(args: argparse.Namespace) -> int:
 
 
 #: reproduction -> the data sets (``privlearn.data.SOURCES`` keys) its real-data parts read;
-#: ``privlearn reproduce NAME --download`` fetches them first. Optional sets with a stand-in
-#: (YearPredictionMSD in dpscd) and sets with no public source (nhanes3 is part of helr;
-#: iDASH) are not listed.
+#: ``privlearn reproduce NAME --download`` fetches them first (helr includes nhanes3). Not
+#: listed: YearPredictionMSD (dpscd uses a synthetic stand-in without it; not sha256-pinned,
+#: 211 MB: ``privlearn datasets download msd``) and iDASH (no public source).
 REPRODUCTION_DATA: dict[str, tuple[str, ...]] = {
     "song13": ("kddcup99", "mnist"),
     "dpscd": ("phishing", "adult"),
