@@ -58,3 +58,23 @@ def test_missing_command_is_an_error():
     with pytest.raises(SystemExit) as exc:
         cli.main([])
     assert exc.value.code == 2
+
+
+def test_download_flags_in_help(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["datasets", "download", "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    for flag in ("--force", "--mirror", "--timeout", "--no-progress", "--data-home"):
+        assert flag in out
+    with pytest.raises(SystemExit):
+        cli.main(["reproduce", "--help"])
+    assert "--download" in capsys.readouterr().out
+
+
+def test_datasets_download_rejects_unknown_and_private_sets(tmp_path, capsys):
+    assert cli.main(["datasets", "download", "no-such-set", "--data-home", str(tmp_path)]) == 2
+    assert "unknown data set 'no-such-set'" in capsys.readouterr().err
+    assert cli.main(["datasets", "download", "idash", "--data-home", str(tmp_path)]) == 1
+    assert "no public source" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # nothing was created

@@ -7,10 +7,41 @@ else the ``PRIVLEARN_DATA`` environment variable, else ``~/privlearn_data``; see
 Preprocessing that computes statistics from the data emits
 :class:`~privlearn.exceptions.PrivacyLeakWarning`; synthetic generators are seeded with
 ``numpy.random.default_rng(seed)``.
+
+:func:`fetch` (``fetch("all")``, ``fetch_<name>``; on the command line
+``privlearn datasets download NAME|all``) downloads the real data sets from their public sources
+into the data folder, each file verified against a pinned SHA-256 (see
+:mod:`privlearn.data.download`):
+
+=========  ==========================================  ================  =========================
+data set   source                                      licence           download
+=========  ==========================================  ================  =========================
+adult      UCI archive (canonical)                     CC BY 4.0         pinned
+helr       GitHub K-miran/HELR at a fixed commit       MIT               pinned
+kddcup99   UCI archive, 10% subset (canonical)         CC BY 4.0         pinned
+mnist      ossci-datasets S3 (torchvision's mirror)    CC BY-SA 3.0      pinned
+phishing   LIBSVM data page (canonical; stored .gz)    none stated [1]_  pinned
+msd        UCI archive, YearPredictionMSD (211 MB)     CC BY 4.0         NOT pinned, not in "all"
+idash      iDASH 2017 competition                      participants      not downloadable
+=========  ==========================================  ================  =========================
+
+.. [1] The LIBSVM page states no licence; the underlying UCI Phishing Websites data set is
+   CC BY 4.0.
 """
 
 from __future__ import annotations
 
+from .download import (
+    SOURCES,
+    DownloadError,
+    fetch,
+    fetch_adult,
+    fetch_helr,
+    fetch_kddcup99,
+    fetch_mnist,
+    fetch_msd,
+    fetch_phishing,
+)
 from .inventory import dataset_inventory
 from .loaders import (
     ADULT_CATEGORIES,
@@ -50,8 +81,17 @@ __all__ = [
     "ADULT_NUMERIC_COLUMNS",
     "HELR_NAMES",
     "KDDCUP99_COLUMNS",
+    "SOURCES",
+    "DownloadError",
     "adult_scaler_stats",
     "dataset_inventory",
+    "fetch",
+    "fetch_adult",
+    "fetch_helr",
+    "fetch_kddcup99",
+    "fetch_mnist",
+    "fetch_msd",
+    "fetch_phishing",
     "get_data_home",
     "load_adult",
     "load_helr",

@@ -167,7 +167,8 @@ def _data_file(relative: str, data_home: PathLike | None) -> Path:
             errno.ENOENT,
             f"data file {relative!r} not found in data folder '{home}'. Pass data_home=... "
             f"or set the {ENV_VAR} environment variable to the folder that holds the data "
-            "sets (privlearn never downloads data)",
+            f"sets, or download it: privlearn datasets download {relative.split('/', 1)[0]} "
+            f"(privlearn.data.fetch)",
             str(path),
         )
     return path
