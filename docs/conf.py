@@ -22,7 +22,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 project = "privlearn"
 author = "the privlearn developers"
-copyright = "the privlearn developers"  # noqa: A001 (Sphinx's name)
+copyright = "the privlearn developers"
 version = release = privlearn.__version__
 
 extensions = [
@@ -35,7 +35,7 @@ extensions = [
 ]
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "README.md", "examples", "auto_examples/*.ipynb", "auto_examples/*.py"]
+exclude_patterns = ["_build", "README.md", "examples"]
 root_doc = "index"
 default_role = "py:obj"
 
@@ -64,6 +64,8 @@ sphinx_gallery_conf = {
     "image_scrapers": ("matplotlib",),
     "within_subsection_order": "FileNameSortKey",
     "reference_url": {"privlearn": None},  # local links only: no network
+    "doc_module": ("privlearn",),
+    "backreferences_dir": "generated/backreferences",
     "show_memory": False,
     "capture_repr": (),
 }
@@ -85,12 +87,16 @@ html_sidebars = {"**": ["about.html", "navigation.html", "relations.html", "sear
 
 
 def _skip_member(app, what, name, obj, skip, options):
-    """Leave out scikit-learn's generated metadata-routing setters (``set_fit_request`` ...).
+    """Leave out what estimators inherit from scikit-learn itself.
 
-    They are inherited machinery of scikit-learn, not privlearn API, and their docstrings link
-    to scikit-learn's own glossary, which this offline build cannot resolve.
+    ``set_output``, ``get_metadata_routing``, the generated ``set_*_request`` setters and the
+    mixins' ``score`` are scikit-learn's API, documented by scikit-learn; their docstrings link
+    to scikit-learn's own pages, which this offline build cannot resolve.
     """
     if name.startswith("set_") and name.endswith("_request"):
+        return True
+    module = getattr(obj, "__module__", None) or ""
+    if what == "class" and module.split(".")[0] == "sklearn":
         return True
     return None
 
