@@ -13,7 +13,11 @@ The build is offline (no intersphinx) and is meant to pass with ``-W`` (warnings
 from __future__ import annotations
 
 import os
+import sys
 import warnings
+
+from sphinx.errors import PycodeError
+from sphinx.pycode import ModuleAnalyzer
 
 import privlearn
 
@@ -101,8 +105,45 @@ def _skip_member(app, what, name, obj, skip, options):
     return None
 
 
+def _doc_comment(fullname, obj):
+    """The ``#:`` comment of a constant re-exported by a package (``privlearn.accounting``
+    exports ``DEFAULT_DELTA`` from ``privlearn.accounting.size``), where autodoc looks only in
+    the package's ``__init__``: find the privlearn module that assigns it, read its comment."""
+    attr = fullname.rpartition(".")[2]
+    for modname, module in sorted(sys.modules.items()):
+        if not modname.startswith("privlearn") or getattr(module, attr, _MISSING) is not obj:
+            continue
+        try:
+            docs = ModuleAnalyzer.for_module(modname).find_attr_docs()
+        except PycodeError:
+            continue
+        if ("", attr) in docs:
+            return list(docs[("", attr)])
+    return []
+
+
+_MISSING = object()
+
+
+def _constant_docstring(app, what, name, obj, options, lines):
+    """Module constants: their own ``#:`` comment, never their type's docstring.
+
+    Without this a re-exported constant shows the docstring of ``float`` or ``tuple``
+    ("Convert a string or number to a floating point number ...").
+    """
+    if what not in ("data", "attribute"):
+        return
+    text = " ".join(" ".join(lines).split())
+    type_doc = type(obj).__doc__
+    type_doc = " ".join(type_doc.split()) if isinstance(type_doc, str) else ""
+    if lines and not (type_doc and (text == type_doc or text[:40] == type_doc[:40])):
+        return
+    lines[:] = _doc_comment(name, obj)
+
+
 def setup(app):
     app.connect("autodoc-skip-member", _skip_member)
+    app.connect("autodoc-process-docstring", _constant_docstring)
 
 
 # Matplotlib in the examples must not warn about a non-interactive backend.
