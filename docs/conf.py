@@ -6,6 +6,9 @@ scripts at build time, so every figure in the gallery comes from the code beside
 stack of scikit-learn, whose documentation our users already know. The theme is Sphinx's
 built-in alabaster: no extra dependency.
 
+Formulas are written in Unicode rather than LaTeX, so that no page needs MathJax from a CDN:
+the site reads the same offline.
+
 The build is offline (no intersphinx) and is meant to pass with ``-W`` (warnings as errors):
 ``sphinx-build -W -b html docs docs/_build/html``. ``tests/test_docs.py`` runs it.
 """
@@ -32,7 +35,6 @@ version = release = privlearn.__version__
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.mathjax",
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
@@ -71,6 +73,8 @@ sphinx_gallery_conf = {
     "doc_module": ("privlearn",),
     "backreferences_dir": "generated/backreferences",
     "show_memory": False,
+    # The timing pages load a table widget from a CDN: left out, the site stays offline.
+    "write_computation_times": False,
     "capture_repr": (),
 }
 

@@ -7,12 +7,12 @@ whole run costs depends on how the steps are composed. :mod:`privlearn.accountin
 
 * the **RDP accountant** (:class:`~privlearn.accounting.RDPAccountant`): the Rényi DP curve
   of the subsampled Gaussian (exact at fractional orders) is added up over the steps and
-  converted once to :math:`(\\varepsilon, \\delta)` with the tight conversion;
+  converted once to (ε, δ) with the tight conversion;
 * **basic composition** (:func:`~privlearn.accounting.basic_composition`): each step is first
-  converted to :math:`(\\varepsilon_0, \\delta_0)`, and the epsilons and deltas add up;
+  converted to (ε₀, δ₀), and the epsilons and deltas add up;
 * **advanced composition** (:func:`~privlearn.accounting.advanced_composition`,
   Dwork, Rothblum & Vadhan 2010): a square-root term in the number of steps
-  :math:`T` plus a term in :math:`T \\varepsilon_0^2`, better than basic composition once the
+  *T* plus a term in T ε₀², better than basic composition once the
   steps are many.
 
 All three give valid guarantees for the same mechanism; the RDP accountant, which

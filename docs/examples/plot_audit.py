@@ -3,22 +3,24 @@ An empirical privacy audit
 ==========================
 
 A differential-privacy claim can be checked, in one direction, by experiment. If a mechanism
-:math:`M` is :math:`\\varepsilon`-DP, then for neighbouring data sets :math:`D, D'` and any
-event :math:`S`,
+*M* is ε-DP, then for neighbouring data sets *D, D'* and any
+event *S*,
 
-.. math:: P(M(D') \\in S) \\le e^{\\varepsilon} P(M(D) \\in S).
+.. code-block:: text
+
+   P(M(D') ∈ S) ≤ e^ε P(M(D) ∈ S).
 
 :mod:`privlearn.audit` runs the mechanism many times on both sides, counts how often the
-outputs fall in :math:`S`, and turns the counts into Clopper-Pearson confidence bounds on the
-two probabilities. Their ratio gives an **empirical lower bound** on :math:`\\varepsilon` that
-holds with confidence :math:`1 - \\alpha`; if it exceeds the claim, the claim is refuted. An
+outputs fall in *S*, and turns the counts into Clopper-Pearson confidence bounds on the
+two probabilities. Their ratio gives an **empirical lower bound** on ε that
+holds with confidence 1 − α; if it exceeds the claim, the claim is refuted. An
 audit never proves privacy: passing only means that these draws could not refute it.
 
 Here the neighbouring data give a count of 0 and 1 (sensitivity 1), released by the snapping
 Laplace mechanism (:func:`privlearn.mechanisms.laplace`) with the claim
-:math:`\\varepsilon = 1`. A correct release is compared with a buggy one that adds only half
+ε = 1. A correct release is compared with a buggy one that adds only half
 the noise (so it is really 2-DP). :func:`~privlearn.audit.audit_pure_dp_split` chooses the
-threshold event :math:`S = \\{\\text{output} > t\\}` on half of the draws and audits it on the
+threshold event S = {output > t} on half of the draws and audits it on the
 other half, so that the choice does not bias the bound.
 """
 

@@ -12,8 +12,8 @@ Two ways to train a private linear classifier with Gaussian noise:
   inside the fit and are never released.
 
 Both use the RDP accountant with Poisson sampling, and both default to
-:math:`\\delta = 10^{-6}` (:data:`privlearn.accounting.DEFAULT_DELTA`). Here they are compared
-on the test accuracy at equal :math:`\\varepsilon`, with their default hyperparameters; the
+δ = 10⁻⁶ (:data:`privlearn.accounting.DEFAULT_DELTA`). Here they are compared
+on the test accuracy at equal ε, with their default hyperparameters; the
 dashed line is the non-private SDCA baseline (``variant="scd"``, ``epsilon=float("inf")``).
 """
 

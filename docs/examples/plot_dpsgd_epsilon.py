@@ -4,13 +4,13 @@ Private logistic regression: accuracy against epsilon
 
 :class:`~privlearn.linear.DPSGDClassifier` trains a logistic regression by differentially
 private mini-batch SGD. This example fits it on a small synthetic problem at several privacy
-levels and plots the test accuracy against :math:`\\varepsilon`, for the two mechanisms:
+levels and plots the test accuracy against ε, for the two mechanisms:
 
 * ``mechanism="gaussian"`` (Abadi et al. 2016): per-example clipping, Gaussian noise,
-  Poisson batches, :math:`(\\varepsilon, \\delta)`-DP by the RDP accountant;
+  Poisson batches, (ε, δ)-DP by the RDP accountant;
 * ``mechanism="l2-laplace"`` (Song, Chaudhuri & Sarwate 2013): disjoint batches and noise of
-  density proportional to :math:`\\exp(-(\\varepsilon/2)\\lVert z\\rVert)`, pure
-  :math:`\\varepsilon`-DP. Its rows must have norm at most 1, so the features are scaled into
+  density proportional to exp(-(ε/2)‖z‖), pure
+  ε-DP. Its rows must have norm at most 1, so the features are scaled into
   the unit ball with a public bound before the fit.
 
 The dashed line is the same code with ``epsilon=float("inf")``: no noise at all.

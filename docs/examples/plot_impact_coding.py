@@ -4,7 +4,7 @@ Impact coding of high-cardinality categoricals
 
 :class:`~privlearn.encoding.ImpactEncoder` replaces each level of a categorical column by a
 number learned from the outcome: with ``code="bayes"``, the impact code
-:math:`\\log P(y = 1 \\mid \\text{level}) - \\log P(y = 1)`. Learned on the same rows that then
+log P(y = 1 \\| level) − log P(y = 1). Learned on the same rows that then
 train the model, the codes leak the outcome: a downstream model fits noise columns perfectly on
 the training rows and does poorly on new ones. This example uses the data of Win-Vector's note
 "Using differential privacy to reuse training data" (:func:`privlearn.data.make_large_categorical`:
@@ -13,7 +13,7 @@ compares the ways to code the training rows (``mode``):
 
 * ``"naive"``: codes learned on the rows they code (the leaky baseline);
 * ``"laplace"``: every level's counts get exact discrete Laplace noise; the codes are then
-  :math:`\\varepsilon`-DP with :math:`\\varepsilon` = number of columns / ``noise_scale``
+  ε-DP with ε = number of columns / ``noise_scale``
   (a row touches one level per column), reported in ``privacy_``;
 * ``"cross"``: each row is coded by codes fitted without its fold (cross-fitting), so
   ``fit_transform(X, y)`` differs from ``fit(X, y).transform(X)``.
