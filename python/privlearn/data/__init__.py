@@ -20,13 +20,13 @@ adult      UCI archive (canonical)                     CC BY 4.0         pinned
 helr       GitHub K-miran/HELR at a fixed commit       MIT               pinned
 kddcup99   UCI archive, 10% subset (canonical)         CC BY 4.0         pinned
 mnist      ossci-datasets S3 (torchvision's mirror)    CC BY-SA 3.0      pinned
-phishing   LIBSVM data page (canonical; stored .gz)    none stated [1]_  pinned
+phishing   LIBSVM data page (canonical; stored .gz)    see below         pinned
 msd        UCI archive, YearPredictionMSD (211 MB)     CC BY 4.0         NOT pinned, not in "all"
 idash      iDASH 2017 competition                      participants      not downloadable
 =========  ==========================================  ================  =========================
 
-.. [1] The LIBSVM page states no licence; the underlying UCI Phishing Websites data set is
-   CC BY 4.0.
+The LIBSVM page states no licence for phishing; the underlying UCI Phishing Websites data set
+is CC BY 4.0.
 """
 
 from __future__ import annotations
