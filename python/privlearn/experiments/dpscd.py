@@ -1214,7 +1214,9 @@ def _fig1(res: DPSCDResult, path: Path) -> Path:
     tasks = res.tasks
     ncols = min(3, len(tasks))
     nrows = -(-len(tasks) // ncols)
-    fig, axes = new_figure(nrows, ncols)
+    # one panel (data missing): wider and taller, room for the wrapped title and legend
+    size = {"width": 5.5, "height": 4.2} if ncols == 1 else {}
+    fig, axes = new_figure(nrows, ncols, **size)
     for ax in axes.ravel()[len(tasks) :]:
         ax.set_visible(False)
     inf_x = _inf_x(res)

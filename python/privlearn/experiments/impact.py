@@ -460,6 +460,11 @@ def _fig_calibration(res: ImpactResult, path: Path) -> Path:
     ax.set_ylabel(f"calibration error rate (mean of {res.seeds} seeds)")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
+    fit_title(
+        ax,
+        f"Choice of the Laplace scale on the calibration set (synthetic, n = {N_CAL:,})",
+        fontsize=10,
+    )
     return save_figure(fig, path)
 
 

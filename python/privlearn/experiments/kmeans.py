@@ -71,7 +71,7 @@ EPSILON, DELTA = 1.0, 1e-6
 ONE_CENTRE = "one_centre"
 ONE_CENTRE_LABEL = "one centre (data mean, non-private)"
 #: Panel titles: the data that ran.
-_DATA_TITLES = {"synthetic": "64-Gaussian mixture (synthetic)", "mnist": "MNIST raw pixels"}
+_DATA_TITLES = {"synthetic": "64 Gaussians (synthetic)", "mnist": "MNIST raw pixels"}
 _FULL_ROWS = {"synthetic": 50_000, "mnist": 70_000}
 
 
@@ -366,7 +366,10 @@ def _data_title(res: KMeansResult, dataset: str) -> str:
 
 def _figure(res: KMeansResult, summary: list[dict[str, Any]], path: Path) -> Path:
     """Section 7, Figure 1: objective vs k per data set, with the one-centre baseline."""
-    fig, axes = new_figure(1, len(res.datasets), width=4.6)
+    one = len(res.datasets) == 1
+    fig, axes = new_figure(
+        1, len(res.datasets), width=5.5 if one else 4.6, height=3.6 if one else 3.2
+    )
     for ax, dataset in zip(axes.ravel(), res.datasets):
         for method in METHODS:
             pts = [
@@ -384,18 +387,18 @@ def _figure(res: KMeansResult, summary: list[dict[str, Any]], path: Path) -> Pat
         ax.set_yscale("log")
         ax.set_xticks([1, *res.ks])
         ax.set_xticklabels([str(k) for k in (1, *res.ks)])
-        ax.minorticks_off()
+        ax.tick_params(axis="x", which="minor", bottom=False)
         ax.set_xlabel("k (number of centres)")
         ax.set_ylabel("k-means objective")
         fit_title(ax, _data_title(res, dataset), fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
     handles, labels = axes.ravel()[0].get_legend_handles_labels()
-    fit_legend(fig, handles, labels)
+    order = sorted(range(len(labels)), key=lambda i: labels[i] == ONE_CENTRE_LABEL)
+    fit_legend(fig, [handles[i] for i in order], [labels[i] for i in order])
     runs = f"{res.runs} run" + ("s, mean ± std" if res.runs > 1 else "")
+    delta = f"{DELTA:.0e}".replace("e-0", "e-")  # 1e-6, not 1e-06
     fit_suptitle(
-        fig,
-        f"Fig. 1: k-means objective vs k, epsilon = {EPSILON:g}, delta = {DELTA:g} ({runs})",
-        fontsize=11,
+        fig, f"Fig. 1: k-means objective vs k, epsilon = {EPSILON:g}, delta = {delta} ({runs})"
     )
     return save_figure(fig, path)
 

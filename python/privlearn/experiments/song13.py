@@ -56,7 +56,7 @@ from privlearn.experiments._common import (
     write_csv,
     write_text,
 )
-from privlearn.experiments._layout import fit_suptitle, fit_title
+from privlearn.experiments._layout import fit_legend, fit_suptitle, fit_title
 
 __all__ = [
     "BATCH_SIZES",
@@ -585,7 +585,7 @@ def _fig_paths(
         ax.set_ylabel("objective")
         fit_title(ax, f"{_LABELS[ds]}, b={b}, {rate}", fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
-    axes.ravel()[0].legend(fontsize=8)
+    fit_legend(fig, *axes.ravel()[0].get_legend_handles_labels())
     fit_suptitle(fig, title, fontsize=11)
     return save_figure(fig, path)
 
@@ -622,7 +622,7 @@ def _fig_batch(res: Song13Result, path: Path) -> Path:
             ax.set_ylabel("final objective")
             fit_title(ax, f"{_LABELS[ds]}, {rate}", fontsize=10)
             ax.grid(True, which="both", alpha=0.3)
-    axes[0, 0].legend(fontsize=8)
+    fit_legend(fig, *axes[0, 0].get_legend_handles_labels())
     fit_suptitle(
         fig,
         f"Fig. 2: objective after one pass vs batch size (mean ± std, {res.repeats} runs)",
