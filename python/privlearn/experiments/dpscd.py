@@ -423,7 +423,8 @@ def prepare_dataset(name: str, n_train: int | None = None, *, data_home: Any = N
             label = _MSD_STAND_IN
             source = (
                 "SYNTHETIC stand-in (privlearn.data.make_msd_like; the real YearPredictionMSD "
-                "file was not found under the data folder)"
+                "file was not found under the data folder: `privlearn datasets download msd` "
+                "fetches it)"
             )
             if n_train is not None and n < _MSD_TRAIN:
                 source += (
