@@ -430,6 +430,8 @@ def test_kmeans_reproduction_reports_missing_data(tmp_path) -> None:
         progress=False,
     )
     assert res.datasets == ["synthetic"]
-    assert any(s.startswith("mnist (data not found") for s in res.skipped)
+    assert any(s.startswith("mnist: NOT RUN (missing mnist/") for s in res.skipped)
     exp.write_outputs(res, tmp_path, plots=False)
-    assert "mnist (data not found" in (tmp_path / "summary.md").read_text()
+    text = (tmp_path / "summary.md").read_text()
+    assert "- mnist: NOT RUN (missing mnist/" in text
+    assert "run `privlearn datasets download mnist`" in text

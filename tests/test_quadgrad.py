@@ -403,7 +403,8 @@ def test_reproduction_writes_figures_and_summary(tmp_path, data_home, require_da
     assert "Learning rates in [1, 2] beat LR >= 3 (lbw): **holds**" in text
     fig4 = pd.read_csv(tmp_path / "fig4_paths.csv")
     assert set(fig4["variant"]) == {"gradient", "quadratic_gradient"}
-    assert "uis skipped" in text
+    assert "- **uis**: NOT RUN (missing helr/uis.txt under " in text
+    assert "privlearn datasets download helr" in text
 
 
 def test_sklearn_estimator_checks() -> None:

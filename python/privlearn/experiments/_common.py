@@ -22,12 +22,14 @@ from typing import Any, Callable, TypeVar
 import numpy as np
 
 __all__ = [
+    "FIGURE_HOOKS",
     "Claim",
     "claim_verdict",
     "derive_seed",
     "fmt_mean_std",
     "markdown_table",
     "mean_std",
+    "missing_data_reason",
     "new_figure",
     "parallel_map",
     "patch_sklearn_for_diffprivlib",
@@ -127,11 +129,46 @@ def new_figure(nrows: int, ncols: int, *, width: float = 4.2, height: float = 3.
     return fig, axes
 
 
+#: Callables ``hook(fig, path)`` that :func:`save_figure` calls after saving each figure (the
+#: figure tests use it to inspect the laid-out figures); empty by default.
+FIGURE_HOOKS: list[Callable[[Any, Path], None]] = []
+
+
 def save_figure(fig: Any, path: Path, dpi: int = 120) -> Path:
-    """Save a figure made by :func:`new_figure` (PNG through the Agg canvas)."""
+    """Save a figure made by :func:`new_figure` (PNG through the Agg canvas), then pass it to
+    every hook in :data:`FIGURE_HOOKS`."""
     path = Path(path)
     fig.savefig(path, dpi=dpi)
+    for hook in FIGURE_HOOKS:
+        hook(fig, path)
     return path
+
+
+def missing_data_reason(exc: FileNotFoundError, data_home: Any = None) -> str:
+    """One short line on a data file that is missing, for a summary's ``NOT RUN (...)``.
+
+    ``"missing adult/adult.data under <data home>; run `privlearn datasets download adult`"``:
+    the file relative to the data folder (from ``exc.filename``) and, for a file that
+    :data:`privlearn.data.loaders.KNOWN_FILES` lists, the command that fetches its data set.
+    Without a file name, the first line of the error.
+    """
+    from privlearn.data import get_data_home
+    from privlearn.data.loaders import KNOWN_FILES
+
+    home = get_data_home(data_home)
+    filename = exc.filename if isinstance(exc.filename, (str, os.PathLike)) else None
+    if filename is None:
+        return (str(exc).splitlines() or [type(exc).__name__])[0]
+    path = Path(filename)
+    try:
+        relative = path.relative_to(home).as_posix()
+    except ValueError:
+        return f"missing {path}"
+    text = f"missing {relative} under {home}"
+    dataset = dict((rel, name) for name, rel in KNOWN_FILES).get(relative)
+    if dataset is not None:
+        text += f"; run `privlearn datasets download {dataset}`"
+    return text
 
 
 def parallel_map(

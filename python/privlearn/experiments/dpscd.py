@@ -61,6 +61,7 @@ from privlearn.experiments._common import (
     fmt_mean_std,
     markdown_table,
     mean_std,
+    missing_data_reason,
     new_figure,
     parallel_map,
     require_matplotlib,
@@ -68,6 +69,7 @@ from privlearn.experiments._common import (
     write_csv,
     write_text,
 )
+from privlearn.experiments._layout import fit_legend, fit_suptitle, fit_title
 
 __all__ = [
     "DELTA",
@@ -164,6 +166,8 @@ _DATA_LABELS = {
     "adult": "Adult",
     "synthetic": "synthetic",
 }
+#: Title of the YearPredictionMSD panels when the synthetic stand-in ran instead.
+_MSD_STAND_IN = "YearPredictionMSD-like (synthetic)"
 
 
 @dataclass(frozen=True)
@@ -303,6 +307,9 @@ class Split:
     X_test: np.ndarray
     y_test: np.ndarray
     note: str
+    #: Name of the data that ran, for figure titles and table captions (e.g.
+    #: ``"YearPredictionMSD-like (synthetic)"`` for the stand-in); the default is the data set's.
+    label: str = ""
 
 
 def find_msd_files(data_home: Any = None) -> tuple[Path, ...]:
@@ -397,6 +404,7 @@ def prepare_dataset(name: str, n_train: int | None = None, *, data_home: Any = N
     from privlearn.exceptions import PrivacyLeakWarning
 
     sub_seed = derive_seed(_TAG, name, "subsample")
+    label = _DATA_LABELS.get(name, name)
     if name == "msd":
         files = find_msd_files(data_home)
         if len(files) == 1:
@@ -412,9 +420,11 @@ def prepare_dataset(name: str, n_train: int | None = None, *, data_home: Any = N
             n_te = _MSD_TEST if n_train is None else max(1, round(n * _MSD_TEST / _MSD_TRAIN))
             X, y = make_msd_like(n + n_te, seed=derive_seed(_TAG, "msd", "data"))
             X_tr, y_tr, X_te, y_te = X[:n], y[:n], X[n:], y[n:]
+            label = _MSD_STAND_IN
             source = (
                 "SYNTHETIC stand-in (privlearn.data.make_msd_like; the real YearPredictionMSD "
-                "file was not found under the data folder)"
+                "file was not found under the data folder: `privlearn datasets download msd` "
+                "fetches it)"
             )
             if n_train is not None and n < _MSD_TRAIN:
                 source += (
@@ -490,6 +500,7 @@ def prepare_dataset(name: str, n_train: int | None = None, *, data_home: Any = N
         X_test=np.ascontiguousarray(X_te),
         y_test=np.ascontiguousarray(y_te),
         note=note,
+        label=label,
     )
 
 
@@ -666,6 +677,8 @@ class DPSCDResult:
     grids: dict[str, Grid] = field(default_factory=dict)
     sizes: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)  # n, val, test, d
     notes: dict[str, str] = field(default_factory=dict)
+    #: Data set -> name of the data that ran (:attr:`Split.label`).
+    labels: dict[str, str] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
     tuning: list[dict[str, Any]] = field(default_factory=list)
     best: dict[tuple[str, str, float], Config] = field(default_factory=dict)
@@ -686,6 +699,10 @@ class DPSCDResult:
         """Epsilon values with a result for (task, method)."""
         eps = [math.inf] if method in ("SCD", "SGD") else self.all_epsilons
         return [e for e in eps if (task, method, e) in self.final]
+
+    def label(self, dataset: str) -> str:
+        """Name of the data that ran for ``dataset`` (the stand-in's when it ran)."""
+        return self.labels.get(dataset) or _DATA_LABELS.get(dataset, dataset)
 
     def stats(self, task: str, method: str, epsilon: float) -> tuple[float, float]:
         """Mean and sample std of the test metric over the final runs."""
@@ -801,14 +818,15 @@ def simulate(
         try:
             split = prepare_dataset(dataset, sizes.get(dataset), data_home=data_home)
         except FileNotFoundError as exc:
-            res.skipped[dataset] = str(exc).splitlines()[0]
-            print(f"[{_TAG}] skipping {dataset}: {res.skipped[dataset]}", flush=True)
+            res.skipped[dataset] = missing_data_reason(exc, data_home)
+            print(f"[{_TAG}] {dataset}: NOT RUN ({res.skipped[dataset]})", flush=True)
             continue
         n, d = split.X_train.shape
         grid = grids[dataset]
         res.grids[dataset] = grid
         res.sizes[dataset] = (n, split.X_val.shape[0], split.X_test.shape[0], d)
         res.notes[dataset] = split.note
+        res.labels[dataset] = split.label
         res.tasks.extend(names)
 
         # 1. Tuning: one run per configuration, selected on the validation split.
@@ -1080,7 +1098,7 @@ def evaluate_claims(res: DPSCDResult) -> list[Claim]:
         Claim(
             "More privacy ends farther from the optimum",
             "Sec. 5.1, Fig. 2 (Theorem 2)",
-            f"on YearPredictionMSD the mean final training objective minus the optimum is larger "
+            f"on {res.label('msd')} the mean final training objective minus the optimum is larger "
             f"at eps={lo:g} than at eps={hi:g}, for DP-SCD and for DP-SGD",
             _verdict(per),
             details,
@@ -1197,7 +1215,9 @@ def _fig1(res: DPSCDResult, path: Path) -> Path:
     tasks = res.tasks
     ncols = min(3, len(tasks))
     nrows = -(-len(tasks) // ncols)
-    fig, axes = new_figure(nrows, ncols)
+    # one panel (data missing): wider and taller, room for the wrapped title and legend
+    size = {"width": 5.5, "height": 4.2} if ncols == 1 else {}
+    fig, axes = new_figure(nrows, ncols, **size)
     for ax in axes.ravel()[len(tasks) :]:
         ax.set_visible(False)
     inf_x = _inf_x(res)
@@ -1252,11 +1272,12 @@ def _fig1(res: DPSCDResult, path: Path) -> Path:
                         color="0.3")  # fmt: skip
         else:
             ax.set_ylabel("test accuracy (higher is better)")
-        ax.set_title(f"{_DATA_LABELS[task.dataset]}: {task.model}", fontsize=10)
+        fit_title(ax, f"{res.label(task.dataset)}: {task.model}", fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
     handles, labels = axes.ravel()[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize=8)
-    fig.suptitle(
+    fit_legend(fig, handles, labels)
+    fit_suptitle(
+        fig,
         f"Fig. 1: privacy-utility trade-off (mean ± std over {res.runs} runs, best configuration "
         "per method and epsilon on a validation split)",
         fontsize=11,
@@ -1288,10 +1309,11 @@ def _fig2(res: DPSCDResult, path: Path) -> Path:
         ax.set_yscale("log")
         ax.set_xlabel("epochs")
         ax.set_ylabel("training objective - optimum")
-        ax.set_title(f"YearPredictionMSD, ridge, eps={e:g}", fontsize=10)
+        fit_title(ax, f"{res.label('msd')}, ridge, eps={e:g}", fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
-    fig.suptitle(
+    fit_suptitle(
+        fig,
         f"Fig. 2: convergence of the selected configurations (mean ± std over {res.runs} runs)",
         fontsize=11,
     )
@@ -1315,8 +1337,8 @@ def _fig3(res: DPSCDResult, path: Path) -> Path:
     ax.set_ylabel("test MSE")
     n_runs = len(next(iter(res.fig3.values())))
     runs = f"{n_runs} run" + ("s, mean ± std" if n_runs > 1 else "")
-    ax.set_title(
-        f"Fig. 3: DP-SCD on YearPredictionMSD, eps={FIG3_EPSILON:g}\n({runs})", fontsize=10
+    fit_title(
+        ax, f"Fig. 3: DP-SCD on {res.label('msd')}, eps={FIG3_EPSILON:g} ({runs})", fontsize=10
     )
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
@@ -1538,7 +1560,7 @@ def _summary(
         lines += [
             f"**Quick mode**: {res.runs} runs per point instead of 10, {res.epochs} epochs "
             f"instead of {EPOCHS}, "
-            "2-value grids, a subsampled YearPredictionMSD (see Data); the numbers and verdicts "
+            f"2-value grids, a smaller {res.label('msd')} (see Data); the numbers and verdicts "
             "are much noisier than in the full run (`privlearn reproduce dpscd`).",
             "",
         ]
@@ -1603,7 +1625,7 @@ def _summary(
     for t in res.tasks:
         task = TASKS[t]
         unit = "test MSE" if task.metric == "mse" else "test accuracy"
-        lines += [f"### {t} ({_DATA_LABELS[task.dataset]}, {task.model}, {unit})", ""]
+        lines += [f"### {t} ({res.label(task.dataset)}, {task.model}, {unit})", ""]
         cols = list(res.epsilons) + [math.inf]
         header = ["method"] + [f"eps={e:g}" for e in res.epsilons] + ["eps=inf / non-private"]
         rows = []
@@ -1662,7 +1684,7 @@ def _summary(
         "- `runs.csv`: every final run (seed, sigma, noise std, validation and test metric)",
         "- `tuning.csv`: every tuning run (validation metric; `selected` marks the choice)",
         "- `configurations.csv`: configurations tried per method",
-        "- `fig2_convergence.csv`: training objective per epoch (YearPredictionMSD)",
+        f"- `fig2_convergence.csv`: training objective per epoch ({res.label('msd')})",
         "- `fig3_batch_size.csv`: DP-SCD test MSE over L and C at eps = 1",
     ]
     if figures:
@@ -1737,10 +1759,10 @@ def reproduce(
 def run(out_dir: Path, quick: bool) -> list[Path]:
     """Reproduce Section 5, Figs. 1-3.
 
-    ``quick``: YearPredictionMSD subsampled to 50,000 training rows, 2-value grids, 3 runs
-    per point, 1 run per Fig. 3 point and 20 epochs. Writes ``fig1_privacy_utility.png``,
-    ``fig2_convergence.png``, ``fig3_batch_size.png``, the CSV files behind them and
-    ``summary.md`` into ``out_dir``.
+    ``quick``: YearPredictionMSD (or its synthetic stand-in) at 50,000 training rows, 2-value
+    grids, 3 runs per point, 1 run per Fig. 3 point and 20 epochs. Writes
+    ``fig1_privacy_utility.png``, ``fig2_convergence.png``, ``fig3_batch_size.png``, the CSV
+    files behind them and ``summary.md`` into ``out_dir``.
     """
     if quick:
         return reproduce(

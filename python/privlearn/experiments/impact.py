@@ -46,6 +46,7 @@ from privlearn.experiments._common import (
     write_csv,
     write_text,
 )
+from privlearn.experiments._layout import fit_suptitle, fit_title
 
 __all__ = [
     "BLOG_TEST_ERROR",
@@ -426,12 +427,14 @@ def _fig_roc(res: ImpactResult, path: Path) -> Path:
         ax.plot(ftr, ttr, color="tab:blue", lw=1.2, label=f"train {row['train_auc']:.3f}")
         ax.plot(fte, tte, color="tab:red", lw=1.2, label=f"test {row['test_auc']:.3f}")
         ax.plot([0, 1], [0, 1], color="0.6", lw=0.8, ls=":")
-        ax.set_title(name, fontsize=9)
+        fit_title(ax, name, fontsize=9)
         ax.set_xlabel("false positive rate", fontsize=8)
         ax.set_ylabel("true positive rate", fontsize=8)
         ax.legend(fontsize=7, loc="lower right", title="AUC", title_fontsize=7)
         ax.tick_params(labelsize=7)
-    fig.suptitle("ROC of the logistic model on coded data, seed 0 (train: model rows)", fontsize=10)
+    fit_suptitle(
+        fig, "ROC of the logistic model on coded data, seed 0 (train: model rows)", fontsize=10
+    )
     return save_figure(fig, path)
 
 
@@ -457,6 +460,11 @@ def _fig_calibration(res: ImpactResult, path: Path) -> Path:
     ax.set_ylabel(f"calibration error rate (mean of {res.seeds} seeds)")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
+    fit_title(
+        ax,
+        f"Choice of the Laplace scale on the calibration set (synthetic, n = {N_CAL:,})",
+        fontsize=10,
+    )
     return save_figure(fig, path)
 
 

@@ -12,6 +12,11 @@ on (a) the synthetic mixture of 64 Gaussians (50,000 points in R^100; public rad
 Lambda = 11 = centre norm 10 + offset 1) and (b) MNIST, 70,000 x 784 raw pixels
 (Lambda = 255 sqrt(784)).
 
+The table and the figure add a one-centre baseline (k = 1): the cost of the data at its mean,
+the best any single centre can do, computed like the other rows. Where a private method's
+cost is above it, private k-means does not help over the trivial one-centre solution;
+``summary.md`` lists, per data set and private method, the k at which it is below.
+
 ``--quick`` subsamples both data sets to 10,000 rows, uses k in {2, 8, 32} and 2 runs
 (about a minute on 2 cores). The paper reports that max cover beats Balcan et al. on both data
 sets; ``summary.md`` states whether that holds here.
@@ -44,6 +49,7 @@ from privlearn.experiments._common import (
     fmt_mean_std,
     markdown_table,
     mean_std,
+    missing_data_reason,
     new_figure,
     parallel_map,
     patch_sklearn_for_diffprivlib,
@@ -52,6 +58,7 @@ from privlearn.experiments._common import (
     write_csv,
     write_text,
 )
+from privlearn.experiments._layout import fit_legend, fit_suptitle, fit_title
 
 __all__ = ["KMeansResult", "diffprivlib_kmeans", "reproduce", "run", "simulate"]
 
@@ -65,6 +72,12 @@ LABELS = {
     "lloyd": "Lloyd (non-private)",
 }
 EPSILON, DELTA = 1.0, 1e-6
+#: The one-centre baseline: the data mean, the exact minimiser of the k = 1 cost.
+ONE_CENTRE = "one_centre"
+ONE_CENTRE_LABEL = "one centre (data mean, non-private)"
+#: Panel titles: the data that ran.
+_DATA_TITLES = {"synthetic": "64 Gaussians (synthetic)", "mnist": "MNIST raw pixels"}
+_FULL_ROWS = {"synthetic": 50_000, "mnist": 70_000}
 
 
 def diffprivlib_kmeans() -> Any:
@@ -145,6 +158,20 @@ def _fit_cost(
     raise ValueError(f"unknown method {method!r}")
 
 
+def one_centre_cost(X: np.ndarray) -> float:
+    """The k-means cost of the single best centre: ``X`` at its mean (non-private).
+
+    The mean minimises ``sum_i ||x_i - c||**2`` over all centres ``c``, so no one-centre
+    solution, private or not, costs less: a private k-means whose cost is above this line does
+    worse than the trivial one-centre solution. Computed with the same
+    :func:`~privlearn.cluster._common.kmeans_cost` as every other row (an evaluation on the
+    training data, outside any guarantee).
+    """
+    from privlearn.cluster._common import kmeans_cost
+
+    return kmeans_cost(X, X.mean(axis=0, keepdims=True))
+
+
 @dataclass
 class KMeansResult:
     """Costs of every (data set, method, k, run)."""
@@ -156,6 +183,8 @@ class KMeansResult:
     n_rows: dict[str, int] = field(default_factory=dict)
     rows: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    #: Data set -> cost of the one-centre baseline (:data:`ONE_CENTRE`).
+    one_centre: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
 
     def costs(self, dataset: str, method: str, k: int) -> list[float]:
@@ -190,9 +219,10 @@ def simulate(
             X, radius, bounds = _load(dataset, n, data_home)
         except FileNotFoundError as exc:  # a missing real data set: reported, not fatal
             res.datasets.remove(dataset)
-            res.skipped.append(f"{dataset} (data not found: {exc.filename or exc})")
+            res.skipped.append(f"{dataset}: NOT RUN ({missing_data_reason(exc, data_home)})")
             continue
         res.n_rows[dataset] = X.shape[0]
+        res.one_centre[dataset] = one_centre_cost(X)
         jobs = [(m, k, r) for k in ks for m in methods for r in range(runs)]
 
         def one(
@@ -255,6 +285,17 @@ def evaluate_claims(res: KMeansResult) -> list[Claim]:
 def _summary_rows(res: KMeansResult) -> list[dict[str, Any]]:
     out = []
     for dataset in res.datasets:
+        if dataset in res.one_centre:
+            out.append(
+                {
+                    "dataset": dataset,
+                    "method": ONE_CENTRE,
+                    "k": 1,
+                    "mean_cost": res.one_centre[dataset],
+                    "std_cost": 0.0,
+                    "runs": 1,
+                }
+            )
         for method in METHODS:
             for k in res.ks:
                 c = res.costs(dataset, method, k)
@@ -300,6 +341,73 @@ def _size_note(res: KMeansResult) -> str:
     )
 
 
+def _one_centre_line(res: KMeansResult, dataset: str) -> str:
+    """For each private method, the k at which its mean cost is below the one-centre cost."""
+    base = res.one_centre.get(dataset)
+    if base is None:
+        return ""
+    parts = []
+    for m in METHODS:
+        if m == "lloyd":
+            continue
+        ks = [k for k in res.ks if res.costs(dataset, m, k)]
+        if not ks:
+            continue
+        below = [k for k in ks if np.mean(res.costs(dataset, m, k)) < base]
+        where = "every k" if below == ks else ("no k" if not below else f"k in {below}")
+        parts.append(f"{LABELS[m]} at {where}")
+    if not parts:
+        return ""
+    return f"Below the one-centre cost {base:.4g}: " + "; ".join(parts) + "."
+
+
+def _data_title(res: KMeansResult, dataset: str) -> str:
+    """Panel title: the data that ran, with its size (and whether it is a subsample)."""
+    n = res.n_rows[dataset]
+    full = _FULL_ROWS.get(dataset)
+    size = f"n = {n:,}" + (f" of {full:,}" if full and n < full else "")
+    return f"{_DATA_TITLES.get(dataset, dataset)}, {size}"
+
+
+def _figure(res: KMeansResult, summary: list[dict[str, Any]], path: Path) -> Path:
+    """Section 7, Figure 1: objective vs k per data set, with the one-centre baseline."""
+    one = len(res.datasets) == 1
+    fig, axes = new_figure(
+        1, len(res.datasets), width=5.5 if one else 4.6, height=3.6 if one else 3.2
+    )
+    for ax, dataset in zip(axes.ravel(), res.datasets):
+        for method in METHODS:
+            pts = [
+                (s["k"], s["mean_cost"], s["std_cost"])
+                for s in summary
+                if s["dataset"] == dataset and s["method"] == method
+            ]
+            if pts:
+                k, mu, sd = map(np.array, zip(*pts))
+                ax.errorbar(k, mu, yerr=sd, marker="o", capsize=3, label=LABELS[method])
+        if dataset in res.one_centre:
+            ax.axhline(res.one_centre[dataset], color="k", ls="--", lw=0.9)
+            ax.plot([1], [res.one_centre[dataset]], "k*--", ms=9, lw=0.9, label=ONE_CENTRE_LABEL)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xticks([1, *res.ks])
+        ax.set_xticklabels([str(k) for k in (1, *res.ks)])
+        ax.tick_params(axis="x", which="minor", bottom=False)
+        ax.set_xlabel("k (number of centres)")
+        ax.set_ylabel("k-means objective")
+        fit_title(ax, _data_title(res, dataset), fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+    handles, labels = axes.ravel()[0].get_legend_handles_labels()
+    order = sorted(range(len(labels)), key=lambda i: labels[i] == ONE_CENTRE_LABEL)
+    fit_legend(fig, [handles[i] for i in order], [labels[i] for i in order])
+    runs = f"{res.runs} run" + ("s, mean ± std" if res.runs > 1 else "")
+    delta = f"{DELTA:.0e}".replace("e-0", "e-")  # 1e-6, not 1e-06
+    fit_suptitle(
+        fig, f"Fig. 1: k-means objective vs k, epsilon = {EPSILON:g}, delta = {delta} ({runs})"
+    )
+    return save_figure(fig, path)
+
+
 def write_outputs(res: KMeansResult, out_dir: Path, *, plots: bool = True) -> list[Path]:
     """Write ``kmeans_runs.csv``, ``kmeans_summary.csv``, ``fig1_kmeans_objective.png`` and
     ``summary.md``; return their paths."""
@@ -330,26 +438,8 @@ def write_outputs(res: KMeansResult, out_dir: Path, *, plots: bool = True) -> li
             ["dataset", "method", "k", "mean_cost", "std_cost", "runs"],
         )
     )
-    if plots:
-        fig, axes = new_figure(1, max(1, len(res.datasets)), width=4.6)
-        axes = np.atleast_1d(axes).ravel()
-        for ax, dataset in zip(axes, res.datasets):
-            for method in METHODS:
-                pts = [
-                    (s["k"], s["mean_cost"], s["std_cost"])
-                    for s in summary
-                    if s["dataset"] == dataset and s["method"] == method
-                ]
-                if pts:
-                    k, mu, sd = map(np.array, zip(*pts))
-                    ax.errorbar(k, mu, yerr=sd, marker="o", capsize=3, label=LABELS[method])
-            ax.set_xscale("log", base=2)
-            ax.set_yscale("log")
-            ax.set_xlabel("k")
-            ax.set_ylabel("k-means objective")
-            ax.set_title(f"{dataset} (n = {res.n_rows[dataset]:,})")
-        axes[0].legend(fontsize=7)
-        written.append(save_figure(fig, out_dir / "fig1_kmeans_objective.png"))
+    if plots and res.datasets:
+        written.append(_figure(res, summary, out_dir / "fig1_kmeans_objective.png"))
     claims = evaluate_claims(res)
     lines = [
         "# DP k-means: Chaturvedi, Nguyen & Xu 2021, Figure 1",
@@ -363,23 +453,37 @@ def write_outputs(res: KMeansResult, out_dir: Path, *, plots: bool = True) -> li
         "",
     ]
     if res.skipped:
-        lines += [f"Skipped: {', '.join(res.skipped)}.", ""]
+        lines += [f"- {s}" for s in res.skipped] + [""]
     lines += [_size_note(res), ""]
+    lines += [
+        f"Baseline: {ONE_CENTRE_LABEL}, the k = 1 row: the cost of the data at its mean, the "
+        "exact minimiser of the one-centre cost, so no one-centre solution, private or not, "
+        "costs less (a private one-centre estimate can only cost more). "
+        "Computed like every other row: the k-means objective of the training data at the "
+        "centres. A private method above this line does worse than one centre.",
+        "",
+    ]
     for dataset in res.datasets:
-        header = ["k"] + [
-            LABELS[m]
-            for m in METHODS
-            if any(s["method"] == m and s["dataset"] == dataset for s in summary)
+        methods = [
+            m for m in METHODS if any(s["method"] == m and s["dataset"] == dataset for s in summary)
         ]
+        header = ["k"] + [LABELS[m] for m in methods]
         rows = []
+        if dataset in res.one_centre:
+            # Lloyd with k = 1 is the data mean after one step: the baseline sits in its column.
+            rows.append(
+                ["1 (one centre)"]
+                + [f"{res.one_centre[dataset]:.4g}" if m == "lloyd" else "" for m in methods]
+            )
         for k in res.ks:
             row: list[Any] = [k]
-            for m in METHODS:
+            for m in methods:
                 c = res.costs(dataset, m, k)
-                if c:
-                    row.append(fmt_mean_std(*mean_std(c)))
+                row.append(fmt_mean_std(*mean_std(c)) if c else "")
             rows.append(row)
-        lines += [f"## {dataset}", "", markdown_table(header, rows), ""]
+        lines += [f"## {dataset}: {_data_title(res, dataset)}", ""]
+        lines += [markdown_table(header, rows), ""]
+        lines += [_one_centre_line(res, dataset), ""]
     lines += ["## Claims", ""]
     for c in claims:
         lines += [f"- **{c.name}** ({c.source}; criterion: {c.criterion}): {c.verdict}."]

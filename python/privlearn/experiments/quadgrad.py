@@ -45,12 +45,14 @@ from privlearn.experiments._common import (
     Claim,
     claim_verdict,
     markdown_table,
+    missing_data_reason,
     new_figure,
     require_matplotlib,
     save_figure,
     write_csv,
     write_text,
 )
+from privlearn.experiments._layout import fit_suptitle, fit_title
 
 __all__ = [
     "CHECK_ITER",
@@ -166,7 +168,7 @@ def simulate(
         except FileNotFoundError as exc:
             if name in OPTIONAL_DATASETS:
                 continue
-            res.skipped[name] = str(exc)
+            res.skipped[name] = missing_data_reason(exc, data_home)
             continue
         res.datasets.append(name)
         res.shapes[name] = (X.shape[0], X.shape[1] - 1)
@@ -316,11 +318,11 @@ def _figure4(res: QuadgradCurves, path: Path) -> Path:
         if math.isfinite(res.optimum.get("lbw", math.nan)):
             ax.axhline(res.optimum["lbw"], color="grey", ls="--", lw=0.8)
         ax.set_ylim(-130, -100)
-        ax.set_title(title, fontsize=9)
+        fit_title(ax, title, fontsize=9)
         ax.set_xlabel("iteration")
         ax.set_ylabel("log-likelihood")
         ax.legend(fontsize=6, ncol=2)
-    fig.suptitle("Figure 4: raw gradient vs raw quadratic gradient on lbw")
+    fit_suptitle(fig, "Figure 4: raw gradient vs raw quadratic gradient on lbw")
     return save_figure(fig, path)
 
 
@@ -346,11 +348,11 @@ def _figure(res: QuadgradCurves, opt: str, number: int, path: Path) -> Path:
         if np.isfinite(low) and np.isfinite(top) and top > low:
             ax.set_ylim(low, top + 0.05 * (top - low))
         n_rows, d = res.shapes[ds]
-        ax.set_title(f"{ds} (n={n_rows}, d={d})")
+        fit_title(ax, f"{ds} (n={n_rows}, d={d})")
         ax.set_xlabel("iteration")
         ax.set_ylabel("log-likelihood")
         ax.legend(fontsize=7)
-    fig.suptitle(f"Figure {number}: {_TITLES[opt]} vs Enhanced {_TITLES[opt]} (in the clear)")
+    fit_suptitle(fig, f"Figure {number}: {_TITLES[opt]} vs Enhanced {_TITLES[opt]} (in the clear)")
     return save_figure(fig, path)
 
 
@@ -430,8 +432,10 @@ def write_outputs(
         "",
         markdown_table(["data set", "n", "d"], [[ds, *res.shapes[ds]] for ds in res.datasets]),
     ]
+    if res.skipped:
+        lines.append("")
     for name, why in res.skipped.items():
-        lines.append(f"- {name} skipped: {why}")
+        lines.append(f"- **{name}**: NOT RUN ({why})")
     lines += [
         "",
         f"## Is the enhanced method ahead after {k} iterations?",

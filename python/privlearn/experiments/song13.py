@@ -48,6 +48,7 @@ from privlearn.experiments._common import (
     fmt_mean_std,
     markdown_table,
     mean_std,
+    missing_data_reason,
     new_figure,
     parallel_map,
     require_matplotlib,
@@ -55,6 +56,7 @@ from privlearn.experiments._common import (
     write_csv,
     write_text,
 )
+from privlearn.experiments._layout import fit_legend, fit_suptitle, fit_title
 
 __all__ = [
     "BATCH_SIZES",
@@ -360,8 +362,8 @@ def simulate(
         try:
             X, y, note = prepare_dataset(name, sizes.get(name), data_home=data_home)
         except FileNotFoundError as exc:
-            result.skipped[name] = str(exc).splitlines()[0]
-            print(f"[{_TAG}] skipping {name}: {result.skipped[name]}", flush=True)
+            result.skipped[name] = missing_data_reason(exc, data_home)
+            print(f"[{_TAG}] {name}: NOT RUN ({result.skipped[name]})", flush=True)
             continue
         result.datasets.append(name)
         result.sizes[name] = X.shape
@@ -581,10 +583,10 @@ def _fig_paths(
         ax.set_yscale("log")
         ax.set_xlabel("samples processed")
         ax.set_ylabel("objective")
-        ax.set_title(f"{_LABELS[ds]}, b={b}, {rate}", fontsize=10)
+        fit_title(ax, f"{_LABELS[ds]}, b={b}, {rate}", fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
-    axes.ravel()[0].legend(fontsize=8)
-    fig.suptitle(title, fontsize=11)
+    fit_legend(fig, *axes.ravel()[0].get_legend_handles_labels())
+    fit_suptitle(fig, title, fontsize=11)
     return save_figure(fig, path)
 
 
@@ -618,10 +620,11 @@ def _fig_batch(res: Song13Result, path: Path) -> Path:
             ax.set_xticklabels([str(b) for b in bs])
             ax.set_xlabel("batch size b")
             ax.set_ylabel("final objective")
-            ax.set_title(f"{_LABELS[ds]}, {rate}", fontsize=10)
+            fit_title(ax, f"{_LABELS[ds]}, {rate}", fontsize=10)
             ax.grid(True, which="both", alpha=0.3)
-    axes[0, 0].legend(fontsize=8)
-    fig.suptitle(
+    fit_legend(fig, *axes[0, 0].get_legend_handles_labels())
+    fit_suptitle(
+        fig,
         f"Fig. 2: objective after one pass vs batch size (mean ± std, {res.repeats} runs)",
         fontsize=11,
     )
