@@ -8,6 +8,7 @@ number of entries, never like the number of entries.
 
 from __future__ import annotations
 
+import inspect
 import math
 from fractions import Fraction
 from typing import Any
@@ -63,15 +64,39 @@ def make_stream(seed: int | None, stream: int) -> Stream:
     return Stream(as_seed(seed), stream=stream)
 
 
-def spend(ledger: Any, epsilon: float, delta: float, label: str) -> None:
+def spend(
+    ledger: Any, epsilon: float, delta: float, label: str, neighboring: str | None = None
+) -> None:
     """Charge ``ledger`` (duck-typed: ``ledger.spend(epsilon, delta, label=...)``) before any
-    noise is drawn; an exception (e.g. a budget refusal) propagates and nothing is released."""
+    noise is drawn; an exception (e.g. a budget refusal) propagates and nothing is released.
+
+    ``neighboring`` (``"add_remove"``, ``"replace_one"`` or None) is the relation the spend's
+    guarantee holds under, when the caller knows it: it is passed as ``neighboring=`` to a
+    ledger whose ``spend`` accepts it (:class:`~privlearn.accounting.PrivacyLedger` refuses a
+    relation other than the one it holds), and left out for a duck-typed ledger that predates
+    relations."""
     if ledger is None:
         return
     spender = getattr(ledger, "spend", None)
     if not callable(spender):
         raise TypeError(f"ledger must have a spend(epsilon, delta, label) method, got {ledger!r}")
-    spender(float(epsilon), float(delta), label=label)
+    if neighboring is not None and _accepts_neighboring(spender):
+        spender(float(epsilon), float(delta), label=label, neighboring=neighboring)
+    else:
+        spender(float(epsilon), float(delta), label=label)
+
+
+def _accepts_neighboring(spender: Any) -> bool:
+    """Whether ``spender`` takes a ``neighboring`` keyword (or any keyword)."""
+    try:
+        params = inspect.signature(spender).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(
+        p.kind is inspect.Parameter.VAR_KEYWORD
+        or (p.name == "neighboring" and p.kind is not inspect.Parameter.POSITIONAL_ONLY)
+        for p in params
+    )
 
 
 def as_real_array(value: Any, name: str) -> np.ndarray:
