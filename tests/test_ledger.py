@@ -58,7 +58,7 @@ def test_a_ledger_refuses_to_be_pickled(make):
     ledger = make()
     ledger.spend(0.25, label="before")
     for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
-        with pytest.raises(TypeError, match="has one owner.*n_jobs=1.*threads"):
+        with pytest.raises(TypeError, match="has one owner.*n_jobs=1.*threads.*ledger=None"):
             pickle.dumps(ledger, protocol=protocol)
     with pytest.raises(TypeError, match="one owner"):
         pickle.dumps({"budget": [ledger]})  # also inside a container
@@ -309,6 +309,8 @@ def test_a_ledger_refuses_a_second_relation(make):
     ledger = make()
     ledger.spend(0.1, 0.0, label="scaler", neighboring="add_remove")
     assert ledger.neighboring == "add_remove"
+    assert not ledger.can_spend(0.1, neighboring="replace_one")
+    assert ledger.can_spend(0.1, neighboring="add_remove") and ledger.can_spend(0.1)
     with pytest.raises(UnsupportedEventError, match="replace-one.*add/remove-one.*2 eps"):
         ledger.spend(0.1, 0.0, label="fit", neighboring="replace_one")
     assert len(ledger) == 1

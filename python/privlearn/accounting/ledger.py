@@ -230,7 +230,8 @@ class PrivacyLedger:
             "process pools, multiprocessing, cross_val_score(..., n_jobs=2)) would spend a "
             f"budget whose charges never reach the owner's {name}. Run the fits that share it "
             "in this process (n_jobs=1) or in threads (joblib backend='threading'); charges "
-            "from threads are atomic"
+            "from threads are atomic. To save a fitted estimator, set its ledger=None first "
+            "(estimator.set_params(ledger=None))"
         )
 
     def _check_owner(self) -> None:
@@ -325,9 +326,9 @@ class PrivacyLedger:
 
     def _check_relation(self, relation: str | None, label: str) -> None:
         """Refuse a spend stated under another relation than the ledger's (under the lock)."""
-        held = self._neighboring
-        if relation is None or held is None or relation == held:
+        if self._holds(relation):
             return
+        held = str(self._neighboring)
         what = f"the spend {label!r}" if label else "this spend"
         hint = (
             "an (eps, delta)-DP guarantee under add/remove-one implies (2 eps, (1 + e^eps) "
@@ -354,13 +355,21 @@ class PrivacyLedger:
         delta_ok = self._delta_sum.plus(delta) <= self._cap.delta * (1.0 + RTOL)
         return eps_ok and delta_ok
 
-    def can_spend(self, epsilon: float, delta: float = 0.0) -> bool:
-        """Whether :meth:`spend` would accept ``(epsilon, delta)`` now (another thread may
-        charge in between: only :meth:`spend` checks and records atomically)."""
+    def can_spend(
+        self, epsilon: float, delta: float = 0.0, *, neighboring: str | None = None
+    ) -> bool:
+        """Whether :meth:`spend` would accept ``(epsilon, delta)`` (under ``neighboring``) now;
+        another thread may charge in between: only :meth:`spend` checks and records
+        atomically."""
         eps, d, _ = self._validate(epsilon, delta, "")
+        relation = _as_relation(neighboring)
         with self._lock:
             self._check_owner()
-            return self._fits(eps, d)
+            return self._holds(relation) and self._fits(eps, d)
+
+    def _holds(self, relation: str | None) -> bool:
+        held = self._neighboring
+        return relation is None or held is None or relation == held
 
     def spend(
         self,
@@ -570,12 +579,18 @@ class RDPLedger(PrivacyLedger):
             )
         return rdp, self._total(rdp, eps_a, d_a)
 
-    def can_spend(self, epsilon: float, delta: float = 0.0) -> bool:
-        """Whether :meth:`spend` would accept ``(epsilon, delta)`` now (another thread may
-        charge in between: only :meth:`spend` checks and records atomically)."""
+    def can_spend(
+        self, epsilon: float, delta: float = 0.0, *, neighboring: str | None = None
+    ) -> bool:
+        """Whether :meth:`spend` would accept ``(epsilon, delta)`` (under ``neighboring``) now;
+        another thread may charge in between: only :meth:`spend` checks and records
+        atomically."""
         eps, d, _ = self._validate(epsilon, delta, "")
+        relation = _as_relation(neighboring)
         with self._lock:
             self._check_owner()
+            if not self._holds(relation):
+                return False
             if d == 0.0:
                 _, total = self._trial(_pure_curve(eps, self._orders), None)
             else:
