@@ -33,12 +33,13 @@ Sampling, with no floating point on the data beyond exact comparisons:
    ``c_r = a_{r+1} - a_r`` of them (an exact integer; the ``c_r`` sum to ``G + 1``);
 3. run ``r`` is chosen with probability ``∝ c_r exp(epsilon u_r / 2)`` (Gumbel-max on
    ``log c_r - epsilon |r - q n| / 2``, runs with ``c_r = 0`` excluded exactly), then a uniform
-   lattice index of the run by exact integer rejection sampling on ChaCha20 words
-   (:class:`privlearn.mechanisms._bits.BitSource`). Together: ``P(j) ∝ exp(epsilon u(j) / 2)``.
+   lattice index of the run by exact integer rejection sampling on 64-bit ChaCha20 draws.
+   Together: ``P(j) ∝ exp(epsilon u(j) / 2)``.
 
 Randomness comes from :class:`privlearn.random.Stream`: one key per call (from ``seed``, or
-from the operating system when ``seed=None``) and, per released quantile, one stream for the
-Gumbels and one for the lattice index, so the quantiles of a call use independent draws.
+from the operating system when ``seed=None``) and one stream id per released quantile (its
+Gumbels at ``raw(0 ..)``, its lattice index at ``raw(2**62 ..)``), so the quantiles of a call
+use independent draws.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ import numpy as np
 
 from privlearn._checks import as_index, as_real
 from privlearn.accounting import PrivacyStatement, PureDPAccountant, PureDPEvent
-from privlearn.mechanisms._bits import BitSource, as_seed, spend
+from privlearn.mechanisms._bits import as_seed, spend
 from privlearn.random import Stream
 
 __all__ = [
@@ -67,10 +68,11 @@ __all__ = [
     "quantile_statement",
 ]
 
-#: Stream ids of this module: ``"prep"`` in ASCII, then the index of the released quantile
-#: (the Gumbels of the run selection); ``"preq"``, then the index: the lattice index in the run.
+#: Stream ids of this module: ``"prep"`` in ASCII, then the index of the released quantile.
 STREAM_QUANTILE = 0x7072657000000000
-STREAM_LATTICE = 0x7072657100000000
+#: The lattice index inside the chosen run reads ``raw(2**62 + t)`` of the quantile's stream
+#: (the Gumbels read ``raw(0 .. m - 1)``, ``m <= n + 1``).
+_LATTICE_DRAWS = 1 << 62
 _MAX_SELECTIONS = 1 << 32
 #: Default ``lattice_bits``: ``2**32`` cells per public range (a spacing of
 #: ``(upper - lower) * 2.3e-10``, far below any statistical error of a private quantile).
@@ -218,9 +220,10 @@ def _check_column_data(x: Any) -> tuple[np.ndarray, bool]:
 
 
 # ---- the mechanism ---------------------------------------------------------------------------
-def _lattice(j: np.ndarray, lo: float, hi: float, cells: int) -> np.ndarray:
-    """``p(j)`` for int64 indices ``0 <= j <= cells``: a function of ``j`` and the public range
-    only (monotone non-decreasing in ``j``; ``p(0) = lo``, ``p(cells) = hi``)."""
+def _lattice(j: np.ndarray, lo: Any, hi: Any, cells: int) -> np.ndarray:
+    """``p(j)`` for int64 indices ``0 <= j <= cells`` (``lo``, ``hi``: scalars or per-column
+    arrays that broadcast against ``j``): a function of ``j`` and the public range only,
+    monotone non-decreasing in ``j``, with ``p(0) = lo`` and ``p(cells) = hi``."""
     step = (hi - lo) / cells  # cells is a power of two: exact unless subnormal
     p = np.minimum(lo + j.astype(np.float64) * step, hi)
     return np.where(j >= cells, hi, p)
@@ -258,69 +261,72 @@ def lattice_points(
     return _lattice(j, lo, hi, cells)
 
 
-def _snap(x: np.ndarray, lo: float, hi: float, cells: int) -> np.ndarray:
-    """``s_i = min{j : p(j) >= x_i}`` for clipped ``x`` (int64), by exact comparisons with the
+def _snap(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, cells: int) -> np.ndarray:
+    """``s = min{j : p(j) >= x}`` for every entry of the clipped ``(n, d)`` array ``x``
+    (column ``c`` on the lattice of ``[lo[c], hi[c]]``), int64, by exact comparisons with the
     lattice: a guess from the arithmetic, checked, and a binary search where it is wrong."""
     step = (hi - lo) / cells
-    with np.errstate(over="ignore", invalid="ignore"):
-        guess = np.ceil((x - lo) / step)
-    s = np.clip(np.nan_to_num(guess, nan=0.0, posinf=cells), 0, cells).astype(np.int64)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        guess = np.ceil((x - lo) / step)  # 0/0 (a subnormal range) gives NaN: searched below
+    guess[~(guess >= 0.0)] = 0.0
+    s = np.minimum(guess, float(cells)).astype(np.int64)
     ok = _lattice(s, lo, hi, cells) >= x
-    ok[ok] = (s[ok] == 0) | (_lattice(np.maximum(s[ok] - 1, 0), lo, hi, cells) < x[ok])
-    bad = np.flatnonzero(~ok)
-    if bad.size:  # invariant: p(high) >= x (p(cells) = hi >= x) and p(low - 1) < x
-        low = np.zeros(bad.size, dtype=np.int64)
-        high = np.full(bad.size, cells, dtype=np.int64)
+    below = _lattice(np.maximum(s - 1, 0), lo, hi, cells) < x
+    ok &= (s == 0) | below
+    bad = ~ok
+    if bad.any():  # invariant: p(high) >= x (p(cells) = hi >= x) and p(low - 1) < x
         xb = x[bad]
+        lob = np.broadcast_to(lo, x.shape)[bad]
+        hib = np.broadcast_to(hi, x.shape)[bad]
+        low = np.zeros(xb.size, dtype=np.int64)
+        high = np.full(xb.size, cells, dtype=np.int64)
         while (active := low < high).any():
             mid = (low + high) // 2
-            above = _lattice(mid, lo, hi, cells) >= xb
+            above = _lattice(mid, lob, hib, cells) >= xb
             high = np.where(active & above, mid, high)
             low = np.where(active & ~above, mid + 1, low)
         s[bad] = high
     return s
 
 
+def _uniform_below(stream: Stream, count: int) -> int:
+    """A uniform integer in ``[0, count)``, ``1 <= count <= 2**62``, from the draws
+    ``raw(2**62 + t)``, ``t = 0, 1, ...`` of ``stream``, by exact rejection: ``x`` is accepted
+    iff ``x < 2**64 - (2**64 mod count)``, then ``x mod count`` is uniform."""
+    limit = (1 << 64) - (1 << 64) % count
+    t = 0
+    while True:
+        x = int(stream.raws(_LATTICE_DRAWS + t, 1)[0])
+        if x < limit:
+            return x % count
+        t += 1
+
+
 def _select(
-    column: np.ndarray,
+    counts: np.ndarray,
+    starts: np.ndarray,
+    n: int,
     levels: np.ndarray,
     epsilon: float,
-    lo: float,
-    hi: float,
-    bits: int,
-    base: Stream | None,
+    base: Stream,
     first: int,
 ) -> np.ndarray:
-    """One exponential-mechanism draw per level for one (unclipped) column: quantile ``k``
-    draws from the substreams of ``base`` with index ``first + k`` (``base`` is None when
-    ``epsilon`` is inf)."""
-    clipped = np.clip(column, lo, hi)
-    n = column.size
-    out = np.empty(levels.size)
-    if math.isinf(epsilon):
-        for k, q in enumerate(levels):
-            out[k] = np.quantile(clipped, q) if n else 0.5 * (lo + hi)
-        return out
-    cells = 1 << bits
-    bounds = np.empty(n + 2, dtype=np.int64)  # a_0 = 0, a_r = s_(r), a_{n+1} = G + 1
-    bounds[0], bounds[-1] = 0, cells + 1
-    bounds[1:-1] = np.sort(_snap(clipped, lo, hi, cells))
-    counts = np.diff(bounds)  # c_r >= 0: lattice points of rank r; they sum to G + 1
+    """Lattice indices (int64), one exponential-mechanism draw per level, for one column given
+    the sizes ``counts[r]`` and first indices ``starts[r]`` of its runs of rank ``r``; quantile
+    ``k`` draws from the substream of ``base`` with index ``first + k``."""
     keep = np.flatnonzero(counts > 0)  # runs with no lattice point have probability 0, exactly
     log_count = np.log(counts[keep].astype(np.float64))  # c_r <= 2**52 + 1: exact as a float
-    assert base is not None
+    out = np.empty(levels.size, dtype=np.int64)
     for k, q in enumerate(levels):
-        index = first + k
         logits = log_count - 0.5 * epsilon * np.abs(keep - q * n)
-        raw = base.substream(STREAM_QUANTILE | index).raws(0, keep.size)
+        stream = base.substream(STREAM_QUANTILE | (first + k))
+        raw = stream.raws(0, keep.size)
         # Gumbels exactly as privlearn.mechanisms.exponential makes them:
         # u = (k + 1/2) 2**-52 from 52 bits lies strictly inside (0, 1)
         u = ((raw >> np.uint64(12)).astype(np.float64) + 0.5) * 2.0**-52
         run = keep[int(np.argmax(logits - np.log(-np.log(u))))]
-        source = BitSource(base.substream(STREAM_LATTICE | index))
-        offset = int(source.below(np.array([counts[run]], dtype=np.uint64))[0])
-        j = int(bounds[run]) + offset  # uniform lattice index of rank `run`, exact integers
-        out[k] = _lattice(np.array([j], dtype=np.int64), lo, hi, cells)[0]
+        # a uniform lattice index of rank `run`: exact integers only
+        out[k] = int(starts[run]) + _uniform_below(stream, int(counts[run]))
     return out
 
 
@@ -439,14 +445,29 @@ def dp_quantiles(
     if math.isinf(epsilon):
         if ledger is not None:
             raise ValueError("epsilon=inf is not private and cannot be charged to a ledger")
-        base = None
+        clipped = np.clip(arr, lo, hi)
+        out = (
+            np.quantile(clipped, levels, axis=0)
+            if n
+            else np.tile(0.5 * (lo + hi), (levels.size, 1))
+        )
     else:
         spend(ledger, epsilon, 0.0, "dp_quantiles")
         base = Stream(seed, stream=STREAM_QUANTILE)
-    per = epsilon / count
-    out = np.empty((levels.size, d))
-    for j in range(d):
-        out[:, j] = _select(arr[:, j], levels, per, lo[j], hi[j], bits, base, j * levels.size)
+        per = epsilon / count
+        cells = 1 << bits
+        # a_0 = 0, a_r = s_(r) (sorted snapped indices), a_{n+1} = G + 1, per column: the
+        # lattice points of rank r are the integers of [a_r, a_{r+1})
+        starts = np.empty((n + 2, d), dtype=np.int64)
+        starts[0], starts[-1] = 0, cells + 1
+        starts[1:-1] = np.sort(_snap(np.clip(arr, lo, hi), lo, hi, cells), axis=0)
+        counts = np.diff(starts, axis=0)  # exact integers summing to G + 1 per column
+        index = np.empty((levels.size, d), dtype=np.int64)
+        for j in range(d):
+            index[:, j] = _select(
+                counts[:, j], starts[:-1, j], n, levels, per, base, j * levels.size
+            )
+        out = _lattice(index, lo, hi, cells)
     if one_d:
         out = out[:, 0]
     if np.ndim(qs) == 0:
