@@ -20,8 +20,8 @@ from privlearn.preprocessing import (
     PreprocessingPrivacy,
     UnitBallProjector,
     dp_quantiles,
+    lattice_points,
 )
-from privlearn.preprocessing.quantiles import lattice_points
 
 
 def _raw(n: int = 3000, seed: int = 0) -> np.ndarray:
