@@ -89,7 +89,8 @@ class PreprocessingPrivacy(PrivacyStatement):
     Attributes
     ----------
     mechanism : str
-        What was run (``"exponential-mechanism quantiles (Smith 2011)"``, or ``"none"``).
+        What was run (``"exponential-mechanism quantiles on a public lattice (Smith 2011)"``,
+        or ``"none"``).
     epsilon_per_quantile : float or None
         Epsilon of each released quantile (basic composition over all of them gives
         ``epsilon``); None when nothing was estimated.
@@ -319,6 +320,7 @@ def _select(
     out = np.empty(levels.size, dtype=np.int64)
     for k, q in enumerate(levels):
         logits = log_count - 0.5 * epsilon * np.abs(keep - q * n)
+        logits -= logits.max()  # shift-invariant; the competitive logits are then small
         stream = base.substream(STREAM_QUANTILE | (first + k))
         raw = stream.raws(0, keep.size)
         # Gumbels exactly as privlearn.mechanisms.exponential makes them:
@@ -407,18 +409,24 @@ def dp_quantiles(
     *Floating point.* The data reach the output only through integers: the snapped indices
     (exact comparisons ``x_i <= p(j)``), the run sizes ``c_r`` and the chosen lattice index.
     Releasing a double computed from the data, ``z_i + U (z_{i+1} - z_i)``, as the textbook
-    sampler does, lets the low bits of the output depend on the data (Mironov 2012): an
-    audit measured an empirical epsilon of at least 7.9 against a claim of 1 for that
-    sampler (tests/test_privacy_audits.py). What remains in floating point is the choice of
-    the run, Gumbel-max on ``log c_r - eps_q |r - q n| / 2``: it can only move probability
-    between lattice points whose existence is public. Rounding the logits changes each
-    selection probability by a relative ``~1e-15 (1 + eps_q n)``, an epsilon slack of that
-    order; the 52-bit uniforms bound the Gumbels to about ``[-3.6, 36.7]`` (see
-    :func:`privlearn.mechanisms.exponential`), so a run whose logit is more than about 40.3
-    below the largest is never chosen, where its exact probability is below
-    ``e**-40.3 ≈ 3e-18`` (at most ``(n + 1) 3e-18`` for all such runs). Read the guarantee as
-    ``(epsilon, delta)`` with ``delta`` of the order of ``1e-16`` per quantile for any
-    realistic ``n``, the same reading as :func:`~privlearn.mechanisms.exponential`.
+    sampler does, lets the low bits of the output depend on the data (Mironov 2012): for
+    the median of 20 vs 21 points in ``(-1, 1)`` an event impossible on one side has
+    probability 0.5 on the other, an empirical epsilon of at least 7.9 against a claim of 1
+    (issue 19; ``tests/test_privacy_audits.py`` keeps that audit, 5.5 with its draws). What
+    remains in floating point is the choice of the run, Gumbel-max on
+    ``log c_r - eps_q |r - q n| / 2`` (shifted by its maximum): it only moves probability
+    between lattice points whose existence is public. Rounding the logits perturbs them by
+    about ``1e-16 (1 + eps_q n)`` in absolute terms (mostly the rounding of ``q n``), so the
+    probability ratios between neighbours move by a factor ``exp`` of that order: an
+    epsilon slack of about ``1e-16 eps_q n``. The 52-bit uniforms bound the Gumbels to about
+    ``[-3.6, 36.7]`` (see :func:`privlearn.mechanisms.exponential`), so a run whose logit is
+    more than about 40.3 below the largest is never chosen; its exact probability is below
+    ``e**-40.3 ≈ 3e-18``, at most ``(n + 1) 3e-18`` for all such runs (``3e-12`` for a million
+    rows), and the 52-bit resolution of the uniforms moves the other selection probabilities
+    by amounts of the order of ``1e-16``. Read the guarantee as ``(epsilon, delta)`` per
+    quantile with ``delta`` of the order of ``1e-16 + (n + 1) 3e-18``, the same reading as
+    :func:`~privlearn.mechanisms.exponential`; no exact (base-2) sampler of the run is
+    attempted.
 
     Examples
     --------
@@ -510,7 +518,7 @@ def quantile_statement(
         accountant=base.accountant,
         events=base.events,
         neighboring="add_remove",
-        mechanism="exponential-mechanism quantiles (Smith 2011)",
+        mechanism="exponential-mechanism quantiles on a public lattice (Smith 2011)",
         epsilon_per_quantile=per,
         public_inputs=public_inputs,
         released=released,
