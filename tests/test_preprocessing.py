@@ -20,6 +20,7 @@ from privlearn.preprocessing import (
     PreprocessingPrivacy,
     UnitBallProjector,
     dp_quantiles,
+    lattice_points,
 )
 
 
@@ -117,11 +118,13 @@ _AUDIT_DRAWS = 10_000
 
 
 def _audit_draws(noise_epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """``_AUDIT_DRAWS`` independent draws per side, each with ``noise_epsilon``: one call on
+    that many copies of the column, the budget split evenly (every column has its own
+    stream), one seed per side."""
     n = _AUDIT_DRAWS
-    out0 = np.array([dp_quantiles(_AUDIT_D, 0.05, noise_epsilon, (0, 1), seed=s) for s in range(n)])
-    out1 = np.array(
-        [dp_quantiles(_AUDIT_D1, 0.05, noise_epsilon, (0, 1), seed=n + s) for s in range(n)]
-    )
+    eps = noise_epsilon * n
+    out0 = dp_quantiles(np.repeat(_AUDIT_D[:, None], n, axis=1), 0.05, eps, (0, 1), seed=0)
+    out1 = dp_quantiles(np.repeat(_AUDIT_D1[:, None], n, axis=1), 0.05, eps, (0, 1), seed=1)
     return out0, out1
 
 
@@ -143,6 +146,134 @@ def test_audit_catches_a_broken_quantile():
     result = audit_pure_dp(out0, out1, _AUDIT_EVENT, epsilon_claim=1.0)
     assert not result.passed, str(result)
     assert result.epsilon_lower > 1.2
+
+
+# ---- dp_quantiles: the public lattice (issue 19) -----------------------------------------------
+def _on_lattice(y: np.ndarray, lo: np.ndarray, hi: np.ndarray, bits: int) -> np.ndarray:
+    """Whether each released value is a point ``lo + j (hi - lo) / 2**bits`` (capped at ``hi``;
+    ``hi`` itself for ``j = 2**bits``) of the public lattice, recomputed here from ``j``."""
+    cells = 2**bits
+    step = (hi - lo) / cells
+    j = np.clip(np.round((y - lo) / step), 0, cells)
+    ok = np.zeros(np.shape(y), dtype=bool)
+    for shift in (-1, 0, 1):  # the rounding of (y - lo) / step may be off by one
+        jj = np.clip(j + shift, 0, cells)
+        point = np.where(jj == cells, hi, np.minimum(lo + jj * step, hi))
+        ok |= point == y
+    return ok
+
+
+def test_quantiles_outputs_lie_on_the_public_lattice():
+    """Whatever the data, every release is a point of the lattice fixed by the public range
+    and ``lattice_bits``: two neighbours with data points whose low bits differ (the attack of
+    Mironov 2012 on the uniform draw inside a data interval) have the same output set."""
+    D = np.r_[np.full(10, -0.5), np.full(10, 0.5)]
+    neighbours = [D, np.append(D, 3 * 2.0**-60), np.append(D, 0.1), np.append(D, -1e-300)]
+    for bits in (4, 20, 32, 52):
+        for data in neighbours:
+            y = dp_quantiles(
+                np.repeat(data[:, None], 50, axis=1),
+                [0.1, 0.5, 0.9],
+                150.0,
+                (-1.0, 1.0),
+                seed=bits,
+                lattice_bits=bits,
+            )
+            assert _on_lattice(y, -1.0, 1.0, bits).all(), (bits, y[~_on_lattice(y, -1, 1, bits)])
+    # per-column ranges that are not powers of two, a range far from 0, a tiny one
+    lo = np.array([0.0, -3.7, 1e6, 0.0])
+    hi = np.array([2e5, 11.3, 1e6 + 1e-6, 1e-300])
+    X = np.random.default_rng(3).uniform(lo, hi, size=(500, 4))
+    for bits in (8, 32):
+        y = dp_quantiles(X, [0.05, 0.5, 0.95], 12.0, (lo, hi), seed=1, lattice_bits=bits)
+        assert _on_lattice(y, lo, hi, bits).all()
+        assert ((y >= lo) & (y <= hi)).all()
+    # lattice_points is the same lattice
+    j = np.array([0, 1, 2**31, 2**32 - 1, 2**32])
+    np.testing.assert_array_equal(
+        lattice_points(j, (-3.7, 11.3)), np.r_[-3.7 + j[:-1] * ((11.3 - -3.7) / 2**32), 11.3]
+    )
+    # the released set is data-independent: with 2 cells there are 3 possible outputs
+    y = dp_quantiles(
+        np.repeat(D[:, None], 300, axis=1), 0.5, 300.0, (-1.0, 1.0), seed=0, lattice_bits=1
+    )
+    assert set(np.unique(y)) <= {-1.0, 0.0, 1.0} and len(np.unique(y)) == 3
+
+
+def test_scaler_ranges_lie_on_the_public_lattice():
+    X = _raw(800)
+    lo, hi = np.array(_BOUNDS[0]), np.array(_BOUNDS[1])
+    sc = DPFeatureScaler(epsilon=1.0, bounds=_BOUNDS, quantile_features=[0, 1], seed=4).fit(X)
+    assert _on_lattice(sc.lower_[:2], lo[:2], hi[:2], 32).all()
+    assert _on_lattice(sc.upper_[:2], lo[:2], hi[:2], 32).all()
+    assert (sc.lower_[2], sc.upper_[2]) == (0.0, 20.0)  # public bounds, not estimated
+    coarse = DPFeatureScaler(epsilon=1.0, bounds=_BOUNDS, lattice_bits=6, seed=4).fit(X)
+    assert _on_lattice(np.r_[coarse.lower_, coarse.upper_], np.r_[lo, lo], np.r_[hi, hi], 6).all()
+    assert "lattice_bits=6" in str(coarse.privacy_) and "lattice" in coarse.privacy_.released
+
+
+def test_snap_is_the_first_lattice_point_at_or_above_each_value():
+    from privlearn.preprocessing.quantiles import _lattice, _snap
+
+    rng = np.random.default_rng(7)
+    # ranges where arithmetic guesses are off: duplicated lattice points (spacing below one
+    # ulp of the range), a subnormal spacing, a zero spacing, 52 bits
+    cases = [
+        (0.0, 1.0, 4),
+        (1e6, 1e6 + 1e-6, 32),
+        (0.0, 1e-300, 8),
+        (0.0, 5e-324, 20),
+        (-3.0, 7.0, 52),
+        (-1.0, 1.0, 1),
+    ]
+    for lo, hi, bits in cases:
+        cells = 1 << bits
+        on = _lattice(rng.integers(0, cells + 1, 100), lo, hi, cells)
+        x = np.clip(np.r_[rng.uniform(lo, hi, 300), lo, hi, on, np.nextafter(on, hi)], lo, hi)
+        s = _snap(x[:, None], np.array([lo]), np.array([hi]), cells)[:, 0]
+        assert ((s >= 0) & (s <= cells)).all()
+        assert (_lattice(s, lo, hi, cells) >= x).all(), (lo, hi, bits)
+        assert ((s == 0) | (_lattice(np.maximum(s - 1, 0), lo, hi, cells) < x)).all()
+
+
+def _lattice_probabilities(x, q, epsilon, bits, strict=False):
+    """The exact law of the release: ``P(j) ∝ exp(epsilon u(j) / 2)`` over the ``2**bits + 1``
+    points of ``[0, 1]``, ``u(j) = -|rank(j) - q n|``, ``rank(j) = #{x_i <= p(j)}`` (or
+    ``< p(j)`` when ``strict``: the other convention, to show the test tells them apart)."""
+    points = np.arange(2**bits + 1) / 2**bits
+    below = x[None, :] < points[:, None] if strict else x[None, :] <= points[:, None]
+    utility = -np.abs(below.sum(axis=1) - q * x.size)
+    w = np.exp(0.5 * epsilon * (utility - utility.max()))
+    return points, w / w.sum()
+
+
+def test_quantile_distribution_equals_the_lattice_exponential_mechanism():
+    """Chi-square goodness of fit of 8,000 draws (fixed seed) against the exact probabilities;
+    the rank convention ``x_i <= p(j)`` matters where a data point sits on the lattice."""
+    from scipy.stats import chisquare
+
+    x = np.array([0.2, 0.5, 0.55, 0.9])  # 0.5 is the lattice point j = 8 of 16 cells
+    draws = 8000
+    y = dp_quantiles(
+        np.repeat(x[:, None], draws, axis=1), 0.5, 2.0 * draws, (0.0, 1.0), seed=11, lattice_bits=4
+    )  # 2.0 per quantile
+    points, prob = _lattice_probabilities(x, 0.5, 2.0, 4)
+    assert np.isin(y, points).all()
+    observed = (y[:, None] == points[None, :]).sum(axis=0)
+    fit = chisquare(observed, prob * draws)
+    assert fit.pvalue > 1e-3, (observed, np.round(prob * draws))
+    _, wrong = _lattice_probabilities(x, 0.5, 2.0, 4, strict=True)
+    assert chisquare(observed, wrong * draws).pvalue < 1e-6  # the test has power
+
+
+def test_quantile_on_empty_data_is_uniform_on_the_lattice():
+    from scipy.stats import chisquare
+
+    y = dp_quantiles(np.empty((0, 3000)), 0.3, 3000.0, (-2.0, 2.0), seed=5, lattice_bits=3)
+    points = -2.0 + np.arange(9) * 0.5
+    observed = (y[:, None] == points[None, :]).sum(axis=0)
+    assert observed.sum() == 3000
+    assert chisquare(observed).pvalue > 1e-3
 
 
 # ---- DPFeatureScaler ---------------------------------------------------------------------------
@@ -286,6 +417,73 @@ def test_ledger_refuses_infinite_epsilon():
         dp_quantiles(_raw(), 0.5, math.inf, _BOUNDS, ledger=PrivacyLedger(1.0))
 
 
+# ---- a failed refit changes nothing (issue 19) -------------------------------------------------
+def _fitted_state(est):
+    return {k: v for k, v in vars(est).items() if k.endswith("_") and not k.startswith("_")}
+
+
+def _assert_same_state(before, est):
+    after = _fitted_state(est)
+    assert set(after) == set(before), set(after) ^ set(before)
+    for name, value in before.items():
+        assert after[name] is value, name  # the very same objects: nothing reassigned
+
+
+def test_failed_refit_leaves_the_scaler_as_it_was(monkeypatch):
+    pd = pytest.importorskip("pandas")
+    import privlearn.preprocessing.scalers as scalers
+
+    X = pd.DataFrame(_raw(300), columns=["age", "income", "count"])
+    ledger = PrivacyLedger(epsilon_cap=0.5)
+    sc = DPFeatureScaler(epsilon=0.4, bounds=_BOUNDS, seed=0, ledger=ledger).fit(X)
+    before = _fitted_state(sc)
+    assert set(before) == {"n_features_in_", "feature_names_in_", "lower_", "upper_", "privacy_"}
+    Z = sc.transform(X)
+
+    # a refused ledger charge on data of another shape, without column names
+    with pytest.raises(BudgetExceededError):
+        sc.set_params(bounds=(0.0, 1.0)).fit(np.random.default_rng(0).uniform(size=(40, 5)))
+    _assert_same_state(before, sc)
+    assert ledger.spent.epsilon == pytest.approx(0.4)
+    np.testing.assert_array_equal(sc.transform(X), Z)  # still usable, and the same map
+
+    # bad input found after validate_data has seen the new X (bounds of the wrong length)
+    sc.set_params(bounds=([0.0, 0.0], [1.0, 1.0]), ledger=None)
+    with pytest.raises(ValueError, match=r"shape \(5,\)"):
+        sc.fit(np.zeros((10, 5)))
+    _assert_same_state(before, sc)
+
+    # bad parameters, bad data
+    for params in ({"lattice_bits": 0}, {"quantile_features": [7]}, {"epsilon": -1.0}):
+        with pytest.raises(ValueError):
+            sc.set_params(bounds=_BOUNDS, **params).fit(X)
+        sc.set_params(lattice_bits=32, quantile_features=None, epsilon=0.4)
+        _assert_same_state(before, sc)
+    with pytest.raises(ValueError, match="NaN"):
+        sc.fit(np.full((5, 3), np.nan))
+    _assert_same_state(before, sc)
+
+    # a failure, or an interrupt, inside the mechanism
+    def boom(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(scalers, "dp_quantiles", boom)
+    with pytest.raises(KeyboardInterrupt):
+        sc.fit(_raw(50))
+    _assert_same_state(before, sc)
+    monkeypatch.undo()
+
+    # a successful refit replaces everything together
+    sc.fit(_raw(300))
+    assert "feature_names_in_" not in vars(sc) and sc.lower_ is not before["lower_"]
+
+    # an estimator that was never fitted stays unfitted
+    fresh = DPFeatureScaler(epsilon=0.4, bounds=(0.0, 1.0), seed=0, ledger=ledger)
+    with pytest.raises(BudgetExceededError):
+        fresh.fit(_raw(20))
+    assert _fitted_state(fresh) == {}
+
+
 # ---- bad input ---------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("params", "error", "match"),
@@ -311,6 +509,10 @@ def test_ledger_refuses_infinite_epsilon():
         ({"quantile_features": [0, 0]}, ValueError, "repeated"),
         ({"seed": -1}, ValueError, "seed"),
         ({"seed": 1.5}, TypeError, "seed"),
+        ({"lattice_bits": 0}, ValueError, "lattice_bits"),
+        ({"lattice_bits": 53}, ValueError, "lattice_bits"),
+        ({"lattice_bits": 8.0}, TypeError, "lattice_bits"),
+        ({"lattice_bits": True}, TypeError, "lattice_bits"),
     ],
 )
 def test_scaler_bad_parameters(params, error, match):
@@ -336,6 +538,9 @@ def test_bad_data():
         dp_quantiles(np.zeros((2, 2, 2)), 0.5, 1.0, (0, 1))
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         dp_quantiles(np.zeros(5), [0.5, np.nan], 1.0, (0, 1))
+    for bits, error in ((0, ValueError), (53, ValueError), (2.5, TypeError), (None, TypeError)):
+        with pytest.raises(error, match="lattice_bits"):
+            dp_quantiles(np.zeros(5), 0.5, 1.0, (0, 1), lattice_bits=bits)
     with pytest.raises(ValueError, match="radius"):
         UnitBallProjector(radius=0.0).fit(_raw(10))
     sc = DPFeatureScaler(bounds=_BOUNDS, seed=0).fit(_raw(50))

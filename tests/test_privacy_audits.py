@@ -602,3 +602,70 @@ def test_overflow_canary(name):
         return
     result = _audit(d0, d1, abnormal_event=True)
     assert result.bound <= result.epsilon, f"{name}: {result}"
+
+
+# ---- private quantiles on a public lattice (issue 19) ----
+# The textbook sampler of Smith's quantile returned ``z_i + U (z_{i+1} - z_i)`` in doubles, so
+# the low bits of the release followed the low bits of the data points around it (Mironov
+# 2012's attack, applied to the uniform draw). D: 10 points at -0.5 and 10 at 0.5 in the public
+# range (-1, 1); every interval then has endpoints in 2**-1 Z and length 1/2 or 1, so every
+# release on D is a multiple of 2**-53. D' adds the row 3 * 2**-60: the median interval
+# [x*, 0.5] now starts at a point with bits far below 2**-53, and about half the releases on D'
+# are not multiples of 2**-53. The statistic is the fractional part of ``y * 2**53`` (exact:
+# a power-of-two scaling), so the threshold event "statistic > 0", fixed by this
+# construction, is impossible on D and likely on D'. Measured on the old sampler with these
+# draws: 0/3000 on D, 1578/3000 on D' in the audit half, a lower bound of 5.52 against a claim
+# of 1 (the issue's reviewer reported 7.91 with more draws). On the public lattice
+# lower + j 2**-31 every release is a multiple of 2**-31 on both sides: bound 0.
+N_QUANTILE = 6000  # independent draws per side (one quantile per column of one call)
+_QUANTILE_D = np.r_[np.full(10, -0.5), np.full(10, 0.5)]
+_QUANTILE_X = 3 * 2.0**-60
+
+
+def _low_bits(y: Any) -> np.ndarray:
+    """``frac(y * 2**53)``: 0 iff ``y`` is a multiple of ``2**-53``."""
+    return np.mod(np.asarray(y, dtype=np.float64) * 2.0**53, 1.0)
+
+
+def _quantile_draws(data: np.ndarray, seed: int) -> Draws:
+    """``N_QUANTILE`` independent medians at epsilon 1 each: one call on ``N_QUANTILE`` copies
+    of the column with ``epsilon = N_QUANTILE`` (split evenly: 1 per quantile; every column
+    draws from its own stream)."""
+    from privlearn.preprocessing import dp_quantiles
+
+    y = dp_quantiles(
+        np.repeat(data[:, None], N_QUANTILE, axis=1), 0.5, float(N_QUANTILE), (-1.0, 1.0), seed
+    )
+    return Draws(_low_bits(y), (), 1.0, 0.0)
+
+
+def test_dp_quantiles_low_bits_of_the_release():
+    """Guards against a quantile whose set of possible outputs depends on the data."""
+    d0 = _quantile_draws(_QUANTILE_D, 0)
+    d1 = _quantile_draws(np.append(_QUANTILE_D, _QUANTILE_X), 1)
+    assert (d0.values == 0.0).all()  # nothing on D leaves the 2**-53 grid, old or new
+    result = _audit(d0, d1)
+    assert result.bound <= result.epsilon, str(result)
+
+
+def test_dp_feature_scaler_low_bits_of_the_ranges():
+    """The same attack on ``DPFeatureScaler`` with its default levels (0.05 and 0.95) and
+    per-quantile budget (epsilon 1 over one feature: 0.5 each): D has 20 rows at 0.5, D' adds
+    3 * 2**-60, which opens a run of rank 1 next to the 5% level. ``lower_`` and ``upper_`` on
+    D are multiples of 2**-53; on D' the old sampler's ``lower_`` was not in 603 of 3000 fits
+    of the audit half (bound 4.51; 0 on the lattice). One fit on ``N_QUANTILE`` copies of the
+    feature with ``epsilon = N_QUANTILE`` is ``N_QUANTILE`` independent default fits of one
+    feature (every quantile has its own stream)."""
+    from privlearn.preprocessing import DPFeatureScaler
+
+    def draws(X: np.ndarray, seed: int) -> Draws:
+        sc = DPFeatureScaler(epsilon=float(N_QUANTILE), bounds=(-1.0, 1.0), seed=seed)
+        sc.fit(np.repeat(X, N_QUANTILE, axis=1))
+        assert sc.privacy_.epsilon_per_quantile == 0.5  # the default fit's, per quantile
+        return Draws(_low_bits(sc.lower_) + _low_bits(sc.upper_), (), 1.0, 0.0)
+
+    X = np.full((20, 1), 0.5)
+    d0, d1 = draws(X, 0), draws(np.vstack([X, [[_QUANTILE_X]]]), 1)
+    assert (d0.values == 0.0).all()
+    result = _audit(d0, d1)
+    assert result.bound <= result.epsilon, str(result)

@@ -2,7 +2,9 @@
 
 ==========================================  ===============================================
 :func:`dp_quantiles`                        per-column quantiles by the exponential
-                                            mechanism over a public range (Smith 2011)
+                                            mechanism over a public range (Smith 2011),
+                                            released on a public lattice
+:func:`lattice_points`                      the public lattice of the released values
 :class:`DPFeatureScaler`                    private per-feature clipping ranges (two
                                             quantiles each), then an affine map into
                                             ``[-1/sqrt(d), 1/sqrt(d)]``: rows of norm <= 1
@@ -11,8 +13,10 @@
 :class:`PreprocessingPrivacy`               the ``privacy_`` statement of a private fit
 ==========================================  ===============================================
 
-Public inputs (ranges, quantile levels, the seed) are named in every statement; the data
-size is private (add/remove-one neighbours) and enters only inside the mechanism.
+Public inputs (ranges, quantile levels, the lattice) are named in every statement; the data
+size is private (add/remove-one neighbours) and enters only inside the mechanism. Every
+private release is a point of a lattice fixed by the public inputs (:func:`lattice_points`),
+so no low bit of the data reaches it.
 
 Example
 -------
@@ -33,7 +37,13 @@ True
 
 from __future__ import annotations
 
-from privlearn.preprocessing.quantiles import PreprocessingPrivacy, dp_quantiles
+from privlearn.preprocessing.quantiles import PreprocessingPrivacy, dp_quantiles, lattice_points
 from privlearn.preprocessing.scalers import DPFeatureScaler, UnitBallProjector
 
-__all__ = ["DPFeatureScaler", "PreprocessingPrivacy", "UnitBallProjector", "dp_quantiles"]
+__all__ = [
+    "DPFeatureScaler",
+    "PreprocessingPrivacy",
+    "UnitBallProjector",
+    "dp_quantiles",
+    "lattice_points",
+]

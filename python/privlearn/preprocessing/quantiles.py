@@ -1,24 +1,45 @@
-"""Differentially private quantiles by the exponential mechanism (Smith 2011).
+"""Differentially private quantiles by the exponential mechanism (Smith 2011), released on a
+public lattice.
 
-For one column ``x_1 <= ... <= x_n`` clipped to a PUBLIC range ``[lower, upper]``, the sorted
-points together with ``z_0 = lower`` and ``z_{n+1} = upper`` cut the range into ``n + 1``
-intervals ``I_i = [z_i, z_{i+1}]``. Every point of ``I_i`` has exactly ``i`` data points
-below it, so the utility of releasing a point of ``I_i`` as the ``q``-quantile is
-``u_i = -|i - q n|``. The mechanism picks ``I_i`` with probability proportional to
-``|I_i| exp(epsilon u_i / 2)`` and returns a uniform point of it: the output has density
-proportional to ``exp(epsilon u(y) / 2)`` on ``[lower, upper]``, the continuous exponential
-mechanism of McSherry & Talwar (2007) with the rank utility of Smith (2011, Section 3:
-"Privacy-preserving statistical estimation with optimal convergence rates", STOC 2011);
-Gillenwater, Joseph & Kulesza (2021, "Differentially private quantiles", ICML, Section 3)
-restate it as the single-quantile building block of JointExp.
+For one column clipped to a PUBLIC range ``[lower, upper]`` the candidate outputs are the
+``G + 1`` points of a PUBLIC lattice, ``G = 2**lattice_bits``::
 
-Sampling is done in log space with the Gumbel-max trick (the transform of
-:func:`privlearn.mechanisms.exponential`): logits ``epsilon u_i / 2 + log |I_i|`` over the
-intervals of positive length (an empty interval has probability 0, exactly), plus one
-uniform for the position inside the chosen interval. Randomness comes from
-:class:`privlearn.random.Stream`: one key per call (from ``seed``, or from the operating
-system when ``seed=None``) and one stream id per released quantile, so the quantiles of
-a call use independent draws whose addresses do not depend on the data.
+    p(j) = lower + j * ((upper - lower) / G)   for j = 0 .. G - 1 (capped at upper),
+    p(G) = upper,
+
+each computed in floating point from the integer ``j`` and the public range only, so the set
+of values the mechanism can output does not depend on the data. The utility of lattice point
+``j`` as the ``q``-quantile is ``u(j) = -|rank(j) - q n|`` with
+``rank(j) = #{i : x_i <= p(j)}`` (clipped data, exact float comparisons), and the mechanism
+releases ``p(j)`` with probability ``∝ exp(epsilon u(j) / 2)``: the exponential mechanism of
+McSherry & Talwar (2007) over a finite, data-independent range, with the rank utility of
+Smith (2011, Section 3: "Privacy-preserving statistical estimation with optimal convergence
+rates", STOC 2011); Gillenwater, Joseph & Kulesza (2021, "Differentially private quantiles",
+ICML, Section 3) restate its continuous version as the building block of JointExp.
+
+Why a lattice. The textbook sampler picks an interval between consecutive sorted data points
+and returns ``z_i + U (z_{i+1} - z_i)`` in doubles; which doubles that expression can produce
+depends on the low bits of the data points ``z_i`` (Mironov 2012, "On significance of the
+least significant bits for differential privacy", CCS, applied here to the uniform draw), so
+an output can be impossible on one data set and likely on its neighbour, which no finite
+epsilon covers. Here the data only decide WHICH public lattice point is output.
+
+Sampling, with no floating point on the data beyond exact comparisons:
+
+1. every clipped point is snapped to ``s_i = min{j : p(j) >= x_i}`` (an integer; exact
+   comparisons against the lattice, so ``s_i <= j`` iff ``x_i <= p(j)``);
+2. with ``s_(1) <= ... <= s_(n)`` sorted, ``a = (0, s_(1), ..., s_(n), G + 1)``, the lattice
+   points of rank ``r`` are the integers of ``[a_r, a_{r+1})``: run ``r`` holds
+   ``c_r = a_{r+1} - a_r`` of them (an exact integer; the ``c_r`` sum to ``G + 1``);
+3. run ``r`` is chosen with probability ``∝ c_r exp(epsilon u_r / 2)`` (Gumbel-max on
+   ``log c_r - epsilon |r - q n| / 2``, runs with ``c_r = 0`` excluded exactly), then a uniform
+   lattice index of the run by exact integer rejection sampling on 64-bit ChaCha20 draws.
+   Together: ``P(j) ∝ exp(epsilon u(j) / 2)``.
+
+Randomness comes from :class:`privlearn.random.Stream`: one key per call (from ``seed``, or
+from the operating system when ``seed=None``) and one stream id per released quantile (its
+Gumbels at ``raw(0 ..)``, its lattice index at ``raw(2**62 ..)``), so the quantiles of a call
+use independent draws.
 """
 
 from __future__ import annotations
@@ -30,23 +51,33 @@ from typing import Any
 
 import numpy as np
 
-from privlearn._checks import as_real
+from privlearn._checks import as_index, as_real
 from privlearn.accounting import PrivacyStatement, PureDPAccountant, PureDPEvent
 from privlearn.mechanisms._bits import as_seed, spend
 from privlearn.random import Stream
 
 __all__ = [
+    "DEFAULT_LATTICE_BITS",
     "PreprocessingPrivacy",
     "check_bounds",
     "check_epsilon",
+    "check_lattice_bits",
     "check_levels",
     "dp_quantiles",
+    "lattice_points",
     "quantile_statement",
 ]
 
 #: Stream ids of this module: ``"prep"`` in ASCII, then the index of the released quantile.
 STREAM_QUANTILE = 0x7072657000000000
+#: The lattice index inside the chosen run reads ``raw(2**62 + t)`` of the quantile's stream
+#: (the Gumbels read ``raw(0 .. m - 1)``, ``m <= n + 1``).
+_LATTICE_DRAWS = 1 << 62
 _MAX_SELECTIONS = 1 << 32
+#: Default ``lattice_bits``: ``2**32`` cells per public range (a spacing of
+#: ``(upper - lower) * 2.3e-10``, far below any statistical error of a private quantile).
+DEFAULT_LATTICE_BITS = 32
+_MAX_LATTICE_BITS = 52  # j <= 2**52 is exact in float64, and so is the count 2**52 + 1
 
 
 @dataclass(frozen=True)
@@ -58,7 +89,8 @@ class PreprocessingPrivacy(PrivacyStatement):
     Attributes
     ----------
     mechanism : str
-        What was run (``"exponential-mechanism quantiles (Smith 2011)"``, or ``"none"``).
+        What was run (``"exponential-mechanism quantiles on a public lattice (Smith 2011)"``,
+        or ``"none"``).
     epsilon_per_quantile : float or None
         Epsilon of each released quantile (basic composition over all of them gives
         ``epsilon``); None when nothing was estimated.
@@ -161,6 +193,11 @@ def check_bounds(bounds: Any, n_features: int, name: str = "bounds") -> tuple[np
     return lo, hi
 
 
+def check_lattice_bits(value: Any, name: str = "lattice_bits") -> int:
+    """An int in ``[1, 52]``: the public lattice has ``2**value + 1`` points per range."""
+    return as_index(value, name, lower=1, upper=_MAX_LATTICE_BITS)
+
+
 def _check_column_data(x: Any) -> tuple[np.ndarray, bool]:
     """``x`` as a float64 ``(n, d)`` array (never the caller's buffer: only read), and whether
     it was 1-D."""
@@ -184,37 +221,115 @@ def _check_column_data(x: Any) -> tuple[np.ndarray, bool]:
 
 
 # ---- the mechanism ---------------------------------------------------------------------------
-def _select(
-    column: np.ndarray, levels: np.ndarray, epsilon: float, lo: float, hi: float, streams: list
+def _lattice(j: np.ndarray, lo: Any, hi: Any, cells: int) -> np.ndarray:
+    """``p(j)`` for int64 indices ``0 <= j <= cells`` (``lo``, ``hi``: scalars or per-column
+    arrays that broadcast against ``j``): a function of ``j`` and the public range only,
+    monotone non-decreasing in ``j``, with ``p(0) = lo`` and ``p(cells) = hi``."""
+    step = (hi - lo) / cells  # cells is a power of two: exact unless subnormal
+    p = np.minimum(lo + j.astype(np.float64) * step, hi)
+    return np.where(j >= cells, hi, p)
+
+
+def lattice_points(
+    indices: Any, bounds: tuple[float, float], lattice_bits: int = DEFAULT_LATTICE_BITS
 ) -> np.ndarray:
-    """One exponential-mechanism draw per level for one (unclipped) column; ``streams[k]`` is
-    the stream of level ``k`` (None when ``epsilon`` is inf)."""
-    z = np.empty(column.size + 2)
-    z[0], z[-1] = lo, hi
-    z[1:-1] = np.sort(np.clip(column, lo, hi))
-    lengths = np.diff(z)
-    keep = np.flatnonzero(lengths > 0.0)  # hi > lo, so at least one interval has length > 0
-    log_len = np.log(lengths[keep])
-    n = column.size
-    out = np.empty(levels.size)
+    """The public lattice of :func:`dp_quantiles` on one range: ``p(j)`` for each index.
+
+    Parameters
+    ----------
+    indices : array_like of int
+        Lattice indices ``0 <= j <= 2**lattice_bits``.
+    bounds : (float, float)
+        One public range ``(lower, upper)``.
+    lattice_bits : int, default=32
+        ``G = 2**lattice_bits`` cells.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``lower + j * ((upper - lower) / G)`` in float64, capped at ``upper``, and exactly
+        ``upper`` for ``j = G``.
+    """
+    bits = check_lattice_bits(lattice_bits)
+    lo, hi = (float(v[0]) for v in check_bounds(bounds, 1))
+    j = np.asarray(indices)
+    if j.dtype.kind not in "iu":
+        raise TypeError(f"indices must be integers, got dtype {j.dtype}")
+    j = j.astype(np.int64)
+    cells = 1 << bits
+    if j.size and (j.min() < 0 or j.max() > cells):
+        raise ValueError(f"indices must lie in [0, {cells}]")
+    return _lattice(j, lo, hi, cells)
+
+
+def _snap(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, cells: int) -> np.ndarray:
+    """``s = min{j : p(j) >= x}`` for every entry of the clipped ``(n, d)`` array ``x``
+    (column ``c`` on the lattice of ``[lo[c], hi[c]]``), int64, by exact comparisons with the
+    lattice: a guess from the arithmetic, checked, and a binary search where it is wrong."""
+    step = (hi - lo) / cells
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        guess = np.ceil((x - lo) / step)  # 0/0 (a subnormal range) gives NaN: searched below
+    guess[~(guess >= 0.0)] = 0.0
+    s = np.minimum(guess, float(cells)).astype(np.int64)
+    ok = _lattice(s, lo, hi, cells) >= x
+    below = _lattice(np.maximum(s - 1, 0), lo, hi, cells) < x
+    ok &= (s == 0) | below
+    bad = ~ok
+    if bad.any():  # invariant: p(high) >= x (p(cells) = hi >= x) and p(low - 1) < x
+        xb = x[bad]
+        lob = np.broadcast_to(lo, x.shape)[bad]
+        hib = np.broadcast_to(hi, x.shape)[bad]
+        low = np.zeros(xb.size, dtype=np.int64)
+        high = np.full(xb.size, cells, dtype=np.int64)
+        while (active := low < high).any():
+            mid = (low + high) // 2
+            above = _lattice(mid, lob, hib, cells) >= xb
+            high = np.where(active & above, mid, high)
+            low = np.where(active & ~above, mid + 1, low)
+        s[bad] = high
+    return s
+
+
+def _uniform_below(stream: Stream, count: int) -> int:
+    """A uniform integer in ``[0, count)``, ``1 <= count <= 2**62``, from the draws
+    ``raw(2**62 + t)``, ``t = 0, 1, ...`` of ``stream``, by exact rejection: ``x`` is accepted
+    iff ``x < 2**64 - (2**64 mod count)``, then ``x mod count`` is uniform."""
+    limit = (1 << 64) - (1 << 64) % count
+    t = 0
+    while True:
+        x = int(stream.raws(_LATTICE_DRAWS + t, 1)[0])
+        if x < limit:
+            return x % count
+        t += 1
+
+
+def _select(
+    counts: np.ndarray,
+    starts: np.ndarray,
+    n: int,
+    levels: np.ndarray,
+    epsilon: float,
+    base: Stream,
+    first: int,
+) -> np.ndarray:
+    """Lattice indices (int64), one exponential-mechanism draw per level, for one column given
+    the sizes ``counts[r]`` and first indices ``starts[r]`` of its runs of rank ``r``; quantile
+    ``k`` draws from the substream of ``base`` with index ``first + k``."""
+    keep = np.flatnonzero(counts > 0)  # runs with no lattice point have probability 0, exactly
+    log_count = np.log(counts[keep].astype(np.float64))  # c_r <= 2**52 + 1: exact as a float
+    out = np.empty(levels.size, dtype=np.int64)
     for k, q in enumerate(levels):
-        if math.isinf(epsilon):
-            out[k] = np.quantile(z[1:-1], q) if n else 0.5 * (lo + hi)
-            continue
-        logits = -0.5 * epsilon * np.abs(keep - q * n) + log_len
-        raw = streams[k].raws(0, keep.size + 1)
-        # Gumbels from raws 1..m exactly as privlearn.mechanisms.exponential makes them:
+        logits = log_count - 0.5 * epsilon * np.abs(keep - q * n)
+        logits -= logits.max()  # shift-invariant; the competitive logits are then small
+        stream = base.substream(STREAM_QUANTILE | (first + k))
+        raw = stream.raws(0, keep.size)
+        # Gumbels exactly as privlearn.mechanisms.exponential makes them:
         # u = (k + 1/2) 2**-52 from 52 bits lies strictly inside (0, 1)
-        u = ((raw[1:] >> np.uint64(12)).astype(np.float64) + 0.5) * 2.0**-52
-        pick = keep[int(np.argmax(logits - np.log(-np.log(u))))]
-        position = float(raw[0] >> np.uint64(11)) * 2.0**-53  # uniform in [0, 1)
-        out[k] = min(z[pick] + position * lengths[pick], z[pick + 1])
+        u = ((raw >> np.uint64(12)).astype(np.float64) + 0.5) * 2.0**-52
+        run = keep[int(np.argmax(logits - np.log(-np.log(u))))]
+        # a uniform lattice index of rank `run`: exact integers only
+        out[k] = int(starts[run]) + _uniform_below(stream, int(counts[run]))
     return out
-
-
-def _streams(seed: int | None, count: int) -> list:
-    base = Stream(seed, stream=STREAM_QUANTILE)
-    return [base.substream(STREAM_QUANTILE | s) for s in range(count)]
 
 
 def dp_quantiles(
@@ -224,8 +339,11 @@ def dp_quantiles(
     bounds: tuple[Any, Any],
     seed: int | None = None,
     ledger: Any = None,
+    *,
+    lattice_bits: int = DEFAULT_LATTICE_BITS,
 ) -> np.ndarray:
-    """Differentially private quantiles of each column (Smith 2011, exponential mechanism).
+    """Differentially private quantiles of each column (Smith 2011, exponential mechanism),
+    released on a public lattice.
 
     Parameters
     ----------
@@ -238,48 +356,77 @@ def dp_quantiles(
         Total privacy budget of the call, ``> 0``; it is split evenly over the
         ``len(qs) * d`` released quantiles (basic composition: each is
         ``epsilon / (len(qs) d)``-DP). ``inf`` returns the exact (non-private) quantiles of
-        the clipped data (``numpy.quantile``, linear interpolation); it cannot be charged to
-        a ledger.
+        the clipped data (``numpy.quantile``, linear interpolation, not on the lattice); it
+        cannot be charged to a ledger.
     bounds : (lower, upper)
         PUBLIC range of the data: two scalars, or two length-``d`` sequences. Finite, with
         ``lower < upper``. They must not be derived from the private data.
     seed : int or None, default=None
         ``None`` keys the randomness from the operating system (for a release); an int makes
-        the call reproducible (for research: whoever knows the seed knows the noise).
+        the call reproducible (for research: the seed is part of the secret randomness, and
+        whoever knows it knows the noise).
     ledger : object, optional
         ``ledger.spend(epsilon, 0.0, label="dp_quantiles")`` (e.g. a
         :class:`privlearn.accounting.PrivacyLedger`) is called after the input checks and
         before any statistic of ``x`` is computed: a refused spend releases nothing.
+    lattice_bits : int, default=32
+        PUBLIC resolution: each range ``[lower_j, upper_j]`` is cut into ``G = 2**lattice_bits``
+        equal cells and every released value is one of the ``G + 1`` lattice points
+        ``lower_j + i (upper_j - lower_j) / G`` (:func:`lattice_points`), in ``[1, 52]``.
 
     Returns
     -------
     numpy.ndarray
         Shape ``(len(qs),)`` for 1-D ``x`` and ``(len(qs), d)`` for 2-D ``x`` (a scalar ``qs``
-        drops the first axis), like ``numpy.quantile(x, qs, axis=0)``. Each value lies in
-        ``[lower_j, upper_j]``; the quantiles of one column are drawn independently, so they
-        need not be sorted.
+        drops the first axis), like ``numpy.quantile(x, qs, axis=0)``. Each value is a point of
+        the public lattice of its column, in ``[lower_j, upper_j]``; the quantiles of one
+        column are drawn independently, so they need not be sorted.
 
     Notes
     -----
-    *Mechanism.* Per column and level ``q``: clip to ``[lower, upper]``, sort, cut the range
-    into the ``n + 1`` intervals between consecutive points (``lower`` and ``upper``
-    included), pick interval ``i`` with probability ``∝ |I_i| exp(eps_q u_i / 2)`` where
-    ``u_i = -|i - q n|``, and return a uniform point of it (Smith 2011, Section 3;
-    Gillenwater, Joseph & Kulesza 2021, Section 3). Interval selection is Gumbel-max in log
-    space, so no exponential overflows whatever ``eps_q n``.
+    *Mechanism.* Per column and level ``q``: clip to ``[lower, upper]``; release the lattice
+    point ``p(j)`` with probability ``∝ exp(eps_q u(j) / 2)``, ``u(j) = -|rank(j) - q n|``,
+    ``rank(j) = #{i : x_i <= p(j)}`` (Smith 2011, Section 3, on a finite range; Gillenwater,
+    Joseph & Kulesza 2021, Section 3). It is sampled as a run of lattice points of equal rank,
+    weighted by its number of points, then a uniform point of the run by exact integer
+    rejection sampling (see the module notes); run selection is Gumbel-max in log space, so
+    no exponential overflows whatever ``eps_q n``.
 
     *Privacy statement.* ``(epsilon, 0)``-DP under add/remove-one neighbours (one row added to
-    or removed from ``x``). Public inputs: ``bounds``, ``qs``, the number of columns ``d``
-    and ``epsilon``. The size ``n`` is not public: it enters only through the utility, inside
-    the mechanism, and nothing else (the number of draws released, the schedule, any error)
-    depends on it; ``n = 0`` is allowed (the output is then uniform on the range). Proof: for
-    any output ``y``, adding a row changes the rank ``#{x_i < y}`` by 0 or 1 and ``q n`` by
-    ``q``, so ``u(y)`` changes by at most ``max(q, 1 - q) <= 1``; the density
-    ``∝ exp(eps_q u(y) / 2)`` is therefore ``eps_q``-DP (McSherry & Talwar 2007, Theorem 6;
-    Dwork & Roth 2014, Theorem 3.10), and the ``len(qs) d`` draws compose to ``epsilon``.
-    Floating point: the Gumbels lie in about ``[-3.6, 36.7]`` (see
-    :func:`privlearn.mechanisms.exponential`), so read the guarantee with a ``delta`` of the
-    order of ``1e-16``.
+    or removed from ``x``), for the exact sampler; see the floating-point note below. Public
+    inputs: ``bounds``, ``qs``, ``lattice_bits``, the number of columns ``d`` and
+    ``epsilon``; the seed is secret randomness. The size ``n`` is not public: it enters only
+    through the utility, inside the mechanism, and nothing else (the set of possible
+    outputs, the number of draws released, any error) depends on it; ``n = 0`` is allowed
+    (the output is then uniform on the lattice). Proof: the range of the mechanism, the
+    ``G + 1`` lattice points, is a function of the public inputs. Adding a row ``x*``
+    changes every ``rank(j)`` by ``[x* <= p(j)]``, 0 or 1, and ``q n`` by ``q``, so every
+    ``u(j)`` moves by at most ``max(q, 1 - q) <= 1`` (sensitivity 1); the exponential
+    mechanism ``P(j) ∝ exp(eps_q u(j) / 2)`` over a fixed finite range is then
+    ``eps_q``-DP (McSherry & Talwar 2007, Theorem 6; Dwork & Roth 2014, Theorem 3.10), the
+    release ``p(j)`` is post-processing, and the ``len(qs) d`` draws compose to ``epsilon``.
+
+    *Floating point.* The data reach the output only through integers: the snapped indices
+    (exact comparisons ``x_i <= p(j)``), the run sizes ``c_r`` and the chosen lattice index.
+    Releasing a double computed from the data, ``z_i + U (z_{i+1} - z_i)``, as the textbook
+    sampler does, lets the low bits of the output depend on the data (Mironov 2012): for
+    the median of 20 vs 21 points in ``(-1, 1)`` an event impossible on one side has
+    probability 0.5 on the other, an empirical epsilon of at least 7.9 against a claim of 1
+    (issue 19; ``tests/test_privacy_audits.py`` keeps that audit, 5.5 with its draws). What
+    remains in floating point is the choice of the run, Gumbel-max on
+    ``log c_r - eps_q |r - q n| / 2`` (shifted by its maximum): it only moves probability
+    between lattice points whose existence is public. Rounding the logits perturbs them by
+    about ``1e-16 (1 + eps_q n)`` in absolute terms (mostly the rounding of ``q n``), so the
+    probability ratios between neighbours move by a factor ``exp`` of that order: an
+    epsilon slack of about ``1e-16 eps_q n``. The 52-bit uniforms bound the Gumbels to about
+    ``[-3.6, 36.7]`` (see :func:`privlearn.mechanisms.exponential`), so a run whose logit is
+    more than about 40.3 below the largest is never chosen; its exact probability is below
+    ``e**-40.3 ≈ 3e-18``, at most ``(n + 1) 3e-18`` for all such runs (``3e-12`` for a million
+    rows), and the 52-bit resolution of the uniforms moves the other selection probabilities
+    by amounts of the order of ``1e-16``. Read the guarantee as ``(epsilon, delta)`` per
+    quantile with ``delta`` of the order of ``1e-16 + (n + 1) 3e-18``, the same reading as
+    :func:`~privlearn.mechanisms.exponential`; no exact (base-2) sampler of the run is
+    attempted.
 
     Examples
     --------
@@ -289,10 +436,14 @@ def dp_quantiles(
     >>> med = dp_quantiles(x, 0.5, epsilon=1.0, bounds=(0.0, 10.0), seed=0)
     >>> bool(np.all(np.abs(med - 5.0) < 0.2))
     True
+    >>> j = med * 2**32 / 10.0                      # the lattice index of each output
+    >>> bool(np.all(j == np.round(j)))
+    True
     """
     levels = check_levels(qs)
     epsilon = check_epsilon(epsilon)
     seed = as_seed(seed)
+    bits = check_lattice_bits(lattice_bits)
     arr, one_d = _check_column_data(x)
     n, d = arr.shape
     lo, hi = check_bounds(bounds, d)
@@ -302,16 +453,29 @@ def dp_quantiles(
     if math.isinf(epsilon):
         if ledger is not None:
             raise ValueError("epsilon=inf is not private and cannot be charged to a ledger")
-        streams: list = [None] * count
+        clipped = np.clip(arr, lo, hi)
+        out = (
+            np.quantile(clipped, levels, axis=0)
+            if n
+            else np.tile(0.5 * (lo + hi), (levels.size, 1))
+        )
     else:
         spend(ledger, epsilon, 0.0, "dp_quantiles")
-        streams = _streams(seed, count)
-    per = epsilon / count
-    out = np.empty((levels.size, d))
-    for j in range(d):
-        out[:, j] = _select(
-            arr[:, j], levels, per, lo[j], hi[j], streams[j * levels.size : (j + 1) * levels.size]
-        )
+        base = Stream(seed, stream=STREAM_QUANTILE)
+        per = epsilon / count
+        cells = 1 << bits
+        # a_0 = 0, a_r = s_(r) (sorted snapped indices), a_{n+1} = G + 1, per column: the
+        # lattice points of rank r are the integers of [a_r, a_{r+1})
+        starts = np.empty((n + 2, d), dtype=np.int64)
+        starts[0], starts[-1] = 0, cells + 1
+        starts[1:-1] = np.sort(_snap(np.clip(arr, lo, hi), lo, hi, cells), axis=0)
+        counts = np.diff(starts, axis=0)  # exact integers summing to G + 1 per column
+        index = np.empty((levels.size, d), dtype=np.int64)
+        for j in range(d):
+            index[:, j] = _select(
+                counts[:, j], starts[:-1, j], n, levels, per, base, j * levels.size
+            )
+        out = _lattice(index, lo, hi, cells)
     if one_d:
         out = out[:, 0]
     if np.ndim(qs) == 0:
@@ -354,7 +518,7 @@ def quantile_statement(
         accountant=base.accountant,
         events=base.events,
         neighboring="add_remove",
-        mechanism="exponential-mechanism quantiles (Smith 2011)",
+        mechanism="exponential-mechanism quantiles on a public lattice (Smith 2011)",
         epsilon_per_quantile=per,
         public_inputs=public_inputs,
         released=released,

@@ -24,9 +24,11 @@ from privlearn._checks import as_index, as_positive
 from privlearn.data.preprocess import project_to_ball
 from privlearn.mechanisms._bits import as_seed, spend
 from privlearn.preprocessing.quantiles import (
+    DEFAULT_LATTICE_BITS,
     PreprocessingPrivacy,
     check_bounds,
     check_epsilon,
+    check_lattice_bits,
     check_levels,
     dp_quantiles,
     quantile_statement,
@@ -130,16 +132,21 @@ class DPFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ``spend(epsilon, delta, label=...)``). ``fit`` charges ``(epsilon, 0)`` after the input
         checks and before any statistic of ``X`` is computed: a refused spend raises
         :class:`~privlearn.exceptions.BudgetExceededError` and nothing is fitted.
+    lattice_bits : int, default=32
+        PUBLIC resolution of the released ranges: every estimated ``lower_[j]``,
+        ``upper_[j]`` is a point ``bounds_lo + i (bounds_hi - bounds_lo) / 2**lattice_bits``
+        of the public lattice of :func:`~privlearn.preprocessing.dp_quantiles` (in ``[1, 52]``).
 
     Attributes
     ----------
     lower_, upper_ : ndarray of shape (n_features,)
-        The clipping range of each feature (released: covered by ``privacy_``). Independent
+        The clipping range of each feature (released: covered by ``privacy_``): points of the
+        public lattice for the estimated features, ``bounds`` for the others. Independent
         quantile draws may come out in the wrong order; they are sorted (post-processing).
     privacy_ : PreprocessingPrivacy
         ``(epsilon, 0)``-DP under add/remove-one neighbours, with the mechanism, the budget
         per quantile and the public inputs (bounds, quantile levels, estimated features,
-        number of features, seed).
+        number of features, lattice); the seed is secret randomness.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` has string column names.
@@ -154,7 +161,9 @@ class DPFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     *Privacy.* ``fit`` is ``(epsilon, 0)``-DP under add/remove-one neighbours (Smith 2011;
     McSherry & Talwar 2007): each released quantile is ``epsilon / (2 F)``-DP and they
-    compose. The data size is not public and enters only through the mechanism. ``transform``
+    compose. The data size is not public and enters only through the mechanism; the set of
+    values ``lower_`` and ``upper_`` can take is the public lattice whatever the data (no
+    low-bit leak, Mironov 2012). ``transform``
     is a per-row map with the released ranges, so a model trained on its output (e.g.
     :class:`~privlearn.linear.DPSGDClassifier` in a :class:`~sklearn.pipeline.Pipeline`) is
     ``epsilon + epsilon_model``-DP over the same rows by basic composition (under the
@@ -181,6 +190,7 @@ class DPFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         feature_range: str = "symmetric",
         seed: int | None = None,
         ledger: Any = None,
+        lattice_bits: int = DEFAULT_LATTICE_BITS,
     ) -> None:
         self.epsilon = epsilon
         self.bounds = bounds
@@ -189,6 +199,7 @@ class DPFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.feature_range = feature_range
         self.seed = seed
         self.ledger = ledger
+        self.lattice_bits = lattice_bits
 
     def __sklearn_tags__(self) -> Any:  # scikit-learn >= 1.6
         tags = super().__sklearn_tags__()
@@ -201,6 +212,10 @@ class DPFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def fit(self, X: Any, y: Any = None) -> DPFeatureScaler:
         """Estimate the clipping ranges; spends ``epsilon`` (see ``privacy_``).
 
+        A fit that raises (bad input, a refused ledger charge, an interrupt) leaves the
+        estimator exactly as it was: everything is computed into locals and the fitted
+        attributes are replaced together at the end.
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
@@ -211,6 +226,25 @@ class DPFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         -------
         self
         """
+        fitted = ("n_features_in_", "feature_names_in_", "lower_", "upper_", "privacy_")
+        before = {name: vars(self)[name] for name in fitted if name in vars(self)}
+        try:
+            lower, upper, privacy = self._fit(X)
+        except BaseException:
+            # validate_data(reset=True) has already set (or deleted) n_features_in_ and
+            # feature_names_in_: put the previous fit back as it was
+            for name in fitted:
+                if name in before:
+                    setattr(self, name, before[name])
+                elif name in vars(self):
+                    delattr(self, name)
+            raise
+        self.lower_ = lower
+        self.upper_ = upper
+        self.privacy_: PreprocessingPrivacy = privacy
+        return self
+
+    def _fit(self, X: Any) -> tuple[np.ndarray, np.ndarray, PreprocessingPrivacy]:
         epsilon = check_epsilon(self.epsilon)
         q_low, q_high = _check_quantile_range(self.quantile_range)
         if self.feature_range not in _FEATURE_RANGES:
@@ -218,6 +252,7 @@ class DPFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                 f"feature_range must be one of {_FEATURE_RANGES}, got {self.feature_range!r}"
             )
         seed = as_seed(self.seed)
+        bits = check_lattice_bits(self.lattice_bits)
         X = _validate_data(self, X, dtype=np.float64, reset=True)
         d = X.shape[1]
         lo, hi = check_bounds(self.bounds, d)
@@ -232,19 +267,26 @@ class DPFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         lower, upper = lo.copy(), hi.copy()
         if features.size:
             est = dp_quantiles(
-                X[:, features], [q_low, q_high], epsilon, (lo[features], hi[features]), seed
+                X[:, features],
+                [q_low, q_high],
+                epsilon,
+                (lo[features], hi[features]),
+                seed,
+                lattice_bits=bits,
             )
+            # min and max of released lattice points: post-processing
             lower[features] = est.min(axis=0)
             upper[features] = est.max(axis=0)
-        self.lower_ = lower
-        self.upper_ = upper
-        self.privacy_: PreprocessingPrivacy = quantile_statement(
+        released = "lower_, upper_ (one clipping range per feature"
+        if features.size and math.isfinite(epsilon):
+            released += f"; estimated ones are points of the public lattice of 2**{bits} cells"
+        privacy = quantile_statement(
             epsilon if features.size else 0.0,
             n_quantiles,
-            self._public_inputs(lo, hi, q_low, q_high, features, d, seed),
-            "lower_, upper_ (one clipping range per feature)",
+            self._public_inputs(lo, hi, q_low, q_high, features, d, seed, bits),
+            released + ")",
         )
-        return self
+        return lower, upper, privacy
 
     def _public_inputs(
         self,
@@ -255,6 +297,7 @@ class DPFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         features: np.ndarray,
         d: int,
         seed: int | None,
+        bits: int,
     ) -> tuple[str, ...]:
         bounds = "bounds=" + _describe_ranges(lo, hi)
         if features.size == d:
@@ -267,6 +310,7 @@ class DPFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             which,
             f"n_features={d}",
             f"feature_range={self.feature_range}",
+            f"lattice_bits={bits} (outputs on lower + i (upper - lower) / 2**{bits})",
             "seed=None (noise keyed by OS entropy)"
             if seed is None
             else f"seed={seed} (reproducible: the noise is known to whoever knows it)",
