@@ -189,9 +189,9 @@ def warn_labels_read(owner: str, labels: LabelSet, stacklevel: int = 3) -> None:
     items = labels.public_inputs()
     warnings.warn(
         f"{owner} read {' and '.join(i.split(' (')[0] for i in items if 'read from y' in i)} "
-        "from the private labels y: it is released exactly (classes_, the number of classes "
-        "and the shape of the model depend on it) and is NOT covered by the privacy guarantee; "
-        "it is treated as a PUBLIC input (stated in privacy_). Declare it with classes= (and "
+        "from the private labels y: released exactly (classes_, the number of classes "
+        "and the shape of the model depend on it), NOT covered by the privacy guarantee and "
+        "treated as a PUBLIC input (stated in privacy_). Declare it with classes= (and "
         "target_type=) to make it public by choice",
         PrivacyLeakWarning,
         stacklevel=stacklevel,
