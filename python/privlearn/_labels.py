@@ -119,6 +119,10 @@ def declared_classes(
             f"set), got {classes!r}"
         )
     arr = np.asarray(classes)
+    if arr.dtype.kind in "US" and arr.ndim == 1:  # numpy turns [0, "a"] into ["0", "a"]
+        items = list(classes)
+        if not all(isinstance(v, (str, bytes)) for v in items):
+            arr = np.asarray(items, dtype=object)
     if arr.ndim != 1:
         raise ValueError(f"{what} must be 1-D (a list of labels), got shape {arr.shape}")
     if arr.size and np.asarray(pd.isna(arr)).any():
