@@ -310,3 +310,24 @@ def test_dask_linear_foreign_label_refused_before_any_charge():
     with pytest.raises(ValueError, match=r"label\(s\) \{2\} outside the declared classes"):
         clf.fit(da.from_array(X, chunks=50), da.from_array(y, chunks=50))
     assert ledger.spent.epsilon == 0.0
+
+
+def test_dask_linear_declared_classes_equal_the_single_machine_fit():
+    """A dask y with declared classes: the membership check runs on the workers, classes_ and
+    the one-vs-rest problems come from the declaration (class 3 absent from y), and the model
+    equals the single-machine fit."""
+    da = pytest.importorskip("dask.array")
+    distributed = pytest.importorskip("distributed")
+    X = _rows()
+    y = _labels(X, 3)
+    params = dict(batch_size=50, epochs=1, classes=[0, 1, 2, 3], n_samples=len(X), seed=4)
+    local = DPSCDClassifier(**params).fit(X, y)
+    with (
+        distributed.LocalCluster(
+            processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        dist = DPSCDClassifier(**params).fit(da.from_array(X, chunks=(70, 3)), da.from_array(y, 70))
+    assert dist.classes_.tolist() == [0, 1, 2, 3] and dist.privacy_.tasks == 4
+    np.testing.assert_array_equal(dist.coef_, local.coef_)
