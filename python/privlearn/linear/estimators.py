@@ -613,10 +613,13 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(500, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
     >>> y = np.where(X @ [1.0, -1.0, 0.5] > 0, "yes", "no")
-    >>> clf = DPSGDClassifier(epsilon=1.0, seed=0).fit(X, y)   # Gaussian, intercept
+    >>> clf = DPSGDClassifier(epsilon=1.0, classes=["no", "yes"], seed=0)  # public labels
+    >>> clf = clf.fit(X, y)   # Gaussian, intercept
     >>> clf.privacy_.epsilon <= 1.0
     True
-    >>> song = DPSGDClassifier(mechanism="l2-laplace", epsilon=1.0, batch_size=20, seed=0)
+    >>> song = DPSGDClassifier(
+    ...     mechanism="l2-laplace", epsilon=1.0, batch_size=20, classes=["no", "yes"], seed=0
+    ... )
     >>> song.fit(X, y).privacy_.epsilon
     1.0
     >>> clf.classes_.tolist()

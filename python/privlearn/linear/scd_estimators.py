@@ -665,7 +665,8 @@ class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(2000, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
     >>> y = np.where(X @ [1.0, -1.0, 0.5] > 0, "yes", "no")
-    >>> clf = DPSCDClassifier(loss="hinge", epsilon=1.0, alpha=1e-3, seed=0).fit(X, y)
+    >>> clf = DPSCDClassifier(loss="hinge", epsilon=1.0, alpha=1e-3, classes=["no", "yes"], seed=0)
+    >>> clf = clf.fit(X, y)
     >>> clf.privacy_.epsilon <= 1.0
     True
     >>> clf.classes_.tolist()
