@@ -331,3 +331,20 @@ def test_dask_linear_declared_classes_equal_the_single_machine_fit():
         dist = DPSCDClassifier(**params).fit(da.from_array(X, chunks=(70, 3)), da.from_array(y, 70))
     assert dist.classes_.tolist() == [0, 1, 2, 3] and dist.privacy_.tasks == 4
     np.testing.assert_array_equal(dist.coef_, local.coef_)
+
+
+def test_private_search_plans_with_the_declared_classes():
+    """PrivateHyperparameterSearch plans each candidate on public stand-in rows: their labels
+    are the declared classes, so string labels work and a one-vs-rest candidate is planned with
+    its K problems (the real fits then match the plan)."""
+    from privlearn.model_selection import PrivateHyperparameterSearch
+
+    X = _rows(600)
+    y = np.array(["lo", "mid", "hi"])[_labels(X, 3)]
+    est = DPSCDClassifier(batch_size=50, epochs=1, classes=["hi", "lo", "mid"])
+    search = PrivateHyperparameterSearch(
+        est, {"alpha": [1e-3, 1e-2]}, score_epsilon=0.5, mean_repetitions=2.0, seed=0
+    )
+    _no_leak_warning(lambda: search.fit(X, y))
+    assert search.classes_.tolist() == ["hi", "lo", "mid"]
+    assert search.best_estimator_.privacy_.tasks == 3
