@@ -192,7 +192,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         it (a label outside raises ValueError naming it, before anything is charged); a
         declared class absent from ``y`` gets codes from zero counts. ``None``: the classes
         are read from ``y``, which is outside the guarantee (one row with a unique label adds
-        a class and ``categories x 1`` code columns with certainty): the Laplace mode then
+        a class, and its code columns, with certainty): the Laplace mode then
         warns (:class:`~privlearn.exceptions.PrivacyLeakWarning`) and ``privacy_`` lists the
         label set as a public input read from ``y``.
     target_bounds : (float, float), optional
