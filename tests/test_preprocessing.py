@@ -596,7 +596,13 @@ def test_pipeline_raw_synthetic_to_dpsgd_without_leak_warning():
             (
                 "clf",
                 DPSGDClassifier(
-                    mechanism="gaussian", epsilon=1.0, batch_size=128, epochs=5, eta0=20.0, seed=0
+                    mechanism="gaussian",
+                    epsilon=1.0,
+                    batch_size=128,
+                    epochs=5,
+                    eta0=20.0,
+                    seed=0,
+                    classes=[0, 1],  # the public label set (read from y it would warn)
                 ),
             ),
         ]
@@ -639,6 +645,7 @@ def test_pipeline_adult_raw_to_dpsgd_without_leak_warning(require_data):
                     learning_rate="inv_sqrt",
                     fit_intercept=False,
                     seed=0,
+                    classes=[-1, 1],  # load_adult's labels, a public input
                 ),
             ),
         ]

@@ -669,3 +669,110 @@ def test_dp_feature_scaler_low_bits_of_the_ranges():
     assert (d0.values == 0.0).all()
     result = _audit(d0, d1)
     assert result.bound <= result.epsilon, str(result)
+
+# ---- the label set (issue 19) -----------------------------------------------------------------
+# D: 400 rows labelled {0, 1}; D' adds one row x = e2 with a unique label 2. Read from y, the
+# label set is 2 classes on D and 3 on D' with certainty: classes_, the number of models (the
+# rows of coef_, the one-vs-rest problems, hence the noise) and an encoder's code columns all
+# show it (a near-deterministic distinguisher). Declared public (classes=[0, 1, 2] on both
+# sides) they cannot differ, and what remains is the mechanism's own guarantee for the one row.
+# The statistic is ``1e9 x (models or classes) + (the last class's coefficient on e2, or noisy
+# count of level "a")``: the released shape and the unique row's own contribution at once.
+N_LABELS = 300  # fits per side
+_LABEL_CASES: dict[str, Callable[[int, Any], Any]] = {
+    "scd-one-vs-rest": lambda s, classes: DPSCDClassifier(
+        loss="log_loss", epochs=1, batch_size=100, classes=classes, seed=s
+    ),
+    "sgd-multinomial": lambda s, classes: DPSGDClassifier(
+        mechanism="gaussian", loss="log_loss", batch_size=100, classes=classes, seed=s
+    ),
+}
+
+
+def _label_data() -> tuple[tuple, tuple]:
+    X, y = _push(400)
+    D = (X, (y > 0).astype(np.int64))
+    e2 = np.zeros(FEATURES)
+    e2[1] = 1.0
+    return D, _added(D, e2, 2)
+
+
+def _models_and_last(est: Any) -> float:
+    """``1e9 x`` the number of released models plus the last model's weight on ``e2``."""
+    coef = np.atleast_2d(est.coef_)
+    return 1e9 * coef.shape[0] + float(coef[-1, 1]) if np.isfinite(coef).all() else math.nan
+
+
+@pytest.mark.filterwarnings("ignore::privlearn.exceptions.PrivacyLeakWarning")
+@pytest.mark.parametrize("name", sorted(_LABEL_CASES))
+def test_unique_label_with_declared_classes(name):
+    """Guards issue 19 item 2: with ``classes=[0, 1, 2]`` declared (public), adding a row with a
+    unique label changes neither ``classes_`` nor the shape of ``coef_`` (nor the number of
+    one-vs-rest problems): the audit stays within the claim. Before: no ``classes=``; the label
+    set was read from y (see the next test for that behaviour's bound)."""
+    D, D1 = _label_data()
+    make = _LABEL_CASES[name]
+    d0, d1 = _run(lambda s: make(s, [0, 1, 2]), D, D1, N_LABELS, _models_and_last)
+    fitted = make(0, [0, 1, 2]).fit(*D1)
+    assert fitted.classes_.tolist() == [0, 1, 2] and "declared with classes=" in str(
+        fitted.privacy_
+    )
+    assert np.all(np.round(d0.values / 1e9) == 3) and np.all(np.round(d1.values / 1e9) == 3)
+    result = _audit(d0, d1)
+    assert result.bound <= result.epsilon, f"{name}: {result}"
+
+
+@pytest.mark.filterwarnings("ignore::privlearn.exceptions.PrivacyLeakWarning")
+@pytest.mark.parametrize("name", sorted(_LABEL_CASES))
+def test_unique_label_read_from_y_is_stated_public(name):
+    """The old behaviour (``classes=None``, the label set read from y) is a near-deterministic
+    distinguisher (bound about 3.2 with 300 fits per side against a claim of 1): it is allowed
+    only because every statement now says that the label set was read from y and is treated
+    as public (and fit warns); this test asserts both."""
+    from privlearn.exceptions import PrivacyLeakWarning
+
+    D, D1 = _label_data()
+    make = _LABEL_CASES[name]
+    for data, labels in ((D, "{0, 1}"), (D1, "{0, 1, 2}")):
+        with pytest.warns(PrivacyLeakWarning, match="read the label set"):
+            est = make(0, None).fit(*data)
+        assert f"the label set {labels} (read from y: not protected" in str(est.privacy_)
+    result = _audit(*_run(lambda s: make(s, None), D, D1, N_LABELS, _models_and_last))
+    assert result.bound > 2.0 * result.epsilon, str(result)
+
+
+def _impact_label_data() -> tuple[tuple, tuple]:
+    X = np.array([["a"]] * 200 + [["b"]] * 200, dtype=object)
+    y = np.tile([0, 1], 200)
+    return (X, y), (np.vstack([X, [["a"]]]), np.r_[y, 2])
+
+
+def _classes_and_last_count(enc: Any) -> float:
+    """``1e9 x`` the number of classes plus the noisy count of the last class at level "a"."""
+    return 1e9 * len(enc.classes_) + float(enc.counts_[0][0, -1])
+
+
+@pytest.mark.filterwarnings("ignore::privlearn.exceptions.PrivacyLeakWarning")
+@pytest.mark.parametrize("declared", [True, False])
+def test_impact_encoder_unique_label(declared):
+    """ImpactEncoder (Laplace mode, multiclass, epsilon 1): one added row with a unique label.
+    Declared ``classes=[0, 1, 2]``: the code book keeps 3 classes on both sides and the row
+    moves one noisy count by 1 (the whole sensitivity): within the claim. Read from y: 2 vs 3
+    classes (a near-deterministic distinguisher), so the statement must say so."""
+    D, D1 = _impact_label_data()
+    classes = [0, 1, 2] if declared else None
+
+    def make(seed: int) -> ImpactEncoder:
+        return ImpactEncoder(
+            mode="laplace", noise_scale=1.0, categories=[["a", "b"]], target_type="multiclass",
+            classes=classes, seed=seed,
+        )  # fmt: skip
+
+    result = _audit(*_run(make, D, D1, N_LABELS, _classes_and_last_count), epsilon=1.0, delta=0.0)
+    statement = str(make(0).fit(*D).privacy_)
+    if declared:
+        assert "the label set {0, 1, 2} (declared with classes=)" in statement
+        assert result.bound <= result.epsilon, str(result)
+    else:
+        assert "the label set {0, 1} (read from y: not protected" in statement
+        assert result.bound > 2.0 * result.epsilon, str(result)

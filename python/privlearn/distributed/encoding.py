@@ -21,8 +21,10 @@ gathering every row on the driver): ``mode="split"`` (the coding rows are a rand
 permutation of all rows, and ``model_mask_`` is a per-row array), ``fit_transform`` with
 ``mode="cross"`` (scikit-learn's shuffled ``KFold`` folds are a permutation of all rows),
 ``fit_transform`` with ``mode="jackknife"`` and ``groups`` (leave-one-group-out needs
-per-group totals), ``target_type="auto"`` (the inference reads all of ``y``) and a continuous
-outcome without ``target_bounds`` (its sums are exact only in fixed point, which needs bounds).
+per-group totals), ``target_type="auto"`` without declared ``classes`` (the inference reads
+all of ``y``) and a continuous outcome without ``target_bounds`` (its sums are exact only in
+fixed point, which needs bounds). Declared ``classes`` are checked against ``y`` (one pass on
+the workers) before anything is charged, as in the single-machine fit.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
+from privlearn._labels import declared_classes
 from privlearn.encoding._input import (
     _check_y,
     as_binary_target,
@@ -42,6 +45,7 @@ from privlearn.encoding._input import (
     as_continuous_target,
     as_multiclass_target,
     level_indices,
+    resolve_target_type,
 )
 from privlearn.encoding.impact import _int_sums, _validate_data
 from privlearn.fixed_point import fixed_point_exponent, fixed_point_parts, fixed_point_value
@@ -86,10 +90,10 @@ def fit_dask(enc: Any, X: Any, y: Any, groups: Any = None) -> dict[str, Any]:
             "partition can compute on its own; use mode='laplace', 'naive', 'jackknife' or "
             "fit() of mode='cross'"
         )
-    if enc.target_type == "auto":
+    if enc.target_type == "auto" and enc.classes is None:
         raise ValueError(
             "target_type='auto' is not supported on dask input (inferring it reads all of y): "
-            "pass target_type='binary', 'multiclass' or 'continuous'"
+            "pass target_type='binary', 'multiclass' or 'continuous' (or declare classes=)"
         )
     y_parts = _partitions_like(X, y, "y")
     g_parts = _partitions_like(X, groups, "groups") if groups is not None else None
@@ -97,7 +101,8 @@ def fit_dask(enc: Any, X: Any, y: Any, groups: Any = None) -> dict[str, Any]:
     n_cols = len(X.columns)
     if n_cols == 0:
         raise ValueError("Found array with 0 feature(s) while a minimum of 1 is required.")
-    kind = enc.target_type
+    declared = declared_classes(enc.classes, classification=False)
+    kind = resolve_target_type(enc.target_type, None, 0, declared)  # "auto" refused above
     enc.target_type_ = kind
     p = enc._check_params(n_cols, kind)
     if kind == "continuous" and p["bounds"] is None:
@@ -106,6 +111,19 @@ def fit_dask(enc: Any, X: Any, y: Any, groups: Any = None) -> dict[str, Any]:
             "are computed exactly (in fixed point, independent of the partitioning), which "
             "needs public bounds"
         )
+    if kind == "continuous":
+        enc.classes_ = None
+    else:
+        # the label set is resolved before anything is charged: a y outside the declared
+        # classes (or without two classes, when they are read from y) is refused first; one
+        # pass over y only, on the workers
+        found = dask.compute(
+            *[dask.delayed(_partition_labels)(yp, i, kind) for i, yp in enumerate(y_parts)]
+        )
+        union = [c for c in found if len(c)]
+        union_arr = np.unique(np.concatenate(union)) if union else np.empty(0)
+        check = as_binary_target if kind == "binary" else as_multiclass_target
+        enc.classes_ = check(union_arr, len(union_arr), declared)[0]
     enc._charge(p, n_cols)  # before any count
     spec = {"kind": kind, "laplace": enc.mode == "laplace", "bounds": p["bounds"], "exp": None}
     bound = enc._sum_bound(p)
@@ -122,13 +140,6 @@ def fit_dask(enc: Any, X: Any, y: Any, groups: Any = None) -> dict[str, Any]:
         raise ValueError(
             f"Found array with 0 sample(s) (shape=(0, {n_cols})) while a minimum of 1 is required."
         )
-    if kind == "continuous":
-        enc.classes_ = None
-    else:
-        union = np.concatenate([t["classes"] for t in tables if len(t["classes"])])
-        union = np.unique(union)
-        check = as_binary_target if kind == "binary" else as_multiclass_target
-        enc.classes_ = check(union, len(union))[0]
     names = enc._names()
     merged = []
     for j, name in enumerate(names):
@@ -315,6 +326,22 @@ def _partition_table(
             table = table.astype(np.int64)
         columns.append((uniques, table, int((codes < 0).sum())))
     return {"n": n, "classes": classes, "columns": columns}
+
+
+def _partition_labels(yp: Any, i: int, kind: str) -> np.ndarray:
+    """The distinct labels of one partition of ``y`` (checked like the single-machine fit)."""
+    arr = np.asarray(yp)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim == 1 and len(arr) == 0:
+        return np.empty(0)
+    arr = _check_y(arr, arr.shape[0] if arr.ndim else 1, f"a {kind} outcome")
+    if kind == "multiclass" and arr.dtype.kind == "f" and (arr != np.round(arr)).any():
+        raise ValueError(
+            "target_type='multiclass' needs class labels, but y holds non-integral floats: "
+            "use target_type='continuous' for a numeric outcome"
+        )
+    return np.unique(arr)
 
 
 def _transform_partition(xp: pd.DataFrame, enc: Any, names: list[str]) -> pd.DataFrame:

@@ -19,6 +19,8 @@ import pandas as pd
 from scipy import sparse
 from sklearn.utils.multiclass import type_of_target
 
+from privlearn._labels import label_codes
+
 #: Accepted ``target_type`` values of the encoders ("auto": scikit-learn's ``type_of_target``).
 TARGET_TYPES = ("binary", "multiclass", "continuous", "auto")
 
@@ -172,14 +174,22 @@ def level_indices(
     return idx
 
 
-def as_binary_target(y: Any, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+def as_binary_target(
+    y: Any, n_rows: int, classes: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``(classes, y01)``: the two sorted classes and ``y`` as 0/1 int64 (1 = ``classes[1]``).
+
+    ``classes``: the declared public label set (sorted, from
+    :func:`privlearn._labels.declared_classes`), which must hold exactly two labels; every
+    label of ``y`` must belong to it, and one of them may be absent from ``y``. ``None``: the
+    two classes are read from ``y``.
 
     Raises
     ------
     ValueError
-        When ``y`` is missing, not 1-D, of the wrong length, holds NaN, or does not have
-        exactly two distinct values.
+        When ``y`` is missing, not 1-D, of the wrong length, holds NaN, does not have
+        exactly two distinct values (without ``classes``), or holds a label outside
+        ``classes``.
     """
     if y is None:
         raise ValueError(
@@ -201,6 +211,13 @@ def as_binary_target(y: Any, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("y contains NaN or None; the outcome must be binary with no missing")
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         raise ValueError("y contains infinity; the outcome must be binary")
+    if classes is not None:
+        if len(classes) != 2:
+            raise ValueError(
+                f"target_type='binary' needs exactly two declared classes, got {len(classes)}: "
+                f"{list(classes[:5])}; use target_type='multiclass' for more"
+            )
+        return classes, label_codes(arr, classes)
     classes, y01 = np.unique(arr, return_inverse=True)
     if len(classes) == 1:
         raise ValueError(
@@ -241,14 +258,25 @@ def _check_y(y: Any, n_rows: int, what: str) -> np.ndarray:
     return arr
 
 
-def resolve_target_type(target_type: Any, y: Any, n_rows: int) -> str:
-    """The target type a fit uses: ``target_type`` itself, or for ``"auto"`` the one
-    :func:`sklearn.utils.multiclass.type_of_target` infers (``"binary"``, ``"multiclass"`` or
-    ``"continuous"``; any other inferred type is an error)."""
+def resolve_target_type(
+    target_type: Any, y: Any, n_rows: int, classes: np.ndarray | None = None
+) -> str:
+    """The target type a fit uses: ``target_type`` itself; for ``"auto"`` with declared
+    ``classes``, ``"binary"`` (two classes) or ``"multiclass"`` (a function of the public
+    label set only); else for ``"auto"`` the one
+    :func:`sklearn.utils.multiclass.type_of_target` infers from ``y`` (``"binary"``,
+    ``"multiclass"`` or ``"continuous"``; any other inferred type is an error)."""
     if not isinstance(target_type, str) or target_type not in TARGET_TYPES:
         raise ValueError(f"target_type must be one of {TARGET_TYPES}, got {target_type!r}")
+    if classes is not None and target_type == "continuous":
+        raise ValueError(
+            "classes= declares the label set of a binary or multiclass outcome; a continuous "
+            "outcome has no classes (declare its range with target_bounds=)"
+        )
     if target_type != "auto":
         return target_type
+    if classes is not None:
+        return "binary" if len(classes) == 2 else "multiclass"
     arr = _check_y(y, n_rows, "a binary, multiclass or continuous outcome")
     try:
         inferred = type_of_target(arr, input_name="y", raise_unknown=True)
@@ -264,16 +292,24 @@ def resolve_target_type(target_type: Any, y: Any, n_rows: int) -> str:
     return inferred
 
 
-def as_multiclass_target(y: Any, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+def as_multiclass_target(
+    y: Any, n_rows: int, classes: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``(classes, codes)``: the sorted classes and ``y`` as their indices (int64).
+
+    ``classes``: the declared public label set (sorted, at least two labels); every label of
+    ``y`` must belong to it, and declared classes may be absent from ``y``. ``None``: the
+    classes are read from ``y``.
 
     Raises
     ------
     ValueError
-        When ``y`` is missing, not 1-D, of the wrong length, holds NaN, or has fewer than two
-        distinct values.
+        When ``y`` is missing, not 1-D, of the wrong length, holds NaN, has fewer than two
+        distinct values (without ``classes``), or holds a label outside ``classes``.
     """
     arr = _check_y(y, n_rows, "a multiclass outcome")
+    if classes is not None:
+        return classes, label_codes(arr, classes)
     if arr.dtype.kind == "f" and (arr != np.round(arr)).any():
         raise ValueError(
             "target_type='multiclass' needs class labels, but y holds non-integral floats: "

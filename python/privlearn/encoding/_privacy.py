@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from privlearn._labels import LabelSet
 from privlearn.accounting import LaplaceEvent, PrivacyStatement, PureDPAccountant, PureDPEvent
 
 __all__ = ["ImpactPrivacy", "continuous_laplace_privacy", "laplace_privacy", "no_privacy"]
@@ -60,6 +61,10 @@ class ImpactPrivacy:
         Continuous outcome: L1 sensitivity of the vector of all released sums,
         ``n_columns * (hi - lo) / 2`` (one row adds at most ``(hi - lo) / 2`` in absolute
         value to one level's centred sum per column).
+    labels : LabelSet or None
+        The outcome's label set and target type, and whether each was declared public
+        (``classes=``, ``target_type=``) or read from the private ``y`` (then not covered by
+        this guarantee: treated as public, and ``str(privacy_)`` says so).
     """
 
     epsilon: float
@@ -77,6 +82,7 @@ class ImpactPrivacy:
     target_bounds: tuple[float, float] | None = None
     sum_noise_scale: float | None = None
     sum_sensitivity: float | None = None
+    labels: LabelSet | None = None
 
     @property
     def private(self) -> bool:
@@ -109,6 +115,8 @@ class ImpactPrivacy:
             )
         if not self.levels_public:
             text += "; the level set was read from the data and is not covered"
+        if self.labels is not None and self.labels.statement_line():
+            text += "\n" + self.labels.statement_line()
         return text
 
 

@@ -7,10 +7,13 @@ Reference: Win-Vector LLC (J. Mount), "Using differential privacy to reuse train
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import hashlib
 import numbers
 import sys
 import warnings
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -22,6 +25,7 @@ from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted
 
 from privlearn._checks import as_positive, as_probability
+from privlearn._labels import LabelSet, declared_classes, warn_labels_read
 from privlearn.encoding._codes import (
     CODE_WIDTH,
     COUNT_SUFFIXES,
@@ -65,6 +69,10 @@ __all__ = ["ImpactEncoder"]
 _CODES = ("bayes", "counts")
 _MODES = ("naive", "laplace", "split", "cross", "jackknife")
 _MISSING = ("level", "error")
+#: Accepted range of ``smoothing``: below it the pseudo-count underflows against the class
+#: prevalence (a subnormal ``5e-324`` gave NaN and infinite codes for a multiclass outcome,
+#: ``1e-300`` codes of 690), above it every code is 0 to double precision.
+SMOOTHING_RANGE = (1e-12, 1e12)
 
 
 def _sub_seed(seed: int | None, purpose: str) -> int | None:
@@ -129,7 +137,8 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     code : {"bayes", "counts"}, default "bayes"
     mode : {"naive", "laplace", "split", "cross", "jackknife"}, default "cross"
     smoothing : float, default 1e-3
-        Pseudo-count of the Bayes code and floor of the counts code (the note's ``smFactor``).
+        Pseudo-count of the Bayes code and floor of the counts code (the note's ``smFactor``),
+        in ``[1e-12, 1e12]`` (outside it the codes underflow to NaN or infinity, or vanish).
     rare_count : float, default 10
         The counts code flags a level as rare when ``max(n_true, n_false) < rare_count``.
     noise_scale : float, optional
@@ -168,13 +177,28 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         which the Laplace mode's guarantee needs; with ``"auto"`` the Laplace mode warns that
         the set of levels present is not protected.
     target_type : {"binary", "multiclass", "continuous", "auto"}, default "binary"
-        The kind of outcome. ``"auto"`` infers it with
+        The kind of outcome. ``"auto"`` with ``classes`` declared: ``"binary"`` for two
+        classes, else ``"multiclass"``; ``"auto"`` without ``classes`` infers it from ``y`` with
         :func:`sklearn.utils.multiclass.type_of_target` (scikit-learn's ``TargetEncoder``
-        default). The default stays ``"binary"`` so that a y with three or more values is an
-        error unless another target type is asked for.
+        default), which reads the private outcome: the Laplace mode then warns
+        (:class:`~privlearn.exceptions.PrivacyLeakWarning`) and ``privacy_`` lists the target
+        type as a public input read from ``y``. The default stays ``"binary"`` so that a y
+        with three or more values is an error unless another target type is asked for.
+    classes : array-like of shape (n_classes,) or None, default None
+        Binary and multiclass outcomes: the outcome's label set, declared PUBLIC (at least two
+        distinct labels; exactly two for ``target_type="binary"``; scikit-learn's
+        ``partial_fit(classes=...)`` convention). ``classes_``, the number of code columns and
+        their names then come from it, never from ``y``; every label of ``y`` must belong to
+        it (a label outside raises ValueError naming it, before anything is charged); a
+        declared class absent from ``y`` gets codes from zero counts. ``None``: the classes
+        are read from ``y``, which is outside the guarantee (one row with a unique label adds
+        a class, and its code columns, with certainty): the Laplace mode then
+        warns (:class:`~privlearn.exceptions.PrivacyLeakWarning`) and ``privacy_`` lists the
+        label set as a public input read from ``y``.
     target_bounds : (float, float), optional
         Continuous outcome only: public bounds ``(lo, hi)``, ``lo < hi``; ``y`` is clipped to
-        them. Required with ``mode="laplace"``, and never read from the data.
+        them. Required with ``mode="laplace"``, and never read from the data (the outcome's
+        range is never inferred).
     seed : int, optional
         Seed of the noise, the split and the folds. Named ``seed`` (not ``random_state``) as
         in the rest of privlearn: the noise comes from the ChaCha20 streams of
@@ -188,8 +212,9 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     target_type_ : str
         The target type of the fit (``target_type``, or what ``"auto"`` inferred).
     classes_ : ndarray of shape (n_classes,) or None
-        The outcome's classes (sorted); binary: ``classes_[1]`` is the positive class
-        ("true"). None for a continuous outcome.
+        The outcome's classes (sorted): the declared ``classes``, or those read from ``y``;
+        binary: ``classes_[1]`` is the positive class ("true"). None for a continuous
+        outcome.
     counts_ : list of ndarray of shape (n_levels + 2, n_stats)
         Per column, the statistics of each level, then of the missing value, then of an
         unseen level (always 0), as used by ``transform`` (noisy in the Laplace mode, from the
@@ -227,6 +252,14 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     ``2 n_columns / t`` in all (``epsilon=`` sets ``t = 2 n_columns / epsilon``). Every code,
     total and grand mean is computed from these noisy values (post-processing).
 
+    The guarantee takes as public the level lists (``categories=``), the label set
+    (``classes=``), the target type and the outcome bounds (``target_bounds=``). Read from the
+    data instead, the level set, the label set (``classes_`` and the number of code columns)
+    and an ``"auto"`` target type are exact functions of the private rows and are not covered:
+    the fit warns (:class:`~privlearn.exceptions.PrivacyLeakWarning`) and ``privacy_`` says
+    so. A failed or refused fit (bad input, a budget the ledger cannot cover) leaves a fitted
+    encoder exactly as it was.
+
     Examples
     --------
     >>> import numpy as np
@@ -254,6 +287,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         categories: Any = "auto",
         target_type: str = "binary",
         target_bounds: Any = None,
+        classes: Any = None,
         seed: int | None = None,
         ledger: Any = None,
     ) -> None:
@@ -271,6 +305,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         self.target_type = target_type
         self.ledger = ledger
         self.target_bounds = target_bounds
+        self.classes = classes
         self.seed = seed
 
     # ---- scikit-learn plumbing ---------------------------------------------------------------
@@ -325,8 +360,15 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             raise ValueError(
                 f"handle_missing must be one of {_MISSING}, got {self.handle_missing!r}"
             )
+        smoothing = as_positive(self.smoothing, "smoothing")
+        if not SMOOTHING_RANGE[0] <= smoothing <= SMOOTHING_RANGE[1]:
+            raise ValueError(
+                f"smoothing must lie in [{SMOOTHING_RANGE[0]:g}, {SMOOTHING_RANGE[1]:g}] (a "
+                "smaller pseudo-count underflows against the class prevalence and gives NaN or "
+                f"infinite codes, a larger one makes every code 0), got {smoothing!r}"
+            )
         p: dict[str, Any] = {
-            "smoothing": as_positive(self.smoothing, "smoothing"),
+            "smoothing": smoothing,
             "rare_count": as_positive(self.rare_count, "rare_count"),
             "significance": None,
             "noise_scale": None,
@@ -464,12 +506,13 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         columns, n_rows = as_columns(X)
         if not reset:
             return columns, None, n_rows
-        kind = resolve_target_type(self.target_type, y, n_rows)
+        declared = declared_classes(self.classes, classification=False)
+        kind = resolve_target_type(self.target_type, y, n_rows, declared)
         self.target_type_ = kind
         if kind == "binary":
-            self.classes_, target = as_binary_target(y, n_rows)
+            self.classes_, target = as_binary_target(y, n_rows, declared)
         elif kind == "multiclass":
-            self.classes_, target = as_multiclass_target(y, n_rows)
+            self.classes_, target = as_multiclass_target(y, n_rows, declared)
         else:
             self.classes_ = None
             target = as_continuous_target(y, n_rows)
@@ -612,6 +655,10 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             self.privacy_ = no_privacy(
                 n_columns, levels_public, self.target_type_, n_classes, p["bounds"]
             )
+        labels = self._labels()
+        self.privacy_ = dataclasses.replace(self.privacy_, labels=labels)
+        if self.mode == "laplace":
+            warn_labels_read("ImpactEncoder.fit", labels, stacklevel=5)
         if self.mode == "laplace" and not levels_public:
             warnings.warn(
                 "ImpactEncoder(mode='laplace') read the set of levels from the training "
@@ -628,6 +675,17 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             self.pvalues_.append(pv)
         if p["significance"] is None:
             self.pvalues_ = None
+
+    def _labels(self) -> LabelSet:
+        """How the label set and the target type of this fit entered it (declared public, or
+        read from ``y``)."""
+        classes = None if self.classes_ is None else tuple(self.classes_.tolist())
+        return LabelSet(
+            classes,
+            self.classes is not None,
+            self.target_type_,
+            self.target_type != "auto" or self.classes is not None,
+        )
 
     def _split_rows(self, n_rows: int, y01: np.ndarray, groups: np.ndarray | None) -> np.ndarray:
         frac = float(self.split_fraction)
@@ -723,12 +781,13 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         bit for bit (see :func:`privlearn.distributed.encoding.fit_dask`; the driver is trusted
         and sees the noiseless per-partition counts).
         """
-        if _is_dask(X, y, groups):
-            from privlearn.distributed.encoding import fit_dask
+        with _unchanged_on_failure(self):
+            if _is_dask(X, y, groups):
+                from privlearn.distributed.encoding import fit_dask
 
-            fit_dask(self, X, y, groups)
-            return self
-        self._fit(X, y, groups)
+                fit_dask(self, X, y, groups)
+                return self
+            self._fit(X, y, groups)
         return self
 
     def fit_transform(self, X: Any, y: Any = None, groups: Any = None) -> np.ndarray:
@@ -752,16 +811,17 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             (a dask DataFrame with ``get_feature_names_out()`` columns for dask input: see
             :func:`privlearn.distributed.encoding.fit_transform_dask`)
         """
-        if _is_dask(X, y, groups):
-            from privlearn.distributed.encoding import fit_transform_dask
+        with _unchanged_on_failure(self):
+            if _is_dask(X, y, groups):
+                from privlearn.distributed.encoding import fit_transform_dask
 
-            return fit_transform_dask(self, X, y, groups)
-        idx, target, info = self._fit(X, y, groups)
-        if self.mode in ("naive", "laplace", "split"):
-            return self._apply(idx)
-        if self.mode == "cross":
-            return self._cross(idx, target, info["contrib"], info["groups"], info["p"])
-        return self._jackknife(idx, info["contrib"], info["groups"], info["p"])
+                return fit_transform_dask(self, X, y, groups)
+            idx, target, info = self._fit(X, y, groups)
+            if self.mode in ("naive", "laplace", "split"):
+                return self._apply(idx)
+            if self.mode == "cross":
+                return self._cross(idx, target, info["contrib"], info["groups"], info["p"])
+            return self._jackknife(idx, info["contrib"], info["groups"], info["p"])
 
     def transform(self, X: Any) -> np.ndarray:
         """Code ``X`` with the tables learned by :meth:`fit` (unseen levels: zero counts).
@@ -857,6 +917,20 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             table, _ = self._code(c[i] - own, c.sum(axis=0)[None, :] - own_total, p)
             out[:, j * w : (j + 1) * w] = table
         return out
+
+
+@contextlib.contextmanager
+def _unchanged_on_failure(est: Any) -> Iterator[None]:
+    """Run a fit so that, if it raises (bad input, a refused budget, an interrupt), ``est`` is
+    left exactly as it was: every attribute the fit set or replaced is put back (a failed
+    refit must not leave ``classes_`` of the new data next to the codes of the old)."""
+    saved = dict(est.__dict__)
+    try:
+        yield
+    except BaseException:
+        est.__dict__.clear()
+        est.__dict__.update(saved)
+        raise
 
 
 def _is_dask(*objs: Any) -> bool:

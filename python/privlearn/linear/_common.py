@@ -9,14 +9,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
-from scipy.special import expit, softmax
+from scipy.special import expit, log_expit, softmax
 from sklearn.base import BaseEstimator
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
 
 from privlearn._checks import as_index, as_real
+from privlearn._labels import label_codes
 from privlearn._linear_common import as_design_matrix, row_norms, scaled_row_norms
 from privlearn.accounting.size import (
     DEFAULT_DELTA,
@@ -374,9 +376,24 @@ def _check_fit_data(
     return as_design_matrix(X), y
 
 
-def _binary_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(classes, y_internal)``: exactly two classes, ``classes[1]`` mapped to ``+1``."""
+def _binary_labels(
+    y: np.ndarray, classes: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(classes, y_internal)``: exactly two classes, ``classes[1]`` mapped to ``+1``.
+
+    ``classes`` (optional) is a declared public label set (sorted, as
+    :func:`privlearn._labels.declared_classes` returns it): it must hold exactly two labels,
+    every label of ``y`` must belong to it (a label outside raises ValueError naming it) and a
+    declared class may be absent from ``y``. Without it the two classes are read from ``y``."""
     check_classification_targets(y)
+    if classes is not None:
+        if classes.size != 2:
+            raise ValueError(
+                f"Only binary classification is supported: classes must declare exactly 2 "
+                f"labels, got {classes.size}: {classes[:10].tolist()}"
+            )
+        codes = label_codes(y, classes)
+        return classes, np.where(codes == 1, 1.0, -1.0)
     classes = np.unique(y)
     if classes.size != 2:
         raise ValueError(
@@ -386,35 +403,65 @@ def _binary_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return classes, np.where(y == classes[1], 1.0, -1.0)
 
 
-def _class_tasks(y: Any, multiclass: bool) -> tuple[np.ndarray, list[Any]]:
+def _check_dask_labels(y: Any, classes: np.ndarray) -> None:
+    """Refuse a dask ``y`` holding a label outside the declared ``classes`` (one pass on the
+    workers; the foreign labels are gathered only to name them in the error)."""
+    inside = y.map_blocks(
+        lambda b: np.asarray(pd.Index(classes).get_indexer(np.asarray(b))) >= 0, dtype=bool
+    )
+    if int((~inside).sum().compute()) > 0:
+        label_codes(np.asarray(y[~inside].compute()), classes)  # raises, naming them
+
+
+def _class_tasks(
+    y: Any, multiclass: bool, classes: np.ndarray | None = None
+) -> tuple[np.ndarray, list[Any]]:
     """``(classes, tasks)``: one {-1, +1} label vector per binary problem. Two classes give one
     problem (``classes[1]`` is ``+1``, as :func:`_binary_labels`); ``K > 2`` classes give the
     ``K`` one-vs-rest problems (class ``k`` is ``+1`` in problem ``k``) when ``multiclass``.
-    A dask ``y`` gives lazy dask label vectors (the classes are found on the workers)."""
+
+    ``classes`` (optional) is the declared public label set (checked by
+    :func:`privlearn._labels.declared_classes`): the classes and ``K`` are then that set,
+    never read from ``y``; a label of ``y`` outside it raises ValueError naming it (before
+    anything is charged); a declared class absent from ``y`` still gets its problem (all
+    ``-1``). Without it the classes are read from ``y`` (outside the guarantee: the caller
+    states it). A dask ``y`` gives lazy dask label vectors (the classes, or the membership
+    check, run on the workers)."""
     if is_dask_array(y):
         import dask.array as da
 
-        classes = np.asarray(da.unique(y).compute())
-        check_classification_targets(classes)
-        if classes.size < 2 or (classes.size > 2 and not multiclass):
+        if classes is None:
+            found = np.asarray(da.unique(y).compute())
+            check_classification_targets(found)
+        else:
+            _check_dask_labels(y, classes)
+            found = classes
+        if found.size < 2 or (found.size > 2 and not multiclass):
+            what = "classes must declare" if classes is not None else "y must contain"
             raise ValueError(
-                f"y must contain exactly 2 classes{' or more' if multiclass else ''}, got "
-                f"{classes.size}: {classes[:10].tolist()}"
+                f"{what} exactly 2 classes{' or more' if multiclass else ''}, got "
+                f"{found.size}: {found[:10].tolist()}"
             )
-        if classes.size == 2:
-            return classes, [da.where(y == classes[1], 1.0, -1.0)]
-        return classes, [da.where(y == c, 1.0, -1.0) for c in classes]
+        if found.size == 2:
+            return found, [da.where(y == found[1], 1.0, -1.0)]
+        return found, [da.where(y == c, 1.0, -1.0) for c in found]
     check_classification_targets(y)
-    classes = np.unique(y)
-    if classes.size == 2 or not multiclass:
-        classes, y_internal = _binary_labels(y)
-        return classes, [y_internal]
-    if classes.size < 2:
-        noun = "class" if classes.size == 1 else "classes"
+    if classes is not None:
+        if classes.size == 2 or not multiclass:
+            classes, y_internal = _binary_labels(y, classes)
+            return classes, [y_internal]
+        codes = label_codes(y, classes)
+        return classes, [np.where(codes == k, 1.0, -1.0) for k in range(classes.size)]
+    found = np.unique(y)
+    if found.size == 2 or not multiclass:
+        found, y_internal = _binary_labels(y)
+        return found, [y_internal]
+    if found.size < 2:
+        noun = "class" if found.size == 1 else "classes"
         raise ValueError(
-            f"y must contain at least 2 classes, got {classes.size} {noun}: {classes.tolist()}"
+            f"y must contain at least 2 classes, got {found.size} {noun}: {found.tolist()}"
         )
-    return classes, [np.where(y == c, 1.0, -1.0) for c in classes]
+    return found, [np.where(y == c, 1.0, -1.0) for c in found]
 
 
 # ---- prediction API -----------------------------------------------------------------------------
@@ -501,7 +548,8 @@ class LinearClassifierMixin:
         """Probabilities of ``classes_`` under the logistic model (``loss="log_loss"`` only;
         for ``"hinge"`` the attribute does not exist and accessing it raises AttributeError).
         Multiclass: the softmax of the scores (a multinomial model) or, one-vs-rest, each
-        class's logistic probability normalised to sum to 1.
+        class's logistic probability normalised to sum to 1 (computed in log space: every row
+        is finite and sums to 1, also when every class's probability underflows).
 
         Returns
         -------
@@ -513,8 +561,10 @@ class LinearClassifierMixin:
             return np.column_stack([1.0 - p, p])
         if self._multiclass_proba == "softmax":
             return softmax(scores, axis=1)
-        p = expit(scores)
-        return p / p.sum(axis=1, keepdims=True)
+        # one-vs-rest: sigma(s_k) / sum_j sigma(s_j), normalised in log space (the softmax of
+        # the log-sigmoids), so that rows whose every sigma(s_k) underflows to 0 (all scores
+        # below about -745) stay finite and sum to 1 instead of giving 0 / 0
+        return softmax(log_expit(scores), axis=1)
 
     def __sklearn_tags__(self) -> Any:  # scikit-learn >= 1.6
         tags = super().__sklearn_tags__()  # type: ignore[misc]

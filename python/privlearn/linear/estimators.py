@@ -25,6 +25,7 @@ Both minimise ``(alpha/2) ||w||^2 + (1/n) sum_i loss(x_i^T w, y_i)``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +34,13 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
 from privlearn._checks import as_index
+from privlearn._labels import (
+    LabelSet,
+    declared_classes,
+    label_set,
+    private_target,
+    warn_labels_read,
+)
 from privlearn._linear_common import SCHEDULES, SGDRun, objective, softmax_objective
 from privlearn.accounting import (
     DisjointBatches,
@@ -120,6 +128,10 @@ class DPSGDPrivacy:
         How the data-set size entered the run: declared public (``n_samples=``), fixed by a
         replace-one relation, or an exact discrete-Laplace noisy count whose epsilon
         (``size.epsilon``) is part of ``epsilon`` (basic composition with the training part).
+    labels : LabelSet or None
+        Classifiers: the label set (``classes_``) and whether it was declared public with
+        ``classes=`` or read from the private ``y`` (then not covered by this guarantee: it is
+        treated as public, and ``str(privacy_)`` says so); None for regressors.
     """
 
     epsilon: float
@@ -138,6 +150,7 @@ class DPSGDPrivacy:
     epsilon_split: str | None = None
     statement: PrivacyStatement | None = None
     size: DatasetSize | None = None
+    labels: LabelSet | None = None
 
     @property
     def private(self) -> bool:
@@ -170,6 +183,8 @@ class DPSGDPrivacy:
         lines += _statement_lines(self.size, self.epsilon, self.neighboring)
         if self.statement is not None:
             lines += ["  " + line for line in str(self.statement).splitlines()]
+        if self.labels is not None and self.labels.statement_line():
+            lines.append(self.labels.statement_line())  # classifiers: how the label set entered
         return "\n".join(lines)
 
 
@@ -495,6 +510,18 @@ _ATTRIBUTES = """
         PRIVATE: computed on the raw data; never release it with the model."""
 
 
+_CLASSES_PARAM = """    classes : array-like of shape (n_classes,) or None, default=None
+        The label set, declared PUBLIC (scikit-learn's ``partial_fit(classes=...)``
+        convention): ``classes_`` (sorted as by ``np.unique``), the number of classes and the
+        shape of ``coef_`` come from it, never from ``y``. Every label of ``y`` must belong to
+        it (a label outside raises ValueError naming it, before any budget is charged: an input
+        precondition, like the row norms); a declared class absent from ``y`` is fine (it still
+        gets its model). ``None``: the label set is read from ``y``. That is outside the
+        guarantee (one row with a unique label adds it to ``classes_`` with certainty), so a
+        private fit then emits a :class:`~privlearn.exceptions.PrivacyLeakWarning` and
+        ``privacy_`` lists the label set as a public input read from ``y``."""
+
+
 class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
     _multiclass_proba = "softmax"
 
@@ -518,7 +545,7 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         ``"gaussian"``: Abadi et al. (2016), Algorithm 1: per-example clipping to ``clip``,
         noise ``N(0, sigma^2 clip^2 I)``, Poisson or fixed-size batches, RDP accountant.
     loss : {{"log_loss", "hinge"}}, default="log_loss"
-{_COMMON_PARAMS}
+{_CLASSES_PARAM}{_COMMON_PARAMS}
     epsilon_split : {{"total", "per_pass"}}, default="total"
         l2-laplace: how ``epsilon`` is spread over the ``epochs`` passes. ``"total"``: each
         pass is ``epsilon / epochs``-DP, so the whole fit is ``epsilon``-DP (basic
@@ -586,10 +613,13 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(500, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
     >>> y = np.where(X @ [1.0, -1.0, 0.5] > 0, "yes", "no")
-    >>> clf = DPSGDClassifier(epsilon=1.0, seed=0).fit(X, y)   # Gaussian, intercept
+    >>> clf = DPSGDClassifier(epsilon=1.0, classes=["no", "yes"], seed=0)  # public labels
+    >>> clf = clf.fit(X, y)   # Gaussian, intercept
     >>> clf.privacy_.epsilon <= 1.0
     True
-    >>> song = DPSGDClassifier(mechanism="l2-laplace", epsilon=1.0, batch_size=20, seed=0)
+    >>> song = DPSGDClassifier(
+    ...     mechanism="l2-laplace", epsilon=1.0, batch_size=20, classes=["no", "yes"], seed=0
+    ... )
     >>> song.fit(X, y).privacy_.epsilon
     1.0
     >>> clf.classes_.tolist()
@@ -604,6 +634,7 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         epsilon: float | None = 1.0,
         delta: float | None = None,
         n_samples: int | None = None,
+        classes: Any = None,
         ledger: Any = None,
         noise_multiplier: float | None = None,
         epsilon_split: str = "total",
@@ -628,6 +659,7 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         self.epsilon = epsilon
         self.delta = delta
         self.n_samples = n_samples
+        self.classes = classes
         self.ledger = ledger
         self.noise_multiplier = noise_multiplier
         self.epsilon_split = epsilon_split
@@ -661,14 +693,20 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
             Finite values; converted to float64 (C-contiguous) or canonical CSR.
         y : array-like of shape (n_samples,)
-            Exactly two distinct labels (any hashable, sortable values).
+            Class labels (any hashable, sortable values): two classes (the binary model), or
+            more for the multinomial model (``mechanism="gaussian"``, ``loss="log_loss"``).
+            With ``classes=`` declared, every label must belong to it.
 
         Returns
         -------
         self
         """
         X, y = _check_fit_data(X, y, self, y_numeric=False)
-        classes, tasks = _class_tasks(y, multiclass=True)
+        declared = declared_classes(self.classes)
+        classes, tasks = _class_tasks(y, multiclass=True, classes=declared)
+        labels = label_set(classes, declared)
+        if private_target(self.epsilon):
+            warn_labels_read(f"{type(self).__name__}.fit", labels)
         if len(tasks) == 1:  # two classes: the binary model, unchanged
             self._fit(X, tasks[0])
         else:
@@ -688,6 +726,7 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
                 codes = np.searchsorted(classes, y).astype(np.float64)
             self._fit(X, codes, n_classes=int(classes.size))
         self.classes_ = classes
+        self.privacy_ = dataclasses.replace(self.privacy_, labels=labels)
         return self
 
 

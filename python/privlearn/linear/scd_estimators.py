@@ -88,6 +88,7 @@ relation), and the primal variant's schedule does not involve ``N``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -96,6 +97,13 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
 from privlearn._checks import as_index
+from privlearn._labels import (
+    LabelSet,
+    declared_classes,
+    label_set,
+    private_target,
+    warn_labels_read,
+)
 from privlearn._linear_common import SCD_VARIANTS, SCDRun
 from privlearn.accounting import (
     Event,
@@ -186,6 +194,10 @@ class DPSCDPrivacy:
         Binary problems trained on the same rows: 1, or ``K`` for one-vs-rest over ``K > 2``
         classes; the accountant composes ``tasks x steps`` mechanisms (each problem's ``T``
         steps see every row).
+    labels : LabelSet or None
+        Classifiers: the label set (``classes_``) and whether it was declared public with
+        ``classes=`` or read from the private ``y`` (then not covered by this guarantee: it is
+        treated as public, and ``str(privacy_)`` says so); None for regressors.
     """
 
     epsilon: float
@@ -204,6 +216,7 @@ class DPSCDPrivacy:
     statement: PrivacyStatement | None = None
     size: DatasetSize | None = None
     tasks: int = 1
+    labels: LabelSet | None = None
 
     @property
     def private(self) -> bool:
@@ -233,6 +246,8 @@ class DPSCDPrivacy:
         lines += _statement_lines(self.size, self.epsilon, self.neighboring)
         if self.statement is not None:
             lines += ["  " + line for line in str(self.statement).splitlines()]
+        if self.labels is not None and self.labels.statement_line():
+            lines.append(self.labels.statement_line())  # classifiers: how the label set entered
         return "\n".join(lines)
 
 
@@ -596,6 +611,18 @@ _NOTES = """
     dual variables nor the objective diagnostics (``diagnostics_``)."""
 
 
+_CLASSES_PARAM = """    classes : array-like of shape (n_classes,) or None, default=None
+        The label set, declared PUBLIC (scikit-learn's ``partial_fit(classes=...)``
+        convention): ``classes_`` (sorted as by ``np.unique``), the number of classes and the
+        shape of ``coef_`` come from it, never from ``y``. Every label of ``y`` must belong to
+        it (a label outside raises ValueError naming it, before any budget is charged: an input
+        precondition, like the row norms); a declared class absent from ``y`` is fine (it still
+        gets its model). ``None``: the label set is read from ``y``. That is outside the
+        guarantee (one row with a unique label adds it to ``classes_`` with certainty), so a
+        private fit then emits a :class:`~privlearn.exceptions.PrivacyLeakWarning` and
+        ``privacy_`` lists the label set as a public input read from ``y``."""
+
+
 class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
     _multiclass = True
 
@@ -618,7 +645,7 @@ class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
     ----------
     loss : {{"log_loss", "hinge"}}, default="log_loss"
         Logistic regression or the (L1-)hinge SVM.
-{_COMMON_PARAMS}
+{_CLASSES_PARAM}{_COMMON_PARAMS}
 
     Attributes
     ----------
@@ -638,7 +665,8 @@ class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(2000, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
     >>> y = np.where(X @ [1.0, -1.0, 0.5] > 0, "yes", "no")
-    >>> clf = DPSCDClassifier(loss="hinge", epsilon=1.0, alpha=1e-3, seed=0).fit(X, y)
+    >>> clf = DPSCDClassifier(loss="hinge", epsilon=1.0, alpha=1e-3, classes=["no", "yes"], seed=0)
+    >>> clf = clf.fit(X, y)
     >>> clf.privacy_.epsilon <= 1.0
     True
     >>> clf.classes_.tolist()
@@ -652,6 +680,7 @@ class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
         epsilon: float | None = 1.0,
         delta: float | None = None,
         n_samples: int | None = None,
+        classes: Any = None,
         ledger: Any = None,
         noise_multiplier: float | None = None,
         variant: str = "dual",
@@ -673,6 +702,7 @@ class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
         self.epsilon = epsilon
         self.delta = delta
         self.n_samples = n_samples
+        self.classes = classes
         self.ledger = ledger
         self.noise_multiplier = noise_multiplier
         self.variant = variant
@@ -702,16 +732,22 @@ class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
             Finite values, rows of L2 norm <= 1 (or ``clip_rows=True``); converted to float64
             (C-contiguous) or canonical CSR.
         y : array-like of shape (n_samples,)
-            Two or more distinct labels (any hashable, sortable values).
+            Class labels (any hashable, sortable values): two or more classes, or, with
+            ``classes=`` declared, labels of that set (one-vs-rest over all of them).
 
         Returns
         -------
         self
         """
         X, y = _check_fit_data(X, y, self, y_numeric=False)
-        classes, y_internal = _class_tasks(y, multiclass=True)
+        declared = declared_classes(self.classes)
+        classes, y_internal = _class_tasks(y, multiclass=True, classes=declared)
+        labels = label_set(classes, declared)
+        if private_target(self.epsilon):
+            warn_labels_read(f"{type(self).__name__}.fit", labels)
         self._fit(X, y_internal)
         self.classes_ = classes
+        self.privacy_ = dataclasses.replace(self.privacy_, labels=labels)
         return self
 
 

@@ -438,7 +438,14 @@ class PrivateHyperparameterSearch(BaseEstimator):
             for est in estimators:
                 _set_matching(est, "epsilon", rep_pure_target)
         stand_in = np.zeros((train_idx.size, d))
-        stand_in_y = np.resize(np.array([0, 1]), train_idx.size)
+        # public stand-in labels: a candidate's declared label set (classes=, a public input)
+        # where it has one, so that the dry runs plan the same classes as the real fits
+        declared = [
+            v
+            for k, v in self.estimator.get_params(deep=True).items()
+            if (k == "classes" or k.endswith("__classes")) and v is not None
+        ]
+        stand_in_y = np.resize(np.asarray(declared[0] if declared else [0, 1]), train_idx.size)
         # Candidates that keep the size private (add/remove-one sampling) would each draw a
         # noisy count of their rows; the theorem needs curves fixed before the repetitions, so
         # the search counts the training split once (count_epsilon, charged first) and gives

@@ -1,0 +1,202 @@
+"""The label set of a private classifier or encoder: declared public, or read from ``y``.
+
+``classes_``, the number of classes ``K``, the shape of ``coef_`` (and, one-vs-rest, the number
+of composed problems, hence the noise) and an encoder's ``classes_`` are exact functions of the
+label set. A privacy guarantee covers them only when the set is a public input, fixed without
+looking at the private labels: declared with ``classes=`` (scikit-learn's
+``partial_fit(classes=...)`` convention). A label set read from ``y`` is not protected (one row
+with a unique label is in ``classes_`` with probability 1 on one data set and 0 on its
+neighbour), so it is treated as public and stated as such: a
+:class:`~privlearn.exceptions.PrivacyLeakWarning` at ``fit`` and a line in the statement
+(:class:`LabelSet`).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.multiclass import check_classification_targets
+
+from privlearn.exceptions import PrivacyLeakWarning
+
+__all__ = [
+    "LabelSet",
+    "declared_classes",
+    "label_codes",
+    "label_set",
+    "private_target",
+    "warn_labels_read",
+]
+
+#: Labels shown in a statement or message (the rest are counted).
+_SHOWN = 20
+
+
+def _show(values: Any, limit: int = _SHOWN) -> str:
+    items = list(np.asarray(values, dtype=object).tolist())
+    text = ", ".join(repr(v) for v in items[:limit])
+    if len(items) > limit:
+        text += f", ... ({len(items)} labels)"
+    return "{" + text + "}"
+
+
+@dataclass(frozen=True)
+class LabelSet:
+    """How the label set (and, for an encoder, the target type) entered a fit.
+
+    Attributes
+    ----------
+    classes : tuple or None
+        The labels (``classes_``, sorted); None for a continuous outcome.
+    declared : bool
+        Whether ``classes`` was declared with ``classes=`` (a public input). False: read from
+        the private ``y``, not covered by the guarantee and treated as public.
+    target_type : str or None
+        Encoders: the target type of the fit.
+    target_type_declared : bool
+        Encoders: False when ``target_type="auto"`` inferred it from ``y`` (not protected).
+    """
+
+    classes: tuple[Any, ...] | None
+    declared: bool
+    target_type: str | None = None
+    target_type_declared: bool = True
+
+    @property
+    def read_from_y(self) -> bool:
+        """Whether anything here was read from the private labels (outside the guarantee)."""
+        return (self.classes is not None and not self.declared) or not self.target_type_declared
+
+    def public_inputs(self) -> list[str]:
+        """The statement's words for these public inputs."""
+        out = []
+        if not self.target_type_declared:
+            out.append(
+                f"the target type {self.target_type!r} (read from y: not protected; pass "
+                "target_type= to declare it)"
+            )
+        if self.classes is not None:
+            shown = _show(self.classes)
+            if self.declared:
+                out.append(f"the label set {shown} (declared with classes=)")
+            else:
+                out.append(
+                    f"the label set {shown} (read from y: not protected; pass classes= to "
+                    "declare it)"
+                )
+        return out
+
+    def statement_line(self) -> str:
+        """One indented line for a printed privacy statement (empty when nothing to say)."""
+        items = self.public_inputs()
+        return "  public label inputs: " + "; ".join(items) if items else ""
+
+
+def declared_classes(
+    classes: Any, *, what: str = "classes", classification: bool = True
+) -> np.ndarray | None:
+    """The declared label set as np.unique would sort it (``None`` stays ``None``).
+
+    ``classification``: also scikit-learn's check that the labels are class labels
+    (:func:`~sklearn.utils.multiclass.check_classification_targets`: no non-integral floats).
+
+    Raises
+    ------
+    ValueError
+        When ``classes`` is not a 1-D array-like of at least two distinct, sortable, non-missing
+        labels.
+    """
+    if classes is None:
+        return None
+    if isinstance(classes, (str, bytes)) or np.isscalar(classes):
+        raise ValueError(
+            f"{what} must be an array-like of at least 2 distinct labels (the public label "
+            f"set), got {classes!r}"
+        )
+    arr = np.asarray(classes)
+    if arr.dtype.kind in "US" and arr.ndim == 1:  # numpy turns [0, "a"] into ["0", "a"]
+        items = list(classes)
+        if not all(isinstance(v, (str, bytes)) for v in items):
+            arr = np.asarray(items, dtype=object)
+    if arr.ndim != 1:
+        raise ValueError(f"{what} must be 1-D (a list of labels), got shape {arr.shape}")
+    if arr.size and np.asarray(pd.isna(arr)).any():
+        raise ValueError(f"{what} holds a missing value (NaN/None); labels must be defined")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ValueError(f"{what} holds an infinite value")
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{what}: complex labels are not supported")
+    try:
+        unique = np.unique(arr)
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in arr.tolist()})
+        raise ValueError(
+            f"{what} mixes labels of types {', '.join(kinds)} that cannot be sorted; use labels "
+            "of one type"
+        ) from None
+    if unique.size != arr.size:
+        raise ValueError(f"{what} has repeated labels: {_show(arr)}")
+    if unique.size < 2:
+        raise ValueError(f"{what} must hold at least 2 distinct labels, got {_show(arr)}")
+    if classification:
+        check_classification_targets(unique)
+    return unique
+
+
+def label_set(classes: np.ndarray, declared: np.ndarray | None) -> LabelSet:
+    """The :class:`LabelSet` of a classifier's fit (``declared``: the checked ``classes=``)."""
+    return LabelSet(tuple(np.asarray(classes, dtype=object).tolist()), declared is not None)
+
+
+def private_target(epsilon: Any) -> bool:
+    """Whether a fit with this ``epsilon`` parameter adds noise (``None``: a noise multiplier;
+    anything unparsable is refused later, by the parameter checks)."""
+    try:
+        return epsilon is None or not math.isinf(float(epsilon))
+    except (TypeError, ValueError):
+        return True
+
+
+def label_codes(y: np.ndarray, classes: np.ndarray, *, what: str = "classes") -> np.ndarray:
+    """The index of each label of ``y`` in the declared (sorted) ``classes`` (int64).
+
+    Every label must belong to the declared set (an input precondition, checked before anything
+    is charged).
+
+    Raises
+    ------
+    ValueError
+        Naming the labels of ``y`` outside ``classes``.
+    """
+    codes = np.asarray(pd.Index(classes).get_indexer(np.asarray(y).ravel()), dtype=np.int64)
+    bad = codes < 0
+    if bad.any():
+        foreign = pd.unique(np.asarray(y).ravel()[bad])
+        raise ValueError(
+            f"y holds label(s) {_show(foreign, 5)} outside the declared {what}={_show(classes)} "
+            f"({int(bad.sum())} row(s)): {what} is a public input and every label of y must "
+            "belong to it"
+        )
+    return codes
+
+
+def warn_labels_read(owner: str, labels: LabelSet, stacklevel: int = 3) -> None:
+    """The :class:`~privlearn.exceptions.PrivacyLeakWarning` of a private fit whose label set
+    (or target type) was read from ``y``."""
+    if not labels.read_from_y:
+        return
+    items = labels.public_inputs()
+    warnings.warn(
+        f"{owner} read {' and '.join(i.split(' (')[0] for i in items if 'read from y' in i)} "
+        "from the private labels y: released exactly (classes_, the number of classes "
+        "and the shape of the model depend on it), NOT covered by the privacy guarantee and "
+        "treated as a PUBLIC input (stated in privacy_). Declare it with classes= (and "
+        "target_type=) to make it public by choice",
+        PrivacyLeakWarning,
+        stacklevel=stacklevel,
+    )
