@@ -150,7 +150,9 @@ def _steps(est: Any) -> list[tuple[str, Any]]:
 
 
 def _is_privlearn(step: Any) -> bool:
-    return type(step).__module__.split(".")[0] == "privlearn"
+    """Whether ``step`` is (a subclass of) a privlearn estimator (its ``privacy_`` is then
+    required after the dry fit)."""
+    return any(c.__module__.split(".")[0] == "privlearn" for c in type(step).__mro__)
 
 
 def _check_structure(est: Any, row_wise: tuple[str, ...]) -> None:
