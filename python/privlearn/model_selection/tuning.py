@@ -328,7 +328,7 @@ class PrivateHyperparameterSearch(BaseEstimator):
         below 0 the tail of ``K`` is heavy, ``P[K > k] ~ k^eta``).
     mean_repetitions : float, default=10.0
         ``E[K]`` (``gamma`` is solved from it; Poisson: ``mu``), at most
-        :data:`MAX_SEARCH_MEAN_REPETITIONS` (1000).
+        ``MAX_SEARCH_MEAN_REPETITIONS`` (1000, public).
     validation_fraction : float, default=0.2
         Share of the rows in the validation split (see Notes).
     score_epsilon : float or None, default=None
