@@ -617,3 +617,22 @@ def test_mean_repetitions_cap_is_public():
     from privlearn.model_selection.tuning import MAX_SEARCH_MEAN_REPETITIONS
 
     assert MAX_SEARCH_MEAN_REPETITIONS == 1000.0
+
+
+def test_noise_multiplier_candidates_report_an_a_priori_epsilon(data):
+    """Issue 19, item 7 inside the search: Poisson DP-SGD with a noise multiplier planned from
+    a noisy count reported epsilon(n~) (old search: 9.09, 9.23, 9.19 for seeds 1, 2, 3 on the
+    same data). Without a public size the search now refuses; with n_samples the total is the
+    same for every seed."""
+    X, y = data
+    est = DPSGDClassifier(mechanism="gaussian", epsilon=None, noise_multiplier=1.0, seed=0)
+    kw = dict(score_epsilon=0.5, mean_repetitions=2.0)
+    with pytest.raises(ValueError, match="a-posteriori"):
+        PrivateHyperparameterSearch(est, {"batch_size": [50, 100]}, seed=1, **kw).fit(X, y)
+    eps = {
+        PrivateHyperparameterSearch(
+            est, {"batch_size": [50, 100]}, seed=s, n_samples=len(y), **kw
+        ).fit(X, y).privacy_.epsilon
+        for s in (1, 2, 3)
+    }  # fmt: skip
+    assert len(eps) == 1 and math.isfinite(eps.pop())
