@@ -776,3 +776,54 @@ def test_impact_encoder_unique_label(declared):
     else:
         assert "the label set {0, 1} (read from y: not protected" in statement
         assert result.bound > 2.0 * result.epsilon, str(result)
+
+# ---- private hyperparameter search (issue 19) ----
+N_SEARCH = 150  # searches per side
+
+
+def _search_centring(seed: int) -> Any:
+    """The search over a pipeline that centres the rows with the data's own mean
+    (``FunctionTransformer(X - X.mean(0))``), then projects them (Normalizer) for Song et al.'s
+    l2-laplace DP-SGD; documented total epsilon 1."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer, Normalizer
+
+    from privlearn.model_selection import PrivateHyperparameterSearch
+
+    pipe = make_pipeline(
+        FunctionTransformer(lambda Z: Z - Z.mean(axis=0)), Normalizer(), DPSGDClassifier()
+    )
+    return PrivateHyperparameterSearch(
+        pipe, {"dpsgdclassifier__eta0": [1.0]}, epsilon=1.0, mean_repetitions=1.05, seed=seed
+    )
+
+
+def _best_score(search: Any) -> float:
+    return float(search.best_score_)
+
+
+def test_search_refuses_a_transformer_that_mixes_rows():
+    """Guards issue 19, item 6: a FunctionTransformer was accepted as a stateless (row-wise)
+    step, though ``X - X.mean(0)`` moves every row when one changes. ``D``: 4000 rows
+    ``(+-0.5, 0, 0)`` labelled by the sign (centred, normalised: separable); ``D'`` replaces
+    one row by ``(2000, 0, 0)`` labelled 0: the mean moves by 2, every other centred row points
+    the same way after normalisation and the outlier, the only row the model can fit, points
+    it the wrong way (or, when the outlier falls in the validation split, every validation
+    row gets the same prediction): the model's sign is a coin flip. The released noisy
+    validation count (``best_score_``; ``E[K] = 1.05``, so almost always one repetition) is in
+    731..858 of about 800 on ``D`` and anywhere in -4..853 on ``D'``: measured on the old
+    search, empirical epsilon >= 1.43 against the claimed 1 (150 searches per side, event
+    "count <= 429" chosen on the first half). The search now
+    refuses the undeclared FunctionTransformer for every seed on both sides, before anything is
+    charged (nothing released), and the audit finds nothing."""
+    n = 4000
+    X = np.zeros((n, FEATURES))
+    X[:, 0] = np.where(np.arange(n) % 2 == 0, 0.5, -0.5)
+    y = (X[:, 0] > 0).astype(int)
+    X1, y1 = X.copy(), y.copy()
+    X1[0, 0], y1[0] = 2000.0, 0  # replace-one: row 0, (+0.5, label 1), becomes (2000, label 0)
+    d0, d1 = _run(_search_centring, (X, y), (X1, y1), N_SEARCH, _best_score)
+    result = _audit(d0, d1, epsilon=1.0, delta=1e-6, abnormal_event=True)
+    assert result.bound <= result.epsilon, str(result)
+    for d in (d0, d1):  # refused, naming the step, for every seed
+        assert len(d.raised) == N_SEARCH and "'functiontransformer'" in d.raised[0]

@@ -471,56 +471,194 @@ def plan_repetition_epsilon(
 
 
 # ---- drawing K ------------------------------------------------------------------------------
+#: Relative size of the tail left out of a window of the hazard sampler (far below the rounding
+#: of doubles): see :func:`sample_repetitions`.
+_WINDOW_TAIL = 2.0**-70
+
+
+def _log_pmf(kf: np.ndarray, distribution: str, eta: float, gamma: float, mu: float) -> np.ndarray:
+    """``log P[K = k]`` at the (float) ``k`` of the support."""
+    from scipy import special
+
+    if distribution == "poisson":
+        return kf * math.log(mu) - mu - special.gammaln(kf + 1.0)
+    log_tail = kf * math.log1p(-gamma)
+    if eta == 0.0:
+        return log_tail - np.log(kf) - math.log(-math.log(gamma))
+    # eta > 0 here (eta < 0 is drawn by the Sibuya mixture)
+    log_prod = special.gammaln(kf + eta) - special.gammaln(kf + 1.0) - special.gammaln(eta)
+    return log_tail + log_prod - math.log(math.expm1(-eta * math.log(gamma)))
+
+
+def _ratio_bound(j: int, distribution: str, eta: float, gamma: float, mu: float) -> float:
+    """An upper bound of ``P[K = i + 1] / P[K = i]`` for every ``i >= j``."""
+    if distribution == "poisson":
+        return mu / (j + 1.0)
+    # (1 - gamma) (i + eta) / (i + 1): increasing to 1 - gamma for eta < 1, decreasing for eta > 1
+    return (1.0 - gamma) * max(1.0, (j + eta) / (j + 1.0))
+
+
+def _draw_by_hazards(
+    uniform: Any, distribution: str, eta: float, gamma: float, mu: float, scale: float
+) -> int:
+    """``K`` by its hazards ``h_k = P[K = k] / P[K >= k]``: ``K`` is the first ``k`` with
+    ``U_k < h_k`` (one fresh uniform per ``k``), which has exactly the law of ``K`` for any
+    support, so nothing is truncated. The hazards of a block of ``k`` are computed from the
+    probabilities of a window ``[k0, J]`` in log space (shifted by their maximum), with ``J``
+    extended until the mass beyond it is below ``2^-70`` of the last probability of the block
+    (a geometric bound from :func:`_ratio_bound`): each hazard is exact up to the rounding of
+    doubles."""
+    start = 0 if distribution == "poisson" else 1
+    block = int(min(max(64.0, 4.0 * scale), 1 << 22))
+    k0, drawn = start, 0
+    while True:
+        k_end = k0 + block
+        last = float(_log_pmf(np.array([k_end - 1.0]), distribution, eta, gamma, mu)[0])
+        span = block
+        while True:
+            j = k_end + span
+            r = _ratio_bound(j, distribution, eta, gamma, mu)
+            if r < 1.0:
+                lp_j = float(_log_pmf(np.array([float(j)]), distribution, eta, gamma, mu)[0])
+                if lp_j + math.log(r) - math.log1p(-r) <= last + math.log(_WINDOW_TAIL):
+                    break
+            span *= 2
+        kf = np.arange(k0, j + 1, dtype=np.float64)
+        lp = _log_pmf(kf, distribution, eta, gamma, mu)
+        w = np.exp(lp - lp.max())
+        tail = np.cumsum(w[::-1])[::-1][:block]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            h = np.where(tail > 0.0, w[:block] / tail, 1.0)
+        u = np.asarray(uniform(drawn, block), dtype=np.float64)
+        hit = np.flatnonzero(u < h)
+        if hit.size:
+            return k0 + int(hit[0])
+        k0, drawn = k_end, drawn + block
+
+
+def _draw_logarithmic(uniform: Any, gamma: float) -> int:
+    """Logarithmic ``K`` (``eta = 0``), ``P[K = k] = p^k / (k log(1/(1 - p)))`` with
+    ``p = 1 - gamma``, by Kemp's (1981) algorithm LK: exact, unbounded."""
+    p = 1.0 - gamma
+    log_gamma = math.log(gamma)  # log(1 - p)
+    index = 0
+    while True:
+        v, u = (float(x) for x in uniform(index, 2))
+        index += 2
+        if v >= p:
+            return 1
+        q = -math.expm1(log_gamma * (1.0 - u))  # 1 - (1 - p)^U', U' = 1 - u in (0, 1]
+        if v <= q * q:
+            if q >= 1.0:  # (1 - p)^U' underflowed: the next draw decides
+                continue
+            k = 1.0 + math.floor(math.log(v) / math.log(q)) if v > 0.0 else math.inf
+            if k < 2.0**62:
+                return int(k)
+            continue  # beyond every representable count: probability far below 2^-62
+        return 1 if v > q else 2
+
+
+def _draw_sibuya_tilted(uniform: Any, eta: float, gamma: float) -> int:
+    """``K ~ D_{eta, gamma}`` for ``-1 < eta < 0``.
+
+    With ``a = -eta`` the probability generating function of ``D_{eta, gamma}`` is
+    ``(1 - (1 - (1 - gamma) x)^a) / (1 - gamma^a)``: the Sibuya law (pgf ``1 - (1 - x)^a``)
+    tilted by ``(1 - gamma)^k``. A Sibuya ``K`` is geometric with a success probability
+    ``P ~ Beta(a, 1 - a)`` (then ``P[K = k] = a Gamma(k - a) / (Gamma(k + 1) Gamma(1 - a))``);
+    a draw is kept with probability ``(1 - gamma)^K`` (rejection; acceptance rate
+    ``1 - gamma^a``). ``Beta(a, 1 - a)`` by Johnk's method. Exact up to the rounding of doubles,
+    unbounded (the tail is heavy: ``P[K > k]`` decays like ``k^-a`` up to ``k ~ 1/gamma``)."""
+    a = -eta
+    log_keep = math.log1p(-gamma)
+    index = 0
+    while True:
+        u1, u2, u3, u4 = (float(x) for x in uniform(index, 4))
+        index += 4
+        # Johnk: X = U^(1/a), Y = V^(1/(1-a)), accepted when X + Y <= 1; P = X / (X + Y)
+        lx = math.log1p(-u1) / a
+        ly = math.log1p(-u2) / (1.0 - a)
+        if not (lx > -745.0 or ly > -745.0):
+            continue  # both underflow: a rare case resolved by new draws
+        x, y = math.exp(lx), math.exp(ly)
+        if x + y > 1.0 or x + y == 0.0:
+            continue
+        p = x / (x + y)
+        if p >= 1.0:
+            k = 1.0
+        elif p <= 0.0:
+            continue
+        else:
+            k = 1.0 + math.floor(math.log1p(-u3) / math.log1p(-p))  # geometric on {1, 2, ...}
+        if not k < 2.0**62:
+            continue  # kept with probability (1 - gamma)^k, zero in doubles for such k
+        if math.log1p(-u4) < k * log_keep:  # U4 < (1 - gamma)^k, as 1 - U4 in (0, 1]
+            return int(k)
+
+
 def sample_repetitions(
-    u: float,
+    uniform: Any,
     *,
     distribution: str,
     eta: float | None = None,
     gamma: float | None = None,
     mu: float | None = None,
 ) -> int:
-    """Draw ``K`` by inversion of its distribution function at the uniform ``u`` in [0, 1).
+    """Draw ``K`` from the exact distribution the theorems cover, with no truncation.
 
-    ``K`` is the smallest ``k`` with ``P[K <= k] > u``; the probabilities are summed in
-    order (``P[K = k + 1] / P[K = k] = (1 - gamma)(k + eta)/(k + 1)`` for the truncated
-    negative binomial, ``mu / (k + 1)`` for Poisson, computed in log space), so the draw is
-    exact up to the rounding of the distribution function.
+    [PS22]'s Theorem 2 is stated for ``K ~ D_{eta, gamma}`` on all of ``{1, 2, ...}`` and
+    Theorem 6 for ``K ~ Poisson(mu)``; a sampler that stops at some ``kmax`` and puts the
+    remaining mass on it draws another distribution, which neither theorem covers. So no
+    mass is folded or cut:
+
+    - ``eta = 1``: geometric, by inversion ``K = 1 + floor(log(1 - U) / log(1 - gamma))``;
+    - ``eta = 0``: logarithmic, by Kemp's algorithm LK;
+    - ``-1 < eta < 0``: a tilted Sibuya law by rejection (see ``_draw_sibuya_tilted``);
+    - ``eta > 0`` and Poisson: sequential hazards ``P[K = k] / P[K >= k]``, one fresh uniform
+      per ``k``, computed in windows whose left-out mass is below ``2^-70`` of the window's
+      last probability.
+
+    Each is exact up to the rounding of doubles.
 
     Parameters
     ----------
-    u : float
-        Uniform in [0, 1) (from the caller's generator).
+    uniform : callable
+        ``uniform(start, count)`` returns ``count`` independent uniforms in ``[0, 1)``,
+        addressed from ``start`` (e.g. ``privlearn.random.Stream(seed, stream=s).uniform``);
+        a numpy ``Generator`` is accepted too.
     distribution, eta, gamma, mu
         As in :func:`repeat_epsilon`.
 
     Returns
     -------
     int
+        ``>= 1`` for the truncated negative binomial, ``>= 0`` for Poisson.
     """
-    from scipy import special
-
-    u = as_real(u, "u")
-    if not 0.0 <= u < 1.0:
-        raise ValueError(f"u must lie in [0, 1), got {u}")
+    if isinstance(uniform, np.random.Generator):
+        gen = uniform
+        uniform = lambda start, count: gen.random(count)  # noqa: E731
+    if not callable(uniform):
+        raise TypeError(
+            "uniform must be a callable uniform(start, count) -> array of uniforms in [0, 1) "
+            f"(or a numpy Generator), got {type(uniform).__name__}"
+        )
     if distribution == "poisson":
         mu = _mean(mu, "mu", 0.0)
-        kmax = int(mu + 40.0 * math.sqrt(mu) + 100.0)
-        k = np.arange(kmax + 1, dtype=np.float64)
-        logp = k * math.log(mu) - mu - special.gammaln(k + 1.0)
-        start = 0
-    elif distribution == "truncated_negative_binomial":
-        assert eta is not None and gamma is not None
-        mean = negative_binomial_mean(eta, gamma)
-        # tail: P[K > k] <= E[K]/k is loose; extend until the mass left is below 1e-17
-        kmax = int(50.0 * mean / max(1.0 + eta, 1e-3) + 200.0)
-        k = np.arange(1, kmax + 1)
-        with np.errstate(under="ignore"):
-            logp = np.log(np.maximum(negative_binomial_pmf(k, eta, gamma), 1e-320))
-        start = 1
-    else:
+        return _draw_by_hazards(uniform, "poisson", 0.0, 0.5, mu, mu)
+    if distribution != "truncated_negative_binomial":
         raise ValueError(
             f"distribution must be 'truncated_negative_binomial' or 'poisson', got {distribution!r}"
         )
-    cdf = np.cumsum(np.exp(logp))
-    idx = int(np.searchsorted(cdf, u, side="right"))
-    return start + min(idx, len(cdf) - 1)
+    if eta is None or gamma is None:
+        raise ValueError("the truncated negative binomial needs eta and gamma")
+    eta, gamma = _eta(eta), _gamma(gamma)
+    if eta == 1.0:
+        u = float(uniform(0, 1)[0])
+        k = 1.0 + math.floor(math.log1p(-u) / math.log1p(-gamma))
+        return int(min(k, 2.0**62))
+    if eta == 0.0:
+        return _draw_logarithmic(uniform, gamma)
+    if eta < 0.0:
+        return _draw_sibuya_tilted(uniform, eta, gamma)
+    return _draw_by_hazards(
+        uniform, "truncated_negative_binomial", eta, gamma, 1.0, negative_binomial_mean(eta, gamma)
+    )

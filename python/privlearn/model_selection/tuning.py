@@ -9,7 +9,6 @@ functions of numbers) is in :mod:`privlearn.model_selection.repetitions`.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
@@ -30,17 +29,22 @@ from privlearn.accounting import (
     RDPAccountant,
 )
 from privlearn.accounting.rdp import DEFAULT_ORDERS, _as_orders, rdp_pure_dp
-from privlearn.accounting.size import DatasetSize, resolve_size
+from privlearn.accounting.size import DatasetSize
+from privlearn.mechanisms._bits import spend
 from privlearn.model_selection import repetitions as _rep
+from privlearn.preprocessing.scalers import UnitBallProjector
 from privlearn.random import Stream
 
-__all__ = ["PrivateHyperparameterSearch", "SearchPrivacy"]
+__all__ = ["MAX_SEARCH_MEAN_REPETITIONS", "PrivateHyperparameterSearch", "SearchPrivacy"]
 
 _DISTRIBUTIONS = ("truncated_negative_binomial", "poisson")
 # Streams of the search's own randomness (distinct from the estimators' streams).
 _STREAM_SPLIT, _STREAM_K, _STREAM_PICK, _STREAM_SEEDS = 0x5E01, 0x5E02, 0x5E03, 0x5E04
-#: Transformers that learn nothing from the data, allowed before the private step.
-_STATELESS = (Normalizer, FunctionTransformer)
+#: Transformers known to map each row on its own (they learn nothing from the data).
+_ROW_MAPS = (Normalizer, UnitBallProjector)
+#: Largest ``mean_repetitions`` the search accepts (public): each repetition is a whole fit,
+#: so a larger mean is not a tuning run (``E[K] = 1e5`` ran for minutes on a small grid).
+MAX_SEARCH_MEAN_REPETITIONS = 1000.0
 
 
 @dataclass(frozen=True)
@@ -76,8 +80,8 @@ class SearchPrivacy:
     public_inputs : str
         What the statement treats as public.
     size : DatasetSize or None
-        The training split's noisy count that planned candidates with a private size (its
-        ``epsilon`` is part of ``epsilon``, by basic composition); None when none needed it.
+        The public training size given to candidates that keep the size private (from the
+        declared ``n_samples``; nothing spent); None when none needed it.
     """
 
     epsilon: float
@@ -123,48 +127,100 @@ class SearchPrivacy:
                 "training and score (disjoint splits)",
                 f"  neighbouring relation: {rel}; public inputs: {self.public_inputs}",
                 *(
-                    [f"  {self.size.describe()}, part of the total (basic composition)"]
+                    [
+                        f"  candidates planned with the public expected training size "
+                        f"{self.size.value} (from the declared n_samples)"
+                    ]
                     if self.size is not None
                     else []
                 ),
+                "  the seed, the split, K and the picks are secret randomness; the guarantee "
+                "is fixed before any row is read",
                 "  released: best_estimator_, best_params_, best_score_ "
                 "(not K, not the other runs)",
             ]
         )
 
 
-def _private_steps(est: Any) -> list[Any]:
-    """The fitted steps of ``est`` that carry a ``privacy_`` (checked: nothing else learns)."""
-    steps = [s for _, s in est.steps] if isinstance(est, Pipeline) else [est]
-    found = []
-    for s in steps:
-        if s is None or s == "passthrough":
+def _steps(est: Any) -> list[tuple[str, Any]]:
+    """``(name, step)`` of a Pipeline (``("", est)`` for a lone estimator)."""
+    if isinstance(est, Pipeline):
+        return [(name, s) for name, s in est.steps if s is not None and s != "passthrough"]
+    return [("", est)]
+
+
+def _is_privlearn(step: Any) -> bool:
+    """Whether ``step`` is (a subclass of) a privlearn estimator (its ``privacy_`` is then
+    required after the dry fit)."""
+    return any(c.__module__.split(".")[0] == "privlearn" for c in type(step).__mro__)
+
+
+def _check_structure(est: Any, row_wise: tuple[str, ...]) -> None:
+    """Refuse, before anything is fitted, a step that may learn from the rows across rows.
+
+    A transformer placed before the private step sees every training row; the candidates'
+    guarantees hold for the rows they receive, so a step may come before them only if it maps
+    each row on its own (neighbouring data sets stay neighbours) or is itself private (its
+    ``privacy_`` is then accounted). A :class:`~sklearn.preprocessing.FunctionTransformer` runs
+    any function of the whole array (``X - X.mean(0)`` moves every row when one changes, which
+    breaks both the training and the score sensitivity), so it is accepted only where the user
+    declares it row-wise (``row_wise_steps``)."""
+    for name, step in _steps(est):
+        if name and name in row_wise:
             continue
+        if isinstance(step, _ROW_MAPS) or _is_privlearn(step):
+            continue
+        if isinstance(step, FunctionTransformer):
+            raise ValueError(
+                f"pipeline step {name!r} is a FunctionTransformer: its function may mix rows "
+                "(e.g. X - X.mean(0)), which breaks the candidates' sensitivities; if it maps "
+                f"each row on its own, declare it with row_wise_steps=({name!r},)"
+            )
+        raise ValueError(
+            f"pipeline step {name or type(step).__name__!r} ({type(step).__name__}) learns "
+            "from the data without a privacy statement; only privlearn estimators (with "
+            "privacy_), per-row maps (Normalizer, UnitBallProjector) and steps declared in "
+            "row_wise_steps may see the private rows"
+        )
+
+
+def _private_steps(est: Any, row_wise: tuple[str, ...]) -> list[Any]:
+    """The fitted steps of ``est`` that carry a ``privacy_`` (checked: nothing else learns)."""
+    found = []
+    for name, s in _steps(est):
         if hasattr(s, "privacy_"):
             found.append(s)
-        elif not isinstance(s, _STATELESS):
+        elif not (isinstance(s, _ROW_MAPS) or (name and name in row_wise)):
             raise ValueError(
-                f"pipeline step {type(s).__name__} learns from the data without a privacy "
-                "statement; only privlearn estimators (with privacy_) and stateless transformers "
-                "(Normalizer, FunctionTransformer) may see the private rows"
+                f"pipeline step {name or type(s).__name__!r} ({type(s).__name__}) learns from "
+                "the data without a privacy statement; only privlearn estimators (with "
+                "privacy_), per-row maps (Normalizer, UnitBallProjector) and steps declared in "
+                "row_wise_steps may see the private rows"
             )
     if not found:
         raise ValueError("the estimator has no private step (no privacy_ after fit)")
     return found
 
 
-def _cost(est: Any, orders: np.ndarray) -> tuple[np.ndarray, float | None, float, str | None]:
-    """(RDP curve, pure epsilon or None, epsilon, relation) of a fitted candidate.
+@dataclass(frozen=True)
+class _Plan:
+    """What a dry fit of one candidate on the public stand-in says about its privacy."""
 
-    The curve must be a function of public inputs only: a statement planned from a noisy
-    count of the private rows has a curve that depends on the count, which Theorem 2 cannot
-    take as a fixed bound, so it is refused.
-    """
+    curve: np.ndarray  # RDP of the training part at the search's orders
+    pure: float | None  # pure epsilon when every private step is pure DP
+    epsilon: float  # the candidate's own total (sum of its private steps' epsilons)
+    relation: str | None
+    counts: bool  # whether a step drew its own noisy count of the rows
+
+
+def _cost(est: Any, orders: np.ndarray, row_wise: tuple[str, ...]) -> _Plan:
+    """The privacy of a fitted candidate, read from its steps' statements."""
     curve = np.zeros(orders.shape)
     pure: float | None = 0.0
     total_eps = 0.0
     relation: str | None = None
-    for step in _private_steps(est):
+    counts = False
+    for step in _private_steps(est, row_wise):
         p = step.privacy_
         eps = float(p.epsilon)
         delta = float(getattr(p, "delta", 0.0))
@@ -172,12 +228,7 @@ def _cost(est: Any, orders: np.ndarray) -> tuple[np.ndarray, float | None, float
             raise ValueError(f"candidate {type(step).__name__} is not private (epsilon = inf)")
         size = getattr(p, "size", None)
         if size is not None and getattr(size, "source", None) == "noisy_count":
-            raise ValueError(
-                f"candidate {type(step).__name__} drew its own noisy count of the private rows, "
-                "so its RDP curve depends on the data and is no fixed per-repetition bound for "
-                "the tuning theorem (the search counts its training split once and gives the "
-                "count to the candidates through n_samples)"
-            )
+            counts = True
         stmt = p if isinstance(p, PrivacyStatement) else getattr(p, "statement", None)
         rel = getattr(p, "neighboring", None) or getattr(stmt, "neighboring", None)
         if rel is not None:
@@ -200,19 +251,31 @@ def _cost(est: Any, orders: np.ndarray) -> tuple[np.ndarray, float | None, float
                 f"candidate {type(step).__name__}: privacy_ is neither pure DP nor an RDP "
                 "statement with its events; it cannot be accounted for"
             )
-    return curve, pure, total_eps, relation
+    return _Plan(curve, pure, total_eps, relation, counts)
 
 
-def _draws_count(est: Any, X: np.ndarray, y: np.ndarray) -> bool:
-    """Whether a fit of ``est`` plans from its own noisy count (a dry run on public rows)."""
+def _dry_plan(
+    est: Any, rows: int, d: int, labels: np.ndarray, orders: np.ndarray, row_wise: tuple[str, ...]
+) -> _Plan:
+    """Fit a clone of ``est`` on a public stand-in (zeros, ``rows`` x ``d``, the labels repeated)
+    and read its privacy. No private row is read and nothing is charged (candidates carry no
+    ledger: refused in :meth:`PrivateHyperparameterSearch._check_params`)."""
     dry = clone(est)
     _set_matching(dry, "seed", 0)
-    dry.fit(X, y)
-    for step in _private_steps(dry):
-        size = getattr(step.privacy_, "size", None)
-        if getattr(size, "source", None) == "noisy_count":
-            return True
-    return False
+    stand_in_y = np.resize(labels, rows)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # warnings about the stand-in, not the private rows
+        dry.fit(np.zeros((rows, d)), stand_in_y)
+    return _cost(dry, orders, row_wise)
+
+
+def _stand_in_labels(est: Any, y: np.ndarray) -> np.ndarray:
+    """Labels of a dry run's stand-in: the candidate's declared label set (``classes=``, a
+    public input) where it has one, so the dry run plans the classes of the real fit."""
+    declared = _matching(est.get_params(deep=True), "classes")
+    if declared:
+        return np.asarray(est.get_params(deep=True)[declared[0]])
+    return np.unique(y)
 
 
 def _set_matching(est: Any, name: str, value: Any) -> None:
@@ -220,6 +283,19 @@ def _set_matching(est: Any, name: str, value: Any) -> None:
     keys = [k for k in est.get_params(deep=True) if k == name or k.endswith("__" + name)]
     if keys:
         est.set_params(**{k: value for k in keys})
+
+
+def _matching(params: dict[str, Any], name: str) -> list[str]:
+    """Keys of ``params`` called ``name`` (or ``*__name``) with a value other than None."""
+    return [
+        k for k, v in params.items() if (k == name or k.endswith("__" + name)) and v is not None
+    ]
+
+
+def _n_validation(n: int, frac: float) -> int:
+    """Size of the fixed-size validation split (replace-one candidates): ``round(frac n)``,
+    at least 1, leaving at least 2 training rows."""
+    return min(max(1, int(round(frac * n))), n - 2)
 
 
 class PrivateHyperparameterSearch(BaseEstimator):
@@ -230,48 +306,70 @@ class PrivateHyperparameterSearch(BaseEstimator):
     training split of the private rows and releases the number of correct validation
     predictions with exact discrete Laplace noise; the repetition with the largest noisy
     count (ties broken by an independent uniform draw) is the output. The whole run is
-    accounted in ``privacy_``.
+    accounted in ``privacy_``, a guarantee fixed before any private row is read: it depends on
+    the parameters, the grid and the public sizes only, never on the seed or a noisy count.
 
     Parameters
     ----------
     estimator : estimator
-        A privlearn classifier (or a scikit-learn Pipeline of stateless transformers and
-        privlearn steps) whose ``privacy_`` after ``fit`` is pure DP, or an RDP statement whose
-        curve depends on public inputs only (a replace-one sampler; a fit planned from a noisy
-        count of the rows is refused, see Notes). Candidates must not set ``n_samples``.
+        A privlearn classifier (or a scikit-learn Pipeline of per-row maps and privlearn
+        steps) whose ``privacy_`` after ``fit`` is pure DP, or an RDP statement whose curve
+        depends on public inputs only. Candidates must not set ``n_samples`` nor a ``ledger``
+        (the search is charged once, see ``ledger``).
     param_grid : dict or list of dict
         The candidate configurations (:class:`sklearn.model_selection.ParameterGrid`).
     epsilon : float or None, default=None
         ``None``: each candidate runs with its own budget (its parameters) and ``privacy_``
-        reports the total. A float: the search's target total; the per-repetition pure epsilon
-        is solved from it (:func:`~privlearn.model_selection.repetitions.plan_repetition_epsilon`)
-        and set as every candidate's ``epsilon``: only for pure-DP candidates.
+        reports the total. A float: the search's total epsilon, ``privacy_.epsilon <= epsilon``
+        (pure-DP candidates only). The per-repetition pure epsilon ``e`` is solved from it
+        (:func:`~privlearn.model_selection.repetitions.plan_repetition_epsilon`); each
+        candidate's ``epsilon`` parameters are then scaled until its planned total (its
+        ``privacy_.epsilon``, e.g. ``epochs * epsilon`` with ``epsilon_split="per_pass"``) is
+        at most the training share of ``e`` (``e`` with ``"parallel"`` composition,
+        ``e - score_epsilon`` with ``"sequential"``).
     delta : float or None, default=None
         Delta of the total's conversion; ``None``: :data:`privlearn.accounting.DEFAULT_DELTA`.
     repetitions : {"truncated_negative_binomial", "poisson"}, default="truncated_negative_binomial"
-        Distribution of ``K``.
+        Distribution of ``K``, drawn exactly (no truncation:
+        :func:`~privlearn.model_selection.repetitions.sample_repetitions`).
     eta : float, default=1.0
-        Shape of the truncated negative binomial, ``> -1`` (1: geometric, 0: logarithmic).
+        Shape of the truncated negative binomial, ``> -1`` (1: geometric, 0: logarithmic;
+        below 0 the tail of ``K`` is heavy, ``P[K > k] ~ k^eta``).
     mean_repetitions : float, default=10.0
-        ``E[K]`` (``gamma`` is solved from it; Poisson: ``mu``).
+        ``E[K]`` (``gamma`` is solved from it; Poisson: ``mu``), at most
+        ``MAX_SEARCH_MEAN_REPETITIONS`` (1000, public).
     validation_fraction : float, default=0.2
-        Each row goes to the validation split independently with this probability.
+        Share of the rows in the validation split (see Notes).
     score_epsilon : float or None, default=None
         Epsilon of one noisy validation count (scale ``1/score_epsilon``; the count of
         correct predictions has sensitivity 1). ``None``: the per-repetition pure epsilon
-        (with parallel composition the score then adds nothing); required for RDP candidates.
+        (half of it with ``"sequential"`` composition and a target ``epsilon``); required for
+        RDP candidates.
     composition : {"parallel", "sequential"}, default="parallel"
         How training and score combine in one repetition (see
         :func:`~privlearn.model_selection.repetitions.repetition_rdp`).
     orders : array_like, default DEFAULT_ORDERS
         RDP orders.
     seed : int or None, default=None
-        Key of the search's randomness (split, K, picks) and of the candidates' seeds;
-        ``None``: from the operating system (right for a release).
+        Key of the search's randomness (split, K, picks, tie-breaks) and of the candidates'
+        seeds: part of the secret randomness; ``None``: from the operating system (right for
+        a release).
     ledger : object, optional
-        ``ledger.spend(epsilon, delta, label=...)`` with the search's total before any row is
-        used for training (a :class:`privlearn.accounting.PrivacyLedger` refuses a spend over
-        its cap with ``BudgetExceededError``).
+        Charged ONCE, ``ledger.spend(epsilon, delta, label=...)`` with the search's total,
+        after every parameter and candidate was checked and planned and before any private
+        row is used for training. One entry whatever ``K``: a ledger on a candidate would
+        record every repetition and reveal ``K``, which the theorems need hidden.
+    n_samples : int or None, default=None
+        The number of rows of ``X``, declared public. Needed only for candidates that keep
+        the size private (add/remove-one sampling, e.g. Gaussian DP-SGD with Poisson
+        sampling): they are planned from the public expected training size
+        ``n_samples - round(validation_fraction * n_samples)``, so their curves, and the
+        total, are fixed before any row is read. A data set of another size is refused.
+    row_wise_steps : tuple of str, default=()
+        Names of pipeline steps the user declares to map each row on its own (e.g. a
+        :class:`~sklearn.preprocessing.FunctionTransformer` of ``np.tanh``). Undeclared
+        FunctionTransformers, and any step that is neither a privlearn estimator nor a known
+        per-row map (Normalizer, UnitBallProjector), are refused.
 
     Attributes
     ----------
@@ -289,22 +387,29 @@ class PrivateHyperparameterSearch(BaseEstimator):
     *Privacy.* One repetition ``Q`` is the mixture, with data-independent weights, of the
     candidates: its RDP is at most the max over candidates, order by order. The candidates'
     curves are read from their own accountants by fitting each once on a public stand-in
-    (zeros with the training split's shape) before any private row is used; since they depend
-    on public inputs only, each real fit's statement must equal the planned one (checked; a
-    mismatch is an error). The noisy count is ``score_epsilon``-DP; training and score see
-    disjoint rows, so one repetition costs their max ("parallel"). The total is Theorem 2 of
-    Papernot & Steinke (truncated negative binomial K; with pure-DP repetitions also the
-    ``(2 + eta) eps`` bound, ``3 eps`` for geometric K as in Liu & Talwar 2019) or Theorem 6
-    (Poisson K), converted to ``(epsilon, delta)`` with
-    :func:`privlearn.accounting.rdp_to_epsilon`. The theorems cover the best repetition's
-    output (model, configuration, noisy score) only: ``K`` and the other runs are not
-    released (the search keeps no ``n_repetitions_``; note that the run time reveals ``K``).
-    The split is drawn once and shared by every repetition; the theorems apply to ``Q`` on
-    the pair (training, validation) and the split is a data-independent mixture.
+    (zeros with the training split's shape; no ledger, nothing charged) before any private
+    row is used; each real fit's statement must equal the planned one (checked). The noisy
+    count is ``score_epsilon``-DP; training and score see disjoint rows, so one repetition
+    costs their max ("parallel"). The total is Theorem 2 of Papernot & Steinke (truncated
+    negative binomial K; with pure-DP repetitions also the ``(2 + eta) eps`` bound, ``3 eps``
+    for geometric K as in Liu & Talwar 2019) or Theorem 6 (Poisson K), converted to
+    ``(epsilon, delta)`` with :func:`privlearn.accounting.rdp_to_epsilon`. The theorems cover
+    the best repetition's output (model, configuration, noisy score) only: ``K`` and the
+    other runs are not released (the search keeps no ``n_repetitions_``, and charges a ledger
+    once; note that the run time reveals ``K``).
 
-    A fit planned from a noisy count of its rows (add/remove-one Gaussian DP-SGD without a
-    public size) has an RDP curve that depends on the count; no fixed per-repetition bound is
-    available, so such candidates are refused.
+    *The split.* Drawn once and shared by every repetition; the theorems apply to ``Q`` on the
+    pair (training, validation) and the split is a data-independent mixture. Replace-one
+    candidates (``n`` is fixed by the relation): a uniformly random validation set of exactly
+    ``round(validation_fraction * n)`` rows, so the training size, and every candidate's
+    curve, is a function of ``n`` alone. Add/remove-one candidates: each row independently
+    with probability ``validation_fraction`` (a fixed-size split of a data set with one more
+    row would move every row); their schedules come from the public ``n_samples``.
+
+    *Not a posteriori.* A candidate planned from a noisy count of its rows (or of the
+    training split) has a curve that depends on the count, and a total reported from it
+    varies with the seed on identical data; the search therefore refuses such candidates
+    unless ``n_samples`` is declared.
 
     Only classifiers are supported (the score is a count of correct predictions).
     """
@@ -325,7 +430,8 @@ class PrivateHyperparameterSearch(BaseEstimator):
         orders: Any = DEFAULT_ORDERS,
         seed: int | None = None,
         ledger: Any = None,
-        count_epsilon: float = 0.05,
+        n_samples: int | None = None,
+        row_wise_steps: tuple[str, ...] = (),
     ) -> None:
         self.estimator = estimator
         self.param_grid = param_grid
@@ -340,10 +446,12 @@ class PrivateHyperparameterSearch(BaseEstimator):
         self.orders = orders
         self.seed = seed
         self.ledger = ledger
-        self.count_epsilon = count_epsilon
+        self.n_samples = n_samples
+        self.row_wise_steps = row_wise_steps
 
     # ---- parameters -----------------------------------------------------------------------
     def _check_params(self) -> dict[str, Any]:
+        """Every parameter, checked before anything is fitted or charged."""
         if not is_classifier(self.estimator):
             raise TypeError(
                 "estimator must be a classifier (the score is a noisy count of correct "
@@ -369,13 +477,19 @@ class PrivateHyperparameterSearch(BaseEstimator):
         frac = as_real(self.validation_fraction, "validation_fraction")
         if not 0.0 < frac < 1.0:
             raise ValueError(f"validation_fraction must lie in (0, 1), got {frac}")
+        mean = as_real(self.mean_repetitions, "mean_repetitions")
+        if not (math.isfinite(mean) and mean <= MAX_SEARCH_MEAN_REPETITIONS):
+            raise ValueError(
+                f"mean_repetitions must be at most {MAX_SEARCH_MEAN_REPETITIONS:g} (each "
+                f"repetition is a whole fit), got {self.mean_repetitions}"
+            )
         eta = gamma = None
         if self.repetitions == "truncated_negative_binomial":
-            mean = _rep._mean(self.mean_repetitions, "mean_repetitions", 1.0)
+            mean = _rep._mean(mean, "mean_repetitions", 1.0)
             eta = _rep._eta(self.eta)
             gamma = _rep.negative_binomial_gamma(eta, mean)
         else:
-            mean = _rep._mean(self.mean_repetitions, "mean_repetitions", 0.0)
+            mean = _rep._mean(mean, "mean_repetitions", 0.0)
         score_eps = None
         if self.score_epsilon is not None:
             score_eps = as_real(self.score_epsilon, "score_epsilon")
@@ -387,24 +501,91 @@ class PrivateHyperparameterSearch(BaseEstimator):
             if not (math.isfinite(target) and target > 0.0):
                 raise ValueError(f"epsilon must be finite and > 0, got {target}")
         orders = np.atleast_1d(_as_orders(self.orders)).astype(np.float64)
+        n_samples = None
+        if self.n_samples is not None:
+            from privlearn._checks import as_index
+
+            n_samples = as_index(self.n_samples, "n_samples", lower=3, upper=1 << 62)
+        row_wise = self.row_wise_steps
+        if isinstance(row_wise, str) or not all(isinstance(r, str) for r in row_wise):
+            raise TypeError(
+                f"row_wise_steps must be a tuple of pipeline step names (str), got {row_wise!r}"
+            )
+        row_wise = tuple(row_wise)
+        names = {name for name, _ in _steps(self.estimator)}
+        unknown = [r for r in row_wise if r not in names]
+        if unknown:
+            raise ValueError(f"row_wise_steps names no step of the pipeline: {unknown}")
+        base = self.estimator.get_params(deep=True)
+        for key in _matching(base, "n_samples"):
+            raise ValueError(
+                f"the estimator must not declare n_samples ({key}): its training rows are a "
+                "random split of the data; declare the data's size on the search instead"
+            )
+        for key in _matching(base, "ledger"):
+            raise ValueError(
+                f"the estimator carries a ledger ({key}): a candidate's ledger would record "
+                "every repetition and reveal their number K, which Papernot & Steinke's "
+                "theorems need hidden; pass the ledger to PrivateHyperparameterSearch("
+                "ledger=...), which is charged once with the whole search's guarantee"
+            )
         for params in candidates:
-            for key, value in params.items():
-                if (key == "n_samples" or key.endswith("__n_samples")) and value is not None:
-                    raise ValueError("candidates must not declare n_samples (the split sets it)")
-        for key, value in self.estimator.get_params(deep=True).items():
-            if (key == "n_samples" or key.endswith("__n_samples")) and value is not None:
+            if _matching(params, "n_samples"):
+                raise ValueError("candidates must not declare n_samples (the split sets it)")
+            if _matching(params, "ledger"):
                 raise ValueError(
-                    "the estimator must not declare n_samples: its training rows are a random "
-                    "split of the data"
+                    "candidates must not set a ledger (it would reveal K): pass it to the "
+                    "search as ledger="
                 )
+        for params in candidates:
+            _check_structure(clone(self.estimator).set_params(**params), row_wise)
+        if self.ledger is not None and not callable(getattr(self.ledger, "spend", None)):
+            raise TypeError(
+                f"ledger must have a spend(epsilon, delta, label) method, got {self.ledger!r}"
+            )
         return dict(
             candidates=candidates, delta=delta, frac=frac, eta=eta, gamma=gamma, mean=mean,
-            score_eps=score_eps, target=target, orders=orders,
+            score_eps=score_eps, target=target, orders=orders, n_samples=n_samples,
+            row_wise=row_wise,
         )  # fmt: skip
+
+    def _budgets(self, cfg: dict[str, Any]) -> tuple[float | None, float | None]:
+        """``(training budget, score epsilon)`` of one repetition for a target total (both
+        None without a target): the per-repetition pure epsilon ``e`` of
+        :func:`~privlearn.model_selection.repetitions.plan_repetition_epsilon` is the max of
+        the two ("parallel") or their sum ("sequential")."""
+        if cfg["target"] is None:
+            return None, cfg["score_eps"]
+        per = _rep.plan_repetition_epsilon(
+            cfg["target"], cfg["delta"], distribution=self.repetitions, eta=cfg["eta"],
+            gamma=cfg["gamma"], mu=cfg["mean"], orders=cfg["orders"],
+        )  # fmt: skip
+        score = cfg["score_eps"]
+        if self.composition == "parallel":
+            if score is None:
+                score = per
+            if score > per:
+                raise ValueError(
+                    f"score_epsilon={score:g} exceeds the per-repetition epsilon {per:.6g} "
+                    f"that a total of epsilon={cfg['target']:g} allows"
+                )
+            return per, score
+        if score is None:
+            score = per / 2.0
+        if not score < per:
+            raise ValueError(
+                f"score_epsilon={score:g} leaves nothing for training: with sequential "
+                f"composition training and score share the per-repetition epsilon {per:.6g}"
+            )
+        return per - score, score
 
     # ---- fitting ---------------------------------------------------------------------------
     def fit(self, X: Any, y: Any) -> PrivateHyperparameterSearch:
         """Run the search (spends ``privacy_.epsilon``, ``privacy_.delta``).
+
+        Everything is checked and planned first (parameters, data, the candidates' dry
+        plans on a public stand-in, the total); the ledger is charged once; then the
+        repetitions run.
 
         Parameters
         ----------
@@ -418,71 +599,78 @@ class PrivateHyperparameterSearch(BaseEstimator):
         cfg = self._check_params()
         X, y = check_X_y(X, y, accept_sparse="csr", dtype=np.float64)
         n, d = X.shape
+        orders, row_wise = cfg["orders"], cfg["row_wise"]
+        if cfg["n_samples"] is not None and cfg["n_samples"] != n:
+            raise ValueError(
+                f"n_samples={cfg['n_samples']} was declared as the public dataset size, but X "
+                f"has {n} rows: a statement that treats the size as public would be false"
+            )
+        if n < 3:
+            raise ValueError("the data is too small for a training and a validation split")
         seed = self.seed
-        # 1. the split: one independent draw per row, independent of the data
-        val = Stream(seed, stream=_STREAM_SPLIT).poisson_mask(0, n, cfg["frac"])
+        labels = np.unique(y)
+        estimators = [clone(self.estimator).set_params(**p) for p in cfg["candidates"]]
+        train_budget, score_eps = self._budgets(cfg)
+        if train_budget is not None:
+            for est in estimators:
+                _set_matching(est, "epsilon", train_budget)
+
+        # 1. the candidates' relation, and whether they would count the rows (dry runs)
+        n_fixed = n - _n_validation(n, cfg["frac"])
+        first = [_dry_plan(e, n_fixed, d, labels, orders, row_wise) for e in estimators]
+        relations = {p.relation for p in first if p.relation is not None}
+        if len(relations) > 1:
+            raise ValueError("the candidates use different neighbouring relations")
+        relation = relations.pop() if relations else None
+        size = None
+        if any(p.counts for p in first):
+            if cfg["n_samples"] is None:
+                raise ValueError(
+                    "a candidate keeps the data size private (add/remove-one sampling) and "
+                    "would plan its schedule from a noisy count: its curve, and the search's "
+                    "total, would then depend on the count (an a-posteriori epsilon that "
+                    "changes with the seed on identical data). Declare the size public with "
+                    "n_samples= on the search (the candidates are then planned from the public "
+                    "expected training size), or use replace-one candidates "
+                    "(e.g. sampling='fixed')"
+                )
+            m = cfg["n_samples"] - _n_validation(cfg["n_samples"], cfg["frac"])
+            size = DatasetSize(m, "given")
+            for est in estimators:
+                _set_matching(est, "n_samples", size)
+
+        # 2. the split (its randomness is the search's, independent of the data)
+        split = Stream(seed, stream=_STREAM_SPLIT)
+        if relation == "replace_one" and size is None:
+            val = np.zeros(n, dtype=bool)
+            val[split.choice_without_replacement(0, n, n - n_fixed)] = True
+        else:
+            val = split.poisson_mask(0, n, cfg["frac"])
         train_idx, val_idx = np.flatnonzero(~val), np.flatnonzero(val)
         if train_idx.size < 2 or val_idx.size < 1:
             raise ValueError("the data is too small for a training and a validation split")
-        # 2. plan: each candidate's cost, read from its accountant on a public stand-in
-        estimators = []
-        for params in cfg["candidates"]:
-            est = clone(self.estimator).set_params(**params)
-            estimators.append(est)
-        rep_pure_target = None
-        if cfg["target"] is not None:
-            rep_pure_target = _rep.plan_repetition_epsilon(
-                cfg["target"], cfg["delta"], distribution=self.repetitions, eta=cfg["eta"],
-                gamma=cfg["gamma"], mu=cfg["mean"], orders=cfg["orders"],
-            )  # fmt: skip
-            for est in estimators:
-                _set_matching(est, "epsilon", rep_pure_target)
-        stand_in = np.zeros((train_idx.size, d))
-        # public stand-in labels: a candidate's declared label set (classes=, a public input)
-        # where it has one, so that the dry runs plan the same classes as the real fits
-        declared = [
-            v
-            for k, v in self.estimator.get_params(deep=True).items()
-            if (k == "classes" or k.endswith("__classes")) and v is not None
-        ]
-        stand_in_y = np.resize(np.asarray(declared[0] if declared else [0, 1]), train_idx.size)
-        # Candidates that keep the size private (add/remove-one sampling) would each draw a
-        # noisy count of their rows; the theorem needs curves fixed before the repetitions, so
-        # the search counts the training split once (count_epsilon, charged first) and gives
-        # the count to every candidate (n_samples=DatasetSize: planned, not re-counted).
-        size = None
-        if any(_draws_count(est, stand_in, stand_in_y) for est in estimators):
-            count_eps = as_real(self.count_epsilon, "count_epsilon")
-            if not (math.isfinite(count_eps) and count_eps > 0.0):
-                raise ValueError(f"count_epsilon must be finite and > 0, got {count_eps}")
-            count_seed = None if seed is None else int(seed) ^ 0x5E05
-            size = resolve_size(
-                train_idx.size, epsilon=count_eps, seed=count_seed, ledger=self.ledger
-            )
-            for est in estimators:
-                _set_matching(est, "n_samples", size)
+        Xt, yt, Xv, yv = X[train_idx], y[train_idx], X[val_idx], y[val_idx]
+
+        # 3. the plans on the training split's public stand-in, scaled to the target
         plans = []
         for est in estimators:
-            dry = clone(est)
-            _set_matching(dry, "seed", 0)
-            plans.append(_cost(dry.fit(stand_in, stand_in_y), cfg["orders"]))
-        relations = {p[3] for p in plans if p[3] is not None}
-        if len(relations) > 1:
-            raise ValueError("the candidates use different neighbouring relations")
-        pures = [p[1] for p in plans]
+            plan = _dry_plan(est, train_idx.size, d, _stand_in_labels(est, yt), orders, row_wise)
+            if plan.counts:
+                raise ValueError(
+                    f"candidate {type(est).__name__} still draws its own noisy count: its "
+                    "curve would depend on the data"
+                )
+            if train_budget is not None:
+                plan = self._scale_to(est, plan, train_budget, train_idx.size, d, yt, cfg)
+            plans.append(plan)
+        pures = [p.pure for p in plans]
         all_pure = all(p is not None for p in pures)
-        if rep_pure_target is not None and not all_pure:
-            raise ValueError(
-                "epsilon= (a target total) is planned for pure-DP candidates only; for RDP "
-                "candidates give each its budget (epsilon/delta parameters) and leave epsilon=None"
-            )
-        score_eps = cfg["score_eps"]
         if score_eps is None:
             if not all_pure:
                 raise ValueError("score_epsilon is required when a candidate is not pure DP")
             score_eps = max(pures)  # type: ignore[type-var]
-        score_rdp = rdp_pure_dp(score_eps, cfg["orders"])
-        rep_rdp = _rep.repetition_rdp([p[0] for p in plans], score_rdp, self.composition)
+        score_rdp = rdp_pure_dp(score_eps, orders)
+        rep_rdp = _rep.repetition_rdp([p.curve for p in plans], score_rdp, self.composition)
         rep_pure = None
         if all_pure:
             train_pure = max(pures)  # type: ignore[type-var]
@@ -492,9 +680,13 @@ class PrivateHyperparameterSearch(BaseEstimator):
                 else train_pure + score_eps
             )
         eps, delta, order = _rep.repeat_epsilon(
-            cfg["orders"], rep_rdp, cfg["delta"], distribution=self.repetitions, eta=cfg["eta"],
+            orders, rep_rdp, cfg["delta"], distribution=self.repetitions, eta=cfg["eta"],
             gamma=cfg["gamma"], mu=cfg["mean"], pure_epsilon=rep_pure,
         )  # fmt: skip
+        if cfg["target"] is not None and eps > cfg["target"] * (1.0 + 1e-12):
+            raise RuntimeError(  # pragma: no cover - the plan above guarantees it
+                f"the planned total {eps:.6g} exceeds the target epsilon={cfg['target']:g}"
+            )
         if self.repetitions == "poisson":
             theorem = "Papernot & Steinke 2022, Theorem 6 (Poisson K), RDP -> (eps, delta)"
         elif order is None:
@@ -507,33 +699,33 @@ class PrivateHyperparameterSearch(BaseEstimator):
                 "Papernot & Steinke 2022, Theorem 2 (truncated negative binomial K), "
                 "RDP -> (eps, delta)"
             )
+        public = "the number of features, the candidate grid and the search's parameters"
+        if size is not None:
+            public += f", the dataset size (n_samples={cfg['n_samples']}, declared)"
+        elif relation == "replace_one":
+            public += f", the dataset size n={n} (replace-one neighbours share it)"
         privacy = SearchPrivacy(
             epsilon=eps, delta=delta, theorem=theorem, distribution=self.repetitions,
             eta=cfg["eta"], gamma=cfg["gamma"], mean_repetitions=cfg["mean"],
-            repetition_epsilon=rep_pure, candidate_epsilons=tuple(p[2] for p in plans),
+            repetition_epsilon=rep_pure, candidate_epsilons=tuple(p.epsilon for p in plans),
             score_epsilon=score_eps, composition=self.composition,
-            orders=tuple(cfg["orders"].tolist()), repetition_rdp=tuple(rep_rdp.tolist()),
-            best_order=order, neighboring=relations.pop() if relations else None,
-            public_inputs="the number of features, the candidate grid, the search's parameters "
-            "and the seed",
+            orders=tuple(orders.tolist()), repetition_rdp=tuple(rep_rdp.tolist()),
+            best_order=order, neighboring=relation, public_inputs=public, size=size,
         )  # fmt: skip
-        # 3. charge the whole search before any private row is used for training (the count,
-        # if any, was charged before it was drawn)
-        if self.ledger is not None:
-            self.ledger.spend(eps, delta, label="private hyperparameter search")
-        if size is not None:
-            privacy = dataclasses.replace(
-                privacy, epsilon=privacy.epsilon + size.epsilon, size=size
-            )
-        # 4. the repetitions
+
+        # 4. one charge: the whole search, before any private row is used for training
+        spend(self.ledger, eps, delta, "PrivateHyperparameterSearch.fit")
+
+        # 5. the repetitions (K exact: no truncation)
         k = _rep.sample_repetitions(
-            float(Stream(seed, stream=_STREAM_K).uniform(0, 1)[0]), distribution=self.repetitions,
+            Stream(seed, stream=_STREAM_K).uniform, distribution=self.repetitions,
             eta=cfg["eta"], gamma=cfg["gamma"], mu=cfg["mean"],
         )  # fmt: skip
         picks = Stream(seed, stream=_STREAM_PICK)
         seeds = Stream(seed, stream=_STREAM_SEEDS)
-        Xt, yt, Xv, yv = X[train_idx], y[train_idx], X[val_idx], y[val_idx]
         best: tuple[float, float, int, Any, int] | None = None
+        from privlearn.mechanisms import discrete_laplace
+
         for r in range(k):
             c = int(picks.choice_without_replacement(r, len(estimators), 1)[0])
             tie = float(seeds.uniform(3 * r, 1)[0])  # independent tie-breaker, part of Q
@@ -544,19 +736,17 @@ class PrivateHyperparameterSearch(BaseEstimator):
             est = clone(estimators[c])
             _set_matching(est, "seed", fit_seed)
             est.fit(Xt, yt)
-            curve, pure, ran_eps, _ = _cost(est, cfg["orders"])
+            ran = _cost(est, orders, row_wise)
             planned = plans[c]
-            same = np.allclose(curve, planned[0], rtol=1e-9, atol=0.0) and math.isclose(
-                ran_eps, planned[2], rel_tol=1e-9
+            same = np.allclose(ran.curve, planned.curve, rtol=1e-9, atol=0.0) and math.isclose(
+                ran.epsilon, planned.epsilon, rel_tol=1e-9
             )
             if not same:
                 raise RuntimeError(
-                    f"candidate {cfg['candidates'][c]} ran with epsilon {ran_eps:.6g} but "
-                    f"{planned[2]:.6g} was planned and charged: its statement depends on more "
-                    "than the public inputs"
+                    f"candidate {cfg['candidates'][c]} ran with epsilon {ran.epsilon:.6g} but "
+                    f"{planned.epsilon:.6g} was planned and charged: its statement depends on "
+                    "more than the public inputs"
                 )
-            from privlearn.mechanisms import discrete_laplace
-
             correct = int(np.sum(est.predict(Xv) == yv))
             noisy = int(discrete_laplace(correct, 1.0 / score_eps, seed=score_seed))
             key = (noisy, tie)
@@ -577,6 +767,40 @@ class PrivateHyperparameterSearch(BaseEstimator):
             self.best_params_ = dict(cfg["candidates"][best[2]])
             self.best_estimator_ = best[3]
         return self
+
+    def _scale_to(
+        self,
+        est: Any,
+        plan: _Plan,
+        budget: float,
+        rows: int,
+        d: int,
+        yt: np.ndarray,
+        cfg: dict[str, Any],
+    ) -> _Plan:
+        """Scale ``est``'s ``epsilon`` parameters until its planned pure total is at most
+        ``budget`` (a candidate's total need not be its ``epsilon``: ``epochs * epsilon`` with
+        ``epsilon_split="per_pass"``). Totals are linear in the parameter for the pure
+        mechanisms, so one rescaling suffices; a few more (each shrinking by the ratio) cover
+        rounding."""
+        labels = np.unique(yt)
+        value = budget
+        for _ in range(8):
+            if plan.pure is None:
+                raise ValueError(
+                    "epsilon= (a target total) is planned for pure-DP candidates only; for RDP "
+                    "candidates give each its budget (epsilon/delta parameters) and leave "
+                    "epsilon=None"
+                )
+            if plan.pure <= budget:
+                return plan
+            value *= budget / plan.pure * (1.0 - 1e-12)
+            _set_matching(est, "epsilon", value)
+            plan = _dry_plan(est, rows, d, labels, cfg["orders"], cfg["row_wise"])
+        raise ValueError(
+            f"candidate {type(est).__name__}: no epsilon parameter brings its planned total "
+            f"to the per-repetition budget {budget:.6g}"
+        )
 
     # ---- delegation ------------------------------------------------------------------------
     def _best(self) -> Any:
