@@ -647,6 +647,8 @@ def _csr_entry_points():
     qg = QuadraticGradientLogisticRegression(max_iter=2).fit(Xfit, yfit)
     proj = UnitBallProjector().fit(Xfit)
     y4 = np.array([0, 1, 0, 1])
+    ypm = y4 * 2.0 - 1.0
+    small = {"epsilon": 1.0, "n_samples": 4, "batch_size": 2}
     return [
         ("as_design_matrix", as_design_matrix),
         ("_linear_common.row_norms", lc_row_norms),
@@ -659,12 +661,12 @@ def _csr_entry_points():
         ("UnitBallProjector.transform", proj.transform),
         ("DPSGDClassifier.predict", sgd.predict),
         ("DPSGDClassifier.decision_function", sgd.decision_function),
-        ("DPSGDClassifier.fit", lambda X: DPSGDClassifier(epsilon=1.0, n_samples=4, batch_size=2).fit(X, y4)),
-        ("DPSCDClassifier.fit", lambda X: DPSCDClassifier(epsilon=1.0, n_samples=4, batch_size=2).fit(X, y4)),
+        ("DPSGDClassifier.fit", lambda X: DPSGDClassifier(**small).fit(X, y4)),
+        ("DPSCDClassifier.fit", lambda X: DPSCDClassifier(**small).fit(X, y4)),
         ("QuadGrad.predict", qg.predict),
         ("QuadGrad.fit", lambda X: QuadraticGradientLogisticRegression(max_iter=2).fit(X, y4)),
         ("quadgrad_bbar", quadgrad_bbar),
-        ("logistic_loglik_gradient", lambda X: logistic_loglik_gradient(X, y4 * 2.0 - 1, np.zeros(3))),
+        ("logistic_loglik_gradient", lambda X: logistic_loglik_gradient(X, ypm, np.zeros(3))),
     ]
 
 
