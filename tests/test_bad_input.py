@@ -763,3 +763,51 @@ def test_malformed_csc_and_coo_raise():
     # unsorted and duplicate indices are valid structure: summed, not refused
     D = sp.csr_matrix((np.array([1.0, 2.0]), np.array([1, 1]), np.array([0, 2])), shape=(1, 2))
     assert np.allclose(normalize_rows(D).toarray(), [[0.0, 1.0]])
+
+
+def test_malformed_csc_to_quadgrad_predict_raises():
+    """scikit-learn's ``check_array`` converts a CSC matrix to CSR with scipy's unchecked
+    kernels: the structure is checked before it."""
+    import scipy.sparse as sp
+
+    from privlearn.linear.quadgrad import QuadraticGradientLogisticRegression
+
+    X = _csr_ok().toarray()
+    est = QuadraticGradientLogisticRegression(max_iter=2).fit(X, np.array([0, 1, 0, 1]))
+    C = sp.csc_matrix(X)
+    C.indices[0] = 10**6
+    with pytest.raises(ValueError, match="malformed CSC matrix: row index 1000000"):
+        est.predict(C)
+
+
+_LINEAR_CSC_CODE = """
+    import numpy as np, scipy.sparse as sp, warnings
+    from privlearn.linear import DPSGDClassifier
+    warnings.simplefilter("ignore")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3)); X /= 2 * np.linalg.norm(X, axis=1, keepdims=True)
+    y = (X[:, 0] > 0) * 1
+    est = DPSGDClassifier(epsilon=1.0, seed=0, n_samples=300).fit(X, y)
+    C = sp.csc_matrix(X); C.indices[2] = 10**6
+    Q = sp.coo_matrix(X); Q.row[2] = 10**6
+    for call, M in ((est.predict, C), (est.predict, Q),
+                    (lambda M: DPSGDClassifier(epsilon=1.0, n_samples=300).fit(M, y), C)):
+        try:
+            call(M)
+        except ValueError as exc:
+            print("ValueError", exc)
+        else:
+            print("accepted")
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="linear/_common.py's _check_fit_data and _validate_X_predict must call "
+    "privlearn._checks.check_sparse_structure(X) before check_X_y / check_array (issue 19)",
+)
+def test_malformed_csc_and_coo_to_linear_models_raise():
+    out = _run_python(_LINEAR_CSC_CODE)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.splitlines()
+    assert len(lines) == 3 and all("malformed" in line for line in lines), out.stdout

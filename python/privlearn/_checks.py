@@ -158,6 +158,8 @@ def check_sparse_structure(X: Any, name: str = "X") -> None:
     if n_rows < 0 or n_cols < 0:
         raise ValueError(f"{name} has a negative shape {shape}")
     fmt = X.format
+    if fmt not in ("csr", "csc", "bsr", "coo"):
+        return
     data = np.asarray(X.data)
     if fmt in ("csr", "csc", "bsr"):
         if fmt == "bsr":

@@ -48,7 +48,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from privlearn import _core
-from privlearn._checks import as_real, as_threads
+from privlearn._checks import as_real, as_threads, check_sparse_structure
 from privlearn._linear_common import as_design_matrix
 from privlearn._quadgrad_common import (
     OPTIMIZERS,
@@ -315,7 +315,10 @@ class QuadraticGradientLogisticRegression(ClassifierMixin, BaseEstimator):
     -----
     Like the paper, the estimator does not scale the features; ``B_bar`` and the step sizes
     assume features of order one (the paper min-max scales to ``[0, 1]``: use
-    ``sklearn.preprocessing.MinMaxScaler`` in a pipeline).
+    ``sklearn.preprocessing.MinMaxScaler`` in a pipeline). Features so large that ``X^T X`` or
+    the squared gradients would overflow double precision (a column or row sum of ``|x|``
+    above ``2^499``, about ``1.6e150``, with the intercept column) raise ``ValueError`` on both
+    backends, as does a fit whose iterate overflows: the model is never NaN.
     """
 
     def __init__(
@@ -390,6 +393,7 @@ class QuadraticGradientLogisticRegression(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self, "coef_")
+        check_sparse_structure(X)  # before scikit-learn converts a CSC / COO matrix
         X = as_design_matrix(check_array(X, accept_sparse="csr", dtype=np.float64, estimator=self))
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
