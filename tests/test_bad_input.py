@@ -811,3 +811,44 @@ def test_malformed_csc_and_coo_to_linear_models_raise():
     assert out.returncode == 0, out.stderr[-2000:]
     lines = out.stdout.splitlines()
     assert len(lines) == 3 and all("malformed" in line for line in lines), out.stdout
+
+
+_SEARCH_CSR_CODE = """
+    import numpy as np, scipy.sparse as sp, warnings
+    from privlearn.model_selection import PrivateHyperparameterSearch
+    from privlearn.linear import DPSGDClassifier
+    warnings.simplefilter("ignore")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3)); X /= 2 * np.linalg.norm(X, axis=1, keepdims=True)
+    y = (X[:, 0] > 0) * 1
+    for kind in ("index", "indptr"):
+        M = sp.csr_matrix(X)
+        if kind == "index":
+            M.indices[5] = 10**6
+        else:
+            M.indptr[5] = 10**4
+        search = PrivateHyperparameterSearch(
+            DPSGDClassifier(batch_size=16, epsilon=1.0, delta=1e-6), {"eta0": [0.1, 0.5]},
+            seed=0, mean_repetitions=2, score_epsilon=0.5,
+        )
+        try:
+            search.fit(M, y)
+        except ValueError as exc:
+            print("ValueError", exc, "| spent:", hasattr(search, "privacy_"))
+        else:
+            print("accepted")
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="model_selection/tuning.py's PrivateHyperparameterSearch.fit must call "
+    "privlearn._checks.check_sparse_structure(X) before check_X_y: the row split indexes a "
+    "malformed CSR with scipy's unchecked kernels (heap corruption) (issue 19)",
+)
+def test_malformed_csr_to_the_private_search_raises_before_anything():
+    out = _run_python(_SEARCH_CSR_CODE)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.splitlines()
+    assert len(lines) == 2 and all("malformed CSR" in line for line in lines), out.stdout
+    assert all("(312, 3)" not in line for line in lines)  # raised on X itself, not a split

@@ -602,3 +602,26 @@ def test_estimate_security_never_negative():
         estimate_security(16, 100.0, secret="binary")
     with pytest.raises(ValueError, match="no estimate"):
         CKKSParams(log_n=10, log_q=200)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize("backend", ["core", "reference"])
+def test_huge_features_raise_instead_of_nan_coefficients(backend):
+    """``X * 1e100`` used to give NaN coefficients (the sigmoid polynomial's powers overflow),
+    ``X * 1e154`` too (``X^T X`` overflows in ``B-bar``); both now raise, as values that CKKS
+    cannot encode under the modulus do."""
+    X, y = _synthetic(n=60, d=3)
+    trainer = "simulator" if backend == "core" else backend
+    for scale, match in ((1e100, "overflowed double precision"), (1e154, "too large")):
+        with pytest.raises(ValueError, match=match):
+            train_logreg(X * scale, y, params=SMALL, iterations=1, seed=0, backend=trainer)
+    with pytest.raises(ValueError, match="too large"):
+        train_logreg(X * 1e154, y, params=SMALL, iterations=1, seed=0, enhanced=False,
+                     backend=trainer)  # fmt: skip
+    with pytest.raises(ValueError, match="too large"):
+        clear_logreg(X * 1e154, y, iterations=2)
+    sim = Simulator(SMALL, seed=0, backend=backend)
+    with pytest.raises(ValueError, match="too large to encode at scale 2\\^30 under a 470-bit"):
+        sim.encrypt(np.full((1, SMALL.slots), 1e150))
+    assert np.isfinite(sim.decrypt(sim.encrypt(np.full((1, SMALL.slots), 1e100)))).all()

@@ -314,6 +314,13 @@ class Simulator:
         values = _finite_slots(values, "values")
         if values.ndim != 2 or values.shape[1] != p.slots:
             raise ValueError(f"values must have {p.slots} slots per ciphertext, got {values.shape}")
+        top = float(np.max(np.abs(values))) if values.size else 0.0
+        if top > 0.0 and math.log2(top) + s >= p.log_q - 1:
+            raise ValueError(
+                f"values up to {top:.3g} are too large to encode at scale 2^{s} under a "
+                f"{p.log_q}-bit modulus (|v| 2^scale must stay below 2^{p.log_q - 1}): scale the "
+                "data down"
+            )
         n_ct = values.shape[0]
         std = self._slot_std(self._fresh_var(), s)
         self.counts["encryptions"] += n_ct
