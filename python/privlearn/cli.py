@@ -234,14 +234,16 @@ def _check_out(out_root: Path, names: Sequence[str]) -> str | None:
 
 
 def _seconds(text: str) -> float:
-    """argparse type: a positive, finite number of seconds."""
+    """argparse type: a positive, finite number of seconds (at most ``MAX_SECONDS``)."""
+    from privlearn.data.download import MAX_SECONDS
+
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not (0.0 < value < float("inf")):
+    if not (0.0 < value <= MAX_SECONDS):
         raise argparse.ArgumentTypeError(
-            f"must be a positive, finite number of seconds, got {text!r}"
+            f"must be a positive, finite number of seconds (at most {MAX_SECONDS:g}), got {text!r}"
         )
     return value
 

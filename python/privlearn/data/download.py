@@ -63,6 +63,7 @@ __all__ = [
     "SOURCES",
     "DEFAULT_DEADLINE",
     "DEFAULT_TIMEOUT",
+    "MAX_SECONDS",
     "DatasetSource",
     "DownloadError",
     "RemoteFile",
@@ -85,6 +86,9 @@ DEFAULT_DEADLINE = 3600.0
 #: Largest download, and largest decompressed content, of a file without a pinned size (1 GiB;
 #: ``msd``'s zip is about 211 MB, its content about 430 MB).
 UNPINNED_MAX_BYTES = 1 << 30
+#: Largest ``timeout`` or ``deadline`` accepted, in seconds (about 116 days): sockets cannot
+#: represent much longer waits (``1e12`` s overflows ``time_t``).
+MAX_SECONDS = 1e7
 _CHUNK = 1 << 16
 _USER_AGENT = "privlearn-data-fetch (+https://pypi.org/project/privlearn/)"
 
@@ -725,12 +729,15 @@ def _say(progress: bool, message: str) -> None:
 
 
 def _seconds(value: Any, name: str) -> float:
-    """A positive, finite number of seconds (``inf`` cannot be given to a socket)."""
+    """A number of seconds in ``(0, MAX_SECONDS]`` (``inf`` cannot be given to a socket)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name} must be a number of seconds, got {type(value).__name__}")
     value = float(value)
-    if not (value > 0 and value < float("inf")):
-        raise ValueError(f"{name} must be a positive, finite number of seconds, got {value!r}")
+    if not (0 < value <= MAX_SECONDS):
+        raise ValueError(
+            f"{name} must be a positive, finite number of seconds (at most {MAX_SECONDS:g}), "
+            f"got {value!r}"
+        )
     return value
 
 
