@@ -177,3 +177,13 @@ def test_reproduce_valid_out_runs(no_run, tmp_path, capsys):
     assert cli.main(["reproduce", "impact", "--quick", "--out", str(tmp_path / "o")]) == 0
     assert no_run == ["impact"] and (tmp_path / "o" / "impact").is_dir()
     assert not any(p.name.startswith(".privlearn-write-test") for p in (tmp_path / "o").iterdir())
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["info"], ["datasets"], ["datasets", "download", "helr"]],
+)
+def test_empty_data_home_is_refused(argv, capsys):
+    """``--data-home ""`` would read and write the current folder, as ``--out ""`` did."""
+    err = _usage_error([*argv, "--data-home", ""], capsys)
+    assert "argument --data-home: must name a folder, got an empty string" in err

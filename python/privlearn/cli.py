@@ -249,7 +249,8 @@ def _seconds(text: str) -> float:
 
 
 def _out_folder(text: str) -> str:
-    """argparse type: a non-empty folder name (``""`` would silently mean the current folder)."""
+    """argparse type: a non-empty folder name (``""`` would silently mean the current folder);
+    used by ``--out`` and ``--data-home``."""
     if not text.strip():
         raise argparse.ArgumentTypeError(
             "must name a folder, got an empty string (use '.' for the current folder)"
@@ -285,11 +286,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "info", help="version, OpenMP, thread policy, Dask support and data sets found"
     )
-    p.add_argument("--data-home", default=None, help=data_help)
+    p.add_argument("--data-home", type=_out_folder, default=None, help=data_help)
     p.set_defaults(func=_cmd_info)
 
     p = sub.add_parser("datasets", help="which data files are found, with sizes and sha256")
-    p.add_argument("--data-home", default=None, help=data_help)
+    p.add_argument("--data-home", type=_out_folder, default=None, help=data_help)
     p.add_argument("--no-checksums", action="store_true", help="skip the sha256 of each file")
     p.set_defaults(func=_cmd_datasets)
     actions = p.add_subparsers(dest="action", metavar="ACTION")
@@ -308,7 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a data set (adult, helr, kddcup99, mnist, phishing, msd) or 'all' (default: the "
         "sha256-pinned ones, all but msd)",
     )
-    d.add_argument("--data-home", default=argparse.SUPPRESS, help=data_help)
+    d.add_argument("--data-home", type=_out_folder, default=argparse.SUPPRESS, help=data_help)
     d.add_argument("--force", action="store_true", help="download even verified files again")
     d.add_argument("--no-progress", action="store_true", help="no progress bars or status lines")
     d.add_argument(
