@@ -548,7 +548,7 @@ def _remove_stale_parts(folder: Path, filename: str) -> list[Path]:
     older than twice :data:`DEFAULT_DEADLINE` are.
     """
     removed = []
-    for part in folder.glob(f".{glob_escape(filename)}.*.part"):
+    for part in folder.glob(f".{_glob_escape(filename)}.*.part"):
         try:
             fd = os.open(part, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         except OSError:
@@ -573,7 +573,7 @@ def _locks_available() -> bool:
     return True
 
 
-def glob_escape(name: str) -> str:
+def _glob_escape(name: str) -> str:
     """``name`` with the glob metacharacters ``*?[`` escaped (``glob.escape`` for one name)."""
     return "".join(f"[{c}]" if c in "*?[" else c for c in name)
 
