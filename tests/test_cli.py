@@ -78,3 +78,112 @@ def test_datasets_download_rejects_unknown_and_private_sets(tmp_path, capsys):
     assert cli.main(["datasets", "download", "idash", "--data-home", str(tmp_path)]) == 1
     assert "no public source" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []  # nothing was created
+
+
+# ---- bad arguments are argparse errors, never tracebacks (issue 19) ------------------------------
+def _usage_error(argv, capsys) -> str:
+    """Run the CLI; it must exit with argparse's code 2; return its stderr."""
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "usage:" in err
+    return err
+
+
+@pytest.mark.parametrize("flag", ["--timeout", "--deadline"])
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "0", "-1", "abc", "1e400", "1e12"])
+def test_download_seconds_must_be_positive_and_finite(flag, value, tmp_path, capsys):
+    argv = ["datasets", "download", "helr", "--data-home", str(tmp_path), f"{flag}={value}"]
+    err = _usage_error(argv, capsys)
+    assert f"argument {flag}:" in err and repr(value) in err
+    assert list(tmp_path.iterdir()) == []  # nothing was downloaded or created
+
+
+@pytest.fixture
+def no_run(monkeypatch):
+    """Record downloads and reproduction runs instead of doing them."""
+    import dataclasses
+
+    from privlearn.experiments import REGISTRY
+
+    calls = []
+    cli._load_reproductions()
+    monkeypatch.setattr(cli, "_download_all", lambda names, home, **kw: calls.append(names) or [])
+    for name, rep in list(REGISTRY.items()):
+        fake = dataclasses.replace(rep, run=lambda out, quick, _n=name: calls.append(_n) or [])
+        monkeypatch.setitem(REGISTRY, name, fake)
+    return calls
+
+
+def test_reproduce_out_empty_string_is_refused(no_run, capsys):
+    err = _usage_error(["reproduce", "impact", "--out", ""], capsys)
+    assert "argument --out: must name a folder, got an empty string" in err
+    assert no_run == []
+
+
+def test_reproduce_out_on_a_file_is_refused(no_run, tmp_path, capsys):
+    afile = tmp_path / "results.txt"
+    afile.write_text("keep me")
+    err = _usage_error(["reproduce", "impact", "--download", "--out", str(afile)], capsys)
+    assert f"'{afile}' exists and is not a folder" in err
+    err = _usage_error(["reproduce", "impact", "--out", str(afile / "sub")], capsys)
+    assert "a part of its path is a file" in err
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "impact").write_text("")  # where the reproduction would write
+    err = _usage_error(["reproduce", "impact", "--out", str(tmp_path / "out")], capsys)
+    assert "impact' exists and is not a folder" in err
+    assert afile.read_text() == "keep me" and no_run == []  # nothing downloaded or run
+
+
+def test_reproduce_out_on_a_read_only_location_is_refused(no_run, tmp_path, monkeypatch, capsys):
+    import errno
+    from pathlib import Path
+
+    def read_only(self, *args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system", str(self))
+
+    monkeypatch.setattr(Path, "write_bytes", read_only)  # the probe file, as on a ro mount
+    err = _usage_error(["reproduce", "impact", "--out", str(tmp_path / "r")], capsys)
+    assert "cannot write to" in err and "Read-only file system" in err
+    monkeypatch.setattr(Path, "mkdir", read_only)
+    err = _usage_error(["reproduce", "impact", "--out", str(tmp_path / "s")], capsys)
+    assert "Read-only file system" in err
+    assert no_run == []
+
+
+def test_reproduce_out_unwritable_for_real(no_run, tmp_path, capsys):
+    import os
+
+    if os.geteuid() == 0:  # root writes through permission bits: use a read-only mount
+        target = "/sys/privlearn-cli-test"
+        try:
+            os.mkdir(target)
+        except OSError:
+            pass  # refused (sysfs is read-only for files and folders of our own)
+        else:  # pragma: no cover - a writable /sys
+            os.rmdir(target)
+            pytest.skip("no read-only location to test with as root")
+    else:
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        target = str(locked / "out")
+    err = _usage_error(["reproduce", "impact", "--out", target], capsys)
+    assert "argument --out: cannot write to" in err
+    assert no_run == []
+
+
+def test_reproduce_valid_out_runs(no_run, tmp_path, capsys):
+    assert cli.main(["reproduce", "impact", "--quick", "--out", str(tmp_path / "o")]) == 0
+    assert no_run == ["impact"] and (tmp_path / "o" / "impact").is_dir()
+    assert not any(p.name.startswith(".privlearn-write-test") for p in (tmp_path / "o").iterdir())
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["info"], ["datasets"], ["datasets", "download", "helr"]],
+)
+def test_empty_data_home_is_refused(argv, capsys):
+    """``--data-home ""`` would read and write the current folder, as ``--out ""`` did."""
+    err = _usage_error([*argv, "--data-home", ""], capsys)
+    assert "argument --data-home: must name a folder, got an empty string" in err

@@ -40,11 +40,16 @@ def sha(data: bytes) -> str:
 
 @dataclass
 class Server:
-    """Routes: URL path -> (kind, body); kinds: ok, cut (Content-Length lies), stall."""
+    """Routes: URL path -> (kind, body); kinds: ok, cut (Content-Length lies), stall, endless
+    (no Content-Length, ``body`` repeated until the client leaves, capped at 64 MB so that a
+    regression fails instead of filling the disk), huge (announces 10**12 bytes, then as
+    endless), trickle (one byte every TIMEOUT / 10 s, each read well within TIMEOUT, for up
+    to 20 s)."""
 
     url: str = ""
     routes: dict[str, tuple[str, bytes]] = field(default_factory=dict)
     hits: Counter = field(default_factory=Counter)
+    sent: Counter = field(default_factory=Counter)
     release: threading.Event = field(default_factory=threading.Event)
 
     def add(self, path: str, body: bytes, kind: str = "ok") -> str:
@@ -66,9 +71,24 @@ def server() -> Iterator[Server]:
             try:
                 self.send_response(200)
                 self.send_header("Content-Type", "application/octet-stream")
-                self.send_header("Content-Length", str(len(body)))
+                if kind == "huge":
+                    self.send_header("Content-Length", str(10**12))
+                elif kind != "endless":
+                    self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                if kind == "ok":
+                if kind in ("endless", "huge"):
+                    sent = 0
+                    while sent < 64 << 20 and not state.release.is_set():
+                        self.wfile.write(body)
+                        sent += len(body)
+                    state.sent[self.path] += sent
+                elif kind == "trickle":
+                    for i in range(int(20 / (TIMEOUT / 10))):
+                        if state.release.wait(TIMEOUT / 10):
+                            break
+                        self.wfile.write(body[i % len(body) : i % len(body) + 1])
+                        self.wfile.flush()
+                elif kind == "ok":
                     self.wfile.write(body)
                 elif kind == "cut":  # announce len(body), send half, close
                     self.wfile.write(body[: len(body) // 2])
@@ -327,6 +347,164 @@ def test_unpinned_msd_is_checked_for_zip_integrity(server, monkeypatch, tmp_path
 # --------------------------------------------------------------------------------------------
 
 
+# --------------------------------------------------------------------------------------------
+# Bounded downloads (issue 19): size cap, overall deadline, stale temporary files, gzip bombs
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["endless", "huge"])
+def test_an_endless_response_stops_one_byte_past_the_pinned_size(kind, server, monkeypatch,
+                                                                 tmp_path):  # fmt: skip
+    """Used to write everything the server sent (5.4 GB before the run was killed)."""
+    url = server.add("/canonical/toy.bin", PAYLOAD, kind)
+    monkeypatch.setitem(download.SOURCES, "toy", toy_source(url))
+    home = tmp_path / "data"
+    with pytest.raises(DownloadError) as info:
+        pdata.fetch("toy", home, progress=False, timeout=TIMEOUT)
+    if kind == "huge":
+        assert f"announces {10**12} bytes, more than the {len(PAYLOAD)} bytes pinned" in str(
+            info.value
+        )
+    else:
+        assert f"sent more than the {len(PAYLOAD)} bytes pinned" in str(info.value)
+    assert files_under(home) == []
+
+
+def test_a_trickling_server_hits_the_overall_deadline(server, monkeypatch, tmp_path):
+    """Every byte arrives well within the per-read timeout, so only the deadline can end it."""
+    import time
+
+    url = server.add("/canonical/toy.bin", PAYLOAD, "trickle")
+    monkeypatch.setitem(download.SOURCES, "toy", toy_source(url))
+    start = time.monotonic()
+    with pytest.raises(DownloadError, match=r"took longer than the deadline of 1 s \(received"):
+        pdata.fetch("toy", tmp_path, progress=False, timeout=TIMEOUT, deadline=1.0)
+    assert time.monotonic() - start < 15  # not the 20 s the trickle lasts
+    assert files_under(tmp_path) == []
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("inf"), float("nan"), 1e12])
+def test_deadline_and_timeout_are_checked(bad, toy, tmp_path):
+    for name in ("deadline", "timeout"):
+        with pytest.raises(ValueError, match=f"{name} must be a positive, finite number"):
+            pdata.fetch("toy", tmp_path, progress=False, **{name: bad})
+    with pytest.raises(TypeError, match="deadline must be a number of seconds"):
+        pdata.fetch("toy", tmp_path, progress=False, deadline="60")
+    assert files_under(tmp_path) == []
+    assert download.DEFAULT_DEADLINE == 3600.0
+
+
+def test_a_stale_part_file_is_removed_and_a_live_one_kept(toy, tmp_path):
+    """A run killed by SIGKILL leaves its temporary file: the next run removes it, unless a
+    live download holds it (advisory lock)."""
+    fcntl = pytest.importorskip("fcntl")
+    folder = tmp_path / "toy"
+    folder.mkdir()
+    stale = folder / ".toy.bin.0123456789ab.part"
+    stale.write_bytes(PAYLOAD[:1000])
+    live = folder / ".toy.bin.ba9876543210.part"
+    live.write_bytes(PAYLOAD[:10])
+    other = folder / ".other.bin.0123456789ab.part"  # another file's: not ours to remove
+    other.write_bytes(b"x")
+    with open(live, "rb") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        pdata.fetch("toy", tmp_path, progress=False)
+        assert files_under(tmp_path) == sorted(
+            ["toy/.other.bin.0123456789ab.part", "toy/.toy.bin.ba9876543210.part", "toy/toy.bin"]
+        )
+    pdata.fetch("toy", tmp_path, progress=False, force=True)  # the lock is gone: stale now
+    assert files_under(tmp_path) == ["toy/.other.bin.0123456789ab.part", "toy/toy.bin"]
+
+
+def test_a_killed_download_leaves_a_part_that_the_next_run_removes(toy, tmp_path):
+    """A real SIGKILL mid-download (a child process), then a normal run."""
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+    import time
+
+    toy.add("/canonical/toy.bin", PAYLOAD, "trickle")
+    code = textwrap.dedent(f"""
+        from privlearn.data import download
+        from privlearn.data.download import DatasetSource, RemoteFile
+        rf = RemoteFile("toy/toy.bin", {toy.url + "/canonical/toy.bin"!r}, {sha(PAYLOAD)!r},
+                        {len(PAYLOAD)})
+        download.SOURCES["toy"] = DatasetSource("toy", (rf,), source="s", licence="l")
+        download.fetch("toy", {str(tmp_path)!r}, progress=False, timeout=5.0)
+    """)
+    child = subprocess.Popen([sys.executable, "-c", code], env={**os.environ})
+    try:
+        for _ in range(200):  # wait for its temporary file
+            if list((tmp_path / "toy").glob(".toy.bin.*.part")) if (tmp_path / "toy").is_dir() \
+                    else []:  # fmt: skip
+                break
+            time.sleep(0.05)
+        child.send_signal(signal.SIGKILL)
+    finally:
+        child.wait(10)
+    parts = list((tmp_path / "toy").glob(".toy.bin.*.part"))
+    assert len(parts) == 1  # what a killed run leaves
+    toy.add("/canonical/toy.bin", PAYLOAD)
+    pdata.fetch("toy", tmp_path, progress=False)
+    assert files_under(tmp_path) == ["toy/toy.bin"]
+
+
+def _gzip_bomb(size: int) -> bytes:
+    """A gzip file of ``size`` zero bytes: one member of 1 MiB (about 1 KB) repeated (gzip
+    readers concatenate members)."""
+    return gzip.compress(bytes(1 << 20), compresslevel=9, mtime=0) * (size >> 20)
+
+
+def test_a_gzip_bomb_from_a_mirror_is_not_decompressed_fully(server, monkeypatch, tmp_path):
+    """Content pinned at 308,000 bytes; the mirror's gzip (65 KB) inflates to 64 MiB.
+    Decompression stops one read past the pinned size (the old code inflated everything, then
+    compared)."""
+    raw = b"some IDX-like content\n" * 14000
+    canonical = gzip.compress(raw, compresslevel=9, mtime=0)
+    rf = RemoteFile("gz/f.gz", f"{server.url}/gone", sha(canonical), len(canonical),
+                    content_sha256=sha(raw), content_size=len(raw))  # fmt: skip
+    monkeypatch.setitem(download.SOURCES, "gz", DatasetSource("gz", (rf,), "test", "test"))
+    bomb = _gzip_bomb(64 << 20)
+    assert len(bomb) < len(raw) + (1 << 16)  # within the mirror's size bound: only inflating
+    server.add("/m/gz/f.gz", bomb)
+    inflated = []
+    real_open = gzip.open
+
+    def counting_open(*args, **kwargs):
+        fh = real_open(*args, **kwargs)
+        real_read = fh.read
+
+        def read(n=-1):
+            out = real_read(n)
+            inflated.append(len(out))
+            return out
+
+        fh.read = read
+        return fh
+
+    monkeypatch.setattr(download.gzip, "open", counting_open)
+    with pytest.raises(DownloadError, match="exceeds its pinned size of 308000 bytes"):
+        pdata.fetch("gz", tmp_path / "a", progress=False, base_url=f"{server.url}/m")
+    assert 0 < sum(inflated) <= len(raw) + (1 << 20)  # not 256 MiB
+    assert files_under(tmp_path / "a") == []
+    # the same bound applies to a bomb already in the data folder (replaced by a good copy)
+    (tmp_path / "b" / "gz").mkdir(parents=True)
+    (tmp_path / "b" / "gz" / "f.gz").write_bytes(bomb)
+    server.add("/m/gz/f.gz", canonical)
+    inflated.clear()
+    pdata.fetch("gz", tmp_path / "b", progress=False, base_url=f"{server.url}/m")
+    assert (tmp_path / "b" / "gz" / "f.gz").read_bytes() == canonical
+    assert sum(inflated) <= 2 * (len(raw) + (1 << 20))
+
+
+def test_every_gzip_content_pin_has_a_size():
+    for src in download.SOURCES.values():
+        for rf in src.files:
+            if rf.content_sha256 is not None:
+                assert rf.content_size is not None and rf.content_size > 0, rf.path
+
+
 def test_every_loader_file_has_a_pinned_source():
     registry = {rf.path: rf for src in download.SOURCES.values() for rf in src.files}
     for _, relative in KNOWN_FILES:
@@ -354,6 +532,7 @@ def test_pins_match_the_reference_data_folder(rf, require_data):
         assert sha(data) != rf.sha256
     if rf.content_sha256 is not None:
         assert sha(gzip.decompress(data)) == rf.content_sha256
+        assert len(gzip.decompress(data)) == rf.content_size
     if rf.gzip:
         assert rf.content_sha256 == rf.sha256  # the source is the uncompressed content
 

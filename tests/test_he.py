@@ -514,3 +514,114 @@ def test_tenseal_two_iterations_lbw(lbw):
     dev_sim = np.abs(sim.coef_ - exact.coef_).max()
     assert max(dev_real, dev_sim) <= sim.error_bound
     assert 0.2 < dev_sim / dev_real < 5
+
+
+# ---- bad input to the simulator and the security estimate (issue 19) ---------------------------
+@pytest.mark.parametrize("backend", ["core", "reference"])
+def test_simulator_refuses_non_finite_plaintexts(backend):
+    sim = Simulator(SMALL, seed=0, backend=backend)
+    slots = SMALL.slots
+    for bad in (np.nan, np.inf, -np.inf):
+        v = np.zeros((1, slots))
+        v[0, 7] = bad
+        with pytest.raises(ValueError, match="NaN or infinite"):
+            sim.encrypt(v)
+    with pytest.raises(TypeError, match="real numbers"):
+        sim.encrypt(np.zeros((1, slots)) + 1j)
+    ct = sim.encrypt(np.ones((1, slots)))
+    for bad in (np.nan, np.inf):
+        with pytest.raises(ValueError, match="finite"):
+            sim.add_const(ct, bad)
+        with pytest.raises(ValueError, match="finite"):
+            sim.mul_const(ct, bad)
+        with pytest.raises(ValueError, match="NaN or infinite"):
+            sim.mul_plain(ct, np.full((1, slots), bad))
+    with pytest.raises(TypeError, match="c must be a real number"):
+        sim.add_const(ct, "1")
+    with pytest.raises(ValueError, match=r"plain must have shape \(1, 4096\)"):
+        sim.mul_plain(ct, np.ones((3, slots)))
+    assert sim.counts["ct_pt_mult"] == 0  # nothing was counted for the refused operations
+
+
+@pytest.mark.parametrize("backend", ["core", "reference"])
+def test_simulator_validates_levels(backend):
+    sim = Simulator(SMALL, seed=0, backend=backend)
+    ct = sim.encrypt(np.ones((1, SMALL.slots)))
+    for bad in (-5, 0, SMALL.log_q0 - 1):
+        with pytest.raises(ValueError, match=r"mod_bits \(.*\) must be >= log_q0"):
+            sim.mod_switch(ct, bad)
+    with pytest.raises(ValueError, match="cannot mod-switch up"):
+        sim.mod_switch(ct, SMALL.log_q + 1)
+    for bad in (100.5, "100", True, None):
+        with pytest.raises(TypeError, match="mod_bits must be an int"):
+            sim.mod_switch(ct, bad)
+    low = sim.mod_switch(ct, SMALL.log_q0)  # the lowest valid level is accepted
+    assert low.mod_bits == SMALL.log_q0
+    for bad in (0, -3, SMALL.log_q + 1):
+        with pytest.raises(ValueError, match="scale_bits"):
+            sim.encrypt(np.ones((1, SMALL.slots)), scale_bits=bad)
+        with pytest.raises(ValueError, match="scale_bits"):
+            sim.mul_const(ct, 2.0, scale_bits=bad)
+    with pytest.raises(TypeError, match="scale_bits"):
+        sim.mul_const(ct, 2.0, scale_bits=30.5)
+    with pytest.raises(TypeError, match="rotation step must be an int"):
+        sim.rotate(ct, 1.5)
+    with pytest.raises(TypeError, match="rotation step must be an int"):
+        sim.rotate_sum(ct, [1, 2.0])
+    with pytest.raises(TypeError, match="must be a Ciphertext"):
+        sim.decrypt(np.ones((1, SMALL.slots)))
+    with pytest.raises(TypeError, match="must be a Ciphertext"):
+        sim.add(ct, np.ones((1, SMALL.slots)))
+
+
+def test_estimate_security_never_negative():
+    """The linear extrapolation used to go negative for large moduli (-14.3 bits at
+    log_n = 16, log_qp = 10^5): now refused beyond twice the 128-bit maximum, capped at 256
+    above the table, and always in [44, 256] where it answers."""
+    for secret, table in HE_STANDARD_MAX_LOG_Q.items():
+        for log_n in range(10, 18):
+            q128 = table[min(log_n, 15)][0] * 2.0 ** max(0, log_n - 15)
+            for log_qp in np.geomspace(0.01, 2 * q128, 60)[:-1]:
+                bits = estimate_security(log_n, float(log_qp), secret)
+                assert 44.0 <= bits <= 256.0, (secret, log_n, log_qp, bits)
+            for log_qp in (2.01 * q128, 1e5, 1e300):
+                with pytest.raises(ValueError, match="beyond the HE security table"):
+                    estimate_security(log_n, log_qp, secret)
+    assert estimate_security(15, 1.0) == 256.0  # capped: a lower bound above the table
+    for bad in (-1.0, 0.0, math.nan, math.inf):
+        with pytest.raises(ValueError, match="log_qp must be a finite number > 0"):
+            estimate_security(16, bad)
+    for bad_n in (9, 18, -1):
+        with pytest.raises(ValueError, match="log_n must lie in"):
+            estimate_security(bad_n, 100.0)
+    with pytest.raises(TypeError, match="log_n must be an int"):
+        estimate_security(16.0, 100.0)
+    with pytest.raises(TypeError, match="log_qp must be a real number"):
+        estimate_security(16, "100")
+    with pytest.raises(ValueError, match="secret"):
+        estimate_security(16, 100.0, secret="binary")
+    with pytest.raises(ValueError, match="no estimate"):
+        CKKSParams(log_n=10, log_q=200)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize("backend", ["core", "reference"])
+def test_huge_features_raise_instead_of_nan_coefficients(backend):
+    """``X * 1e100`` used to give NaN coefficients (the sigmoid polynomial's powers overflow),
+    ``X * 1e154`` too (``X^T X`` overflows in ``B-bar``); both now raise, as values that CKKS
+    cannot encode under the modulus do."""
+    X, y = _synthetic(n=60, d=3)
+    trainer = "simulator" if backend == "core" else backend
+    for scale, match in ((1e100, "overflowed double precision"), (1e154, "too large")):
+        with pytest.raises(ValueError, match=match):
+            train_logreg(X * scale, y, params=SMALL, iterations=1, seed=0, backend=trainer)
+    with pytest.raises(ValueError, match="too large"):
+        train_logreg(X * 1e154, y, params=SMALL, iterations=1, seed=0, enhanced=False,
+                     backend=trainer)  # fmt: skip
+    with pytest.raises(ValueError, match="too large"):
+        clear_logreg(X * 1e154, y, iterations=2)
+    sim = Simulator(SMALL, seed=0, backend=backend)
+    with pytest.raises(ValueError, match="too large to encode at scale 2\\^30 under a 470-bit"):
+        sim.encrypt(np.full((1, SMALL.slots), 1e150))
+    assert np.isfinite(sim.decrypt(sim.encrypt(np.full((1, SMALL.slots), 1e100)))).all()

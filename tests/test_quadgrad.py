@@ -423,3 +423,60 @@ def test_sklearn_estimator_checks() -> None:
         results = check_estimator(est, on_fail=None)
     failed = [r["check_name"] for r in results if r["status"] == "failed"]
     assert not failed
+
+
+# ---- finite but huge features (issue 19) --------------------------------------------------------
+# ``X * 1e154`` used to give NaN coefficients on the core (``inf - inf`` in X^T X) and an all-zero
+# model on the numpy twin (``B_bar = 1 / inf = 0``): the backends disagreed and neither was right.
+# Both now apply one rule of X alone (column and row sums of |x| at most 2^499) and refuse.
+
+
+@pytest.mark.parametrize("scale", [1e150, 1e154, 1e200, 1e300])
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("enhanced", [True, False])
+def test_huge_features_refused_by_both_backends(scale, sparse, enhanced):
+    from privlearn.linear.quadgrad import QuadraticGradientLogisticRegression as QG
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3)) * scale
+    y = (X[:, 0] > 0).astype(int)
+    X = sp.csr_matrix(X) if sparse else X
+    for backend in ("core", "reference"):
+        for optimizer in ("nag", "adagrad", "adam", "gd"):
+            est = QG(max_iter=5, backend=backend, enhanced=enhanced, optimizer=optimizer)
+            with pytest.raises(ValueError, match="X is too large in magnitude"):
+                est.fit(X, y)
+
+
+def test_large_but_safe_features_agree_across_backends():
+    """Just below the bound the two backends train and agree (the model scales as 1 / s)."""
+    from privlearn.linear.quadgrad import QuadraticGradientLogisticRegression as QG
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    base = QG(max_iter=5, fit_intercept=False).fit(X, y).coef_
+    for optimizer in ("nag", "gd"):
+        fits = [
+            QG(max_iter=5, backend=b, optimizer=optimizer, fit_intercept=False).fit(X * 1e148, y)
+            for b in ("core", "reference")
+        ]
+        assert np.isfinite(fits[0].coef_).all() and np.all(fits[0].coef_ != 0.0)
+        np.testing.assert_allclose(fits[0].coef_, fits[1].coef_, rtol=1e-10)
+        if optimizer == "nag":  # enhanced NAG is scale-equivariant: beta(sX) = beta(X) / s
+            np.testing.assert_allclose(fits[0].coef_ * 1e148, base, rtol=1e-9)
+
+
+def test_bbar_and_coef_second_line_checks():
+    """``quadgrad_bbar`` refuses an overflowed Gram on both backends (called directly, without
+    the magnitude rule of ``quadgrad_train``), and a non-finite final iterate is refused."""
+    from privlearn._quadgrad_common import check_trained_coef
+    from privlearn.linear.quadgrad import quadgrad_bbar
+    from privlearn.reference.quadgrad import quadgrad_bbar as ref_bbar
+
+    X = np.random.default_rng(0).normal(size=(20, 3)) * 1e155
+    for f in (quadgrad_bbar, ref_bbar):
+        with pytest.raises(ValueError, match=r"X\^T X\)_kj\| overflows"):
+            f(X)
+    with pytest.raises(ValueError, match="overflowed double precision"):
+        check_trained_coef(np.array([1.0, np.nan]))

@@ -17,6 +17,7 @@ __all__ = [
     "as_probability",
     "as_real",
     "as_threads",
+    "check_sparse_structure",
     "max_threads",
 ]
 
@@ -110,3 +111,117 @@ def as_threads(n_threads: Any) -> int:
             f"(max(4 x cores, 256)), got {n}"
         )
     return n
+
+
+def _index_array(arr: Any, what: str) -> np.ndarray:
+    """A 1-D integer array (the stored index arrays of a sparse matrix), else a ValueError."""
+    arr = np.asarray(arr)
+    if arr.ndim != 1 or arr.dtype.kind not in "iu":
+        raise ValueError(
+            f"{what} must be a 1-D integer array, got dtype {arr.dtype} and shape {arr.shape}"
+        )
+    return arr
+
+
+def check_sparse_structure(X: Any, name: str = "X") -> None:
+    """Check the stored structure of a scipy sparse matrix before anything indexes with it.
+
+    scipy checks a CSR matrix's index ranges only when asked to (``check_format(True)``), and
+    its arrays are writable after construction, while its compiled kernels (and the core's)
+    index with the stored indices unchecked: an index out of range, a negative one, a
+    non-monotone ``indptr`` or arrays of mismatched length read or write outside the arrays.
+    This check runs in O(nnz) vectorised numpy and raises a ``ValueError`` naming the fault:
+
+    - CSR / CSC / BSR: ``indptr`` of length ``n_major + 1`` starting at 0, non-decreasing,
+      ending at ``len(indices) == len(data)``; every index in ``[0, n_minor)``;
+    - COO: ``row``/``col`` as long as ``data``, in ``[0, n_rows)`` and ``[0, n_cols)``.
+
+    Other formats (LIL, DOK, DIA) hold Python-level or self-checking structures and are left
+    to scipy; dense input and non-2-D sparse arrays are ignored (the callers' shape checks
+    reject the latter). Duplicate or unsorted indices are valid here (callers canonicalise).
+
+    Parameters
+    ----------
+    X : any
+        Checked only when ``scipy.sparse.issparse(X)``.
+    name : str
+        The argument's name in the messages.
+    """
+    import scipy.sparse as sp
+
+    if not sp.issparse(X):
+        return
+    shape = tuple(X.shape)
+    if len(shape) != 2:
+        return
+    n_rows, n_cols = (operator.index(s) for s in shape)
+    if n_rows < 0 or n_cols < 0:
+        raise ValueError(f"{name} has a negative shape {shape}")
+    fmt = X.format
+    if fmt not in ("csr", "csc", "bsr", "coo"):
+        return
+    data = np.asarray(X.data)
+    if fmt in ("csr", "csc", "bsr"):
+        if fmt == "bsr":
+            r, c = X.blocksize
+            if r < 1 or c < 1 or n_rows % r or n_cols % c:
+                raise ValueError(f"{name} has blocksize {(r, c)} that does not tile shape {shape}")
+            n_major, n_minor = n_rows // r, n_cols // c
+            block_ok = data.ndim == 3 and data.shape[1:] == (r, c)
+            n_data = data.shape[0] if block_ok else -1
+        else:
+            n_major, n_minor = (n_rows, n_cols) if fmt == "csr" else (n_cols, n_rows)
+            n_data = data.shape[0] if data.ndim == 1 else -1
+        kind = "column" if fmt != "csc" else "row"
+        indptr = _index_array(X.indptr, f"{name}.indptr")
+        indices = _index_array(X.indices, f"{name}.indices")
+        if indptr.shape[0] != n_major + 1:
+            raise ValueError(
+                f"{name} is a malformed {fmt.upper()} matrix: indptr has length "
+                f"{indptr.shape[0]}, expected {n_major + 1} for shape {shape}"
+            )
+        if indptr[0] != 0:
+            raise ValueError(
+                f"{name} is a malformed {fmt.upper()} matrix: indptr[0] is {int(indptr[0])}, "
+                "expected 0"
+            )
+        steps = np.diff(indptr)
+        if (steps < 0).any():
+            at = int(np.flatnonzero(steps < 0)[0])
+            raise ValueError(
+                f"{name} is a malformed {fmt.upper()} matrix: indptr is not non-decreasing "
+                f"(indptr[{at + 1}] = {int(indptr[at + 1])} < indptr[{at}] = {int(indptr[at])})"
+            )
+        nnz = int(indptr[-1])
+        if indices.shape[0] != nnz or n_data != nnz:
+            raise ValueError(
+                f"{name} is a malformed {fmt.upper()} matrix: indptr[-1] = {nnz} stored "
+                f"entries, but indices has length {indices.shape[0]} and data has shape "
+                f"{data.shape}"
+            )
+        _check_range(indices, n_minor, f"{name} is a malformed {fmt.upper()} matrix: {kind} "
+                     f"index", shape)
+    elif fmt == "coo":
+        if data.ndim != 1:
+            raise ValueError(f"{name}.data must be 1-D, got shape {data.shape}")
+        for what, arr, bound in (("row", X.row, n_rows), ("column", X.col, n_cols)):
+            idx = _index_array(arr, f"{name}.{'row' if what == 'row' else 'col'}")
+            if idx.shape[0] != data.shape[0]:
+                raise ValueError(
+                    f"{name} is a malformed COO matrix: {idx.shape[0]} {what} indices for "
+                    f"{data.shape[0]} stored values"
+                )
+            _check_range(idx, bound, f"{name} is a malformed COO matrix: {what} index", shape)
+
+
+def _check_range(idx: np.ndarray, bound: int, what: str, shape: tuple[int, ...]) -> None:
+    """ValueError naming the first entry of ``idx`` outside ``[0, bound)``."""
+    if idx.shape[0] == 0:
+        return
+    lo, hi = int(idx.min()), int(idx.max())
+    if lo < 0 or hi >= bound:
+        bad = int(np.flatnonzero((idx < 0) | (idx >= bound))[0])
+        raise ValueError(
+            f"{what} {int(idx[bad])} (stored entry {bad}) lies outside [0, {bound}) for shape "
+            f"{shape}"
+        )

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from privlearn._checks import as_index, as_real
+from privlearn._checks import as_index, as_real, check_sparse_structure
 
 __all__ = [
     "LOSSES",
@@ -138,6 +138,7 @@ def scaled_row_norms(X: Any) -> tuple[np.ndarray, np.ndarray]:
     scale, root : ndarray of shape (n,)
     """
     if sp.issparse(X):
+        check_sparse_structure(X)
         X = sp.csr_matrix(X)
         if not X.has_canonical_format:  # duplicates must be summed first (on a copy)
             X = X.copy()
@@ -243,8 +244,13 @@ def as_design_matrix(X: Any, name: str = "X") -> np.ndarray | sp.csr_matrix:
     Never writes to the caller's arrays: a sparse input is copied only when it needs
     canonicalising (another format or dtype, duplicate entries, unsorted indices); otherwise
     the result shares the caller's (possibly read-only) arrays. Complex input is a TypeError
-    (converting it would silently drop the imaginary part).
+    (converting it would silently drop the imaginary part). A sparse input's stored structure
+    is checked first (:func:`~privlearn._checks.check_sparse_structure`: indices in range,
+    ``indptr`` monotone, lengths consistent), so a malformed matrix is a ValueError before
+    scipy's or the core's kernels index with it; callers that append columns (the intercept)
+    do so after this check, on the validated matrix.
     """
+    check_sparse_structure(X, name)  # before anything indexes with the stored indices
     if np.iscomplexobj(X.data if sp.issparse(X) else X):
         raise TypeError(f"{name} must hold real numbers, got a complex array")
     if sp.issparse(X):

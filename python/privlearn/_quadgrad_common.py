@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from privlearn._checks import as_index, as_real
 from privlearn._linear_common import as_design_matrix
@@ -251,6 +252,93 @@ def check_bbar(bbar: Any, d: int) -> np.ndarray | None:
     return b
 
 
+_SCALE_HINT = (
+    "scale the features first, e.g. to [0, 1] as the paper does "
+    "(privlearn.data.minmax_scale or maxabs_scale with public bounds)"
+)
+
+
+#: Largest sum of ``|x|`` over a column or a row of ``X`` that ``quadgrad_train`` accepts: 2^499
+#: (about 1.6e150). Then every Gram row sum ``sum_j |(X^T X)_kj| <= max_k c_k max_i r_i`` and every
+#: squared gradient entry ``g_k^2 <= c_k^2`` is at most 2^998, and Adagrad's sum of up to
+#: ``MAX_ITER_LIMIT = 2^24`` squares stays below ``DBL_MAX`` (~2^1024).
+MAX_ABS_SUM = 2.0**499
+
+
+def check_magnitude(X: Any) -> None:
+    """Refuse a design matrix whose magnitude overflows the optimizers in double precision.
+
+    Let ``c_k = sum_i |x_ik|`` (column sums) and ``r_i = sum_k |x_ik|`` (row sums). Both must be
+    at most :data:`MAX_ABS_SUM` (2^499): finite but huge features (``|x| >~ 1e154``) used to
+    overflow ``X^T X`` (``B_bar`` became 0 in the numpy twin, a silent all-zero model, and NaN in
+    the core, where ``inf - inf`` appeared in another summation order) or the squared gradients
+    of Adagrad / Adam (an infinite denominator: no step at all). The rule is a function of ``X``
+    alone, so both backends refuse the same inputs, in O(nnz) before any training.
+    """
+    if sp.issparse(X):
+        a = np.abs(X.data)
+        with np.errstate(over="ignore"):
+            cols = np.bincount(X.indices, weights=a, minlength=X.shape[1])
+            row_of = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+            rows = np.bincount(row_of, weights=a, minlength=X.shape[0])
+        c_max, r_max = float(cols.max(initial=0.0)), float(rows.max(initial=0.0))
+    else:
+        c_max = r_max = 0.0
+        cols = np.zeros(X.shape[1])
+        step = max(1, (1 << 20) // max(1, X.shape[1]))  # ~8 MB of |x| at a time
+        with np.errstate(over="ignore"):
+            for lo in range(0, X.shape[0], step):
+                block = np.abs(X[lo : lo + step])
+                cols += block.sum(axis=0)
+                r_max = max(r_max, float(block.sum(axis=1).max()))
+        c_max = float(cols.max())
+    if not (c_max <= MAX_ABS_SUM and r_max <= MAX_ABS_SUM):
+        what = "column" if not c_max <= MAX_ABS_SUM else "row"
+        worst = c_max if what == "column" else r_max
+        raise ValueError(
+            f"X is too large in magnitude: a {what} sum of |x| is {worst:.3g}, above 2^499 "
+            f"(~{MAX_ABS_SUM:.2g}), where X^T X or the squared gradients overflow double "
+            f"precision; {_SCALE_HINT}"
+        )
+
+
+def check_computed_bbar(bbar: Any) -> np.ndarray:
+    """``diag(B_bar)`` computed from ``X``, or a ValueError when its Gram row sums overflowed.
+
+    ``B_bar_kk = 1 / (epsilon + sum_j |(X^T X)_kj| / 4)`` (Definition 3.2) is finite and
+    ``> 0`` for every column exactly when the row sum is finite: every finite sum is at most
+    ``DBL_MAX``, whose quarter's reciprocal is a positive double. Finite but huge features
+    (``|x| >~ 1e154``) overflow ``X^T X``; the sum is then ``inf`` (so ``B_bar = 0`` and no
+    step is ever taken: a silently wrong all-zero model) or ``NaN`` (``inf - inf``, depending
+    on the summation order, so the backends used to disagree). Both backends refuse instead.
+    """
+    b = np.asarray(bbar, dtype=np.float64)
+    bad = ~(np.isfinite(b) & (b > 0.0))
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            "X is too large in magnitude: sum_j |(X^T X)_kj| overflows double precision for "
+            f"column {k}, so B_bar (Definition 3.2) is not a positive number; {_SCALE_HINT}"
+        )
+    return b
+
+
+def check_trained_coef(coef: Any) -> np.ndarray:
+    """The final iterate of ``quadgrad_train``, or a ValueError instead of non-finite values.
+
+    With finite inputs the iteration can still overflow double precision (features of huge
+    magnitude with the plain-gradient step sizes, which assume features of order one); both
+    backends refuse to return such a model rather than return NaN or infinite coefficients.
+    """
+    beta = np.asarray(coef, dtype=np.float64)
+    if not np.isfinite(beta).all():
+        raise ValueError(
+            "the iteration overflowed double precision (non-finite coefficients): the "
+            f"features are too large in magnitude for the step sizes; {_SCALE_HINT}"
+        )
+    return beta
+
+
 def prepare_quadgrad(
     X: Any,
     y: Any,
@@ -276,6 +364,7 @@ def prepare_quadgrad(
         raise ValueError(f"max_iter must be >= 1, got {max_iter}")
     max_iter = as_index(max_iter, "max_iter", lower=1, upper=MAX_ITER_LIMIT)
     X = as_design_matrix(reject_complex(X, "X"))
+    check_magnitude(X)
     n, d = X.shape
     y = check_labels(y, n)
     beta = np.zeros(d) if beta0 is None else real_vector(beta0, "beta0", d)

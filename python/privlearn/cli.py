@@ -92,10 +92,11 @@ def _download_all(
     progress: bool = True,
     base_url: str | None = None,
     timeout: float | None = None,
+    deadline: float | None = None,
 ) -> list[str]:
     """Fetch each data set in ``names``; report each result; return the names that failed."""
     from privlearn.data import fetch, get_data_home
-    from privlearn.data.download import DEFAULT_TIMEOUT
+    from privlearn.data.download import DEFAULT_DEADLINE, DEFAULT_TIMEOUT
 
     home = get_data_home(data_home)
     failed = []
@@ -108,6 +109,7 @@ def _download_all(
                 progress=progress,
                 base_url=base_url,
                 timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
+                deadline=DEFAULT_DEADLINE if deadline is None else deadline,
             )
         except (OSError, ValueError) as exc:  # DownloadError is an OSError
             print(f"[{name}] FAILED: {exc}", file=sys.stderr)
@@ -134,6 +136,7 @@ def _cmd_datasets_download(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         base_url=args.mirror,
         timeout=args.timeout,
+        deadline=args.deadline,
     )
     if failed:
         print(
@@ -177,6 +180,10 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     if not names:
         print("no reproductions are registered yet: nothing to run")
         return 0
+    out_root = Path(args.out)
+    problem = _check_out(out_root, names)
+    if problem is not None:  # before any download or run: exit 2 with argparse's usage line
+        args.parser.error(f"argument --out: {problem}")
     failed: list[str] = []
     if args.download:
         needed: list[str] = []
@@ -193,7 +200,6 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
                 "as NOT RUN",
                 file=sys.stderr,
             )
-    out_root = Path(args.out)
     for name in names:
         start = time.perf_counter()
         out_dir = out_root / name
@@ -203,6 +209,55 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         for path in written:
             print(f"    {path}")
     return 1 if failed else 0
+
+
+def _check_out(out_root: Path, names: Sequence[str]) -> str | None:
+    """Create ``out_root`` and make sure each ``out_root/NAME`` can be written, or say why not
+    (a file in the way, no permission, a read-only file system)."""
+    try:
+        out_root.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            sub = out_root / name
+            if sub.exists() and not sub.is_dir():
+                return f"'{sub}' exists and is not a folder"
+        probe = out_root / f".privlearn-write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except FileExistsError:
+        return f"'{out_root}' exists and is not a folder"
+    except NotADirectoryError:
+        return f"'{out_root}' cannot be a folder: a part of its path is a file"
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        return f"cannot write to '{out_root}': {why}"
+    return None
+
+
+def _seconds(text: str) -> float:
+    """argparse type: a positive, finite number of seconds (at most ``MAX_SECONDS``)."""
+    from privlearn.data.download import MAX_SECONDS
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (0.0 < value <= MAX_SECONDS):
+        raise argparse.ArgumentTypeError(
+            f"must be a positive, finite number of seconds (at most {MAX_SECONDS:g}), got {text!r}"
+        )
+    return value
+
+
+def _out_folder(text: str) -> str:
+    """argparse type: a non-empty folder name (``""`` would silently mean the current folder);
+    used by ``--out`` and ``--data-home``."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "must name a folder, got an empty string (use '.' for the current folder)"
+        )
+    if "\0" in text:
+        raise argparse.ArgumentTypeError("a folder name cannot contain a NUL character")
+    return text
 
 
 def _load_reproductions() -> None:
@@ -231,11 +286,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "info", help="version, OpenMP, thread policy, Dask support and data sets found"
     )
-    p.add_argument("--data-home", default=None, help=data_help)
+    p.add_argument("--data-home", type=_out_folder, default=None, help=data_help)
     p.set_defaults(func=_cmd_info)
 
     p = sub.add_parser("datasets", help="which data files are found, with sizes and sha256")
-    p.add_argument("--data-home", default=None, help=data_help)
+    p.add_argument("--data-home", type=_out_folder, default=None, help=data_help)
     p.add_argument("--no-checksums", action="store_true", help="skip the sha256 of each file")
     p.set_defaults(func=_cmd_datasets)
     actions = p.add_subparsers(dest="action", metavar="ACTION")
@@ -254,7 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a data set (adult, helr, kddcup99, mnist, phishing, msd) or 'all' (default: the "
         "sha256-pinned ones, all but msd)",
     )
-    d.add_argument("--data-home", default=argparse.SUPPRESS, help=data_help)
+    d.add_argument("--data-home", type=_out_folder, default=argparse.SUPPRESS, help=data_help)
     d.add_argument("--force", action="store_true", help="download even verified files again")
     d.add_argument("--no-progress", action="store_true", help="no progress bars or status lines")
     d.add_argument(
@@ -266,10 +321,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     d.add_argument(
         "--timeout",
-        type=float,
+        type=_seconds,
         default=None,
         metavar="S",
         help="seconds to wait for the connection and each block of data (default: 60)",
+    )
+    d.add_argument(
+        "--deadline",
+        type=_seconds,
+        default=None,
+        metavar="S",
+        help="seconds one file's download may take in all (default: 3600)",
     )
 
     p = sub.add_parser(
@@ -281,7 +343,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", default=None, metavar="NAME", help="reproduction or 'all'")
     p.add_argument("--quick", action="store_true", help="small sizes for a fast check")
     p.add_argument(
-        "--out", default="privlearn-results", help="output folder (default: %(default)s)"
+        "--out",
+        type=_out_folder,
+        default="privlearn-results",
+        help="output folder, created if needed and checked to be writable before anything "
+        "runs (default: %(default)s)",
     )
     p.add_argument("--list", action="store_true", help="list the available reproductions")
     p.add_argument(
@@ -290,7 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="first download the data sets the chosen reproductions need (into $PRIVLEARN_DATA, "
         "else ~/privlearn_data; see 'privlearn datasets download')",
     )
-    p.set_defaults(func=_cmd_reproduce)
+    p.set_defaults(func=_cmd_reproduce, parser=p)
     return parser
 
 

@@ -12,7 +12,15 @@ Guarantees
   then moved into place with :func:`os.replace`. A failed, truncated, stalled or corrupted
   download leaves neither a partial file nor a temporary file behind and raises
   :class:`DownloadError`, whose message names the URL, the file and what went wrong (HTTP
-  status, expected and received sizes or SHA-256 digests, timeout).
+  status, expected and received sizes or SHA-256 digests, timeout). A temporary file left by a
+  run that was killed (so could not clean up) is removed by the next run for that file (only
+  once no live process holds it: each writer holds an advisory lock on its temporary file).
+- **Bounded**: reading stops one byte past the file's pinned size (an endless or oversized
+  response fails at once instead of filling the disk); gzip content is decompressed only up to
+  its pinned uncompressed size (a gzip bomb from a mirror is rejected after that many bytes);
+  unpinned files (``msd``) are bounded by :data:`UNPINNED_MAX_BYTES`. Besides the per-read
+  ``timeout``, each file has an overall ``deadline`` (default :data:`DEFAULT_DEADLINE`
+  seconds), so a server that trickles bytes cannot keep a download alive for ever.
 - **Idempotent**: a file already present with the right digest is not downloaded again
   (``force=True`` downloads it anyway).
 - **Standard library only** for HTTP (:mod:`urllib.request`); ``http``, ``https`` and
@@ -38,6 +46,7 @@ import os
 import secrets
 import socket
 import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -52,6 +61,9 @@ from .loaders import PathLike, get_data_home
 __all__ = [
     "MIRROR_ENV_VAR",
     "SOURCES",
+    "DEFAULT_DEADLINE",
+    "DEFAULT_TIMEOUT",
+    "MAX_SECONDS",
     "DatasetSource",
     "DownloadError",
     "RemoteFile",
@@ -66,7 +78,17 @@ __all__ = [
 ]
 
 MIRROR_ENV_VAR = "PRIVLEARN_DATA_MIRROR"
+#: Seconds to wait for the connection and for each block of data.
 DEFAULT_TIMEOUT = 60.0
+#: Seconds one file's download may take in all (connection, transfer and verification of the
+#: bytes as they arrive), checked between reads: at 100 kB/s the 211 MB of ``msd`` fit.
+DEFAULT_DEADLINE = 3600.0
+#: Largest download, and largest decompressed content, of a file without a pinned size (1 GiB;
+#: ``msd``'s zip is about 211 MB, its content about 430 MB).
+UNPINNED_MAX_BYTES = 1 << 30
+#: Largest ``timeout`` or ``deadline`` accepted, in seconds (about 116 days): sockets cannot
+#: represent much longer waits (``1e12`` s overflows ``time_t``).
+MAX_SECONDS = 1e7
 _CHUNK = 1 << 16
 _USER_AGENT = "privlearn-data-fetch (+https://pypi.org/project/privlearn/)"
 
@@ -122,6 +144,10 @@ class RemoteFile:
         that copy is byte-identical to the source (``sha256`` was computed from it),
         ``"content"`` when only its decompressed content is (``content_sha256`` was computed
         from it), ``None`` when the file is not in that folder.
+    content_size : int or None
+        Size in bytes of the decompressed content (with ``content_sha256``): decompression
+        stops one byte past it, and it bounds the size of a mirror's other gzip of the same
+        content. ``None``: bounded by :data:`UNPINNED_MAX_BYTES`.
     """
 
     path: str
@@ -131,6 +157,7 @@ class RemoteFile:
     gzip: bool = False
     content_sha256: str | None = None
     shared: str | None = "identical"
+    content_size: int | None = None
 
     @property
     def dataset(self) -> str:
@@ -258,6 +285,7 @@ SOURCES: dict[str, DatasetSource] = {
                 "8045aca0d84e70e622d1148d7df782496f6333bf6eb979a1b0837c42a9fd9561",
                 2144903,
                 content_sha256="f8c8267ebcd9c0ed1fd7d6277fe5bfff8732e9b7db8e61b873542b2a534b6f9a",
+                content_size=74889749,
             ),
         ),
         source="UCI Machine Learning Repository, KDD Cup 1999 Data, 10% subset (canonical)",
@@ -273,6 +301,7 @@ SOURCES: dict[str, DatasetSource] = {
                 "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609",
                 9912422,
                 content_sha256="ba891046e6505d7aadcbbe25680a0738ad16aec93bde7f9b65e87a2fc25776db",
+                content_size=47040016,
                 shared="content",
             ),
             RemoteFile(
@@ -281,6 +310,7 @@ SOURCES: dict[str, DatasetSource] = {
                 "3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c",
                 28881,
                 content_sha256="65a50cbbf4e906d70832878ad85ccda5333a97f0f4c3dd2ef09a8a9eef7101c5",
+                content_size=60008,
             ),
             RemoteFile(
                 "mnist/t10k-images-idx3-ubyte.gz",
@@ -288,6 +318,7 @@ SOURCES: dict[str, DatasetSource] = {
                 "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6",
                 1648877,
                 content_sha256="0fa7898d509279e482958e8ce81c8e77db3f2f8254e26661ceb7762c4d494ce7",
+                content_size=7840016,
             ),
             RemoteFile(
                 "mnist/t10k-labels-idx1-ubyte.gz",
@@ -295,6 +326,7 @@ SOURCES: dict[str, DatasetSource] = {
                 "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6",
                 4542,
                 content_sha256="ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2",
+                content_size=10008,
             ),
         ),
         source="the original MNIST files (LeCun, Cortes, Burges) from the ossci-datasets S3 "
@@ -317,6 +349,7 @@ SOURCES: dict[str, DatasetSource] = {
                 gzip=True,
                 content_sha256="0b0ca40e17bc95e909bfa587c408bf69904571ace01dea26e34cafc464f2da93",
                 shared="content",
+                content_size=3620167,
             ),
         ),
         source="LIBSVM data sets (Chang and Lin), binary/phishing (canonical); stored "
@@ -371,19 +404,34 @@ def fetchable_datasets(*, all_only: bool = False) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
-def _sha256_of(path: Path, *, decompress: bool = False) -> str:
+class _TooLarge(Exception):
+    """Decompressed content beyond its bound (raised by :func:`_sha256_of`)."""
+
+
+def _sha256_of(path: Path, *, decompress: bool = False, limit: int | None = None) -> str:
+    """SHA-256 of a file, or of its gzip content; with ``limit``, :class:`_TooLarge` as soon as
+    more than ``limit`` bytes have been read (so at most ``limit + 1 MiB`` are produced)."""
     digest = hashlib.sha256()
+    total = 0
     with gzip.open(path, "rb") if decompress else open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
+            total += len(chunk)
+            if limit is not None and total > limit:
+                raise _TooLarge(total)
             digest.update(chunk)
     return digest.hexdigest()
 
 
-def _content_digest(path: Path) -> str | None:
-    """SHA-256 of the decompressed content of a gzip file, ``None`` when it is not valid gzip."""
+def _content_limit(rf: RemoteFile) -> int:
+    return rf.content_size if rf.content_size is not None else UNPINNED_MAX_BYTES
+
+
+def _content_digest(rf: RemoteFile, path: Path) -> str | None:
+    """SHA-256 of the decompressed content of a gzip file, ``None`` when it is not valid gzip;
+    :class:`_TooLarge` past the pinned content size (a gzip bomb is not decompressed fully)."""
     try:
-        return _sha256_of(path, decompress=True)
-    except (OSError, EOFError, ValueError):
+        return _sha256_of(path, decompress=True, limit=_content_limit(rf))
+    except (OSError, EOFError, ValueError, zlib.error):
         return None
 
 
@@ -395,7 +443,13 @@ def _check_stored(rf: RemoteFile, path: Path) -> str | None:
     if not rf.gzip and rf.sha256 is not None and got == rf.sha256:
         return None
     if rf.content_sha256 is not None:
-        content = _content_digest(path)
+        try:
+            content = _content_digest(rf, path)
+        except _TooLarge:
+            return (
+                f"the decompressed content exceeds its pinned size of {_content_limit(rf)} "
+                "bytes (decompression stopped there)"
+            )
         if content == rf.content_sha256:
             return None
         what = "not valid gzip" if content is None else f"decompressed sha256 {content}"
@@ -410,6 +464,13 @@ def _check_stored(rf: RemoteFile, path: Path) -> str | None:
 def _check_zip(path: Path) -> str | None:
     try:
         with zipfile.ZipFile(path) as zf:
+            # each member is read up to its declared size only: bound the declared total first
+            declared = sum(info.file_size for info in zf.infolist())
+            if declared > UNPINNED_MAX_BYTES:
+                return (
+                    f"the zip members declare {declared} bytes, more than the "
+                    f"{UNPINNED_MAX_BYTES} bytes allowed for an unpinned file"
+                )
             bad = zf.testzip()
     except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
         return f"not a valid zip archive ({exc})"
@@ -460,8 +521,66 @@ def _describe(exc: BaseException, timeout: float) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+#: Without advisory locks (Windows), a temporary file older than this is taken to be stale.
+_STALE_PART_SECONDS = 2 * DEFAULT_DEADLINE
+
+
+def _lock(fd: int, *, blocking: bool) -> bool:
+    """An exclusive advisory lock on ``fd`` (released when the process dies); ``False`` when
+    another process holds it (non-blocking) or locks are unavailable."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+    except OSError:
+        return False
+    return True
+
+
+def _remove_stale_parts(folder: Path, filename: str) -> list[Path]:
+    """Remove the temporary files ``.<filename>.*.part`` that no live download holds.
+
+    A run killed before it could clean up (SIGKILL, power loss) leaves its temporary file; a
+    writer holds an exclusive advisory lock on its file until it is done, and the lock dies with
+    the process, so a file whose lock can be taken is stale. Where locks are unavailable, files
+    older than twice :data:`DEFAULT_DEADLINE` are.
+    """
+    removed = []
+    for part in folder.glob(f".{_glob_escape(filename)}.*.part"):
+        try:
+            fd = os.open(part, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        except OSError:
+            continue
+        try:
+            stale = _lock(fd, blocking=False)
+            if not stale and not _locks_available():  # pragma: no cover - Windows
+                stale = time.time() - os.fstat(fd).st_mtime > _STALE_PART_SECONDS
+            if stale:
+                part.unlink(missing_ok=True)
+                removed.append(part)
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _locks_available() -> bool:
+    try:
+        import fcntl  # noqa: F401
+    except ImportError:  # pragma: no cover - Windows
+        return False
+    return True
+
+
+def _glob_escape(name: str) -> str:
+    """``name`` with the glob metacharacters ``*?[`` escaped (``glob.escape`` for one name)."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
 def _open_temp(folder: Path, filename: str) -> tuple[Path, int]:
-    """A new hidden file ``.<filename>.<random>.part`` in ``folder`` (umask permissions)."""
+    """A new hidden file ``.<filename>.<random>.part`` in ``folder`` (umask permissions),
+    exclusively locked (advisory) for as long as this process holds it open."""
     for _ in range(100):
         tmp = folder / f".{filename}.{secrets.token_hex(6)}.part"
         try:
@@ -470,8 +589,20 @@ def _open_temp(folder: Path, filename: str) -> tuple[Path, int]:
             )
         except FileExistsError:  # pragma: no cover - 48 random bits
             continue
+        _lock(fd, blocking=True)
         return tmp, fd
     raise FileExistsError(errno.EEXIST, "cannot create a temporary file", str(folder))
+
+
+def _max_bytes(rf: RemoteFile, *, compress: bool, from_mirror: bool) -> int:
+    """The most bytes a response for ``rf`` may have: its pinned size (a mirror may serve
+    another gzip of the pinned content: bounded by the content size plus deflate's worst-case
+    overhead); :data:`UNPINNED_MAX_BYTES` without a pin."""
+    if from_mirror and not compress and rf.content_sha256 is not None:
+        content = _content_limit(rf)
+        # stored deflate blocks add 5 bytes per 65,535; headers, a file name, trailer: < 64 KiB
+        return max(rf.size or 0, content + content // 8192 + (1 << 16))
+    return rf.size if rf.size is not None else UNPINNED_MAX_BYTES
 
 
 def _verify_download(
@@ -508,10 +639,18 @@ def _download(
     timeout: float,
     progress: bool,
     sha256: str | None = None,
+    deadline: float = DEFAULT_DEADLINE,
 ) -> None:
-    """Download ``url`` to ``dest`` atomically; raise :class:`DownloadError` on any failure."""
+    """Download ``url`` to ``dest`` atomically; raise :class:`DownloadError` on any failure.
+
+    At most :func:`_max_bytes` ``+ 1`` bytes are read, and the whole download must end within
+    ``deadline`` seconds (checked between reads, each of which waits at most ``timeout``).
+    """
     compress = rf.gzip and not from_mirror
+    limit = _max_bytes(rf, compress=compress, from_mirror=from_mirror)
     dest.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_parts(dest.parent, dest.name)
+    start = time.monotonic()
     tmp, fd = _open_temp(dest.parent, dest.name)
     bar = None
     try:
@@ -526,21 +665,41 @@ def _download(
                 with urllib.request.urlopen(request, timeout=timeout) as resp:  # noqa: S310
                     length = resp.headers.get("Content-Length")
                     announced = int(length) if length and length.isdigit() else None
+                    if announced is not None and announced > limit:
+                        raise DownloadError(
+                            url, dest, f"the server announces {announced} bytes, more than "
+                            f"the {limit} bytes pinned for this file (nothing was read)"
+                        )
                     total = announced or (None if from_mirror else rf.size)
                     bar = _progress_bar(progress, total, rf.path)
+                    # read1: return what one read of the socket gives, so that a trickle of
+                    # bytes cannot hold a single call (and the deadline check) for hours
+                    read = getattr(resp, "read1", resp.read)
                     while True:
-                        chunk = resp.read(_CHUNK)
+                        if time.monotonic() - start > deadline:
+                            raise DownloadError(
+                                url, dest, f"took longer than the deadline of {deadline:g} s "
+                                f"(received {received} bytes)"
+                            )
+                        chunk = read(min(_CHUNK, limit + 1 - received))
                         if not chunk:
                             break
+                        received += len(chunk)
+                        if received > limit:
+                            raise DownloadError(
+                                url, dest, f"the server sent more than the {limit} bytes pinned "
+                                "for this file (reading stopped one byte past it)"
+                            )
                         digest.update(chunk)
                         sink.write(chunk)
-                        received += len(chunk)
                         if bar is not None:
                             bar.update(len(chunk))
                 if sink is not raw_out:
                     sink.close()
                 raw_out.flush()
                 os.fsync(raw_out.fileno())
+        except DownloadError:
+            raise
         except (OSError, http.client.HTTPException, ValueError) as exc:
             raise DownloadError(url, dest, _describe(exc, timeout)) from exc
         if announced is not None and received != announced:
@@ -569,6 +728,19 @@ def _say(progress: bool, message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
 
+def _seconds(value: Any, name: str) -> float:
+    """A number of seconds in ``(0, MAX_SECONDS]`` (``inf`` cannot be given to a socket)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number of seconds, got {type(value).__name__}")
+    value = float(value)
+    if not (0 < value <= MAX_SECONDS):
+        raise ValueError(
+            f"{name} must be a positive, finite number of seconds (at most {MAX_SECONDS:g}), "
+            f"got {value!r}"
+        )
+    return value
+
+
 def _fetch_source(
     src: DatasetSource,
     data_home: PathLike | None,
@@ -578,6 +750,7 @@ def _fetch_source(
     base_url: str | None,
     timeout: float,
     sha256: dict[str, str] | None = None,
+    deadline: float = DEFAULT_DEADLINE,
 ) -> list[Path]:
     if not src.fetchable:
         raise ValueError(
@@ -587,8 +760,8 @@ def _fetch_source(
         raise TypeError(f"force must be a bool, got {type(force).__name__}")
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be a bool, got {type(progress).__name__}")
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    timeout = _seconds(timeout, "timeout")
+    deadline = _seconds(deadline, "deadline")
     base = _resolve_base_url(base_url)
     home = get_data_home(data_home)
     paths = []
@@ -612,9 +785,10 @@ def _fetch_source(
             dest,
             url,
             from_mirror=base is not None,
-            timeout=float(timeout),
+            timeout=timeout,
             progress=progress,
             sha256=pin,
+            deadline=deadline,
         )
         if rf.sha256 is None and pin is None:
             _say(
@@ -634,6 +808,7 @@ def fetch(
     progress: bool = True,
     base_url: str | None = None,
     timeout: float = DEFAULT_TIMEOUT,
+    deadline: float = DEFAULT_DEADLINE,
 ) -> list[Path]:
     """Download data set ``name`` (or ``"all"``) into the data folder, verified.
 
@@ -653,6 +828,9 @@ def fetch(
         ``PRIVLEARN_DATA_MIRROR`` environment variable, else the canonical sources.
     timeout : float, default 60
         Seconds to wait for the connection and for each block of data before giving up.
+    deadline : float, default 3600
+        Seconds one file's download may take in all (:data:`DEFAULT_DEADLINE`); a server that
+        trickles bytes just fast enough to beat ``timeout`` fails when it is reached.
 
     Returns
     -------
@@ -678,6 +856,7 @@ def fetch(
                 progress=progress,
                 base_url=base_url,
                 timeout=timeout,
+                deadline=deadline,
             )
         return paths
     if name not in SOURCES:
@@ -689,6 +868,7 @@ def fetch(
         progress=progress,
         base_url=base_url,
         timeout=timeout,
+        deadline=deadline,
     )
 
 
@@ -711,6 +891,8 @@ _FETCH_DOC = """Download {what} into ``<data_home>/{name}/``, verified.
         canonical source).
     timeout : float, default 60
         Seconds to wait for the connection and for each block of data.
+    deadline : float, default 3600
+        Seconds one file's download may take in all.
 
     Returns
     -------
@@ -732,9 +914,16 @@ def _make_fetcher(name: str, what: str, details: str) -> Callable[..., list[Path
         progress: bool = True,
         base_url: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        deadline: float = DEFAULT_DEADLINE,
     ) -> list[Path]:
         return fetch(
-            name, data_home, force=force, progress=progress, base_url=base_url, timeout=timeout
+            name,
+            data_home,
+            force=force,
+            progress=progress,
+            base_url=base_url,
+            timeout=timeout,
+            deadline=deadline,
         )
 
     src = SOURCES[name]
@@ -785,6 +974,7 @@ def fetch_msd(
     base_url: str | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     sha256: str | None = None,
+    deadline: float = DEFAULT_DEADLINE,
 ) -> list[Path]:
     """Download YearPredictionMSD (``YearPredictionMSD.txt.zip``, about 211 MB) into ``msd/``.
 
@@ -813,6 +1003,9 @@ def fetch_msd(
         Seconds to wait for the connection and for each block of data.
     sha256 : str, optional
         The digest to require of the zip archive (e.g. one you recorded earlier).
+    deadline : float, default 3600
+        Seconds the download may take in all. The file is not pinned, so it may not exceed
+        :data:`UNPINNED_MAX_BYTES` (1 GiB), nor its members' declared content.
 
     Returns
     -------
@@ -837,4 +1030,5 @@ def fetch_msd(
         base_url=base_url,
         timeout=timeout,
         sha256=pins,
+        deadline=deadline,
     )

@@ -20,7 +20,8 @@ error outside is pulled back by a few ulps, so the DP preconditions of the estim
 
 Dense inputs are returned as C-contiguous float64 arrays; sparse inputs (to the functions that
 preserve sparsity) are converted to CSR and returned as :class:`scipy.sparse.csr_matrix`. The
-input is never modified.
+input is never modified. A sparse input whose stored structure is malformed (an index out of
+range or negative, a non-monotone ``indptr``, mismatched array lengths) raises ``ValueError``.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any, Union
 import numpy as np
 import scipy.sparse as sp
 
-from .._checks import as_real
+from .._checks import as_real, check_sparse_structure
 from ..exceptions import PrivacyLeakWarning
 
 __all__ = [
@@ -59,6 +60,7 @@ def _check_matrix(X: Any, name: str = "X", *, accept_sparse: bool) -> ArrayOrCSR
             )
         if X.dtype.kind not in "biuf":
             raise TypeError(f"{name} must be a real numeric matrix, got dtype {X.dtype}")
+        check_sparse_structure(X, name)  # before scipy's kernels index with the indices
         out = sp.csr_matrix(X, dtype=np.float64, copy=True)
         if out.ndim != 2:
             raise ValueError(f"{name} must be 2-dimensional, got shape {out.shape}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,25 +56,58 @@ def estimate_security(log_n: int, log_qp: float, secret: str = "ternary") -> flo
 
     The table gives, for each ``N`` in ``2**10 .. 2**15``, the largest ``log q`` at 128, 192 and
     256 bits. Security is close to a function of ``x = N / log q`` alone (the table's ``log q``
-    doubles with ``N``), so we interpolate linearly in ``x`` between the three tabulated points
-    and extrapolate the end segments linearly outside them; rings larger than ``2**15`` use the
-    ``2**15`` row scaled by ``N / 2**15``. For the paper's HEAAN parameters (``log_n = 16``,
-    ``log q = 1200`` and a key-switching modulus ``P ~ Q``, i.e. ``log qp = 2400``) this gives
-    about 89 bits; Kim et al. 2018a (and Chiang, Section 5) quote 80 bits from the 2017 LWE
-    estimator.
+    doubles with ``N``), so we interpolate linearly in ``x`` between the three tabulated points;
+    rings larger than ``2**15`` use the ``2**15`` row scaled by ``N / 2**15``. For the paper's
+    HEAAN parameters (``log_n = 16``, ``log q = 1200`` and a key-switching modulus ``P ~ Q``,
+    i.e. ``log qp = 2400``) this gives about 89 bits; Kim et al. 2018a (and Chiang, Section 5)
+    quote 80 bits from the 2017 LWE estimator.
+
+    Outside the table, two documented rules (so the estimate is never negative or inflated):
+
+    - **Larger moduli** (below 128 bits): the 128-192 segment is extrapolated linearly up to
+      ``log_qp = 2 x`` the table's 128-bit maximum for the ring (the estimate there is 44 to 58
+      bits, depending on the row); a larger modulus raises ``ValueError``: the table says
+      nothing about it and a straight line would soon give negative bits.
+    - **Smaller moduli** (above 256 bits): the estimate is capped at 256, the table's highest
+      level. Security only grows as the modulus shrinks, so 256 is a lower bound there.
+
+    Parameters
+    ----------
+    log_n : int
+        log2 of the ring degree, in ``[10, 17]`` (the table starts at ``2**10``).
+    log_qp : float
+        log2 of the whole modulus ``Q P``: a finite number ``> 0``.
+    secret : {"ternary", "uniform"}
+
+    Returns
+    -------
+    float
+        Estimated bits, in ``[~44, 256]``.
     """
-    if secret not in HE_STANDARD_MAX_LOG_Q:
+    if not isinstance(secret, str) or secret not in HE_STANDARD_MAX_LOG_Q:
         raise ValueError(f"secret must be 'uniform' or 'ternary', got {secret!r}")
+    log_n = _as_int(log_n, "log_n", 10, 17)
+    if isinstance(log_qp, bool) or not isinstance(log_qp, numbers.Real):
+        raise TypeError(f"log_qp must be a real number, got {type(log_qp).__name__}")
+    log_qp = float(log_qp)
+    if not (math.isfinite(log_qp) and log_qp > 0.0):
+        raise ValueError(f"log_qp must be a finite number > 0, got {log_qp}")
     table = HE_STANDARD_MAX_LOG_Q[secret]
     row_n = min(log_n, 15)
     n = 2.0**log_n
     xs = [2.0**row_n / q for q in table[row_n]]
-    x = n / float(log_qp)
+    x = n / log_qp
+    if x < 0.5 * xs[0]:
+        raise ValueError(
+            f"log_qp = {log_qp:g} is beyond the HE security table for log_n = {log_n}: more "
+            f"than twice the 128-bit maximum ({2.0 * n / xs[0]:g} bits), where the table gives "
+            "no estimate (use a larger ring or a smaller modulus)"
+        )
     if x <= xs[1]:
         x0, x1, l0, l1 = xs[0], xs[1], _LEVELS[0], _LEVELS[1]
     else:
         x0, x1, l0, l1 = xs[1], xs[2], _LEVELS[1], _LEVELS[2]
-    return l0 + (x - x0) * (l1 - l0) / (x1 - x0)
+    return min(_LEVELS[2], l0 + (x - x0) * (l1 - l0) / (x1 - x0))
 
 
 def _as_int(value: Any, name: str, lo: int, hi: int) -> int:
@@ -198,12 +232,19 @@ class CKKSParams:
                     f"{len(primes)} * log_p = {log_q0 + len(primes) * log_p}, got {log_q}"
                 )
         secret = "ternary"
-        security = estimate_security(log_n, log_q + log_special, secret)
-        if security < MIN_SECURITY:
+        try:
+            security: float | None = estimate_security(log_n, log_q + log_special, secret)
+        except ValueError:
+            security = None  # more than twice the table's 128-bit modulus: no estimate
+        if security is None or security < MIN_SECURITY:
+            est = (
+                "more than twice the table's 128-bit modulus, where it gives no estimate"
+                if security is None
+                else f"estimated {security:.0f} bits < {MIN_SECURITY:.0f}"
+            )
             raise ValueError(
                 f"log_n = {log_n} with log(QP) = {log_q + log_special} bits is beyond the HE "
-                f"security table: estimated {security:.0f} bits < {MIN_SECURITY:.0f} (use a larger "
-                "ring or a smaller modulus)"
+                f"security table: {est} (use a larger ring or a smaller modulus)"
             )
         for name, value in (
             ("log_n", log_n),

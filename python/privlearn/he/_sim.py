@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from privlearn._checks import as_threads
+from privlearn._checks import as_index, as_real, as_threads
 from privlearn.he._cost import CostModel, default_cost_model
 from privlearn.he._params import CKKSParams, DepthExhaustedError
 from privlearn.reference.he import NOISE_VARIANCE
@@ -105,6 +105,38 @@ class Ciphertext:
             f"Ciphertext(n_ct={self.n_ct}, mod_bits={self.mod_bits}, scale_bits="
             f"{self.scale_bits}, error={self.error})"
         )
+
+
+def _check_ct(ct: Any, name: str) -> Ciphertext:
+    if not isinstance(ct, Ciphertext):
+        raise TypeError(f"{name} must be a Ciphertext, got {type(ct).__name__}")
+    return ct
+
+
+def _finite_slots(values: Any, name: str) -> np.ndarray:
+    """A float64 array of real, finite slot values (CKKS encodes real numbers: a NaN or an
+    infinity has no encoding, and a complex value would lose its imaginary part)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    arr = np.atleast_2d(arr.astype(np.float64, copy=False))
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} contains NaN or infinite values, which CKKS cannot encode")
+    return arr
+
+
+def _finite_const(c: Any, name: str = "c") -> float:
+    value = as_real(c, name, numbers_only=True)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number (CKKS cannot encode it), got {value}")
+    return value
+
+
+def _rotation(k: Any) -> int:
+    """A rotation step: an int (bools, floats and strings are refused)."""
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"a rotation step must be an int, got {type(k).__name__}")
+    return int(k)
 
 
 def _kernels(backend: str) -> Any:
@@ -227,6 +259,13 @@ class Simulator:
         index = (p.log_q - mod_bits) // p.log_p
         return 2.0**bits / p.primes[index]
 
+    def _scale(self, scale_bits: Any) -> int:
+        """``scale_bits`` (default ``log_p``) as an int in ``[1, log_q]``."""
+        p = self.params
+        if scale_bits is None:
+            return p.log_p
+        return as_index(scale_bits, "scale_bits", lower=1, upper=p.log_q)
+
     def _encode_const(self, c: float, scale_bits: int) -> float:
         if not self.noise:
             return float(c)
@@ -271,10 +310,17 @@ class Simulator:
     def encrypt(self, values: np.ndarray, scale_bits: int | None = None) -> Ciphertext:
         """Fresh encryption of a ``(n_ct, slots)`` array (or one row) at the full modulus."""
         p = self.params
-        s = p.log_p if scale_bits is None else int(scale_bits)
-        values = np.atleast_2d(np.asarray(values, dtype=np.float64))
+        s = self._scale(scale_bits)
+        values = _finite_slots(values, "values")
         if values.ndim != 2 or values.shape[1] != p.slots:
             raise ValueError(f"values must have {p.slots} slots per ciphertext, got {values.shape}")
+        top = float(np.max(np.abs(values))) if values.size else 0.0
+        if top > 0.0 and math.log2(top) + s >= p.log_q - 1:
+            raise ValueError(
+                f"values up to {top:.3g} are too large to encode at scale 2^{s} under a "
+                f"{p.log_q}-bit modulus (|v| 2^scale must stay below 2^{p.log_q - 1}): scale the "
+                "data down"
+            )
         n_ct = values.shape[0]
         std = self._slot_std(self._fresh_var(), s)
         self.counts["encryptions"] += n_ct
@@ -285,6 +331,7 @@ class Simulator:
 
     def decrypt(self, ct: Ciphertext) -> np.ndarray | None:
         """The slot values ``(n_ct, slots)`` (with the accumulated error); None in a dry run."""
+        _check_ct(ct, "ct")
         self.counts["decryptions"] += ct.n_ct
         self._charge("decrypt", ct.mod_bits, ct.n_ct)
         if self.dry:
@@ -292,9 +339,24 @@ class Simulator:
         return self._v_decrypt(ct)
 
     def mod_switch(self, ct: Ciphertext, mod_bits: int) -> Ciphertext:
-        """Drop modulus down to ``mod_bits`` (no error, no scale change)."""
+        """Drop modulus down to ``mod_bits`` (no error, no scale change).
+
+        ``mod_bits`` must be an int in ``[log_q0, ct.mod_bits]``: a switch up is impossible and
+        one below ``log_q0`` leaves too little modulus to decrypt.
+        """
+        _check_ct(ct, "ct")
+        if isinstance(mod_bits, (bool, np.bool_)) or not isinstance(
+            mod_bits, (int, np.integer)
+        ):
+            raise TypeError(f"mod_bits must be an int, got {type(mod_bits).__name__}")
+        mod_bits = int(mod_bits)
         if mod_bits > ct.mod_bits:
-            raise ValueError("cannot mod-switch up")
+            raise ValueError(f"cannot mod-switch up (from {ct.mod_bits} to {mod_bits} bits)")
+        if mod_bits < self.params.log_q0:
+            raise ValueError(
+                f"mod_bits ({mod_bits}) must be >= log_q0 = {self.params.log_q0}, the modulus "
+                "decryption needs"
+            )
         if mod_bits == ct.mod_bits:
             return ct
         self.counts["mod_switches"] += ct.n_ct
@@ -302,6 +364,8 @@ class Simulator:
         return Ciphertext(data, ct.n_ct, mod_bits, ct.scale_bits, ct.error)
 
     def _add(self, a: Ciphertext, b: Ciphertext, op: str) -> Ciphertext:
+        _check_ct(a, "a")
+        _check_ct(b, "b")
         if a.scale_bits != b.scale_bits:
             raise ValueError(f"scales differ: 2^{a.scale_bits} vs 2^{b.scale_bits}")
         if b.n_ct not in (1, a.n_ct):
@@ -322,6 +386,8 @@ class Simulator:
 
     def add_const(self, a: Ciphertext, c: float) -> Ciphertext:
         """a + c, with c encoded at a's scale (no level consumed)."""
+        _check_ct(a, "a")
+        c = _finite_const(c)
         c_enc = self._encode_const(c, a.scale_bits)
         self.counts["additions"] += a.n_ct
         self._charge("add", a.mod_bits, a.n_ct)
@@ -339,6 +405,8 @@ class Simulator:
         ``b`` is the factor: the product has scale ``2^(s_a + s_b)`` and the rescale removes
         ``s_b`` bits (e.g. 40 for a ``B-bar`` encrypted at 40 bits), leaving a's scale.
         """
+        _check_ct(a, "a")
+        _check_ct(b, "b")
         if b.n_ct not in (1, a.n_ct):
             raise ValueError("operands have incompatible ciphertext counts")
         a, b = self._align(a, b)
@@ -360,8 +428,17 @@ class Simulator:
         self, a: Ciphertext, plain: np.ndarray, scale_bits: int | None = None
     ) -> Ciphertext:
         """a * plain (a ``(1, slots)`` plaintext vector encoded at ``2^scale_bits``), rescaled."""
-        s = self.params.log_p if scale_bits is None else int(scale_bits)
-        plain = np.atleast_2d(np.asarray(plain, dtype=np.float64))
+        _check_ct(a, "a")
+        s = self._scale(scale_bits)
+        plain = _finite_slots(plain, "plain")
+        if plain.ndim != 2 or plain.shape[1] != self.params.slots or plain.shape[0] not in (
+            1,
+            a.n_ct,
+        ):
+            raise ValueError(
+                f"plain must have shape (1, {self.params.slots}) or ({a.n_ct}, "
+                f"{self.params.slots}), got {plain.shape}"
+            )
         bits = self._after_rescale(a.mod_bits, s)
         factor = self._rescale_factor(a.mod_bits, s)
         self.counts["ct_pt_mult"] += a.n_ct
@@ -380,7 +457,9 @@ class Simulator:
 
     def mul_const(self, a: Ciphertext, c: float, scale_bits: int | None = None) -> Ciphertext:
         """a * c with the constant encoded at ``2^scale_bits`` (rounded), rescaled."""
-        s = self.params.log_p if scale_bits is None else int(scale_bits)
+        _check_ct(a, "a")
+        c = _finite_const(c)
+        s = self._scale(scale_bits)
         c_enc = self._encode_const(c, s)
         bits = self._after_rescale(a.mod_bits, s)
         factor = self._rescale_factor(a.mod_bits, s)
@@ -402,6 +481,8 @@ class Simulator:
 
     def rotate(self, a: Ciphertext, k: int) -> Ciphertext:
         """Left rotation of every ciphertext's slots by ``k`` (key switching)."""
+        _check_ct(a, "a")
+        k = _rotation(k)
         std = self._slot_std(self._ks_var(a.mod_bits), a.scale_bits)
         self._count_rotations(a, [k])
         data = self._v_rotate(a, int(k), std)
@@ -415,7 +496,8 @@ class Simulator:
 
     def rotate_sum(self, a: Ciphertext, steps: Sequence[int]) -> Ciphertext:
         """For each step s in order: ``a <- a + rotate(a, s)`` (sum over slot strides)."""
-        steps = [int(s) for s in steps]
+        _check_ct(a, "a")
+        steps = [_rotation(s) for s in steps]
         std = self._slot_std(self._ks_var(a.mod_bits), a.scale_bits)
         self._count_rotations(a, steps)
         self.counts["additions"] += a.n_ct * len(steps)
@@ -431,6 +513,7 @@ class Simulator:
 
     def sum_cts(self, a: Ciphertext) -> Ciphertext:
         """The sum of the batch's ciphertexts (one ciphertext)."""
+        _check_ct(a, "a")
         self.counts["additions"] += a.n_ct - 1
         self._charge("add", a.mod_bits, a.n_ct - 1)
         data = self._v_sum_cts(a)

@@ -114,8 +114,12 @@ class PackedLayout:
 def bbar_diagonal(X1: np.ndarray) -> np.ndarray:
     """``B-bar_kk = 1 / (eps + sum_j |H-bar_kj|)`` with ``H-bar = -X^T X / 4`` (Chiang, Def. 3.2,
     Algorithm 1 lines 1-7; ``X`` includes the intercept column)."""
-    H = 0.25 * np.einsum("ij,ik->jk", X1, X1)  # no BLAS threads for this tiny product
-    return 1.0 / (EPSILON + np.abs(H).sum(axis=1))
+    from privlearn._quadgrad_common import check_computed_bbar
+
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below
+        H = 0.25 * np.einsum("ij,ik->jk", X1, X1)  # no BLAS threads for this tiny product
+        b = 1.0 / (EPSILON + np.abs(H).sum(axis=1))
+    return check_computed_bbar(b)  # ValueError when X^T X overflowed (B-bar 0 or NaN)
 
 
 def _nag_etas(iterations: int) -> list[float]:
@@ -419,7 +423,7 @@ def _run(
         if record_path and not dry:
             path.append(sim.decrypt(V)[0, : d + 1].copy())
     final = sim.decrypt(V)
-    coef = None if final is None else final[0, : d + 1].copy()
+    coef = None if final is None else _finite_result(final[0, : d + 1].copy())
     storage = layout.n_ct * p.ciphertext_bytes() + (p.ciphertext_bytes() if enhanced else 0.0)
     counts = dict(sim.counts)
     counts["rotation_keys"] = len(sim.rotation_keys)
@@ -703,4 +707,18 @@ def clear_logreg(
         V = (1.0 - eta) * w_tmp + eta * W
         W = w_tmp
         path.append(V.copy())
+    V = _finite_result(V)
     return (V, path) if return_path else V
+
+
+def _finite_result(beta: np.ndarray) -> np.ndarray:
+    """The trained coefficients, or a ValueError instead of NaN / infinite ones: features far
+    from order one overflow the polynomial sigmoid's powers in double precision (and real CKKS
+    would have wrapped around its modulus long before, decrypting garbage)."""
+    if not np.isfinite(beta).all():
+        raise ValueError(
+            "the training overflowed double precision (non-finite coefficients): the features "
+            "are too large in magnitude for the polynomial sigmoid; scale them to [0, 1] as "
+            "the paper does (privlearn.data.minmax_scale with public bounds)"
+        )
+    return beta

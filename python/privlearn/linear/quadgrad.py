@@ -48,14 +48,16 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from privlearn import _core
-from privlearn._checks import as_real, as_threads
+from privlearn._checks import as_real, as_threads, check_sparse_structure
 from privlearn._linear_common import as_design_matrix
 from privlearn._quadgrad_common import (
     OPTIMIZERS,
     QuadgradRun,
     Schedule,
     check_bbar,
+    check_computed_bbar,
     check_labels,
+    check_trained_coef,
     prepare_quadgrad,
     real_vector,
     reject_complex,
@@ -163,6 +165,8 @@ def quadgrad_train(
         adaptive_eps=adaptive_eps,
     )
     b = check_bbar(bbar, X.shape[1])
+    if spec.enhanced and b is None:  # computed here to refuse an overflowed Gram (as the twin)
+        b = _bbar(X, spec.epsilon, threads)
     s = spec.schedule
     args = (
         spec.optimizer,
@@ -187,7 +191,7 @@ def quadgrad_train(
     else:
         coef, path, bb, iters = _core.quadgrad_train_dense(X, y, beta, *args)
     return QuadgradRun(
-        coef=np.asarray(coef),
+        coef=check_trained_coef(coef),
         loglik_path=np.asarray(path),
         bbar=np.asarray(bb),
         n_iter=int(iters),
@@ -202,11 +206,16 @@ def quadgrad_bbar(X: Any, *, epsilon: float = 1e-8, n_threads: int | None = None
     threads = as_threads(n_threads)
     eps = _epsilon(epsilon, positive=True)
     X = as_design_matrix(reject_complex(X, "X"))
+    return _bbar(X, eps, threads)
+
+
+def _bbar(X: Any, eps: float, threads: int) -> np.ndarray:
+    """``diag(B_bar)`` of a validated design matrix, refused when ``X^T X`` overflows."""
     if sp.issparse(X):
-        return np.asarray(
-            _core.quadgrad_bbar_csr(X.data, X.indices, X.indptr, X.shape[1], eps, threads)
-        )
-    return np.asarray(_core.quadgrad_bbar_dense(X, eps, threads))
+        b = _core.quadgrad_bbar_csr(X.data, X.indices, X.indptr, X.shape[1], eps, threads)
+    else:
+        b = _core.quadgrad_bbar_dense(X, eps, threads)
+    return check_computed_bbar(b)
 
 
 def logistic_loglik_gradient(
@@ -306,7 +315,10 @@ class QuadraticGradientLogisticRegression(ClassifierMixin, BaseEstimator):
     -----
     Like the paper, the estimator does not scale the features; ``B_bar`` and the step sizes
     assume features of order one (the paper min-max scales to ``[0, 1]``: use
-    ``sklearn.preprocessing.MinMaxScaler`` in a pipeline).
+    ``sklearn.preprocessing.MinMaxScaler`` in a pipeline). Features so large that ``X^T X`` or
+    the squared gradients would overflow double precision (a column or row sum of ``|x|``
+    above ``2^499``, about ``1.6e150``, with the intercept column) raise ``ValueError`` on both
+    backends, as does a fit whose iterate overflows: the model is never NaN.
     """
 
     def __init__(
@@ -381,6 +393,7 @@ class QuadraticGradientLogisticRegression(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self, "coef_")
+        check_sparse_structure(X)  # before scikit-learn converts a CSC / COO matrix
         X = as_design_matrix(check_array(X, accept_sparse="csr", dtype=np.float64, estimator=self))
         if X.shape[1] != self.n_features_in_:
             raise ValueError(

@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from privlearn._checks import as_index, as_positive
+from privlearn._checks import as_index, as_positive, check_sparse_structure
 from privlearn.data.preprocess import project_to_ball
 from privlearn.mechanisms._bits import as_seed, spend
 from privlearn.preprocessing.quantiles import (
@@ -389,6 +389,7 @@ class UnitBallProjector(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def fit(self, X: Any, y: Any = None) -> UnitBallProjector:
         """Check ``radius`` and ``X``; record the number of features. Reads no statistic."""
         as_positive(self.radius, "radius")
+        check_sparse_structure(X)
         _validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=True)
         return self
 
@@ -396,5 +397,6 @@ class UnitBallProjector(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """Rows projected onto the ball (a new dense array or CSR matrix)."""
         check_is_fitted(self, "n_features_in_")
         radius = as_positive(self.radius, "radius")
+        check_sparse_structure(X)
         X = _validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         return project_to_ball(X, radius)

@@ -15,7 +15,9 @@ from privlearn._linear_common import as_design_matrix
 from privlearn._quadgrad_common import (
     QuadgradRun,
     check_bbar,
+    check_computed_bbar,
     check_labels,
+    check_trained_coef,
     prepare_quadgrad,
 )
 
@@ -36,12 +38,13 @@ def gram_abs_row_sums(X: Any, n_threads: int | None = None) -> np.ndarray:
     """
     X = as_design_matrix(X)
     values = X.data if sp.issparse(X) else X
-    if values.size == 0 or values.min() >= 0.0:
-        row_sums = np.asarray(X.sum(axis=1)).reshape(-1)
-        return np.asarray(X.T @ row_sums).reshape(-1)
-    gram = X.T @ X
-    gram = gram.toarray() if sp.issparse(gram) else gram
-    return np.abs(gram).sum(axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):  # inf / NaN sums are the caller's to refuse
+        if values.size == 0 or values.min() >= 0.0:
+            row_sums = np.asarray(X.sum(axis=1)).reshape(-1)
+            return np.asarray(X.T @ row_sums).reshape(-1)
+        gram = X.T @ X
+        gram = gram.toarray() if sp.issparse(gram) else gram
+        return np.abs(gram).sum(axis=1)
 
 
 def quadgrad_bbar(X: Any, *, epsilon: float = 1e-8, n_threads: int | None = None) -> np.ndarray:
@@ -50,7 +53,9 @@ def quadgrad_bbar(X: Any, *, epsilon: float = 1e-8, n_threads: int | None = None
     eps = float(epsilon)
     if not (np.isfinite(eps) and eps > 0):
         raise ValueError(f"epsilon must be a finite number > 0, got {epsilon}")
-    return 1.0 / (eps + 0.25 * gram_abs_row_sums(X))
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below
+        b = 1.0 / (eps + 0.25 * gram_abs_row_sums(X))
+    return check_computed_bbar(b)
 
 
 def logistic_loglik_gradient(
@@ -148,7 +153,9 @@ def quadgrad_train(
             v_hat = v / (1.0 - b2_pow)
             beta = beta + rate * (m_hat / (np.sqrt(v_hat) + spec.adaptive_eps))
     path[T], _ = _loglik_gradient(X, y, beta)
-    return QuadgradRun(coef=beta, loglik_path=path, bbar=b, n_iter=T, schedule=spec.schedule)
+    return QuadgradRun(
+        coef=check_trained_coef(beta), loglik_path=path, bbar=b, n_iter=T, schedule=spec.schedule
+    )
 
 
 def fixed_hessian_diagonal(A: Any, epsilon: float = 1e-8) -> np.ndarray:
