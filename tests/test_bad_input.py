@@ -801,11 +801,6 @@ _LINEAR_CSC_CODE = """
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="linear/_common.py's _check_fit_data and _validate_X_predict must call "
-    "privlearn._checks.check_sparse_structure(X) before check_X_y / check_array (issue 19)",
-)
 def test_malformed_csc_and_coo_to_linear_models_raise():
     out = _run_python(_LINEAR_CSC_CODE)
     assert out.returncode == 0, out.stderr[-2000:]
@@ -840,12 +835,6 @@ _SEARCH_CSR_CODE = """
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="model_selection/tuning.py's PrivateHyperparameterSearch.fit must call "
-    "privlearn._checks.check_sparse_structure(X) before check_X_y: the row split indexes a "
-    "malformed CSR with scipy's unchecked kernels (heap corruption) (issue 19)",
-)
 def test_malformed_csr_to_the_private_search_raises_before_anything():
     out = _run_python(_SEARCH_CSR_CODE)
     assert out.returncode == 0, out.stderr[-2000:]

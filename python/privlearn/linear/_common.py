@@ -17,7 +17,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
 
-from privlearn._checks import as_index, as_real
+from privlearn._checks import as_index, as_real, check_sparse_structure
 from privlearn._labels import label_codes
 from privlearn._linear_common import as_design_matrix, row_norms, scaled_row_norms
 from privlearn.accounting.size import (
@@ -370,6 +370,7 @@ def _check_fit_data(
     if is_dask_array(X):
         rows = as_dask_rows(X)
         return rows, as_dask_target(y, rows, numeric=y_numeric)
+    check_sparse_structure(X)  # before scikit-learn converts (and indexes) a malformed matrix
     X, y = check_X_y(
         X, y, accept_sparse="csr", dtype=np.float64, y_numeric=y_numeric, estimator=estimator
     )
@@ -474,6 +475,7 @@ class LinearModelBase(BaseEstimator):
 
     def _validate_X_predict(self, X: Any) -> np.ndarray | sp.csr_matrix:
         check_is_fitted(self, "coef_")
+        check_sparse_structure(X)
         X = as_design_matrix(check_array(X, accept_sparse="csr", dtype=np.float64, estimator=self))
         if X.shape[1] != self.n_features_in_:
             raise ValueError(

@@ -21,7 +21,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, Normalizer
 from sklearn.utils.validation import check_X_y
 
-from privlearn._checks import as_real
+from privlearn._checks import as_real, check_sparse_structure
 from privlearn.accounting import (
     DEFAULT_DELTA,
     NEIGHBORING_RELATIONS,
@@ -597,6 +597,7 @@ class PrivateHyperparameterSearch(BaseEstimator):
         self
         """
         cfg = self._check_params()
+        check_sparse_structure(X)
         X, y = check_X_y(X, y, accept_sparse="csr", dtype=np.float64)
         n, d = X.shape
         orders, row_wise = cfg["orders"], cfg["row_wise"]
