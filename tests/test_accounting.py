@@ -714,3 +714,11 @@ def test_bad_input_names_the_argument(call, name):
 def test_bad_types_name_the_argument(call, name):
     with pytest.raises(TypeError, match=name):
         call()
+
+
+def test_rdp_pure_dp_of_zero_epsilon_is_zero_at_every_order_including_infinity():
+    """0 * inf at order inf gave NaN, which a ledger read as 'nothing spent' (issue 19)."""
+    from privlearn.accounting import rdp_pure_dp
+
+    curve = rdp_pure_dp(0.0, [1.5, 2.0, 64.0, float("inf")])
+    assert np.array_equal(curve, np.zeros(4))

@@ -268,6 +268,8 @@ def rdp_pure_dp(epsilon: float, orders: Any) -> np.ndarray:
 
 
 def _rdp_pure(eps: float, a: np.ndarray) -> np.ndarray:
+    if eps == 0.0:  # 0 at every order, also alpha = inf (where 0.5 * inf * 0 would be NaN)
+        return np.zeros_like(a, dtype=np.float64)
     return np.minimum(eps, 0.5 * a * eps * eps)
 
 
