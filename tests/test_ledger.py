@@ -426,3 +426,21 @@ def test_cross_val_score_and_the_private_search_still_clone_the_ledger():
     # a search over an estimator without a ledger is untouched
     GridSearchCV(_estimator(None), {"epsilon": [0.5]}, cv=2).fit(X, y)
     assert len(ledger) == 2
+
+
+def test_a_closed_ledger_keeps_its_record_refuses_charges_and_may_be_pickled():
+    """A fitted estimator's own record of its spends (``DPKMeans.ledger_``) is closed: it can
+    spend nothing, so a pickled fitted model carries no budget a copy could spend."""
+    ledger = PrivacyLedger(1.0, 1e-6)
+    ledger.spend(0.25, label="a")
+    with pytest.raises(TypeError, match="one owner"):
+        pickle.dumps(ledger)
+    ledger.close()
+    assert ledger.closed
+    with pytest.raises(TypeError, match="closed"):
+        ledger.spend(0.1, label="b")
+    copy_ = pickle.loads(pickle.dumps(ledger))
+    assert copy_.closed and copy_.spent == ledger.spent and len(copy_) == 1
+    with pytest.raises(TypeError, match="closed"):
+        copy_.spend(0.1)
+    assert ledger.spent.epsilon == 0.25

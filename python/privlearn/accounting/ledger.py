@@ -127,6 +127,13 @@ def _relation_name(relation: str | None) -> str:
     return "unstated" if relation is None else NEIGHBORING_RELATIONS[relation]
 
 
+def _closed_ledger(cls: type, state: dict[str, Any]) -> Any:
+    """Rebuild a pickled closed ledger (see :meth:`PrivacyLedger.close`)."""
+    ledger = cls.__new__(cls)
+    ledger.__setstate__(state)
+    return ledger
+
+
 def _calling_search() -> Any:
     """The scikit-learn search (``BaseSearchCV``: ``GridSearchCV``, ``RandomizedSearchCV``,
     ``HalvingGridSearchCV``, ...) among the calling frames' ``self``, or None."""
@@ -221,6 +228,7 @@ class PrivacyLedger:
         self._delta_sum = _ExactSum()
         self._lock = threading.RLock()
         self._owner = os.getpid()
+        self._closed = False
 
     # ---- one owner --------------------------------------------------------------------------
     def _one_owner_message(self, what: str) -> str:
@@ -234,7 +242,24 @@ class PrivacyLedger:
             "(estimator.set_params(ledger=None))"
         )
 
+    def close(self) -> None:
+        """Close the ledger for good: it keeps its record (entries, totals, ``str``) but refuses
+        every further charge, so a copy can spend nothing and a closed ledger may be pickled
+        (a fitted estimator's own record of its spends, e.g. ``DPKMeans.ledger_``)."""
+        with self._lock:
+            self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called (no charge is accepted any more)."""
+        return self._closed
+
     def _check_owner(self) -> None:
+        if self._closed:
+            raise TypeError(
+                f"this {type(self).__name__} is closed: it is the record of a finished fit's "
+                "spends and accepts no further charge"
+            )
         pid = os.getpid()
         if pid != self._owner:
             raise TypeError(
@@ -245,10 +270,21 @@ class PrivacyLedger:
             )
 
     def __reduce_ex__(self, protocol: Any) -> Any:
+        if self._closed:  # a record that can spend nothing: copies are harmless
+            return (_closed_ledger, (type(self), self.__getstate__()))
         raise TypeError(self._one_owner_message("pickled"))
 
     def __reduce__(self) -> Any:
-        raise TypeError(self._one_owner_message("pickled"))
+        return self.__reduce_ex__(2)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
 
     def __copy__(self) -> PrivacyLedger:
         """The ledger itself (one owner; see the class notes)."""

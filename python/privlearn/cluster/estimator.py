@@ -449,6 +449,8 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         self.n_candidates_ = int(n_cand)
         self.proj_dim_ = p
         self.radius_ = radius
+        if ledger is not None:
+            ledger.close()  # the fit's own record: no further charge, so it may be pickled
         self.ledger_ = ledger
         self.dataset_size_ = size
         self.n_features_in_ = d
