@@ -164,10 +164,13 @@ class DPKMeans(ClusterMixin, BaseEstimator):
     Parameters
     ----------
     n_clusters : int, default=8
-        ``k``. Must not exceed the number of rows when the size is public (declared, or
-        ``epsilon=inf``); with a private size it is not compared with the exact ``n`` (that
-        refusal would itself reveal the size): a fit with more centres than rows runs, the
-        surplus centres being noise, and warns when ``k`` exceeds the noisy count.
+        ``k``, at most the public cap :data:`MAX_CLUSTERS` (4096). Must not exceed the number
+        of rows when the size is public (declared ``n_samples=``, or ``epsilon=inf``); with a
+        private size it is not compared with the exact ``n`` (that refusal would itself reveal
+        the size): a fit with more centres than rows runs, the surplus centres being noise, and
+        warns when ``k`` exceeds the noisy count. Every refusal (this one and those of the
+        other parameters: a grid too fine, a budget too small to calibrate a Gaussian step)
+        comes before any budget is spent.
     epsilon : float, default=1.0
         Total epsilon, noisy count included (``inf``: no privacy, no noise; the greedy picks
         the best cover and the exact size is used).
@@ -184,6 +187,10 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         ``O(log n)``, its experiments a smaller subspace; the grid work grows like
         ``(2 pi e)^(p/2)``).
     grid_factor : float, default=1.0
+        In ``(0, MAX_GRID_FACTOR]`` (:data:`MAX_GRID_FACTOR` = 2: every location then lies
+        within ``r`` of a grid point). The grid's offset set (Claim 4.1), a function of
+        ``grid_factor`` and ``proj_dim`` only, must hold at most ``MAX_FIT_OFFSETS`` (2**22)
+        points.
     radii : sequence of float, optional
         Public threshold radii in ``(0, 4]`` (override of the default above).
     picks : int, optional
@@ -457,7 +464,10 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like, shape (n_samples, n_features)
-            The private data, rows in ``B(0, radius)`` (or ``clip=True``).
+            The private data, rows in ``B(0, radius)`` (or ``clip=True``; rows within a
+            relative 1e-6 of the radius, float32 rounding, are projected onto the ball). A
+            scipy sparse matrix is checked and densified; a pandas DataFrame with nullable
+            columns (``Float64``) is accepted without missing values.
         y : ignored
 
         Returns
@@ -707,7 +717,9 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         return X
 
     def predict(self, X: Any) -> np.ndarray:
-        """Index of the nearest private centre of each row."""
+        """Index of the nearest private centre of each row (always in ``[0, n_clusters)``,
+        also for rows whose squared distances overflow: see
+        :func:`~privlearn.cluster._common.assign`)."""
         return assign(self._check_fitted_X(X), self.cluster_centers_)
 
     def fit_predict(self, X: Any, y: Any = None) -> np.ndarray:
