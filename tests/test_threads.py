@@ -304,7 +304,7 @@ def fit(family):
         out = scd_train(X, y, key=bytes(32), batch_size=1000, steps=4, n_threads=2).coef
     elif family == "quadgrad":
         from privlearn.linear import quadgrad_train
-        out = quadgrad_train(X, (y > 0).astype(float), max_iter=3, n_threads=2).coef
+        out = quadgrad_train(X, y, max_iter=3, n_threads=2).coef
     elif family == "kmeans":
         from privlearn.cluster import DPKMeans
         out = DPKMeans(4, 1.0, radius=1.0, n_samples=4000, seed=1, n_threads=2).fit(X)
