@@ -461,7 +461,7 @@ def _unit_rows(n: int = 300, d: int = 3, seed: int = 0) -> np.ndarray:
         ({"proj_dim": 16}, "offset set"),
         ({"radii": [1e-9], "picks": 5, "grid_factor": 0.5}, "too fine"),
         ({"n_clusters": 10**6}, "MAX_CLUSTERS"),
-        ({"n_clusters": 5000}, "MAX_CLUSTERS"),
+        ({"n_clusters": 1025}, "MAX_CLUSTERS"),
         ({"n_clusters": 301, "n_samples": 300}, "n_clusters"),  # k > a declared public size
         ({"n_samples": 299}, "n_samples"),  # a declared size that is not the data's
         ({"radii": [1.0] * 64, "picks": 1 << 20}, "grid picks"),
@@ -485,7 +485,7 @@ def test_private_size_k_above_n_is_not_refused_but_capped_publicly() -> None:
     size); MAX_CLUSTERS is the public cap."""
     from privlearn.cluster.estimator import MAX_CLUSTERS
 
-    assert MAX_CLUSTERS == 4096
+    assert MAX_CLUSTERS == 1024
     X = _unit_rows(n=20)
     with pytest.warns(UserWarning, match="noisy row count"):
         model = DPKMeans(40, 1.0, radius=1.0, seed=0).fit(X)
