@@ -416,9 +416,10 @@ def gaussian_sigma(sensitivity: float, epsilon: float, delta: float, size: int) 
         sigma = eff / mu * (1.0 + 1e-9)
     raise ValueError(
         f"epsilon={epsilon:.6g} is too small for delta={delta:.6g} in this Gaussian step "
-        f"({size} released coordinates): it needs mu = {mu:.3g} < 2**-12, below the resolution "
-        "of the Gaussian's lattice (privlearn.mechanisms.gaussian); raise epsilon or delta, or "
-        "spread the budget over fewer steps"
+        f"({size} released coordinates): it needs mu = Delta / sigma = {mu:.3g}, too small next "
+        "to the share of mu the Gaussian's lattice takes itself (up to 2**-12, "
+        "privlearn.mechanisms.gaussian); raise epsilon or delta, or spread the budget over "
+        "fewer steps"
     )
 
 
