@@ -435,3 +435,140 @@ def test_kmeans_reproduction_reports_missing_data(tmp_path) -> None:
     text = (tmp_path / "summary.md").read_text()
     assert "- mnist: NOT RUN (missing mnist/" in text
     assert "run `privlearn datasets download mnist`" in text
+
+
+# ---- bad input found by the issue-19 campaign: refused before any spend, or a correct result --
+def _ledger():
+    from privlearn.accounting import PrivacyLedger
+
+    return PrivacyLedger(100.0, 0.5)
+
+
+def _unit_rows(n: int = 300, d: int = 3, seed: int = 0) -> np.ndarray:
+    X = np.random.default_rng(seed).normal(size=(n, d))
+    return X / np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"epsilon": 1e-6}, "too small for the noisy averaging"),
+        ({"lloyd_steps": 1000}, "lloyd_steps=1000"),
+        ({"method": "balcan", "epsilon": 1e-6}, "too small for the recovery"),
+        ({"grid_factor": 1e300}, "grid_factor"),
+        ({"grid_factor": 2.5}, "grid_factor"),
+        ({"grid_factor": 1e-3}, "offset set"),
+        ({"proj_dim": 16}, "offset set"),
+        ({"radii": [1e-9], "picks": 5, "grid_factor": 0.5}, "too fine"),
+        ({"n_clusters": 10**6}, "MAX_CLUSTERS"),
+        ({"n_clusters": 1025}, "MAX_CLUSTERS"),
+        ({"n_clusters": 301, "n_samples": 300}, "n_clusters"),  # k > a declared public size
+        ({"n_samples": 299}, "n_samples"),  # a declared size that is not the data's
+        ({"radii": [1.0] * 64, "picks": 1 << 20}, "grid picks"),
+        ({"delta": 0.9, "budget_split": {"delta_maxcover": 0.9, "delta_average": 0.05,
+                                         "delta_lloyd": 0.05}}, "greedy cover"),
+    ],
+)
+def test_refusals_come_before_any_charge(kwargs: dict, match: str) -> None:
+    """Every refusal is a ValueError naming the problem, raised before the shared ledger is
+    charged (a bare RuntimeError or an IndexError after the charge before issue 19)."""
+    ledger = _ledger()
+    with pytest.raises(ValueError, match=match):
+        DPKMeans(**{"n_clusters": 3, "radius": 1.0, "seed": 0, "ledger": ledger, **kwargs}).fit(
+            _unit_rows()
+        )
+    assert ledger.spent.epsilon == 0.0 and ledger.spent.delta == 0.0
+
+
+def test_private_size_k_above_n_is_not_refused_but_capped_publicly() -> None:
+    """With a private size, k is not compared with the exact n (that refusal would reveal the
+    size); MAX_CLUSTERS is the public cap."""
+    from privlearn.cluster.estimator import MAX_CLUSTERS
+
+    assert MAX_CLUSTERS == 1024
+    X = _unit_rows(n=20)
+    with pytest.warns(UserWarning, match="noisy row count"):
+        model = DPKMeans(40, 1.0, radius=1.0, seed=0).fit(X)
+    assert model.cluster_centers_.shape == (40, 3)
+
+
+def test_count_offsets_equals_the_listed_offset_set() -> None:
+    from privlearn.cluster.maxcover import count_offsets
+
+    for p, rho in [(1, 0.5), (1, 7.9), (2, 3.3), (3, 7.1), (4, 2.0), (5, 2.2), (8, 2.0)]:
+        assert count_offsets(p, rho) == _core.grid_offsets(p, rho).shape[0], (p, rho)
+    assert count_offsets(16, 4.0, limit=1000) == 1001  # stops above the limit
+    with pytest.raises(ValueError):
+        count_offsets(2, 0.0)
+
+
+def test_assign_never_returns_a_missing_cluster() -> None:
+    """Squared distances overflow for |x| >= ~1e154: the k-d tree then answers index k (no such
+    cluster). The scaled assignment returns the nearest centre, an index in [0, k)."""
+    from privlearn.cluster._common import assign
+
+    C = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])
+    P = np.array([[1e300, 0.0], [-1e300, 1.0], [1.0, 1e300], [1e155, 1e150], [0.9, 0.0]])
+    np.testing.assert_array_equal(assign(P, C), [0, 1, 2, 0, 0])
+    # huge centres (a huge public radius), ordinary points
+    Cb = np.array([[1e300, 0.0], [-1e300, 0.0]])
+    np.testing.assert_array_equal(assign(np.array([[1.0, 0.0], [-1.0, 5.0]]), Cb), [0, 1])
+    # ordinary rows: the k-d tree, unchanged (and the scaled path agrees with it)
+    rng = np.random.default_rng(3)
+    Q, Cs = rng.normal(size=(500, 3)), rng.normal(size=(7, 3))
+    from privlearn.cluster._common import _assign_scaled
+
+    np.testing.assert_array_equal(assign(Q, Cs), _assign_scaled(Q, Cs))
+    np.testing.assert_array_equal(assign(Q * 2.0**600, Cs * 2.0**600), assign(Q, Cs))
+
+
+def test_predict_on_huge_rows_is_a_valid_index() -> None:
+    X = _unit_rows()
+    model = DPKMeans(3, 1.0, radius=1.0, seed=0, n_samples=300).fit(X)
+    big = np.array([[1e300, 0.0, 0.0], [0.0, -1e200, 0.0], [1e154, 1e154, 1e154]])
+    labels = model.predict(big)
+    assert labels.min() >= 0 and labels.max() < 3
+    C = model.cluster_centers_
+    # far away along u, the nearest centre maximises <u, c> (up to |c|**2 / |x|: negligible)
+    for row, label in zip(big, labels):
+        u = row / np.linalg.norm(row / 1e150) / 1e150
+        assert label == int(np.argmax(C @ u))
+
+
+def test_sparse_and_pandas_input() -> None:
+    """CSR input is densified (same fit as the dense array); a malformed one is a ValueError
+    naming the sparse matrix; pandas nullable Float64 without NA fits like float64, with NA
+    the error names the missing value (both said "dtype object" before issue 19)."""
+    pd = pytest.importorskip("pandas")
+    from scipy import sparse
+
+    X = _unit_rows()
+    X[np.abs(X) < 0.3] = 0.0
+    kw = dict(n_clusters=3, epsilon=1.0, radius=1.0, seed=0, n_samples=300)
+    want = DPKMeans(**kw).fit(X).cluster_centers_
+    np.testing.assert_array_equal(DPKMeans(**kw).fit(sparse.csr_matrix(X)).cluster_centers_, want)
+    bad = sparse.csr_matrix(X)
+    bad.indices[0] = 7  # a column index out of range
+    with pytest.raises(ValueError, match="sparse"):
+        DPKMeans(**kw).fit(bad)
+    df = pd.DataFrame(X).astype("Float64")
+    np.testing.assert_array_equal(DPKMeans(**kw).fit(df).cluster_centers_, want)
+    df.iloc[5, 1] = pd.NA
+    with pytest.raises(ValueError, match="missing values.*row 5"):
+        DPKMeans(**kw).fit(df)
+    model = DPKMeans(**kw).fit(X)
+    np.testing.assert_array_equal(model.predict(sparse.csr_matrix(X)), model.predict(X))
+
+
+def test_float32_rounding_is_not_a_norm_violation() -> None:
+    """Rows normalised to the radius in float32 have float64 norms a few 1e-8 above it: taken
+    as in the ball (projected onto it). A real violation prints the norm in full precision."""
+    X = np.random.default_rng(0).normal(size=(300, 5)).astype(np.float32)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    assert (np.linalg.norm(X.astype(np.float64), axis=1) > 1.0).any()
+    model = DPKMeans(3, 1.0, radius=1.0, seed=0, n_samples=300).fit(X)
+    assert model.cluster_centers_.shape == (3, 5)
+    X64 = X.astype(np.float64)
+    X64[4] *= 1.0 + 1e-5
+    with pytest.raises(ValueError, match=r"row 4 has norm 1\.0000\d+ > radius=1\.0 \(relative"):
+        DPKMeans(3, 1.0, radius=1.0, seed=0, n_samples=300).fit(X64)

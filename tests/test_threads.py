@@ -274,3 +274,147 @@ def test_policy_is_exported_by_the_core():
     assert parallel.threads_for(1, 1e12) == 1
     if parallel.has_openmp() and floor > 0 and os.cpu_count() and os.cpu_count() >= 2:
         assert parallel.threads_for(2, 10 * floor) == 2
+
+
+# ---- fork(): fit -> os.fork() -> fit, per estimator family (issue 19) ----------------------------
+# OpenMP thread pools do not survive fork(): a child that opens a multi-threaded region of a
+# runtime its parent used deadlocks. The core guards its own regions (a pthread_atfork mark:
+# one thread in a forked child); privlearn.parallel.fork_safe_threads runs scikit-learn's
+# OpenMP code (DPKMeans's proxy KMeans) on one thread there. Each scenario runs in a fresh
+# interpreter with the thread policy off (PRIVLEARN_MIN_THREAD_WORK_NS=0: every core region of
+# the parent opens a 2-thread team, so its pool exists); the parent fits, forks, the child
+# fits, and the parent waits for the child with a deadline (SIGKILL and exit 9 if it hangs).
+_FORK_FITS = """
+import os, signal, sys, time, warnings
+import numpy as np
+warnings.simplefilter("ignore")
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(4000, 6))
+X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+y = np.where(X[:, 0] > 0, 1.0, -1.0)
+
+def fit(family):
+    if family == "sgd":
+        from privlearn.linear import sgd_train
+        out = sgd_train(X, y, key=bytes(32), mechanism="gaussian", sampling="poisson",
+                        sigma=1.0, clip=1.0, batch_size=500, epochs=2, n_threads=2).coef
+    elif family == "scd":
+        from privlearn.linear import scd_train
+        out = scd_train(X, y, key=bytes(32), batch_size=1000, steps=4, n_threads=2).coef
+    elif family == "quadgrad":
+        from privlearn.linear import quadgrad_train
+        out = quadgrad_train(X, y, max_iter=3, n_threads=2).coef
+    elif family == "kmeans":
+        from privlearn.cluster import DPKMeans
+        out = DPKMeans(4, 1.0, radius=1.0, n_samples=4000, seed=1, n_threads=2).fit(X)
+        out = out.cluster_centers_
+    assert np.all(np.isfinite(out)), family
+    return out
+
+PARENT, CHILD, DEADLINE = {parent!r}, {child!r}, {deadline!r}
+for family in PARENT:
+    fit(family)
+pid = os.fork()
+if pid == 0:
+    try:
+        for family in CHILD:
+            fit(family)
+    except BaseException as exc:
+        print("child failed:", repr(exc), file=sys.stderr, flush=True)
+        os._exit(2)
+    os._exit(0)
+end = time.monotonic() + DEADLINE
+while True:
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done:
+        sys.exit(os.waitstatus_to_exitcode(status))
+    if time.monotonic() > end:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        print("the forked child hung", file=sys.stderr, flush=True)
+        sys.exit(9)
+    time.sleep(0.01)
+"""
+
+_FAMILIES = ["sgd", "scd", "quadgrad", "kmeans"]
+
+
+def _fork_scenario(parent: list[str], child: list[str], deadline: float = 60.0) -> None:
+    code = _FORK_FITS.format(parent=parent, child=child, deadline=deadline)
+    _run_python(code, {"PRIVLEARN_MIN_THREAD_WORK_NS": "0"}, timeout=deadline + 60.0)
+
+
+@needs_pool
+@pytest.mark.parametrize("family", _FAMILIES)
+def test_fit_fork_fit_same_family(family):
+    """fit -> os.fork() -> the same fit in the child: the child exits 0 (a hang is killed at
+    the deadline and fails; DPKMeans hung in scikit-learn's OpenMP pool before issue 19)."""
+    _fork_scenario([family], [family])
+
+
+@needs_pool
+def test_fit_fork_fit_every_family():
+    """Every family fitted in the parent (core and scikit-learn pools both started), then every
+    family in the child."""
+    _fork_scenario(_FAMILIES, _FAMILIES)
+
+
+def test_in_forked_child_is_marked_after_fork_only():
+    code = """
+    import os, sys
+    from privlearn import parallel
+    assert not parallel.in_forked_child()
+    with parallel.fork_safe_threads():
+        pass
+    pid = os.fork()
+    if pid == 0:
+        from threadpoolctl import threadpool_info
+        ok = parallel.in_forked_child()
+        with parallel.fork_safe_threads():
+            openmp = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "openmp"]
+        os._exit(0 if ok and all(n == 1 for n in openmp) else 3)
+    _, status = os.waitpid(pid, 0)
+    sys.exit(os.waitstatus_to_exitcode(status))
+    """
+    _run_python(code, timeout=60)
+
+
+_JOBLIB_AFTER_FIT = """
+import warnings
+import numpy as np
+from joblib import Parallel, delayed
+warnings.simplefilter("ignore")
+from privlearn.cluster import DPKMeans
+from privlearn.linear import sgd_train
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(3000, 4))
+X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+y = np.where(X[:, 0] > 0, 1.0, -1.0)
+
+def work(seed):
+    c = DPKMeans(3, 1.0, radius=1.0, n_samples=3000, seed=seed, n_threads=2).fit(X)
+    w = sgd_train(X, y, key=bytes(32), mechanism="none", epochs=1, batch_size=300,
+                  n_threads=2).coef
+    return c.cluster_centers_.shape, bool(np.isfinite(w).all())
+
+if __name__ == "__main__":
+    want = work(5)  # the parent's core and scikit-learn pools exist now
+    out = Parallel(n_jobs=2, backend={backend!r}, timeout=60)(delayed(work)(s) for s in (5, 6))
+    assert out[0] == want and all(o[1] for o in out), out
+    print("ok")
+"""
+
+
+@needs_pool
+@pytest.mark.parametrize("backend", ["loky", "multiprocessing"])
+def test_joblib_process_pool_after_a_fit(backend):
+    """A joblib process pool after a fit in the parent: ``multiprocessing`` forks (the guard),
+    ``loky`` starts fresh interpreters; both finish."""
+    out, _ = _run_python(
+        _JOBLIB_AFTER_FIT.format(backend=backend),
+        {"PRIVLEARN_MIN_THREAD_WORK_NS": "0"},
+        timeout=120,
+    )
+    assert "ok" in out

@@ -157,6 +157,7 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
   const int threads = parallel::threads_for(
       n_threads, static_cast<double>(n) * static_cast<double>(n_off * p) * parallel::kNsPerEntry);
   bool failed = false;  // an allocation failed inside a parallel region (rethrown below)
+  std::atomic<bool> interrupted{false};  // Ctrl-C (privlearn/interrupt.hpp)
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp parallel num_threads(threads) if (threads > 1 && n_blocks >= parallel::kMinParallelItems)
 #endif
@@ -171,6 +172,7 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
 #pragma omp for schedule(dynamic, 1)
 #endif
     for (Index b = 0; b < n_blocks; ++b) {
+      if (interrupt::stop_in_region(interrupted)) continue;  // Ctrl-C: skip the rest
       try {
         scratch.clear();
         std::int32_t base[kMaxGridDim];
@@ -273,6 +275,7 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
     }
   }
   if (failed) throw std::bad_alloc();
+  interrupt::throw_if(interrupted);
 
   // Phase 2: ids by first discovery.
   GridCover gc;

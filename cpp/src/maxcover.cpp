@@ -231,6 +231,7 @@ MaxCoverResult maxcover_candidates(const MatRef& Y, const MaxCoverParams& params
         parallel::threads_for(params.n_threads, static_cast<double>(n_grid) * parallel::kNsPerEntry);
 
     for (Index t = 0; t < params.picks; ++t) {
+      interrupt::poll();  // Ctrl-C (privlearn/interrupt.hpp)
       const auto row = static_cast<std::uint64_t>(l * params.picks + t);
       std::int64_t choice = 0;  // 0: uniform remainder, c >= 1: class c
       if (exact_greedy) {

@@ -442,6 +442,7 @@ QuadgradResult quadgrad_train(const Rows& X, const VecRef& y, const VecRef& beta
   double b1_pow = 1.0, b2_pow = 1.0;
 
   for (Index t = 0; t < T; ++t) {
+    interrupt::poll();  // Ctrl-C (privlearn/interrupt.hpp)
     r.loglik_path[t] = logistic_loglik_gradient(X, y, beta, p.n_threads, g);
     if (p.enhanced)
       u = r.bbar.cwiseProduct(g);

@@ -432,6 +432,7 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
     VectorXd theta = VectorXd::Zero(m);
     VectorXd w = VectorXd::Zero(n);  // X theta
     for (Index t = 0; t < steps; ++t) {
+      interrupt::poll();  // Ctrl-C (privlearn/interrupt.hpp)
       const std::vector<std::int64_t> coords = samplers::choice_without_replacement(
           p.key, p.batch_stream, static_cast<std::uint64_t>(t), m, p.batch_size);
       for (const std::int64_t k : coords) {
@@ -487,6 +488,7 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
     // Non-private SDCA: one example per step along a permutation per epoch. A tight loop that
     // requests the rows a few steps ahead of use (the order is known for the whole epoch).
     for (Index t = 0; t < steps; ++t) {
+      if ((t & 255) == 0) interrupt::poll();  // Ctrl-C; steps of ~0.1 us: every 256
       const Index k = t % n;
       if (k == 0)
         perm = samplers::choice_without_replacement(p.key, p.batch_stream,
@@ -507,6 +509,7 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
   }
 
   for (Index t = 0; t < steps; ++t) {
+    interrupt::poll();  // Ctrl-C (privlearn/interrupt.hpp)
     // ---- the batch
     if (p.poisson) {
       batch = samplers::poisson_sample(p.key, p.batch_stream, static_cast<std::uint64_t>(t), n,

@@ -168,6 +168,7 @@ SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdP
   std::vector<VectorXd> recorded;
 
   for (Index t = 0; t < steps; ++t) {
+    interrupt::poll();  // Ctrl-C (privlearn/interrupt.hpp)
     // ---- the batch of step t
     const std::int64_t* rows = nullptr;
     Index count = 0;

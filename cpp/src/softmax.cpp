@@ -212,6 +212,7 @@ SoftmaxResult softmax_sgd_train(const Rows& X, const LabelRef& y, const MatRef& 
 
   std::vector<std::int64_t> units(static_cast<std::size_t>(p.clip > 0.0 ? dK : 0));
   for (Index t = 0; t < steps; ++t) {
+    interrupt::poll();  // Ctrl-C (privlearn/interrupt.hpp)
     split_columns(w, d, cols);
 
     // ---- the batch of step t

@@ -33,6 +33,22 @@ from typing import Any
 # (setdefault), and it has no effect if the process loaded the same libgomp before privlearn.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+# fork(): an OpenMP runtime's thread pool does not survive fork(), and a child that opens a
+# parallel region with more than one thread after its parent used that runtime deadlocks. The
+# core marks a forked child itself (cpp/src/parallel.cpp); for the OpenMP code privlearn calls
+# in other libraries (scikit-learn's KMeans and pairwise reductions, their own libgomp) the
+# fork is recorded here, as early as possible (at import), and privlearn.parallel's
+# fork_safe_threads() runs that code on one thread in a forked child.
+_FORK_STATE = {"forked_child": False}
+
+
+def _after_fork_in_child() -> None:
+    _FORK_STATE["forked_child"] = True
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
 __version__ = "0.1.0"
 
 _SUBMODULES = {

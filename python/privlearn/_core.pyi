@@ -14,6 +14,9 @@ def min_thread_work_ns() -> float: ...
 
 MIN_THREAD_WORK_NS: float
 MIN_THREAD_WORK_SPIN_NS: float
+INTERRUPT_POLL_INTERVAL_MS: int
+
+def interruptible_wait(seconds: float) -> float: ...
 
 def blocked_column_sum(
     X: npt.NDArray[np.float64], n_threads: int = 0

@@ -23,6 +23,14 @@ The environment variable ``PRIVLEARN_MIN_THREAD_WORK_NS``, read once when the co
 used, replaces it (``0`` switches the policy off: every region gets the requested count; for
 measurements). ``import privlearn`` also sets ``OMP_WAIT_POLICY=PASSIVE`` unless it is already
 set (see ``privlearn/__init__.py``).
+
+fork()
+------
+OpenMP thread pools do not survive ``fork()``. In a forked child (os.fork, multiprocessing's
+``fork`` start method, joblib's ``multiprocessing`` backend) every region of the core runs on
+one thread (the core's ``pthread_atfork`` mark), and the OpenMP code privlearn calls in
+scikit-learn runs under :func:`fork_safe_threads` (one thread): a fit after a fork completes,
+with the same results.
 """
 
 from __future__ import annotations
@@ -42,8 +50,10 @@ __all__ = [
     "MIN_THREAD_WORK_SPIN_NS",
     "REDUCE_BLOCK",
     "blocked_column_sum",
+    "fork_safe_threads",
     "get_num_threads",
     "has_openmp",
+    "in_forked_child",
     "min_thread_work_ns",
     "threads_for",
     "set_num_threads",
@@ -123,6 +133,39 @@ def thread_limit(n_threads: int | None) -> Iterator[None]:
         yield
     finally:
         _core.set_default_threads(previous)
+
+
+def in_forked_child() -> bool:
+    """True in a process created by ``fork()`` from a process that had imported privlearn.
+
+    The C++ core keeps its own mark (a ``pthread_atfork`` handler) and runs every region on
+    one thread there; :func:`fork_safe_threads` does the same for OpenMP code privlearn calls
+    in other libraries.
+    """
+    import privlearn
+
+    return bool(privlearn._FORK_STATE["forked_child"])
+
+
+@contextlib.contextmanager
+def fork_safe_threads() -> Iterator[None]:
+    """Run third-party OpenMP code (scikit-learn's ``KMeans`` and pairwise reductions) safely
+    in a forked child: there it runs under ``threadpoolctl.threadpool_limits(1, "openmp")``.
+
+    A runtime's thread pool does not survive ``fork()``: a child whose parent used scikit-learn's
+    OpenMP (e.g. a :class:`~privlearn.cluster.DPKMeans` fit, whose proxy k-means is
+    scikit-learn's) deadlocks at its next multi-threaded region (multiprocessing's ``fork``
+    start method, joblib's ``multiprocessing`` backend, a bare ``os.fork()``). One thread opens
+    no team, so the child runs; results do not depend on the thread count. Outside a forked
+    child this is a no-op (scikit-learn keeps its own thread count).
+    """
+    if not in_forked_child():
+        yield
+        return
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="openmp"):
+        yield
 
 
 def blocked_column_sum(X: np.ndarray, n_threads: int | None = None) -> np.ndarray:

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "privlearn/checks.hpp"
+#include "privlearn/interrupt.hpp"  // step loops of the kernels poll it (Ctrl-C)
 #include "privlearn/types.hpp"
 
 #if PRIVLEARN_HAS_OPENMP

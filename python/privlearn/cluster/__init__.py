@@ -16,7 +16,13 @@ from __future__ import annotations
 
 from privlearn.cluster._common import KMeansDiagnostics, KMeansPrivacyStatement
 from privlearn.cluster.balcan import default_levels
-from privlearn.cluster.estimator import DEFAULT_SPLIT, DPKMeans, proxy_counts
+from privlearn.cluster.estimator import (
+    DEFAULT_SPLIT,
+    MAX_CLUSTERS,
+    MAX_GRID_FACTOR,
+    DPKMeans,
+    proxy_counts,
+)
 from privlearn.cluster.maxcover import (
     MaxCoverResult,
     default_picks,
@@ -32,6 +38,8 @@ __all__ = [
     "DPKMeans",
     "KMeansDiagnostics",
     "KMeansPrivacyStatement",
+    "MAX_CLUSTERS",
+    "MAX_GRID_FACTOR",
     "MaxCoverResult",
     "default_levels",
     "default_picks",

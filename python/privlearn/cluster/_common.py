@@ -120,10 +120,30 @@ class SeedSource:
         return int(self.substream(stream).raws(0, 1)[0] >> np.uint64(1))
 
 
+#: Largest number of entries a sparse ``X`` may have once densified (DPKMeans works on dense
+#: rows: its JL map, grid and averages read every coordinate).
+MAX_DENSE_ENTRIES = 1 << 31
+
+#: Relative slack of the radius check: a row of norm in ``(radius, radius * (1 + tol)]`` is
+#: taken to be in the ball up to rounding (float32 data normalised to the radius: the float32
+#: rounding of each entry, ``2**-24`` relative, shows in the float64 norm) and projected onto
+#: the ball exactly as ``clip=True`` would (a per-row map); a row further out is an error (or
+#: is clipped with ``clip=True``). The sensitivity stays ``radius``.
+ROW_NORM_TOLERANCE = 1e-6
+
+
 def check_data(X: Any, name: str = "X") -> np.ndarray:
-    """``X`` as a C-contiguous float64 2-D array with finite entries (else ValueError)."""
+    """``X`` as a C-contiguous float64 2-D array with finite entries (else ValueError).
+
+    A scipy sparse matrix is checked (indices in range: ``check_format(full_check=True)``)
+    and densified (at most :data:`MAX_DENSE_ENTRIES` entries); a pandas DataFrame with
+    nullable columns (``Float64``, ``Int64``, ...) is converted when it holds no missing value
+    (``pd.NA``), which raises a ``ValueError`` naming the row.
+    """
     if isinstance(X, (str, bytes)) or X is None:
         raise TypeError(f"{name} must be a 2-D array of numbers, got {type(X).__name__}")
+    X = _from_sparse(X, name)
+    X = _from_pandas(X, name)
     try:
         arr = np.asarray(X)
     except (TypeError, ValueError) as exc:
@@ -143,6 +163,53 @@ def check_data(X: Any, name: str = "X") -> np.ndarray:
         row = int(np.flatnonzero(~np.isfinite(arr).all(axis=1))[0])
         raise ValueError(f"{name} must be finite (NaN or inf in row {row})")
     return arr
+
+
+def _from_sparse(X: Any, name: str) -> Any:
+    """A scipy sparse ``X`` as a dense array (structure checked first: a malformed matrix
+    would make scipy read out of bounds)."""
+    from scipy import sparse
+
+    if not sparse.issparse(X):
+        return X
+    shape = tuple(X.shape)
+    if len(shape) != 2:
+        raise ValueError(
+            f"{name} must be 2-D (n_samples, n_features), got a {len(shape)}-D sparse array"
+        )
+    if X.dtype == object or not (
+        np.issubdtype(X.dtype, np.number) or np.issubdtype(X.dtype, np.bool_)
+    ) or np.issubdtype(X.dtype, np.complexfloating):
+        raise TypeError(f"{name} must hold real numbers, got a sparse matrix of dtype {X.dtype}")
+    if shape[0] * shape[1] > MAX_DENSE_ENTRIES:
+        raise ValueError(
+            f"{name} is a sparse {X.format.upper()} matrix of shape {shape}: DPKMeans works on "
+            f"dense rows and densifies it, but {shape[0] * shape[1]} entries exceed "
+            f"{MAX_DENSE_ENTRIES}; reduce the dimension first"
+        )
+    if hasattr(X, "check_format"):
+        try:
+            X.check_format(full_check=True)
+        except ValueError as exc:
+            raise ValueError(
+                f"{name} is a malformed sparse {X.format.upper()} matrix: {exc}"
+            ) from None
+    return X.toarray()
+
+
+def _from_pandas(X: Any, name: str) -> Any:
+    """A pandas DataFrame (or Series) as float64, nullable extension columns included; missing
+    values (``pd.NA`` / ``NaN``) raise a ValueError naming the first such row."""
+    if not (hasattr(X, "isna") and hasattr(X, "to_numpy") and hasattr(X, "dtypes")):
+        return X
+    missing = np.asarray(X.isna())
+    if missing.any():
+        row = int(np.flatnonzero(missing.reshape(missing.shape[0], -1).any(axis=1))[0])
+        raise ValueError(f"{name} has missing values (NA or NaN) in row {row}")
+    try:
+        return X.to_numpy(dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must hold real numbers: {exc}") from None
 
 
 def resolve_radius(
@@ -190,17 +257,23 @@ def row_sq_norms(X: np.ndarray) -> np.ndarray:
 
 def clip_rows(X: np.ndarray, radius: float, clip: bool, first_row: int = 0) -> np.ndarray:
     """``X`` with rows of norm above ``radius`` projected onto the ball (``clip=True``) or a
-    ``ValueError`` naming the first such row (numbered from ``first_row``). Never writes to
-    ``X``: a copy is made when a row changes."""
+    ``ValueError`` naming the first such row (numbered from ``first_row``) with its norm in
+    full precision. Rows within :data:`ROW_NORM_TOLERANCE` (relative) of the radius are
+    rounding, not data: they are projected in both cases. Never writes to ``X``: a copy is
+    made when a row changes."""
     norms = np.sqrt(row_sq_norms(X))
-    outside = norms > radius * (1.0 + 1e-12)
+    outside = norms > radius
     if outside.any():
         if not clip:
-            row = int(np.flatnonzero(outside)[0])
-            raise ValueError(
-                f"row {first_row + row} has norm {norms[row]:.6g} > radius={radius:g}; pass "
-                "clip=True to project such rows onto the ball"
-            )
+            far = norms > radius * (1.0 + ROW_NORM_TOLERANCE)
+            if far.any():
+                row = int(np.flatnonzero(far)[0])
+                raise ValueError(
+                    f"row {first_row + row} has norm {float(norms[row])!r} > radius={radius!r} "
+                    f"(relative excess {norms[row] / radius - 1.0:.3g}, above the rounding "
+                    f"tolerance {ROW_NORM_TOLERANCE:g}); pass clip=True to project such rows "
+                    "onto the ball"
+                )
         X = X.copy()
         X[outside] *= (radius / norms[outside])[:, None]
     return X
@@ -249,27 +322,84 @@ def project_rows(X: np.ndarray, G: np.ndarray, radius: float) -> np.ndarray:
     return project_ball(out)
 
 
+#: Rows (and centres) whose largest absolute entry is at most this are assigned by a k-d tree
+#: on plain squared distances, which cannot overflow (``d * (2 * 2**400)**2 < 2**1024``).
+_ASSIGN_SAFE = 2.0**400
+
+
 def assign(points: np.ndarray, centers: np.ndarray) -> np.ndarray:
-    """Index of the nearest centre of every point (ties: lowest index).
+    """Index of the nearest centre of every point (ties: lowest index), always in
+    ``[0, len(centers))``.
 
     A k-d tree of the centres answers each point on its own (no blocked matrix products, whose
     rounding may depend on the number of points), so a partition of the points gets the same
-    labels as the whole array."""
-    return cKDTree(centers).query(points, k=1)[1].astype(np.int64)
+    labels as the whole array. Points or centres with entries above ``2**400`` (whose squared
+    distances would overflow to ``inf``: the tree then answers "no neighbour") are assigned by
+    :func:`_assign_scaled`, also row by row."""
+    points = np.asarray(points, dtype=np.float64)
+    centers = np.asarray(centers, dtype=np.float64)
+    labels = np.empty(points.shape[0], dtype=np.int64)
+    if points.shape[0] == 0:
+        return labels
+    if centers.size and float(np.abs(centers).max()) > _ASSIGN_SAFE:
+        hard = np.ones(points.shape[0], dtype=bool)
+    else:
+        hard = np.abs(points).max(axis=1) > _ASSIGN_SAFE
+    easy = ~hard
+    if easy.any():
+        labels[easy] = cKDTree(centers).query(points[easy], k=1)[1]
+    if hard.any():
+        labels[hard] = _assign_scaled(points[hard], centers)
+    return labels
+
+
+def _assign_scaled(points: np.ndarray, centers: np.ndarray) -> np.ndarray:
+    """Nearest centre without overflow: ``argmin_j |c_j|**2 - 2 <x, c_j>`` (the squared
+    distance less ``|x|**2``, and less ``min_j |c_j|**2``), scaled per row by
+    ``2**-(e_x + e_c)`` (exact powers of two, ``e_x`` and ``e_c`` the binary exponents of the
+    row's and of the centres' largest entries), so the dot products are at most ``d`` in
+    magnitude."""
+    e_c = int(np.frexp(float(np.abs(centers).max()))[1]) if centers.size else 0
+    Cs = np.ldexp(centers, -e_c)  # |entries| < 1
+    e_x = np.frexp(np.abs(points).max(axis=1))[1]
+    Xs = np.ldexp(points, -e_x[:, None])  # |entries| < 1
+    c_max = np.abs(Cs).max(axis=1)
+    safe = np.where(c_max > 0, c_max, 1.0)
+    c_norm = c_max * np.linalg.norm(Cs / safe[:, None], axis=1)  # |c_j| 2**-e_c, no underflow
+    # |c|**2 2**-(e_x + e_c) = (|c| 2**-e_c)**2 * 2**(e_c - e_x), less the same term of the
+    # smallest centre (a constant per row: the argmin is unchanged), so that centres of equal
+    # norm are told apart by <x, c> even when |c|**2 dwarfs it (huge centres, ordinary rows);
+    # a term that overflows to inf belongs to a centre that cannot be the nearest
+    sq = c_norm * c_norm
+    with np.errstate(over="ignore"):
+        first = np.ldexp((sq - sq.min())[None, :], (e_c - e_x)[:, None])
+    score = first - 2.0 * (Xs @ Cs.T)
+    return np.argmin(score, axis=1).astype(np.int64)
 
 
 def kmeans_cost(X: np.ndarray, centers: np.ndarray) -> float:
     """``sum_i min_j ||x_i - c_j||**2`` (the k-means objective, Section 2.1)."""
     from sklearn.metrics import pairwise_distances_argmin_min
 
-    _, dist = pairwise_distances_argmin_min(X, centers)
+    from privlearn.parallel import fork_safe_threads
+
+    with fork_safe_threads():  # scikit-learn's OpenMP reduction: one thread after fork()
+        _, dist = pairwise_distances_argmin_min(X, centers)
     return float(np.dot(dist, dist))
 
 
 def gaussian_sigma(sensitivity: float, epsilon: float, delta: float, size: int) -> float:
     """Smallest ``sigma`` (up to 1e-9 relative) such that :func:`privlearn.mechanisms.gaussian`
     with this sensitivity, ``size`` entries and the default lattice is ``(epsilon, delta)``-DP
-    (analytic Gaussian, Balle & Wang 2018)."""
+    (analytic Gaussian, Balle & Wang 2018).
+
+    Raises
+    ------
+    ValueError
+        When no ``sigma`` reaches ``(epsilon, delta)``: the default lattice adds up to
+        ``2**-12`` to ``mu = Delta / sigma``, so a target ``mu`` below that cannot be met.
+        :class:`~privlearn.cluster.DPKMeans` calls it before any budget is spent.
+    """
 
     def excess(mu: float) -> float:
         return analytic_gaussian_epsilon(mu, delta) - epsilon
@@ -284,7 +414,13 @@ def gaussian_sigma(sensitivity: float, epsilon: float, delta: float, size: int) 
         if gaussian_privacy(sensitivity, sigma, size=size).epsilon(delta) <= epsilon:
             return sigma
         sigma = eff / mu * (1.0 + 1e-9)
-    raise RuntimeError("could not calibrate the Gaussian noise")
+    raise ValueError(
+        f"epsilon={epsilon:.6g} is too small for delta={delta:.6g} in this Gaussian step "
+        f"({size} released coordinates): it needs mu = Delta / sigma = {mu:.3g}, too small next "
+        "to the share of mu the Gaussian's lattice takes itself (up to 2**-12, "
+        "privlearn.mechanisms.gaussian); raise epsilon or delta, or spread the budget over "
+        "fewer steps"
+    )
 
 
 def cluster_sums(

@@ -54,6 +54,7 @@ from privlearn.cluster._common import (
 )
 from privlearn.cluster.maxcover import (
     MaxCoverResult,
+    count_offsets,
     default_picks,
     default_radii,
     maxcover_candidates,
@@ -62,7 +63,7 @@ from privlearn.cluster.maxcover import (
 from privlearn.mechanisms import discrete_laplace
 from privlearn.mechanisms._bits import spend
 
-__all__ = ["DEFAULT_SPLIT", "DPKMeans", "proxy_counts"]
+__all__ = ["DEFAULT_SPLIT", "MAX_CLUSTERS", "MAX_GRID_FACTOR", "DPKMeans", "proxy_counts"]
 
 #: Default budget split of the max-cover method (fractions of the epsilon left after the noisy
 #: row count, :data:`~privlearn.accounting.SIZE_EPSILON_FRACTION`; delta: "delta_*").
@@ -80,8 +81,33 @@ DEFAULT_SPLIT: dict[str, float] = {
     "delta_lloyd": 0.25,
 }
 _METHODS = ("maxcover", "balcan")
-_MAX_CLUSTERS = 1 << 20
+
+#: Largest ``n_clusters`` :class:`DPKMeans` accepts: a public cap, so that refusing does not
+#: depend on the private number of rows. Every centre is a noisy average (a count with
+#: discrete Laplace noise of scale ``2 / eps_avg`` and a sum with Gaussian noise), so a centre
+#: needs well over ``1 / eps_avg`` rows to be more than noise; a thousand centres already need
+#: hundreds of thousands of rows per unit of epsilon, while the cost grows faster than ``k``
+#: (``k log N`` grid picks per radius, a weighted k-means with ``k`` centres on the
+#: candidates, ``k`` noisy averages per round; measured on 300 rows in 3-D: 1.7 s at
+#: ``k = 1024``, 93 s at ``k = 4096``). ``k`` is compared with the number of rows only when
+#: that number is public (``n_samples=`` declared, or ``epsilon=inf``).
+MAX_CLUSTERS = 1024
+#: Largest ``grid_factor``: the grid unit is ``grid_factor * r / sqrt(p)``, so every location
+#: lies within ``grid_factor * r / 2`` of a grid point; above 2 a point may have no grid point
+#: within the threshold radius ``r`` and the greedy's covers lose their meaning.
+MAX_GRID_FACTOR = 2.0
 _MAX_PICKS = 1 << 20
+#: Largest offset set (grid points within a threshold radius of a point, Claim 4.1) a fit
+#: accepts: every point visits all of them at every radius, so the grid work is about
+#: ``n * offsets * len(radii)``; 2**22 allows ``grid_factor >= 0.07`` at ``proj_dim=4`` and the
+#: default ``grid_factor=1`` up to ``proj_dim=9``. A public cap (a function of ``grid_factor``
+#: and ``proj_dim`` only), checked before any spend.
+MAX_FIT_OFFSETS = 1 << 22
+#: Largest ``picks * len(radii)`` (the candidate set of the greedy cover).
+_MAX_TOTAL_PICKS = 1 << 22
+#: The smallest threshold radius a default schedule can have (``default_radii`` of a planning
+#: size below ``2**64``: at most 17 radii), for the grid-size check before any spend.
+_MIN_DEFAULT_RADIUS = 2.0**-16
 
 
 def proxy_counts(
@@ -139,10 +165,13 @@ class DPKMeans(ClusterMixin, BaseEstimator):
     Parameters
     ----------
     n_clusters : int, default=8
-        ``k``. Must not exceed the number of rows when the size is public (declared, or
-        ``epsilon=inf``); with a private size it is not compared with the exact ``n`` (that
-        refusal would itself reveal the size): a fit with more centres than rows runs, the
-        surplus centres being noise, and warns when ``k`` exceeds the noisy count.
+        ``k``, at most the public cap :data:`MAX_CLUSTERS` (1024). Must not exceed the number
+        of rows when the size is public (declared ``n_samples=``, or ``epsilon=inf``); with a
+        private size it is not compared with the exact ``n`` (that refusal would itself reveal
+        the size): a fit with more centres than rows runs, the surplus centres being noise, and
+        warns when ``k`` exceeds the noisy count. Every refusal (this one and those of the
+        other parameters: a grid too fine, a budget too small to calibrate a Gaussian step)
+        comes before any budget is spent.
     epsilon : float, default=1.0
         Total epsilon, noisy count included (``inf``: no privacy, no noise; the greedy picks
         the best cover and the exact size is used).
@@ -159,6 +188,10 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         ``O(log n)``, its experiments a smaller subspace; the grid work grows like
         ``(2 pi e)^(p/2)``).
     grid_factor : float, default=1.0
+        In ``(0, MAX_GRID_FACTOR]`` (:data:`MAX_GRID_FACTOR` = 2: every location then lies
+        within ``r`` of a grid point). The grid's offset set (Claim 4.1), a function of
+        ``grid_factor`` and ``proj_dim`` only, must hold at most ``MAX_FIT_OFFSETS`` (2**22)
+        points.
     radii : sequence of float, optional
         Public threshold radii in ``(0, 4]`` (override of the default above).
     picks : int, optional
@@ -272,7 +305,12 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         if not isinstance(self.backend, str) or self.backend not in ("core", "reference"):
             raise ValueError(f"backend must be 'core' or 'reference', got {self.backend!r}")
         out: dict[str, Any] = {}
-        out["k"] = as_index(self.n_clusters, "n_clusters", lower=1, upper=_MAX_CLUSTERS)
+        out["k"] = as_index(self.n_clusters, "n_clusters", lower=1, upper=1 << 62)
+        if out["k"] > MAX_CLUSTERS:
+            raise ValueError(
+                f"n_clusters={out['k']} exceeds the public cap MAX_CLUSTERS={MAX_CLUSTERS} "
+                "(each centre is a noisy average: so many cannot all be more than noise)"
+            )
         eps = as_real(self.epsilon, "epsilon", numbers_only=True)
         if math.isnan(eps) or not eps > 0.0:
             raise ValueError(f"epsilon must be > 0 (or inf), got {self.epsilon}")
@@ -295,13 +333,22 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             else as_index(self.proj_dim, "proj_dim", lower=1, upper=16)
         )
         grid_factor = as_real(self.grid_factor, "grid_factor", numbers_only=True)
-        if not (math.isfinite(grid_factor) and grid_factor > 0.0):
-            raise ValueError(f"grid_factor must be a finite number > 0, got {self.grid_factor}")
+        if not (math.isfinite(grid_factor) and 0.0 < grid_factor <= MAX_GRID_FACTOR):
+            raise ValueError(
+                f"grid_factor must lie in (0, {MAX_GRID_FACTOR:g}] (above it a point may have no "
+                f"grid point within the threshold radius), got {self.grid_factor}"
+            )
         out["grid_factor"] = grid_factor
         out["radii"] = None if self.radii is None else _as_radii(self.radii)
         out["picks"] = (
             None if self.picks is None else as_index(self.picks, "picks", lower=1, upper=_MAX_PICKS)
         )
+        if out["radii"] is not None and out["picks"] is not None:
+            if len(out["radii"]) * out["picks"] > _MAX_TOTAL_PICKS:
+                raise ValueError(
+                    f"picks * len(radii) = {len(out['radii']) * out['picks']} exceeds "
+                    f"{_MAX_TOTAL_PICKS} grid picks"
+                )
         out["lloyd_steps"] = as_index(self.lloyd_steps, "lloyd_steps", upper=1000)
         out["n_samples"] = (
             None
@@ -348,6 +395,65 @@ class DPKMeans(ClusterMixin, BaseEstimator):
                 raise ValueError(f"budget_split fractions {group} must be > 0 and sum to 1")
         return base
 
+    def _check_plan(self, prm: dict[str, Any], d: int, p: int) -> float:
+        """Every refusal that does not need the data, before any budget is spent: the grid
+        (offset set and grid extent, max cover), the greedy's delta, and the calibration of
+        every Gaussian step. Returns the epsilon the noisy count will take (0 if none)."""
+        eps, delta = prm["epsilon"], prm["delta"]
+        private = not math.isinf(eps)
+        eps_size = 0.0
+        if private and prm["n_samples"] is None and self._needs_size(prm):
+            eps_size = SIZE_EPSILON_FRACTION * eps
+        if self.method == "maxcover":
+            gf = prm["grid_factor"]
+            radii = [1.0] if prm["radii"] is None else list(prm["radii"])
+            for r in radii:  # the core's unit and rho (default radii are powers of 2: as r=1)
+                unit = gf * r / math.sqrt(p)
+                if count_offsets(p, r / unit, MAX_FIT_OFFSETS) > MAX_FIT_OFFSETS:
+                    raise ValueError(
+                        f"grid_factor={gf:g} with proj_dim={p} makes the offset set (grid points "
+                        f"within a radius of a point) larger than {MAX_FIT_OFFSETS}: use a larger "
+                        "grid_factor or a smaller proj_dim"
+                    )
+            r_min = _MIN_DEFAULT_RADIUS if prm["radii"] is None else min(radii)
+            if (1.0 + r_min) / (gf * r_min / math.sqrt(p)) + 1.0 >= 1e9:
+                raise ValueError(
+                    f"grid_factor={gf:g} is too fine for the threshold radius {r_min:g} "
+                    f"(proj_dim={p}): more than 1e9 grid points per axis; use a larger grid_factor"
+                )
+        if not private:
+            return eps_size
+        eps_rest = eps - eps_size
+        split = prm["split"]
+        if self.method == "maxcover":
+            n_radii = 1 if prm["radii"] is None else len(prm["radii"])
+            delta_pick = delta * split["delta_maxcover"] / n_radii
+            if not delta_pick <= 0.5:
+                raise ValueError(
+                    "delta * budget_split['delta_maxcover'] / len(radii) must be <= 1/2 (Gupta "
+                    f"et al.'s greedy cover bound), got {delta_pick:g}"
+                )
+            steps = [("the noisy averaging", split["average"], split["delta_average"])]
+        else:
+            steps = [("the recovery", split["recovery"], split["delta_recovery"])]
+        n_lloyd = prm["lloyd_steps"]
+        if n_lloyd:
+            steps.append(
+                (f"each of lloyd_steps={n_lloyd} Lloyd rounds", split["lloyd"] / n_lloyd,
+                 split["delta_lloyd"] / n_lloyd)
+            )
+        for what, e_frac, d_frac in steps:
+            try:
+                gaussian_sigma(1.0, eps_rest * e_frac / 2.0, delta * d_frac, d)
+            except ValueError:
+                raise ValueError(
+                    f"epsilon={eps:g}, delta={delta:g} are too small for {what}: its share "
+                    f"(epsilon {eps_rest * e_frac:.3g}, delta {delta * d_frac:.3g}) cannot "
+                    f"calibrate a Gaussian on {d} coordinates (its lattice alone costs more); "
+                    "raise epsilon or delta, or use fewer lloyd_steps"
+                ) from None
+        return eps_size
+
     def _needs_size(self, prm: dict[str, Any]) -> bool:
         """Whether the schedule depends on the data-set size."""
         return self.method == "balcan" or prm["radii"] is None or prm["picks"] is None
@@ -359,7 +465,10 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like, shape (n_samples, n_features)
-            The private data, rows in ``B(0, radius)`` (or ``clip=True``).
+            The private data, rows in ``B(0, radius)`` (or ``clip=True``; rows within a
+            relative 1e-6 of the radius, float32 rounding, are projected onto the ball). A
+            scipy sparse matrix is checked and densified; a pandas DataFrame with nullable
+            columns (``Float64``) is accepted without missing values.
         y : ignored
 
         Returns
@@ -394,11 +503,16 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         events: list[Any] = []
 
         radius = rows.resolve_radius(prm["radius"], prm["clip"])  # checked before any spend
+        p = min(d, 4) if prm["proj_dim"] is None else prm["proj_dim"]
+        self._check_plan(prm, d, p)  # every refusal before any spend
+        declared = public_size(prm["n_samples"], n)  # a declared size must match the data
+        if (declared is not None or not private) and k > n:
+            raise ValueError(f"n_clusters must lie in [1, n_samples={n}], got {k}")
         if private and self.ledger is not None:  # a budget shared with other fits: charged first
             spend(self.ledger, eps, delta, "DPKMeans.fit")
 
         # -- the data-set size: declared public, exact (not private), noisy count, or unused
-        size: DatasetSize | None = public_size(prm["n_samples"], n)
+        size: DatasetSize | None = declared
         eps_size = 0.0
         if size is None and not private:
             size = DatasetSize(n, "not_private")
@@ -407,10 +521,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             ledger.spend(eps_size, 0.0, label="noisy row count")  # type: ignore[union-attr]
             size = resolve_size(n, epsilon=eps_size, seed=seeds.seed_for(STREAM_SIZE), floor=1)
             events.append(LaplaceEvent(1.0 / eps_size))
-        if (size is not None and size.public) or not private:
-            if k > n:
-                raise ValueError(f"n_clusters must lie in [1, n_samples={n}], got {k}")
-        elif size is not None and k > size.value:
+        if size is not None and not size.public and private and k > size.value:
             warnings.warn(
                 f"n_clusters={k} exceeds the noisy row count {size.value}: the surplus centres "
                 "will be mostly noise",
@@ -418,7 +529,6 @@ class DPKMeans(ClusterMixin, BaseEstimator):
                 stacklevel=2,
             )
 
-        p = min(d, 4) if prm["proj_dim"] is None else prm["proj_dim"]
         rows.project(jl_matrix(d, p, seeds.substream(STREAM_JL)), radius)
         eps_rest = eps - eps_size
         part = {
@@ -558,7 +668,10 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         # KMeans needs k samples of positive weight: a tiny floor (post-processing)
         weights = weights + 1e-6
         km = KMeans(n_clusters=min(k, cand.shape[0]), n_init=3, random_state=seeds() % (2**31))
-        km.fit(cand, sample_weight=weights)
+        from privlearn.parallel import fork_safe_threads
+
+        with fork_safe_threads():  # scikit-learn's OpenMP pool does not survive fork()
+            km.fit(cand, sample_weight=weights)
         stats = rows.cluster_sums(km.cluster_centers_, k, radius, projected=True)
         centers = noisy_centres(
             stats, radius, part["average"], part["delta_average"], seeds, ledger, "average"
@@ -607,7 +720,9 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         return X
 
     def predict(self, X: Any) -> np.ndarray:
-        """Index of the nearest private centre of each row."""
+        """Index of the nearest private centre of each row (always in ``[0, n_clusters)``,
+        also for rows whose squared distances overflow: see
+        :func:`~privlearn.cluster._common.assign`)."""
         return assign(self._check_fitted_X(X), self.cluster_centers_)
 
     def fit_predict(self, X: Any, y: Any = None) -> np.ndarray:

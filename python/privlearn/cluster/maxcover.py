@@ -14,6 +14,7 @@ from privlearn._checks import as_index, as_positive
 
 __all__ = [
     "MaxCoverResult",
+    "count_offsets",
     "default_picks",
     "default_radii",
     "greedy_cover_epsilon",
@@ -52,6 +53,41 @@ class MaxCoverResult:
     remainder: np.ndarray
     n_grid: np.ndarray
     n_offsets: np.ndarray
+
+
+def count_offsets(p: int, rho: float, limit: int = _MAX_OFFSETS) -> int:
+    """Size of the offset set of Claim 4.1, ``{z in Z^p : sum_j dist(z_j, [0, 1])**2 <=
+    rho**2}`` (the grid points within ``rho`` grid units of a cell), counted without listing
+    it; the count stops at the first value above ``limit`` (which it then returns).
+
+    The core's ``grid_offsets(p, rho, max_offsets)`` lists the same set (and fails above
+    ``max_offsets``); this count is cheap and needs no data, so an estimator can refuse a
+    grid that is too fine before it spends any budget. Per coordinate ``dist(z, [0, 1])**2``
+    takes each value ``k**2``, ``k = 0, 1, ...``, for two integers ``z``; the sums are integers,
+    so ``sum <= rho**2`` iff ``sum <= floor(rho**2)``.
+    """
+    p = as_index(p, "p", lower=1, upper=64)
+    rho = float(rho)
+    if not (math.isfinite(rho) and rho > 0.0):
+        raise ValueError(f"rho must be a finite number > 0, got {rho}")
+    limit = as_index(limit, "limit", lower=1, upper=1 << 62)
+    cache: dict[tuple[int, int], int] = {}
+
+    def count(dim: int, budget: int) -> int:
+        if dim == 1:
+            return 2 * (math.isqrt(budget) + 1)
+        key = (dim, budget)
+        if key in cache:
+            return cache[key]
+        total = 0
+        for k in range(math.isqrt(budget) + 1):
+            total += 2 * count(dim - 1, budget - k * k)
+            if total > limit:
+                break
+        cache[key] = total
+        return total
+
+    return min(count(p, math.floor(rho * rho)), limit + 1)
 
 
 def greedy_cover_epsilon(eps_pick: float, delta: float) -> float:
