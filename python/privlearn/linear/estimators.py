@@ -52,6 +52,7 @@ from privlearn.linear._common import (
     ACCOUNTED_AS,
     ETA0_RANGE,
     INTERCEPT_SCALING_RANGE,
+    MAX_EPOCHS,
     NEIGHBORING,
     LinearClassifierMixin,
     LinearRegressorMixin,
@@ -59,11 +60,13 @@ from privlearn.linear._common import (
     _alpha,
     _bounded,
     _check_fit_data,
+    _check_steps,
     _choice,
     _class_tasks,
     _clip,
     _delta,
     _statement_lines,
+    _worst_case_statement,
 )
 
 __all__ = ["DPSGDClassifier", "DPSGDPrivacy", "DPSGDRegressor"]
@@ -120,6 +123,15 @@ class DPSGDPrivacy:
         How the data-set size entered the run: declared public (``n_samples=``), fixed by a
         replace-one relation, or an exact discrete-Laplace noisy count whose epsilon
         (``size.epsilon``) is part of ``epsilon`` (basic composition with the training part).
+    worst_case : bool
+        Whether the training epsilon is the worst case over the noisy count's public range
+        ``size.bounds`` (``noise_multiplier=`` with a private size): then ``statement`` holds
+        that bound (no events: the curve is a maximum over counts, not one composition).
+
+    ``epsilon`` and ``delta`` are a-priori guarantees: functions of public inputs only, never
+    of the noisy count (with ``epsilon=`` given the noise is calibrated for the planned count
+    so the training part meets its target whatever the count; with ``noise_multiplier=`` the
+    training part is the worst case over the counts).
     """
 
     epsilon: float
@@ -138,6 +150,7 @@ class DPSGDPrivacy:
     epsilon_split: str | None = None
     statement: PrivacyStatement | None = None
     size: DatasetSize | None = None
+    worst_case: bool = False
 
     @property
     def private(self) -> bool:
@@ -167,7 +180,9 @@ class DPSGDPrivacy:
                 f"{self.noise_scale:.6g}), clip C = {self.clip:g}, sensitivity "
                 f"{self.sensitivity:g}, {self.sampling} sampling, {self.steps} steps"
             )
-        lines += _statement_lines(self.size, self.epsilon, self.neighboring)
+        lines += _statement_lines(
+            self.size, self.epsilon, self.neighboring, worst_case=self.worst_case
+        )
         if self.statement is not None:
             lines += ["  " + line for line in str(self.statement).splitlines()]
         return "\n".join(lines)
@@ -208,7 +223,7 @@ class _DPSGDBase(PrivateLinearModel):
             "loss": self._loss_name(),
             "alpha": _alpha(self.alpha, positive=song),
             "batch_size": as_index(self.batch_size, "batch_size", lower=1, upper=1 << 40),
-            "epochs": as_index(self.epochs, "epochs", lower=1, upper=1 << 20),
+            "epochs": as_index(self.epochs, "epochs", lower=1, upper=MAX_EPOCHS),
             "learning_rate": _choice(self.learning_rate, "learning_rate", SCHEDULES),
             "eta0": _bounded(self.eta0, "eta0", ETA0_RANGE),
             "clip": _clip(self.clip),
@@ -299,20 +314,23 @@ class _DPSGDBase(PrivateLinearModel):
             )
         return s
 
-    def _plan(self, setup: FitSetup, n: int, d: int, seed: int | None, ledger: Any) -> _Plan:
+    def _plan(
+        self, setup: FitSetup, n: int, d: int, seed: int | None, ledger: Any, dry: bool = False
+    ) -> _Plan:
         e = setup.extra
         mechanism, sampling, batch_size = e["mechanism"], e["sampling"], e["batch_size"]
         epochs, clip, alpha = e["epochs"], e["clip"], e["alpha"]
         epsilon, noise_multiplier, delta = setup.epsilon, setup.noise_multiplier, setup.delta
         private = setup.private
         size, train_eps = self._planned_size(
-            setup, n, seed, ledger, poisson=sampling == "poisson", floor=batch_size
+            setup, n, seed, ledger, poisson=sampling == "poisson", floor=batch_size, dry=dry
         )
         m = size.value  # the size the schedule is planned with
+        assert m is not None
 
         if mechanism == "l2-laplace":
             assert epsilon is not None
-            steps = epochs * (-(-m // batch_size))
+            steps = _check_steps(epochs * (-(-m // batch_size)), 1)
             # ||grad loss|| <= ||x|| <= 1 for the log and hinge losses; clip < 1 bounds it more.
             bound_c = clip if 0.0 < clip < 1.0 else 1.0
             core_clip = clip if 0.0 < clip < 1.0 else 0.0
@@ -346,7 +364,7 @@ class _DPSGDBase(PrivateLinearModel):
             return _Plan("l2-laplace", sampling, eps_pass, 0.0, core_clip, radius, 0, 0.0, privacy)
 
         # Gaussian mechanism (Abadi et al. 2016, Algorithm 1): T and q from the planned size.
-        steps = -(-(epochs * m) // batch_size)
+        steps = _check_steps(-(-(epochs * m) // batch_size), e.get("tasks", 1))
         q = min(1.0, batch_size / m)
         rate = q if sampling == "poisson" else 0.0
         if not private:
@@ -363,8 +381,9 @@ class _DPSGDBase(PrivateLinearModel):
         # Noise multiplier of the accounted event = noise std / L2 sensitivity of the summed
         # clipped gradients: C under add/remove-one (Poisson), 2C under replace-one (fixed).
         ratio = 1.0 if sampling == "poisson" else 2.0
+        worst_case = False
         if noise_multiplier is None:
-            assert train_eps is not None
+            assert train_eps is not None and epsilon is not None
             sigma_event = calibrate_sigma(
                 train_eps, delta, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m
             )
@@ -380,8 +399,22 @@ class _DPSGDBase(PrivateLinearModel):
         # raises UnsupportedEventError instead of a wrong number.
         acc = RDPAccountant(neighboring=NEIGHBORING[sampling]).compose(event, count=steps)
         statement = acc.statement(delta)
+        total = statement.epsilon + size.epsilon
+        if size.source == "noisy_count":
+            if noise_multiplier is None:
+                # a-priori: sigma is calibrated for the planned count, so the training part is
+                # <= train_eps whatever the count; the statement reports the target
+                assert epsilon is not None
+                total = epsilon
+            else:
+                # sigma is given: the training epsilon depends on the count (T and q do), so
+                # the statement reports the worst case over the public range of counts
+                statement, total = _worst_case_statement(
+                    sigma_event, batch_size, epochs, 1, size, delta
+                )
+                worst_case = True
         privacy = DPSGDPrivacy(
-            epsilon=statement.epsilon + size.epsilon,
+            epsilon=total,
             delta=delta,
             mechanism="gaussian",
             accountant="rdp",
@@ -394,6 +427,7 @@ class _DPSGDBase(PrivateLinearModel):
             noise_scale=sigma * clip,
             statement=statement,
             size=size,
+            worst_case=worst_case,
         )
         return _Plan("gaussian", sampling, math.inf, sigma, clip, 0.0, steps, rate, privacy)
 

@@ -110,6 +110,7 @@ from privlearn.accounting.size import DatasetSize, public_size
 from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule
 from privlearn.linear._common import (
     ACCOUNTED_AS,
+    MAX_EPOCHS,
     NEIGHBORING,
     LinearClassifierMixin,
     LinearRegressorMixin,
@@ -117,12 +118,14 @@ from privlearn.linear._common import (
     _alpha,
     _bounded,
     _check_fit_data,
+    _check_steps,
     _choice,
     _class_tasks,
     _clip,
     _delta,
     _plan_size,
     _statement_lines,
+    _worst_case_statement,
 )
 
 __all__ = ["DPSCDClassifier", "DPSCDPrivacy", "DPSCDRegressor"]
@@ -180,12 +183,22 @@ class DPSCDPrivacy:
         neighbouring relation); None if not private.
     size : DatasetSize or None
         How the data-set size entered the run: declared public (``n_samples=``), fixed by a
-        replace-one relation, not used (primal), or an exact discrete-Laplace noisy count whose
-        epsilon (``size.epsilon``) is part of ``epsilon`` (basic composition).
+        replace-one relation, not used (primal: ``value`` is None, nothing about the size is
+        stored), or an exact discrete-Laplace noisy count whose epsilon (``size.epsilon``) is
+        part of ``epsilon`` (basic composition).
     tasks : int
         Binary problems trained on the same rows: 1, or ``K`` for one-vs-rest over ``K > 2``
         classes; the accountant composes ``tasks x steps`` mechanisms (each problem's ``T``
         steps see every row).
+    worst_case : bool
+        Whether the training epsilon is the worst case over the noisy count's public range
+        ``size.bounds`` (``noise_multiplier=`` with a private size); ``statement`` then holds
+        that bound (no events).
+
+    ``epsilon`` and ``delta`` are a-priori guarantees: functions of public inputs only, never
+    of the noisy count (with ``epsilon=`` the noise is calibrated for the planned count, so the
+    training part meets its target whatever the count; with ``noise_multiplier=`` the training
+    part is the worst case over the counts).
     """
 
     epsilon: float
@@ -204,6 +217,7 @@ class DPSCDPrivacy:
     statement: PrivacyStatement | None = None
     size: DatasetSize | None = None
     tasks: int = 1
+    worst_case: bool = False
 
     @property
     def private(self) -> bool:
@@ -230,7 +244,9 @@ class DPSCDPrivacy:
                 f"  one-vs-rest: {self.tasks} binary problems x {self.steps} steps on the same "
                 "rows, composed by the accountant"
             )
-        lines += _statement_lines(self.size, self.epsilon, self.neighboring)
+        lines += _statement_lines(
+            self.size, self.epsilon, self.neighboring, worst_case=self.worst_case
+        )
         if self.statement is not None:
             lines += ["  " + line for line in str(self.statement).splitlines()]
         return "\n".join(lines)
@@ -293,7 +309,7 @@ class _DPSCDBase(PrivateLinearModel):
                 f"batch_size ({batch_size}) must be <= the number of coordinates = {m} for "
                 "variant='primal' (L coordinates are updated per step)"
             )
-        epochs = as_index(self.epochs, "epochs", lower=1, upper=1 << 20)
+        epochs = as_index(self.epochs, "epochs", lower=1, upper=MAX_EPOCHS)
         clip = _clip(self.clip)
         scaling = 0.0
         if fit_intercept:
@@ -378,36 +394,42 @@ class _DPSCDBase(PrivateLinearModel):
             dual_coef=np.asarray(run.dual_coef, dtype=np.float64),
         )
 
-    def _plan(self, setup: FitSetup, n: int, d: int, seed: int | None, ledger: Any) -> _Plan:
+    def _plan(
+        self, setup: FitSetup, n: int, d: int, seed: int | None, ledger: Any, dry: bool = False
+    ) -> _Plan:
         e = setup.extra
         variant, sampling, epochs, clip = e["variant"], e["sampling"], e["epochs"], e["clip"]
         epsilon, noise_multiplier, delta = setup.epsilon, setup.noise_multiplier, setup.delta
         private = setup.private
         L = e["batch_size"]
         m = e["m"]
+        tasks = e.get("tasks", 1)  # one-vs-rest problems, each T steps over the same rows
 
         if variant == "scd":
             size, _ = _plan_size(n, self.n_samples, epsilon, add_remove=False, seed=seed, floor=1)
-            steps = epochs * n
+            steps = _check_steps(epochs * n, tasks)
             plain = _not_private(variant, "permutation", 1.0 / n, steps, L, size)
             return _Plan(0.0, 0.0, steps, 0.0, 0.0, plain)
         # The size the schedule is planned with. Poisson batches are accounted under
         # add/remove-one neighbours, where n is private: T, q and lambda N come from the public
         # or noisy size. Fixed batches are replace-one (the relation fixes n). The primal
-        # variant's schedule (T = ceil(epochs M / L), q = 1) does not involve n at all.
+        # variant's schedule (T = ceil(epochs M / L), q = 1) does not involve n at all: its
+        # statement (add/remove-one) stores no size, so nothing released depends on n.
         if variant == "primal":
             public_size(self.n_samples, n)
-            size = DatasetSize(n, "unused")
+            size = DatasetSize(None, "unused")
             train_eps = epsilon
+            units = m
         else:
             size, train_eps = self._planned_size(
-                setup, n, seed, ledger, poisson=sampling == "poisson", floor=L
+                setup, n, seed, ledger, poisson=sampling == "poisson", floor=L, dry=dry
             )
-        units = m if variant == "primal" else size.value
-        steps = -(-(epochs * units) // L)
-        q = 1.0 if variant == "primal" else min(1.0, L / size.value)
+            assert size.value is not None
+            units = size.value
+        steps = _check_steps(-(-(epochs * units) // L), tasks)
+        q = 1.0 if variant == "primal" else min(1.0, L / units)
         rate = q if variant != "primal" and sampling == "poisson" else 0.0
-        n_scale = float(size.value) if size.source in ("noisy_count", "given") else 0.0
+        n_scale = float(units) if size.source in ("noisy_count", "given") else 0.0
         if not private:
             what = "all" if variant == "primal" else sampling
             plain = _not_private(variant, what, q, steps, L, size)
@@ -429,11 +451,10 @@ class _DPSCDBase(PrivateLinearModel):
                 sensitivity = math.sqrt(2.0) * clip
             else:  # replace-one: zeta_j and v both move by up to 2C
                 sensitivity = 2.0 * math.sqrt(2.0) * clip
-        tasks = e.get("tasks", 1)  # one-vs-rest problems, each T steps over the same rows
         if noise_multiplier is None:
             assert train_eps is not None
             sigma = calibrate_sigma(
-                train_eps, delta, q=q, steps=steps * tasks, sampling=sampled_as, n=size.value
+                train_eps, delta, q=q, steps=steps * tasks, sampling=sampled_as, n=units
             )
         else:
             sigma = noise_multiplier
@@ -447,8 +468,21 @@ class _DPSCDBase(PrivateLinearModel):
         # raises UnsupportedEventError instead of giving a wrong number.
         accountant = RDPAccountant(neighboring=neighboring).compose(event, count=steps * tasks)
         statement = accountant.statement(delta)
+        total = statement.epsilon + size.epsilon
+        worst_case = False
+        if size.source == "noisy_count":
+            if noise_multiplier is None:
+                # a-priori: sigma is calibrated for the planned count, so the training part is
+                # <= train_eps whatever the count; the statement reports the target
+                assert epsilon is not None
+                total = epsilon
+            else:
+                # sigma is given: T and q depend on the count, so the statement reports the
+                # worst case over the count's public range (an a-priori guarantee)
+                statement, total = _worst_case_statement(sigma, L, epochs, tasks, size, delta)
+                worst_case = True
         privacy = DPSCDPrivacy(
-            epsilon=statement.epsilon + size.epsilon,
+            epsilon=total,
             delta=delta,
             variant=variant,
             accountant="rdp",
@@ -464,6 +498,7 @@ class _DPSCDBase(PrivateLinearModel):
             statement=statement,
             size=size,
             tasks=tasks,
+            worst_case=worst_case,
         )
         return _Plan(clip, sigma * sensitivity, steps, rate, n_scale, privacy)
 
