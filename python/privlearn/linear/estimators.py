@@ -451,7 +451,9 @@ _COMMON_PARAMS = """
     epsilon : float or None, default=1.0
         Privacy target. ``float("inf")`` runs the same code path without noise (plain SGD;
         ``privacy_`` then says "not private"). ``None`` only together with
-        ``noise_multiplier``.
+        ``noise_multiplier``. With a noisy count the noise is calibrated for the planned count,
+        so the training part meets its share of ``epsilon`` whatever the count: the guarantee
+        holds a priori, and ``privacy_.epsilon`` is the target.
     delta : float or None, default=None
         Gaussian mechanism: the target delta in (0, 1); ``None`` means
         :data:`privlearn.accounting.DEFAULT_DELTA` (``1e-6``, the same for every privlearn
@@ -462,7 +464,10 @@ _COMMON_PARAMS = """
         The dataset size, declared PUBLIC. Under add/remove-one neighbours (Gaussian mechanism
         with Poisson sampling) the size is private by default: 5% of ``epsilon``
         (:data:`privlearn.accounting.SIZE_EPSILON_FRACTION`; 0.05 when the noise is given as
-        ``noise_multiplier``) buys an exact discrete-Laplace noisy count ``n~`` and the
+        ``noise_multiplier``) buys an exact discrete-Laplace noisy count ``n~``, clamped to the
+        public range ``[batch_size, cap]`` (at most
+        :data:`~privlearn.accounting.size.MAX_PLANNED_SIZE` rows and
+        :data:`~privlearn.accounting.size.MAX_PLANNED_STEPS` steps; stated), and the
         schedule (``T = ceil(epochs n~ / batch_size)``, ``q = batch_size / n~``) is derived
         from it; ``privacy_`` reports the total. Give ``n_samples`` when the size is already
         public: nothing is spent on it, ``privacy_`` says "dataset size treated as public",
@@ -470,15 +475,20 @@ _COMMON_PARAMS = """
         share the size between neighbours by definition and use the exact ``n``.
     ledger : PrivacyLedger or None, default=None
         A budget shared with other fits (:class:`privlearn.accounting.PrivacyLedger`, or any
-        object with ``spend(epsilon, delta, label=...)``). ``fit`` charges it before reading
-        the data: the target ``(epsilon, delta)`` when ``epsilon`` is given; with
-        ``noise_multiplier``, the noisy count before it is drawn and the training part once
-        the schedule is planned. A spend the budget cannot cover raises
+        object with ``spend(epsilon, delta, label=...)``). ``fit`` validates every input, then
+        charges it exactly the total ``privacy_`` will report (``epochs * epsilon`` for
+        l2-laplace with ``epsilon_split="per_pass"``; with ``noise_multiplier``, the count plus
+        the worst case over counts) before any row is read (an
+        :class:`~privlearn.accounting.RDPLedger` composes the fit's events where they are
+        public inputs, a public or replace-one size). A spend the budget cannot cover raises
         :class:`~privlearn.exceptions.BudgetExceededError` and nothing is fitted.
     noise_multiplier : float or None, default=None
         Gaussian mechanism only: Abadi et al.'s ``sigma`` (noise std / ``clip``) instead of a
         target epsilon (give ``epsilon=None``); the epsilon it achieves at ``delta`` is
-        reported in ``privacy_``.
+        reported in ``privacy_``. With a private size (Poisson sampling, no ``n_samples``) the
+        steps and the rate depend on the noisy count, so the report is the worst case over the
+        count's public range (an a-priori guarantee, the same for every count); declare
+        ``n_samples`` or give ``epsilon`` for a tight number.
     batch_size : int, default=64
         ``b`` (disjoint / fixed batches, <= n_samples) or the expected lot size ``L``
         (Poisson: rate ``q = batch_size / n~``, at most 1).
@@ -511,7 +521,9 @@ _TAIL_PARAMS = """
         Named ``seed`` rather than ``random_state`` because it is not a numpy RandomState: it
         selects the 256-bit ChaCha20 key of :class:`privlearn.random.Stream`. ``None`` (the
         default, right for a private release) draws the key from the operating system; an int
-        makes ``fit`` reproducible (research runs).
+        makes ``fit`` reproducible (research runs). The seed is SECRET randomness: whoever knows
+        it knows the noise (and can refit each neighbour to reproduce the release), so a fit
+        with a known seed is no private release; the statement lists it as secret.
     backend : {"core", "reference"}, default="core"
         The C++ core or its numpy twin (identical results up to rounding)."""
 
@@ -521,6 +533,9 @@ _ATTRIBUTES = """
         The privacy the fit spent: epsilon, delta, mechanism, noise, sensitivity, how the
         dataset size entered the run, and the accountant's statement (``str(privacy_)`` is
         readable). It covers ``coef_``, ``intercept_`` and ``n_steps_``.
+    row_projection_ : float or None
+        The radius the training rows were projected onto (``clip_rows``), applied again to the
+        rows given to ``predict`` / ``decision_function``; None: rows used as given.
     n_steps_ : int
         Steps run (a function of the public or noisy size only).
     diagnostics_ : TrainingDiagnostics
@@ -576,8 +591,10 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         Gaussian mechanism (which clips the gradients and keeps the rows as they are).
         True: project each training row onto the unit ball (l2-laplace with ``fit_intercept``: the
         ball of radius ``sqrt(1 - intercept_scaling^2)``, so that the augmented row has norm
-        <= 1). A per-row map, so it costs no privacy. Without it, the l2-laplace mechanism
-        raises ValueError naming the first row with norm > 1. Prediction uses ``X`` as given.
+        <= 1). A per-row map, so it costs no privacy. ``predict`` and ``decision_function``
+        apply the same projection to their rows (``row_projection_`` is its radius), so the
+        model never meets raw rows it was not trained on. False: the l2-laplace mechanism
+        raises ValueError naming the first row with norm > 1.
     intercept_scaling : float or None, default=None
         Value of the constant intercept column. ``None``: 0.5 for l2-laplace (rows then need
         ``||x_i|| <= sqrt(0.75)``) and 1.0 for Gaussian. Must be < 1 for l2-laplace.

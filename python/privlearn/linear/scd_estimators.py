@@ -508,7 +508,10 @@ _COMMON_PARAMS = """
         Privacy target for the whole fit; the noise multiplier is calibrated to it with
         :func:`privlearn.accounting.calibrate_sigma`. ``float("inf")`` runs the same variant
         without noise and without scaling (``clip`` is ignored; ``privacy_`` says "not
-        private"). ``None`` only together with ``noise_multiplier``.
+        private"). ``None`` only together with ``noise_multiplier``. With a noisy count the
+        noise is calibrated for the planned count, so the training part meets its share of
+        ``epsilon`` whatever the count: the guarantee holds a priori, and ``privacy_.epsilon``
+        is the target.
     delta : float or None, default=None
         Target delta in (0, 1). ``None`` means :data:`privlearn.accounting.DEFAULT_DELTA`
         (``1e-6``, the same for every privlearn estimator and never a function of the private
@@ -517,7 +520,9 @@ _COMMON_PARAMS = """
         The dataset size, declared PUBLIC. Under add/remove-one neighbours (``"dual"`` with
         Poisson batches) the size is private by default: 5% of ``epsilon``
         (:data:`privlearn.accounting.SIZE_EPSILON_FRACTION`; 0.05 when the noise is given as
-        ``noise_multiplier``) buys an exact discrete-Laplace noisy count ``N~``, and
+        ``noise_multiplier``) buys an exact discrete-Laplace noisy count ``N~`` (clamped to the
+        public range ``[L, cap]``: at most :data:`~privlearn.accounting.size.MAX_PLANNED_SIZE`
+        rows and :data:`~privlearn.accounting.size.MAX_PLANNED_STEPS` steps; stated), and
         ``T = ceil(epochs N~ / L)``, ``q = L / N~`` and ``lambda N~`` (in every update and in
         ``theta = v / (lambda N~)``) are derived from it; ``privacy_`` reports the total. Give
         ``n_samples`` when the size is public: nothing is spent, the statement says so, and
@@ -525,15 +530,20 @@ _COMMON_PARAMS = """
         neighbours by definition; the primal variant's schedule does not involve it.
     ledger : PrivacyLedger or None, default=None
         A budget shared with other fits (:class:`privlearn.accounting.PrivacyLedger`, or any
-        object with ``spend(epsilon, delta, label=...)``). ``fit`` charges it before reading
-        the data: the target ``(epsilon, delta)`` when ``epsilon`` is given; with
-        ``noise_multiplier``, the noisy count before it is drawn and the training part once
-        the schedule is planned. A spend the budget cannot cover raises
+        object with ``spend(epsilon, delta, label=...)``). ``fit`` validates every input, then
+        charges it exactly the total ``privacy_`` will report (``epochs * epsilon`` for
+        l2-laplace with ``epsilon_split="per_pass"``; with ``noise_multiplier``, the count plus
+        the worst case over counts) before any row is read (an
+        :class:`~privlearn.accounting.RDPLedger` composes the fit's events where they are
+        public inputs, a public or replace-one size). A spend the budget cannot cover raises
         :class:`~privlearn.exceptions.BudgetExceededError` and nothing is fitted.
     noise_multiplier : float or None, default=None
         The paper's ``sigma`` (noise std / sensitivity ``S_f``) instead of a target epsilon
         (give ``epsilon=None``); the epsilon it achieves at ``delta`` is reported in
-        ``privacy_``.
+        ``privacy_``. With a private size (Poisson batches, no ``n_samples``) ``T`` and ``q``
+        depend on the noisy count, so the report is the worst case over the count's public
+        range (an a-priori guarantee, the same for every count); declare ``n_samples`` or give
+        ``epsilon`` for a tight number.
     variant : {"dual", "seq", "primal", "scd"}, default="dual"
         ``"dual"``: Algorithm 1 (independent updates of a batch, sensitivity ``sqrt(2) C``,
         Lemma 1). ``"seq"``: SeqDP-SCD, sequential updates within a batch (sensitivity
@@ -563,8 +573,10 @@ _COMMON_PARAMS = """
         ``None`` is True here (Lemma 1 needs the row bound).
         True: project each training row onto the unit ball (with ``fit_intercept``: the ball of
         radius ``sqrt(1 - intercept_scaling^2)``). A per-row map, so it costs no privacy.
-        Without it, a row with norm > 1 raises ValueError naming the first such row (Lemma 1
-        needs normalised rows). Prediction uses ``X`` as given.
+        ``predict`` and ``decision_function`` apply the same projection to their rows
+        (``row_projection_`` is its radius), so the model never meets raw rows it was not
+        trained on. False: a row with norm > 1 raises ValueError naming the first such row
+        (Lemma 1 needs normalised rows).
     fit_intercept : bool, default=True
         Append a constant column of value ``intercept_scaling`` and learn its weight ``w_b``
         like any other (it is regularised); ``intercept_ = intercept_scaling * w_b``. Rows then
@@ -586,7 +598,9 @@ _COMMON_PARAMS = """
         Named ``seed`` rather than ``random_state`` because it is not a numpy RandomState: it
         selects the 256-bit ChaCha20 key of :class:`privlearn.random.Stream`. ``None`` (the
         default, right for a private release) draws the key from the operating system; an int
-        makes ``fit`` reproducible (research runs).
+        makes ``fit`` reproducible (research runs). The seed is SECRET randomness: whoever knows
+        it knows the noise (and can refit each neighbour to reproduce the release), so a fit
+        with a known seed is no private release; the statement lists it as secret.
     backend : {"core", "reference"}, default="core"
         The C++ core or its numpy twin (identical results up to rounding)."""
 
@@ -597,6 +611,9 @@ _ATTRIBUTES = """
         how the dataset size entered the run, and the accountant's statement
         (``str(privacy_)`` is readable). It covers ``coef_`` / ``intercept_`` (the released
         models ``theta_t``) and ``n_steps_``.
+    row_projection_ : float or None
+        The radius the training rows were projected onto (``clip_rows``), applied again to the
+        rows given to ``predict`` / ``decision_function``; None: rows used as given.
     n_steps_ : int
         Steps run (``T``; a function of the public or noisy size only).
     diagnostics_ : TrainingDiagnostics
