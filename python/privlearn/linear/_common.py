@@ -216,6 +216,18 @@ def _plan_size(
     return size, train_eps
 
 
+def _epochs(value: Any) -> int:
+    """The number of passes: an int in ``[1, MAX_EPOCHS]``, or an error that says why."""
+    epochs = as_index(value, "epochs", lower=1, upper=1 << 62)
+    if epochs > MAX_EPOCHS:
+        raise ValueError(
+            f"epochs={epochs} is more than {MAX_EPOCHS} passes: a private fit cannot gain from "
+            "them (every pass costs privacy, so the noise per step grows with the passes) and "
+            "the run would take very long; lower epochs"
+        )
+    return epochs
+
+
 def _check_steps(steps: int, tasks: int) -> int:
     """``steps``, or a ValueError for a schedule of more than :data:`MAX_STEPS` steps."""
     if steps * max(1, tasks) > MAX_STEPS:

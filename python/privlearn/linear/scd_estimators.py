@@ -110,7 +110,6 @@ from privlearn.accounting.size import DatasetSize, public_size
 from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule
 from privlearn.linear._common import (
     ACCOUNTED_AS,
-    MAX_EPOCHS,
     NEIGHBORING,
     LinearClassifierMixin,
     LinearRegressorMixin,
@@ -123,6 +122,7 @@ from privlearn.linear._common import (
     _class_tasks,
     _clip,
     _delta,
+    _epochs,
     _plan_size,
     _statement_lines,
     _worst_case_statement,
@@ -309,7 +309,7 @@ class _DPSCDBase(PrivateLinearModel):
                 f"batch_size ({batch_size}) must be <= the number of coordinates = {m} for "
                 "variant='primal' (L coordinates are updated per step)"
             )
-        epochs = as_index(self.epochs, "epochs", lower=1, upper=MAX_EPOCHS)
+        epochs = _epochs(self.epochs)
         clip = _clip(self.clip)
         scaling = 0.0
         if fit_intercept:
