@@ -46,9 +46,7 @@ def _three(n: int = 300):
 
 # Every mechanism, epsilon split and noise form (name -> (factory, target)).
 FORMS = {
-    "sgd-laplace-total": (
-        lambda **k: DPSGDClassifier(mechanism="l2-laplace", epochs=3, **k), "y"
-    ),
+    "sgd-laplace-total": (lambda **k: DPSGDClassifier(mechanism="l2-laplace", epochs=3, **k), "y"),
     "sgd-laplace-per-pass": (
         lambda **k: DPSGDClassifier(
             mechanism="l2-laplace", epsilon_split="per_pass", epochs=20, **k
@@ -59,7 +57,8 @@ FORMS = {
     "sgd-gaussian-public": (lambda **k: DPSGDClassifier(epochs=2, n_samples=300, **k), "y"),
     "sgd-gaussian-fixed": (lambda **k: DPSGDClassifier(epochs=2, sampling="fixed", **k), "y"),
     "sgd-gaussian-sigma-count": (
-        lambda **k: DPSGDClassifier(epochs=2, epsilon=None, noise_multiplier=1.5, **k), "y"
+        lambda **k: DPSGDClassifier(epochs=2, epsilon=None, noise_multiplier=1.5, **k),
+        "y",
     ),
     "sgd-gaussian-sigma-public": (
         lambda **k: DPSGDClassifier(
@@ -68,7 +67,8 @@ FORMS = {
         "y",
     ),
     "sgd-multinomial-sigma-count": (
-        lambda **k: DPSGDClassifier(epochs=2, epsilon=None, noise_multiplier=1.5, **k), "3"
+        lambda **k: DPSGDClassifier(epochs=2, epsilon=None, noise_multiplier=1.5, **k),
+        "3",
     ),
     "sgd-regressor-sigma-fixed": (
         lambda **k: DPSGDRegressor(
@@ -78,13 +78,16 @@ FORMS = {
     ),
     "scd-dual-count": (lambda **k: DPSCDClassifier(epochs=2, **k), "y"),
     "scd-dual-sigma-count": (
-        lambda **k: DPSCDClassifier(epochs=2, epsilon=None, noise_multiplier=2.0, **k), "y"
+        lambda **k: DPSCDClassifier(epochs=2, epsilon=None, noise_multiplier=2.0, **k),
+        "y",
     ),
     "scd-ovr-sigma-count": (
-        lambda **k: DPSCDClassifier(epochs=2, epsilon=None, noise_multiplier=2.0, **k), "3"
+        lambda **k: DPSCDClassifier(epochs=2, epsilon=None, noise_multiplier=2.0, **k),
+        "3",
     ),
     "scd-seq-fixed": (
-        lambda **k: DPSCDClassifier(variant="seq", sampling="fixed", epochs=2, **k), "y"
+        lambda **k: DPSCDClassifier(variant="seq", sampling="fixed", epochs=2, **k),
+        "y",
     ),
     "scd-primal": (lambda **k: DPSCDRegressor(variant="primal", batch_size=2, **k), "t"),
     "scd-primal-sigma": (
@@ -139,7 +142,8 @@ BAD = {
     "n_threads-type": (lambda **k: DPSCDClassifier(n_threads=1.5, **k), TypeError),
     "backend": (lambda **k: DPSCDClassifier(backend="gpu", **k), ValueError),
     "batch-above-public-size": (
-        lambda **k: DPSGDClassifier(batch_size=500, n_samples=300, **k), ValueError
+        lambda **k: DPSGDClassifier(batch_size=500, n_samples=300, **k),
+        ValueError,
     ),
     "size-mismatch": (lambda **k: DPSCDClassifier(n_samples=301, **k), ValueError),
     "epochs": (lambda **k: DPSCDClassifier(epochs=MAX_EPOCHS + 1, **k), ValueError),
@@ -148,7 +152,8 @@ BAD = {
         ValueError,
     ),
     "rows-unchecked": (
-        lambda **k: DPSGDClassifier(mechanism="l2-laplace", clip_rows=False, **k), ValueError
+        lambda **k: DPSGDClassifier(mechanism="l2-laplace", clip_rows=False, **k),
+        ValueError,
     ),
     "scd-rows-unchecked": (lambda **k: DPSCDClassifier(clip_rows=False, **k), ValueError),
     "primal-hinge": (
@@ -232,9 +237,7 @@ def test_a_very_noisy_count_is_capped_by_public_limits():
     the count is clamped to the public range [floor, cap], and the steps stay bounded."""
     cap = planned_size_cap(64, 20, 64)
     assert cap <= MAX_PLANNED_SIZE and -(-(20 * cap) // 64) <= MAX_PLANNED_STEPS
-    values = [
-        resolve_size(41, epsilon=5e-8, seed=s, floor=64, cap=cap).value for s in range(20)
-    ]
+    values = [resolve_size(41, epsilon=5e-8, seed=s, floor=64, cap=cap).value for s in range(20)]
     assert all(64 <= v <= cap for v in values) and max(values) == cap
     size = resolve_size(41, epsilon=5e-8, seed=0, floor=64, cap=cap)
     assert size.bounds == (64, cap) and f"[64, {cap}]" in size.describe()

@@ -671,3 +671,8 @@ def test_noise_multiplier_epsilon_does_not_follow_the_count(family):
     # coefficient (same fits' configuration) stays below it
     result = _audit(*_run(make, D, D1, 100, _coef()))
     assert result.bound <= result.epsilon, str(result)
+
+
+# The audits claim delta = 0.1 on purpose (the canaries need it for power) on at most a few
+# thousand rows: the estimators' delta-versus-size warning (issue 19, item 8) is expected here.
+pytestmark = pytest.mark.filterwarnings("ignore::privlearn.accounting.size.LargeDeltaWarning")
