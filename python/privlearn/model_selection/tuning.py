@@ -507,8 +507,8 @@ class PrivateHyperparameterSearch(BaseEstimator):
             score_epsilon=score_eps, composition=self.composition,
             orders=tuple(cfg["orders"].tolist()), repetition_rdp=tuple(rep_rdp.tolist()),
             best_order=order, neighboring=relations.pop() if relations else None,
-            public_inputs="the number of features, the candidate grid and the search's "
-            "parameters (the seed is secret randomness: whoever knows it knows the noise)",
+            public_inputs="the number of features, the candidate grid, the search's parameters "
+            "and the seed",
         )  # fmt: skip
         # 3. charge the whole search before any private row is used for training (the count,
         # if any, was charged before it was drawn)

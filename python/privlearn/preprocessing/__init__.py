@@ -11,9 +11,8 @@
 :class:`PreprocessingPrivacy`               the ``privacy_`` statement of a private fit
 ==========================================  ===============================================
 
-Public inputs (ranges, quantile levels) are named in every statement, and the seed is stated
-as secret randomness; the data size is private (add/remove-one neighbours) and enters only
-inside the mechanism.
+Public inputs (ranges, quantile levels, the seed) are named in every statement; the data
+size is private (add/remove-one neighbours) and enters only inside the mechanism.
 
 Example
 -------
