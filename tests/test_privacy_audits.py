@@ -827,3 +827,76 @@ def test_search_refuses_a_transformer_that_mixes_rows():
     assert result.bound <= result.epsilon, str(result)
     for d in (d0, d1):  # refused, naming the step, for every seed
         assert len(d.raised) == N_SEARCH and "'functiontransformer'" in d.raised[0]
+
+# ---- the statement is a function of public inputs (issue 19, items 3, 5(a) and 7) ----------------
+N_STATEMENT = 300  # fits per side: a statement that follows n (or n~) exactly is deterministic
+
+
+def _size_value(est: Any) -> float:
+    """What ``privacy_.size`` says about the number of rows (-1 when it stores none)."""
+    value = est.privacy_.size.value
+    return -1.0 if value is None else float(value)
+
+
+def test_primal_statement_stores_no_size():
+    """Guards item 3: DP-SCD's primal variant is stated under add/remove-one neighbours, so
+    ``privacy_`` must not hold the exact ``n``. ``D`` (500 rows) vs ``D`` + one null row,
+    statistic ``privacy_.size.value``: the old code stored ``n`` (500 vs 501 in every fit: a
+    deterministic distinguisher, bound about 3.2 against the claim), now it stores nothing and
+    both sides release the same value."""
+    make = lambda s: DPSCDRegressor(  # noqa: E731
+        variant="primal", batch_size=2, epochs=1, epsilon=1.0, seed=s
+    )
+    D = _push(500, target=1.0)
+    D1 = _added(D, np.zeros(FEATURES), 0.0)
+    d0, d1 = _run(make, D, D1, N_STATEMENT, _size_value)
+    result = _audit(d0, d1)
+    assert result.bound <= result.epsilon, str(result)
+    assert np.unique(np.r_[d0.values, d1.values]).size == 1, "privacy_.size depends on n"
+
+
+def _reported_epsilon_and_charge(est: Any) -> float:
+    """``privacy_.epsilon``, checked equal to what the fit's own ledger was charged."""
+    charged = est.ledger.spent.epsilon
+    assert charged == pytest.approx(est.privacy_.epsilon, rel=1e-12)
+    return float(est.privacy_.epsilon)
+
+
+@pytest.mark.parametrize("family", ["sgd", "scd"])
+def test_noise_multiplier_epsilon_does_not_follow_the_count(family):
+    """Guards items 7 and 5(a): with ``noise_multiplier=`` and a private size, T and q come
+    from the noisy count; a statement (and a ledger charge) of ``epsilon(n~) + count`` is an
+    ex-post number that moves with the count, hence with the data (8.37..11.04 on identical data
+    in the issue). ``D`` (200 rows) vs ``D`` + one null row, statistic ``privacy_.epsilon``
+    (each fit charges its own ledger, which must equal it): the reported epsilon must be the
+    same number for every fit on both sides (the worst case over the counts' public range).
+    The old code reported a different epsilon for nearly every count, so the values were not
+    all equal; being a post-processing of the 0.05-DP count, the threshold audit alone would
+    not refute it, and the equality assertion is what guards the a-priori claim."""
+    from privlearn.accounting import PrivacyLedger
+
+    common = dict(epsilon=None, noise_multiplier=2.0, batch_size=20, epochs=1)
+
+    def make(s: int) -> Any:
+        ledger = PrivacyLedger(epsilon_cap=1e4, delta_cap=0.5)
+        if family == "sgd":
+            return _DPSGDClassifier(
+                mechanism="gaussian", loss="hinge", seed=s, ledger=ledger, **common
+            )
+        return DPSCDClassifier(loss="hinge", seed=s, ledger=ledger, **common)
+
+    D = _push(200)
+    D1 = _added(D, np.zeros(FEATURES), 1.0)
+    d0, d1 = _run(make, D, D1, 100, _reported_epsilon_and_charge)
+    assert not d0.raised and not d1.raised, (d0.raised[:1], d1.raised[:1])
+    values = np.unique(np.r_[d0.values, d1.values])
+    assert values.size == 1, f"the reported epsilon follows the noisy count: {values[:5]}"
+    # a worst case is still a claim the release must keep: the threshold audit on the
+    # coefficient (same fits' configuration) stays below it
+    result = _audit(*_run(make, D, D1, 100, _coef()))
+    assert result.bound <= result.epsilon, str(result)
+
+
+# The audits claim delta = 0.1 on purpose (the canaries need it for power) on at most a few
+# thousand rows: the estimators' delta-versus-size warning (issue 19, item 8) is expected here.
+pytestmark = pytest.mark.filterwarnings("ignore::privlearn.accounting.size.LargeDeltaWarning")

@@ -28,8 +28,13 @@ from privlearn._checks import as_index, as_real
 
 __all__ = [
     "DEFAULT_DELTA",
+    "MAX_PLANNED_SIZE",
+    "MAX_PLANNED_STEPS",
     "SIZE_EPSILON_FRACTION",
     "DatasetSize",
+    "LargeDeltaWarning",
+    "check_delta",
+    "planned_size_cap",
     "public_size",
     "resolve_size",
 ]
@@ -42,6 +47,55 @@ DEFAULT_DELTA = 1e-6
 #: Share of a fit's epsilon spent on the noisy row count when the size is not declared public.
 SIZE_EPSILON_FRACTION = 0.05
 
+#: Public cap on a size planned from a noisy count: the count is clamped to
+#: ``[floor, cap]`` (post-processing) with ``cap <= MAX_PLANNED_SIZE``, so a tiny epsilon (a very
+#: noisy count) cannot plan a run for billions of rows, and a worst case over the counts
+#: (an a-priori guarantee) is taken over a bounded range. Declare ``n_samples=`` (a public size)
+#: for larger data.
+MAX_PLANNED_SIZE = 1 << 30
+
+#: Public cap on the number of steps of a schedule planned from a noisy count: the count is
+#: also clamped so that ``ceil(epochs * m / batch_size) <= MAX_PLANNED_STEPS``
+#: (:func:`planned_size_cap`). Declare ``n_samples=`` for longer runs.
+MAX_PLANNED_STEPS = 1 << 23
+
+
+class LargeDeltaWarning(UserWarning):
+    """``delta`` is larger than ``1 / (10 n)`` for the public or noisy size ``n``: a mechanism
+    that publishes one row in the clear with probability ``delta`` would satisfy the statement
+    (the usual rule is ``delta << 1 / n``)."""
+
+
+def planned_size_cap(floor: int, epochs: int, batch_size: int) -> int:
+    """The public cap of a size planned from a noisy count: at most
+    :data:`MAX_PLANNED_SIZE` rows and at most :data:`MAX_PLANNED_STEPS` steps of
+    ``ceil(epochs * m / batch_size)``, and never below ``floor``. A function of public
+    parameters only."""
+    by_steps = (MAX_PLANNED_STEPS * batch_size) // max(1, epochs)
+    return max(int(floor), min(MAX_PLANNED_SIZE, by_steps))
+
+
+def check_delta(delta: float, size: DatasetSize | None, what: str = "") -> None:
+    """Warn (:class:`LargeDeltaWarning`) when ``delta > 1 / (10 m)`` for the size ``m`` the run
+    was planned with: the declared public size, the noisy count, or the exact size where the
+    neighbouring relation fixes it (replace-one). Never keyed on a private exact size (nothing
+    is said when the size is not used)."""
+    if size is None or size.value is None or not delta > 0.0:
+        return
+    if size.source not in ("public", "replace_one", "noisy_count", "given"):
+        return
+    if delta > 1.0 / (10.0 * size.value):
+        import warnings
+
+        which = "noisy count n~" if size.source in ("noisy_count", "given") else "size n"
+        warnings.warn(
+            f"{what}delta={delta:g} is larger than 1/(10 n) for the {which}={size.value}: "
+            "a mechanism that publishes a row in the clear with probability delta would meet "
+            "the statement; pass a smaller delta (e.g. delta=1/(100 n))",
+            LargeDeltaWarning,
+            stacklevel=4,
+        )
+
 
 @dataclass(frozen=True)
 class DatasetSize:
@@ -49,20 +103,25 @@ class DatasetSize:
 
     Attributes
     ----------
-    value : int
+    value : int or None
         The size the schedule uses: the public size, the exact size under replace-one
-        neighbours, or the noisy count (clamped to ``>= floor``, post-processing).
+        neighbours, or the noisy count (clamped to ``[floor, cap]``, post-processing).
+        ``None`` when the schedule does not use the size (``source == "unused"``: nothing
+        about it is stored or released).
     source : {"public", "replace_one", "noisy_count", "given", "unused", "not_private"}
-        ``"given"``: a noisy count drawn and accounted by the caller (``n_samples=`` a
-        :class:`DatasetSize`), not by this fit.
-        Where ``value`` comes from.
+        Where ``value`` comes from. ``"given"``: a noisy count drawn and accounted by the
+        caller (``n_samples=`` a :class:`DatasetSize`), not by this fit.
     epsilon : float
         Epsilon spent on the count (0 unless ``source == "noisy_count"``).
+    bounds : tuple of int or None
+        ``(floor, cap)``, the public range a noisy count is clamped to
+        (:func:`planned_size_cap`); None otherwise.
     """
 
-    value: int
+    value: int | None
     source: str
     epsilon: float = 0.0
+    bounds: tuple[int, int] | None = None
 
     @property
     def public(self) -> bool:
@@ -76,9 +135,12 @@ class DatasetSize:
         if self.source == "replace_one":
             return f"dataset size n={self.value} public (replace-one neighbours share it)"
         if self.source == "noisy_count":
+            clamp = ""
+            if self.bounds is not None:
+                clamp = f", clamped to the public range [{self.bounds[0]}, {self.bounds[1]}]"
             return (
                 f"dataset size private: schedule from a noisy count n~={self.value} "
-                f"(exact discrete Laplace, epsilon {self.epsilon:.6g})"
+                f"(exact discrete Laplace, epsilon {self.epsilon:.6g}{clamp})"
             )
         if self.source == "given":
             return (
@@ -86,7 +148,10 @@ class DatasetSize:
                 "accounted by the caller"
             )
         if self.source == "unused":
-            return "dataset size not used by the schedule (every update is bounded for any data)"
+            return (
+                "dataset size not used by the schedule (every update is bounded for any data); "
+                "not stored"
+            )
         return f"not private: exact size n={self.value} used"
 
 
@@ -128,6 +193,7 @@ def resolve_size(
     epsilon: float,
     seed: int | None,
     floor: int = 1,
+    cap: int | None = None,
     ledger: Any = None,
 ) -> DatasetSize:
     """The size to plan a run with, under add/remove-one neighbours.
@@ -144,6 +210,9 @@ def resolve_size(
         Key of the count's noise (``None``: from the operating system).
     floor : int, default=1
         Lower clamp of the noisy count (a public post-processing, e.g. the batch size).
+    cap : int or None, default=None
+        Upper clamp of the noisy count (public: :func:`planned_size_cap`); None: no upper
+        clamp.
     ledger : object, optional
         Charged ``epsilon`` before the count is drawn.
     """
@@ -159,4 +228,7 @@ def resolve_size(
 
     scale = 1.0 / eps
     noisy = int(discrete_laplace(int(n), scale=scale, seed=seed, ledger=ledger, epsilon=eps))
-    return DatasetSize(max(int(floor), noisy), "noisy_count", eps)
+    if cap is None:
+        return DatasetSize(max(int(floor), noisy), "noisy_count", eps)
+    top = max(int(floor), int(cap))
+    return DatasetSize(min(top, max(int(floor), noisy)), "noisy_count", eps, (int(floor), top))

@@ -69,6 +69,11 @@ class KMeansPrivacyStatement(PrivacyStatement):
             lines.append(f"dataset size: {self.dataset_size}")
         if self.public_inputs:
             lines.append("public inputs: " + ", ".join(self.public_inputs))
+        lines.append(
+            "secret: the rows, the noise and the seed (secret randomness: an int seed makes "
+            "runs reproducible for research; whoever knows it knows the noise -- not a release "
+            "setting)"
+        )
         return "\n".join(lines)
 
 

@@ -624,12 +624,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         out.append(f"lloyd_steps={prm['lloyd_steps']}")
         split = ", ".join(f"{key}: {v:.6g}" for key, v in prm["split"].items())
         out.append(f"budget_split={{{split}}}")
-        out.append(
-            "seed=None (noise keyed by OS entropy)"
-            if prm["seed"] is None
-            else f"seed={prm['seed']} (reproducible: the noise is known to whoever knows it)"
-        )
-        return tuple(out)
+        return tuple(out)  # the seed is secret randomness, not a public input
 
     @staticmethod
     def _average_events(eps: float, delta: float, radius: float, d: int) -> Composed:

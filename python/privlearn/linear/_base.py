@@ -3,13 +3,19 @@
 
 Every fit runs the same steps, in this order (:meth:`PrivateLinearModel._fit`):
 
-1. validate every parameter (nothing read from the data but its shape);
-2. charge a shared budget (``ledger=``) before the data are touched;
+1. validate every parameter and input: the parameters, the row precondition of the privacy
+   proof (``||x_i|| <= bound``: checked, or enforced by ``clip_rows=True``) and, with a
+   ledger, a dry plan from public inputs only (a declared size against the data, the batch
+   size against it, the schedule's caps), so that a bad input never costs budget;
+2. charge a shared budget (``ledger=``) the PLANNED TOTAL, exactly the ``privacy_.epsilon``
+   and ``privacy_.delta`` the statement will report (they are functions of public inputs
+   only), before the data are touched;
 3. plan the run: the dataset size (declared public, fixed by a replace-one relation, or an exact
-   discrete-Laplace noisy count), the steps, the sampling rate, the noise, and the privacy
-   statement (family-specific: :meth:`PrivateLinearModel._plan`);
-4. the row precondition of the privacy proof (``||x_i|| <= bound``: checked, or enforced by
-   ``clip_rows=True``) and the constant intercept column, in at most one copy of X;
+   discrete-Laplace noisy count clamped to a public range), the steps, the sampling rate, the
+   noise, and the privacy statement (family-specific: :meth:`PrivateLinearModel._plan`),
+   checked against the charge;
+4. the row projection (``clip_rows``, recorded as ``row_projection_`` and applied again at
+   predict time) and the constant intercept column, in at most one copy of X;
 5. train (C++ core or numpy twin), refuse a non-finite model, keep only what the guarantee
    covers (``coef_``, ``intercept_``, ``n_steps_``, ``privacy_``) and, only with
    ``diagnostics=True``, the non-private :class:`~privlearn.linear._common.TrainingDiagnostics`.
@@ -23,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from privlearn._checks import as_index
-from privlearn.accounting.size import DatasetSize
+from privlearn._checks import as_index, as_threads
+from privlearn.accounting.size import DatasetSize, check_delta, planned_size_cap
 from privlearn.distributed.linear import DaskRows
 from privlearn.linear._common import (
     BACKENDS,
@@ -99,11 +105,13 @@ class PrivateLinearModel(LinearModelBase):
         raise NotImplementedError
 
     def _plan(
-        self, setup: FitSetup, n: int, d: int, seed: int | None, ledger: Any
+        self, setup: FitSetup, n: int, d: int, seed: int | None, ledger: Any, dry: bool = False
     ) -> Any:  # pragma: no cover - overridden
         """The run's schedule and privacy (an object with ``.privacy``, whose ``steps``,
         ``private``, ``epsilon``, ``delta`` and ``size`` describe it). ``ledger`` (or None) is
-        to be charged for a noisy count, if one is drawn."""
+        to be charged for a noisy count, if one is drawn. ``dry=True``: draw nothing (a
+        stand-in takes a noisy count's place); the statement's ``epsilon`` and ``delta`` must
+        be the same as the real plan's (they depend on public inputs only)."""
         raise NotImplementedError
 
     #: Name of the trainer (``sgd_train`` / ``scd_train``) in ``privlearn.linear`` (core) and in
@@ -155,12 +163,23 @@ class PrivateLinearModel(LinearModelBase):
         return epsilon, noise_multiplier
 
     def _planned_size(
-        self, setup: FitSetup, n: int, seed: int | None, ledger: Any, *, poisson: bool, floor: int
+        self,
+        setup: FitSetup,
+        n: int,
+        seed: int | None,
+        ledger: Any,
+        *,
+        poisson: bool,
+        floor: int,
+        dry: bool = False,
     ) -> tuple[DatasetSize, float | None]:
         """The size the schedule uses and the epsilon left for training
         (:func:`~privlearn.linear._common._plan_size`): Poisson sampling is accounted under
         add/remove-one neighbours, where the size is private; the other samplers are replace-one
-        (the size is fixed by the relation)."""
+        (the size is fixed by the relation). A noisy count is clamped to the public range
+        ``[floor, planned_size_cap(floor, epochs, batch_size)]``."""
+        e = setup.extra
+        cap = planned_size_cap(floor, e["epochs"], e["batch_size"])
         return _plan_size(
             n,
             self.n_samples,
@@ -168,7 +187,9 @@ class PrivateLinearModel(LinearModelBase):
             add_remove=poisson,
             seed=seed,
             floor=floor,
+            cap=cap,
             ledger=ledger,
+            dry=dry,
         )
 
     # ---- the plan ------------------------------------------------------------------------------
@@ -184,6 +205,7 @@ class PrivateLinearModel(LinearModelBase):
         n, d = X.shape
         backend = _choice(self.backend, "backend", BACKENDS)
         seed = _seed(self.seed)
+        as_threads(self.n_threads)
         fit_intercept = _flag(self.fit_intercept, "fit_intercept")
         diagnostics = _flag(self.diagnostics, "diagnostics")
         record_every = None
@@ -196,33 +218,45 @@ class PrivateLinearModel(LinearModelBase):
         setup.extra.update(extra, tasks=len(tasks))
         clip_rows = self._clip_rows(setup.rows)
 
-        # A shared budget is charged before the rows are read: the whole target when epsilon is
-        # given (the noisy count is part of it); with a noise multiplier the total is known only
-        # once the schedule is planned, so the count (if any) is charged before it is drawn and
-        # the training part right after planning, still before any row is read.
-        # An RDP ledger (RDPLedger: spend_events) composes the fit's own events instead, charged
-        # once they are planned (after the noisy count, itself charged before it is drawn).
-        ledger = self.ledger
-        label = f"{type(self).__name__}.fit"
-        by_events = ledger is not None and hasattr(ledger, "spend_events")
-        upfront = (
-            ledger is not None and not by_events and setup.epsilon is not None and setup.private
-        )
-        if upfront:
-            spend(ledger, setup.epsilon, setup.delta, label)  # type: ignore[arg-type]
-        plan = self._plan(setup, n, d, seed, None if upfront else ledger)
-        privacy = plan.privacy
-        if ledger is not None and not upfront and privacy.private:
-            if by_events and privacy.delta > 0.0 and privacy.statement is not None:
-                ledger.spend_events(privacy.statement.events, label=label)
-            else:
-                size_eps = privacy.size.epsilon if privacy.size is not None else 0.0
-                spend(ledger, privacy.epsilon - size_eps, privacy.delta, label)
-
+        # Every input is validated before anything is charged: the row precondition of the
+        # proof (or its projection) and a dry plan (public inputs only: a public size is checked
+        # against the data, batch_size against it, the schedule's caps; no count is drawn).
         rows = setup.rows
         scaling = setup.scaling if fit_intercept else None
         if rows.checked and not clip_rows:
             _check_row_norms(X, rows.bound, scaling, rows.reason)
+        ledger = self.ledger
+        label = f"{type(self).__name__}.fit"
+        dry = self._plan(setup, n, d, seed, None, dry=True) if ledger is not None else None
+        # A shared budget is charged the PLANNED TOTAL before any row is read: the statement's
+        # epsilon and delta are functions of public inputs only (a noisy count enters as its
+        # epsilon and the worst case over counts, see _plan), so the dry plan prices the fit
+        # exactly. An RDP ledger (spend_events) composes the fit's events where they are public
+        # (a public or replace-one size); a plan from a noisy count is charged as (eps, delta).
+        charged = None
+        if dry is not None and dry.privacy.private:
+            charged = (float(dry.privacy.epsilon), float(dry.privacy.delta))
+            stmt = dry.privacy.statement
+            events_public = dry.privacy.size is None or dry.privacy.size.public
+            if (
+                hasattr(ledger, "spend_events")
+                and charged[1] > 0.0
+                and stmt is not None
+                and stmt.events
+                and events_public
+            ):
+                ledger.spend_events(stmt.events, label=label)
+            else:
+                spend(ledger, charged[0], charged[1], label)
+        plan = self._plan(setup, n, d, seed, None)
+        privacy = plan.privacy
+        if charged is not None and charged != (float(privacy.epsilon), float(privacy.delta)):
+            raise RuntimeError(  # a bug: the statement must be a function of public inputs
+                f"the ledger was charged {charged} but the statement reports "
+                f"({privacy.epsilon}, {privacy.delta})"
+            )
+        check_delta(privacy.delta, privacy.size, f"{type(self).__name__}: ")
+
         X = _training_rows(X, rows.bound if clip_rows else None, scaling)
 
         if not diagnostics:
@@ -269,6 +303,8 @@ class PrivateLinearModel(LinearModelBase):
         else:
             self._set_coef(np.vstack(coefs), np.array(intercepts))
         self.n_features_in_ = d
+        # the per-row map applied to the training rows, applied again at predict time
+        self.row_projection_ = float(rows.bound) if clip_rows else None
         self.privacy_ = privacy
         self.n_steps_ = int(runs[0].n_steps)
         if diagnostics:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -66,6 +67,13 @@ SIGMA_RANGE = (1e-6, 1e6)
 INTERCEPT_SCALING_RANGE = (1e-6, 1e6)
 #: Largest finite epsilon accepted (``inf`` is the non-private fit).
 EPSILON_MAX = 1e4
+#: Most passes a private linear fit accepts: more cannot help (each pass costs privacy, so
+#: the noise per step grows with them) and only makes the run absurdly long.
+MAX_EPOCHS = 10_000
+#: Most steps (times one-vs-rest problems) a schedule may have; a longer public schedule is
+#: refused (a schedule planned from a noisy count is clamped far below it,
+#: :data:`~privlearn.accounting.size.MAX_PLANNED_STEPS`).
+MAX_STEPS = 1 << 31
 #: How each batch sampler is accounted (``calibrate_sigma(sampling=...)``) and which neighbouring
 #: relation that bound is for: Poisson subsampling is add/remove-one, fixed-size batches without
 #: replacement are replace-one (the sampler and the accountant must agree).
@@ -172,7 +180,9 @@ def _plan_size(
     add_remove: bool,
     seed: int | None,
     floor: int,
+    cap: int | None = None,
     ledger: Any = None,
+    dry: bool = False,
 ) -> tuple[DatasetSize, float | None]:
     """The size a fit is planned with, and the epsilon left for training.
 
@@ -184,7 +194,11 @@ def _plan_size(
     budget is returned for training (basic composition of the two parts); ``ledger`` (if given)
     is charged the count's epsilon before it is drawn. ``floor`` is the batch
     size: it must not exceed a public size (with a private size, refusing it would reveal
-    whether ``n >= floor``; the sampling rate is then ``min(1, floor / n~)``).
+    whether ``n >= floor``; the sampling rate is then ``min(1, floor / n~)``). ``cap`` (public,
+    :func:`~privlearn.accounting.size.planned_size_cap`) clamps the count from above.
+    ``dry=True`` draws nothing: a stand-in count ``floor`` takes the count's place (a plan
+    whose statement does not depend on the count's value, used to price a fit before it
+    reads anything).
     """
     declared = public_size(n_samples, n)
     if declared is None and epsilon is not None and math.isinf(epsilon):
@@ -196,16 +210,144 @@ def _plan_size(
             raise ValueError(f"batch_size ({floor}) must be <= n_samples = {n}")
         return declared, epsilon
     count_eps = DEFAULT_COUNT_EPSILON if epsilon is None else SIZE_EPSILON_FRACTION * epsilon
-    size = resolve_size(n, epsilon=count_eps, seed=seed, floor=floor, ledger=ledger)
-    return size, None if epsilon is None else epsilon - count_eps
+    train_eps = None if epsilon is None else epsilon - count_eps
+    if dry:
+        top = floor if cap is None else max(floor, cap)
+        return DatasetSize(floor, "noisy_count", count_eps, (floor, top)), train_eps
+    size = resolve_size(n, epsilon=count_eps, seed=seed, floor=floor, cap=cap, ledger=ledger)
+    return size, train_eps
+
+
+def _epochs(value: Any) -> int:
+    """The number of passes: an int in ``[1, MAX_EPOCHS]``, or an error that says why."""
+    epochs = as_index(value, "epochs", lower=1, upper=1 << 62)
+    if epochs > MAX_EPOCHS:
+        raise ValueError(
+            f"epochs={epochs} is more than {MAX_EPOCHS} passes: a private fit cannot gain from "
+            "them (every pass costs privacy, so the noise per step grows with the passes) and "
+            "the run would take very long; lower epochs"
+        )
+    return epochs
+
+
+def _check_steps(steps: int, tasks: int) -> int:
+    """``steps``, or a ValueError for a schedule of more than :data:`MAX_STEPS` steps."""
+    if steps * max(1, tasks) > MAX_STEPS:
+        raise ValueError(
+            f"the schedule has {steps} steps x {tasks} problem(s), more than {MAX_STEPS}: lower "
+            "epochs or raise batch_size (such a run cannot finish in reasonable time)"
+        )
+    return steps
+
+
+def _worst_case_statement(
+    sigma: float, batch_size: int, epochs: int, tasks: int, size: DatasetSize, delta: float
+) -> tuple[Any, float]:
+    """``(statement, total epsilon)`` of a Poisson-sampled Gaussian run planned from a noisy
+    count with a given noise multiplier: the training epsilon is the worst case over the
+    count's public range ``size.bounds`` (:func:`_worst_case_poisson`), plus the count's own
+    epsilon (basic composition)."""
+    from privlearn.accounting import PrivacyStatement
+
+    assert size.bounds is not None
+    eps, order = _worst_case_poisson(sigma, batch_size, epochs, tasks, *size.bounds, delta)
+    statement = PrivacyStatement(
+        epsilon=eps, delta=delta, accountant="rdp", best_order=order, neighboring="add_remove"
+    )
+    return statement, eps + size.epsilon
+
+
+#: Ratio of the geometric grid of planned sizes on which :func:`_worst_case_poisson` bounds
+#: the RDP curve of every count in ``[floor, cap]``.
+WORST_CASE_GRID_RATIO = 1.05
+#: RDP orders of the worst-case bound (fewer fractional orders than the accountant's default,
+#: which only loosens the bound: any set of orders gives a valid conversion).
+WORST_CASE_ORDERS = np.concatenate(
+    [np.arange(11, 20) / 10.0, np.arange(8, 44) / 4.0, np.arange(11, 64), [128, 256, 512, 1024]]
+).astype(np.float64)
+
+
+def _worst_case_poisson(
+    sigma: float,
+    batch_size: int,
+    epochs: int,
+    tasks: int,
+    floor: int,
+    cap: int,
+    delta: float,
+) -> tuple[float, float]:
+    """``(epsilon, best order)``: an upper bound of the epsilon at ``delta`` of ``tasks x T(m)``
+    Poisson-subsampled Gaussian mechanisms (noise multiplier ``sigma``) with rate
+    ``q(m) = min(1, batch_size / m)`` and ``T(m) = ceil(epochs m / batch_size)``, valid for
+    EVERY planned size ``m`` in ``[floor, cap]`` (the worst case over the noisy count: an
+    a-priori guarantee, a function of public inputs only).
+
+    The per-step RDP of the Poisson-subsampled Gaussian is nondecreasing in ``q`` at every
+    order (the Renyi divergence is jointly convex and zero at ``q = 0``, so
+    ``D_a((1-q) P + q Q || P)`` is convex in ``q`` with minimum at 0), and ``T`` is
+    nondecreasing in ``m``. On the cells ``[m_i, m_{i+1}]`` of a geometric grid (ratio
+    :data:`WORST_CASE_GRID_RATIO`) every ``m`` of the cell therefore has the curve
+    ``tasks T(m) rdp(q(m), a) <= tasks T(m_{i+1}) rdp(q(m_i), a)``; the maximum over the cells,
+    order by order, bounds the RDP curve of every ``m`` in ``[floor, cap]``, and its tight
+    RDP -> (epsilon, delta) conversion (Canonne, Kamath, Steinke 2020) bounds every epsilon.
+    The grid stops early (and reports the bound below) once ``tasks T(cap) rdp(q(m_i), a)``,
+    a bound for every ``m >= m_i``, raises the epsilon of the maximum so far by less than 0.1%:
+    the epsilon of ``max(curve, tail)`` bounds every remaining cell.
+    """
+    return _worst_case_poisson_cached(
+        float(sigma), int(batch_size), int(epochs), int(tasks), int(floor), int(cap), float(delta)
+    )
+
+
+@lru_cache(maxsize=64)
+def _worst_case_poisson_cached(
+    sigma: float, batch_size: int, epochs: int, tasks: int, floor: int, cap: int, delta: float
+) -> tuple[float, float]:
+    from privlearn.accounting.rdp import rdp_poisson_gaussian, rdp_to_epsilon
+
+    orders = WORST_CASE_ORDERS
+    grid = [max(1, floor)]
+    while grid[-1] < cap:
+        grid.append(min(cap, max(grid[-1] + 1, math.ceil(grid[-1] * WORST_CASE_GRID_RATIO))))
+    curve = np.zeros(orders.shape)
+    top_steps = tasks * (-(-(epochs * cap) // batch_size))
+    cells = list(zip(grid, grid[1:])) if len(grid) > 1 else [(grid[0], grid[0])]
+    for i, (lo, hi) in enumerate(cells):
+        rdp = rdp_poisson_gaussian(min(1.0, batch_size / lo), sigma, orders)
+        np.maximum(curve, tasks * (-(-(epochs * hi) // batch_size)) * rdp, out=curve)
+        if i % 8 == 7 and i + 1 < len(cells):
+            # every m >= lo has a curve <= T(cap) rdp(q(lo), a): the final curve is at most
+            # max(curve, tail), so its epsilon bounds the worst case; stop when it adds < 0.1%
+            bound = np.maximum(curve, top_steps * rdp)
+            eps_bound, order_bound = rdp_to_epsilon(orders, bound, delta)
+            if eps_bound <= 1.001 * rdp_to_epsilon(orders, curve, delta)[0]:
+                return float(eps_bound), float(order_bound)
+    eps, order = rdp_to_epsilon(orders, curve, delta)
+    return float(eps), float(order)
+
+
+#: How every statement words the seed: secret randomness, never a public input.
+SEED_SECRET = (
+    "the seed (secret randomness: an int seed makes runs reproducible for research; whoever "
+    "knows it knows the noise -- not a release setting; seed=None, the default, draws it from "
+    "the operating system)"
+)
 
 
 def _statement_lines(
-    size: DatasetSize | None, epsilon: float, neighboring: str | None
+    size: DatasetSize | None,
+    epsilon: float,
+    neighboring: str | None,
+    *,
+    worst_case: bool = False,
+    public: tuple[str, ...] = (),
+    released: str = "coef_, intercept_, n_steps_ (and privacy_)",
 ) -> list[str]:
     """The lines every private linear statement ends with: how the size entered the run (and
-    the basic composition of a noisy count with the training part), the neighbouring relation
-    and the public inputs, and what is released."""
+    the basic composition of a noisy count with the training part; ``worst_case``: the
+    training part is the worst case over the counts), the neighbouring relation, then three
+    lines: what is PUBLIC (declared inputs; ``public`` adds estimator-specific ones), what is
+    RELEASED, what is SECRET (the data, the noise and the seed)."""
     lines = []
     if size is not None:
         lines.append(f"  {size.describe()}")
@@ -214,10 +356,22 @@ def _statement_lines(
                 f"  total = count {size.epsilon:.6g} + training {epsilon - size.epsilon:.6g} "
                 "(basic composition)"
             )
-    lines.append(
-        f"  neighbouring relation: {neighboring}; public inputs: the number of features, the "
-        "hyperparameters and the seed; released: coef_, intercept_, n_steps_"
-    )
+        if worst_case and size.bounds is not None:
+            lo, hi = size.bounds
+            lines.append(
+                f"  training epsilon: worst case over the noisy count in [{lo}, {hi}] (a-priori "
+                "guarantee, the same for every count); declare n_samples= (a public size) or "
+                "give epsilon= (noise calibrated for each count) for a tighter number"
+            )
+    items = ["the number of features", "the hyperparameters", *public]
+    if size is not None and size.source == "public":
+        items.append(f"the declared size n_samples={size.value}")
+    lines += [
+        f"  neighbouring relation: {neighboring}",
+        f"  public: {', '.join(items)}",
+        f"  released: {released}",
+        f"  secret: the training rows, the noise and {SEED_SECRET}",
+    ]
     return lines
 
 
@@ -474,6 +628,8 @@ class LinearModelBase(BaseEstimator):
         raise NotImplementedError
 
     def _validate_X_predict(self, X: Any) -> np.ndarray | sp.csr_matrix:
+        """The checked rows to predict on, after :meth:`_transform_rows` (the same public
+        per-row map the training rows went through)."""
         check_is_fitted(self, "coef_")
         check_sparse_structure(X)
         X = as_design_matrix(check_array(X, accept_sparse="csr", dtype=np.float64, estimator=self))
@@ -482,7 +638,17 @@ class LinearModelBase(BaseEstimator):
                 f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                 f"{self.n_features_in_} features as input"
             )
-        return X
+        return self._transform_rows(X)
+
+    def _transform_rows(self, X: Any) -> Any:
+        """The public per-row map of training applied to prediction rows: with
+        ``row_projection_ = r`` (set by a fit that projected its rows, ``clip_rows``), each
+        row of norm > ``r`` is scaled onto the ball of radius ``r``, exactly as in training;
+        otherwise (``None`` or absent) the rows are used as given."""
+        radius = getattr(self, "row_projection_", None)
+        if radius is None:
+            return X
+        return _training_rows(X, float(radius), None)
 
     def _linear(self, X: Any) -> np.ndarray:
         X = self._validate_X_predict(X)

@@ -67,11 +67,14 @@ from privlearn.linear._common import (
     _alpha,
     _bounded,
     _check_fit_data,
+    _check_steps,
     _choice,
     _class_tasks,
     _clip,
     _delta,
+    _epochs,
     _statement_lines,
+    _worst_case_statement,
 )
 
 __all__ = ["DPSGDClassifier", "DPSGDPrivacy", "DPSGDRegressor"]
@@ -132,6 +135,16 @@ class DPSGDPrivacy:
         Classifiers: the label set (``classes_``) and whether it was declared public with
         ``classes=`` or read from the private ``y`` (then not covered by this guarantee: it is
         treated as public, and ``str(privacy_)`` says so); None for regressors.
+
+    worst_case : bool
+        Whether the training epsilon is the worst case over the noisy count's public range
+        ``size.bounds`` (``noise_multiplier=`` with a private size): then ``statement`` holds
+        that bound (no events: the curve is a maximum over counts, not one composition).
+
+    ``epsilon`` and ``delta`` are a-priori guarantees: functions of public inputs only, never
+    of the noisy count (with ``epsilon=`` given the noise is calibrated for the planned count
+    so the training part meets its target whatever the count; with ``noise_multiplier=`` the
+    training part is the worst case over the counts).
     """
 
     epsilon: float
@@ -151,6 +164,8 @@ class DPSGDPrivacy:
     statement: PrivacyStatement | None = None
     size: DatasetSize | None = None
     labels: LabelSet | None = None
+
+    worst_case: bool = False
 
     @property
     def private(self) -> bool:
@@ -180,7 +195,9 @@ class DPSGDPrivacy:
                 f"{self.noise_scale:.6g}), clip C = {self.clip:g}, sensitivity "
                 f"{self.sensitivity:g}, {self.sampling} sampling, {self.steps} steps"
             )
-        lines += _statement_lines(self.size, self.epsilon, self.neighboring)
+        lines += _statement_lines(
+            self.size, self.epsilon, self.neighboring, worst_case=self.worst_case
+        )
         if self.statement is not None:
             lines += ["  " + line for line in str(self.statement).splitlines()]
         if self.labels is not None and self.labels.statement_line():
@@ -223,7 +240,7 @@ class _DPSGDBase(PrivateLinearModel):
             "loss": self._loss_name(),
             "alpha": _alpha(self.alpha, positive=song),
             "batch_size": as_index(self.batch_size, "batch_size", lower=1, upper=1 << 40),
-            "epochs": as_index(self.epochs, "epochs", lower=1, upper=1 << 20),
+            "epochs": _epochs(self.epochs),
             "learning_rate": _choice(self.learning_rate, "learning_rate", SCHEDULES),
             "eta0": _bounded(self.eta0, "eta0", ETA0_RANGE),
             "clip": _clip(self.clip),
@@ -314,20 +331,23 @@ class _DPSGDBase(PrivateLinearModel):
             )
         return s
 
-    def _plan(self, setup: FitSetup, n: int, d: int, seed: int | None, ledger: Any) -> _Plan:
+    def _plan(
+        self, setup: FitSetup, n: int, d: int, seed: int | None, ledger: Any, dry: bool = False
+    ) -> _Plan:
         e = setup.extra
         mechanism, sampling, batch_size = e["mechanism"], e["sampling"], e["batch_size"]
         epochs, clip, alpha = e["epochs"], e["clip"], e["alpha"]
         epsilon, noise_multiplier, delta = setup.epsilon, setup.noise_multiplier, setup.delta
         private = setup.private
         size, train_eps = self._planned_size(
-            setup, n, seed, ledger, poisson=sampling == "poisson", floor=batch_size
+            setup, n, seed, ledger, poisson=sampling == "poisson", floor=batch_size, dry=dry
         )
         m = size.value  # the size the schedule is planned with
+        assert m is not None
 
         if mechanism == "l2-laplace":
             assert epsilon is not None
-            steps = epochs * (-(-m // batch_size))
+            steps = _check_steps(epochs * (-(-m // batch_size)), 1)
             # ||grad loss|| <= ||x|| <= 1 for the log and hinge losses; clip < 1 bounds it more.
             bound_c = clip if 0.0 < clip < 1.0 else 1.0
             core_clip = clip if 0.0 < clip < 1.0 else 0.0
@@ -361,7 +381,7 @@ class _DPSGDBase(PrivateLinearModel):
             return _Plan("l2-laplace", sampling, eps_pass, 0.0, core_clip, radius, 0, 0.0, privacy)
 
         # Gaussian mechanism (Abadi et al. 2016, Algorithm 1): T and q from the planned size.
-        steps = -(-(epochs * m) // batch_size)
+        steps = _check_steps(-(-(epochs * m) // batch_size), e.get("tasks", 1))
         q = min(1.0, batch_size / m)
         rate = q if sampling == "poisson" else 0.0
         if not private:
@@ -378,8 +398,9 @@ class _DPSGDBase(PrivateLinearModel):
         # Noise multiplier of the accounted event = noise std / L2 sensitivity of the summed
         # clipped gradients: C under add/remove-one (Poisson), 2C under replace-one (fixed).
         ratio = 1.0 if sampling == "poisson" else 2.0
+        worst_case = False
         if noise_multiplier is None:
-            assert train_eps is not None
+            assert train_eps is not None and epsilon is not None
             sigma_event = calibrate_sigma(
                 train_eps, delta, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m
             )
@@ -395,8 +416,22 @@ class _DPSGDBase(PrivateLinearModel):
         # raises UnsupportedEventError instead of a wrong number.
         acc = RDPAccountant(neighboring=NEIGHBORING[sampling]).compose(event, count=steps)
         statement = acc.statement(delta)
+        total = statement.epsilon + size.epsilon
+        if size.source == "noisy_count":
+            if noise_multiplier is None:
+                # a-priori: sigma is calibrated for the planned count, so the training part is
+                # <= train_eps whatever the count; the statement reports the target
+                assert epsilon is not None
+                total = epsilon
+            else:
+                # sigma is given: the training epsilon depends on the count (T and q do), so
+                # the statement reports the worst case over the public range of counts
+                statement, total = _worst_case_statement(
+                    sigma_event, batch_size, epochs, 1, size, delta
+                )
+                worst_case = True
         privacy = DPSGDPrivacy(
-            epsilon=statement.epsilon + size.epsilon,
+            epsilon=total,
             delta=delta,
             mechanism="gaussian",
             accountant="rdp",
@@ -409,6 +444,7 @@ class _DPSGDBase(PrivateLinearModel):
             noise_scale=sigma * clip,
             statement=statement,
             size=size,
+            worst_case=worst_case,
         )
         return _Plan("gaussian", sampling, math.inf, sigma, clip, 0.0, steps, rate, privacy)
 
@@ -432,7 +468,9 @@ _COMMON_PARAMS = """
     epsilon : float or None, default=1.0
         Privacy target. ``float("inf")`` runs the same code path without noise (plain SGD;
         ``privacy_`` then says "not private"). ``None`` only together with
-        ``noise_multiplier``.
+        ``noise_multiplier``. With a noisy count the noise is calibrated for the planned count,
+        so the training part meets its share of ``epsilon`` whatever the count: the guarantee
+        holds a priori, and ``privacy_.epsilon`` is the target.
     delta : float or None, default=None
         Gaussian mechanism: the target delta in (0, 1); ``None`` means
         :data:`privlearn.accounting.DEFAULT_DELTA` (``1e-6``, the same for every privlearn
@@ -443,7 +481,10 @@ _COMMON_PARAMS = """
         The dataset size, declared PUBLIC. Under add/remove-one neighbours (Gaussian mechanism
         with Poisson sampling) the size is private by default: 5% of ``epsilon``
         (:data:`privlearn.accounting.SIZE_EPSILON_FRACTION`; 0.05 when the noise is given as
-        ``noise_multiplier``) buys an exact discrete-Laplace noisy count ``n~`` and the
+        ``noise_multiplier``) buys an exact discrete-Laplace noisy count ``n~``, clamped to the
+        public range ``[batch_size, cap]`` (at most
+        :data:`~privlearn.accounting.size.MAX_PLANNED_SIZE` rows and
+        :data:`~privlearn.accounting.size.MAX_PLANNED_STEPS` steps; stated), and the
         schedule (``T = ceil(epochs n~ / batch_size)``, ``q = batch_size / n~``) is derived
         from it; ``privacy_`` reports the total. Give ``n_samples`` when the size is already
         public: nothing is spent on it, ``privacy_`` says "dataset size treated as public",
@@ -451,15 +492,20 @@ _COMMON_PARAMS = """
         share the size between neighbours by definition and use the exact ``n``.
     ledger : PrivacyLedger or None, default=None
         A budget shared with other fits (:class:`privlearn.accounting.PrivacyLedger`, or any
-        object with ``spend(epsilon, delta, label=...)``). ``fit`` charges it before reading
-        the data: the target ``(epsilon, delta)`` when ``epsilon`` is given; with
-        ``noise_multiplier``, the noisy count before it is drawn and the training part once
-        the schedule is planned. A spend the budget cannot cover raises
+        object with ``spend(epsilon, delta, label=...)``). ``fit`` validates every input, then
+        charges it exactly the total ``privacy_`` will report (``epochs * epsilon`` for
+        l2-laplace with ``epsilon_split="per_pass"``; with ``noise_multiplier``, the count plus
+        the worst case over counts) before any row is read (an
+        :class:`~privlearn.accounting.RDPLedger` composes the fit's events where they are
+        public inputs, a public or replace-one size). A spend the budget cannot cover raises
         :class:`~privlearn.exceptions.BudgetExceededError` and nothing is fitted.
     noise_multiplier : float or None, default=None
         Gaussian mechanism only: Abadi et al.'s ``sigma`` (noise std / ``clip``) instead of a
         target epsilon (give ``epsilon=None``); the epsilon it achieves at ``delta`` is
-        reported in ``privacy_``.
+        reported in ``privacy_``. With a private size (Poisson sampling, no ``n_samples``) the
+        steps and the rate depend on the noisy count, so the report is the worst case over the
+        count's public range (an a-priori guarantee, the same for every count); declare
+        ``n_samples`` or give ``epsilon`` for a tight number.
     batch_size : int, default=64
         ``b`` (disjoint / fixed batches, <= n_samples) or the expected lot size ``L``
         (Poisson: rate ``q = batch_size / n~``, at most 1).
@@ -492,7 +538,9 @@ _TAIL_PARAMS = """
         Named ``seed`` rather than ``random_state`` because it is not a numpy RandomState: it
         selects the 256-bit ChaCha20 key of :class:`privlearn.random.Stream`. ``None`` (the
         default, right for a private release) draws the key from the operating system; an int
-        makes ``fit`` reproducible (research runs).
+        makes ``fit`` reproducible (research runs). The seed is SECRET randomness: whoever knows
+        it knows the noise (and can refit each neighbour to reproduce the release), so a fit
+        with a known seed is no private release; the statement lists it as secret.
     backend : {"core", "reference"}, default="core"
         The C++ core or its numpy twin (identical results up to rounding)."""
 
@@ -502,6 +550,9 @@ _ATTRIBUTES = """
         The privacy the fit spent: epsilon, delta, mechanism, noise, sensitivity, how the
         dataset size entered the run, and the accountant's statement (``str(privacy_)`` is
         readable). It covers ``coef_``, ``intercept_`` and ``n_steps_``.
+    row_projection_ : float or None
+        The radius the training rows were projected onto (``clip_rows``), applied again to the
+        rows given to ``predict`` / ``decision_function``; None: rows used as given.
     n_steps_ : int
         Steps run (a function of the public or noisy size only).
     diagnostics_ : TrainingDiagnostics
@@ -569,8 +620,10 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         Gaussian mechanism (which clips the gradients and keeps the rows as they are).
         True: project each training row onto the unit ball (l2-laplace with ``fit_intercept``: the
         ball of radius ``sqrt(1 - intercept_scaling^2)``, so that the augmented row has norm
-        <= 1). A per-row map, so it costs no privacy. Without it, the l2-laplace mechanism
-        raises ValueError naming the first row with norm > 1. Prediction uses ``X`` as given.
+        <= 1). A per-row map, so it costs no privacy. ``predict`` and ``decision_function``
+        apply the same projection to their rows (``row_projection_`` is its radius), so the
+        model never meets raw rows it was not trained on. False: the l2-laplace mechanism
+        raises ValueError naming the first row with norm > 1.
     intercept_scaling : float or None, default=None
         Value of the constant intercept column. ``None``: 0.5 for l2-laplace (rows then need
         ``||x_i|| <= sqrt(0.75)``) and 1.0 for Gaussian. Must be < 1 for l2-laplace.

@@ -125,12 +125,15 @@ from privlearn.linear._common import (
     _alpha,
     _bounded,
     _check_fit_data,
+    _check_steps,
     _choice,
     _class_tasks,
     _clip,
     _delta,
+    _epochs,
     _plan_size,
     _statement_lines,
+    _worst_case_statement,
 )
 
 __all__ = ["DPSCDClassifier", "DPSCDPrivacy", "DPSCDRegressor"]
@@ -188,8 +191,9 @@ class DPSCDPrivacy:
         neighbouring relation); None if not private.
     size : DatasetSize or None
         How the data-set size entered the run: declared public (``n_samples=``), fixed by a
-        replace-one relation, not used (primal), or an exact discrete-Laplace noisy count whose
-        epsilon (``size.epsilon``) is part of ``epsilon`` (basic composition).
+        replace-one relation, not used (primal: ``value`` is None, nothing about the size is
+        stored), or an exact discrete-Laplace noisy count whose epsilon (``size.epsilon``) is
+        part of ``epsilon`` (basic composition).
     tasks : int
         Binary problems trained on the same rows: 1, or ``K`` for one-vs-rest over ``K > 2``
         classes; the accountant composes ``tasks x steps`` mechanisms (each problem's ``T``
@@ -198,6 +202,16 @@ class DPSCDPrivacy:
         Classifiers: the label set (``classes_``) and whether it was declared public with
         ``classes=`` or read from the private ``y`` (then not covered by this guarantee: it is
         treated as public, and ``str(privacy_)`` says so); None for regressors.
+
+    worst_case : bool
+        Whether the training epsilon is the worst case over the noisy count's public range
+        ``size.bounds`` (``noise_multiplier=`` with a private size); ``statement`` then holds
+        that bound (no events).
+
+    ``epsilon`` and ``delta`` are a-priori guarantees: functions of public inputs only, never
+    of the noisy count (with ``epsilon=`` the noise is calibrated for the planned count, so the
+    training part meets its target whatever the count; with ``noise_multiplier=`` the training
+    part is the worst case over the counts).
     """
 
     epsilon: float
@@ -217,6 +231,8 @@ class DPSCDPrivacy:
     size: DatasetSize | None = None
     tasks: int = 1
     labels: LabelSet | None = None
+
+    worst_case: bool = False
 
     @property
     def private(self) -> bool:
@@ -243,7 +259,9 @@ class DPSCDPrivacy:
                 f"  one-vs-rest: {self.tasks} binary problems x {self.steps} steps on the same "
                 "rows, composed by the accountant"
             )
-        lines += _statement_lines(self.size, self.epsilon, self.neighboring)
+        lines += _statement_lines(
+            self.size, self.epsilon, self.neighboring, worst_case=self.worst_case
+        )
         if self.statement is not None:
             lines += ["  " + line for line in str(self.statement).splitlines()]
         if self.labels is not None and self.labels.statement_line():
@@ -308,7 +326,7 @@ class _DPSCDBase(PrivateLinearModel):
                 f"batch_size ({batch_size}) must be <= the number of coordinates = {m} for "
                 "variant='primal' (L coordinates are updated per step)"
             )
-        epochs = as_index(self.epochs, "epochs", lower=1, upper=1 << 20)
+        epochs = _epochs(self.epochs)
         clip = _clip(self.clip)
         scaling = 0.0
         if fit_intercept:
@@ -393,36 +411,42 @@ class _DPSCDBase(PrivateLinearModel):
             dual_coef=np.asarray(run.dual_coef, dtype=np.float64),
         )
 
-    def _plan(self, setup: FitSetup, n: int, d: int, seed: int | None, ledger: Any) -> _Plan:
+    def _plan(
+        self, setup: FitSetup, n: int, d: int, seed: int | None, ledger: Any, dry: bool = False
+    ) -> _Plan:
         e = setup.extra
         variant, sampling, epochs, clip = e["variant"], e["sampling"], e["epochs"], e["clip"]
         epsilon, noise_multiplier, delta = setup.epsilon, setup.noise_multiplier, setup.delta
         private = setup.private
         L = e["batch_size"]
         m = e["m"]
+        tasks = e.get("tasks", 1)  # one-vs-rest problems, each T steps over the same rows
 
         if variant == "scd":
             size, _ = _plan_size(n, self.n_samples, epsilon, add_remove=False, seed=seed, floor=1)
-            steps = epochs * n
+            steps = _check_steps(epochs * n, tasks)
             plain = _not_private(variant, "permutation", 1.0 / n, steps, L, size)
             return _Plan(0.0, 0.0, steps, 0.0, 0.0, plain)
         # The size the schedule is planned with. Poisson batches are accounted under
         # add/remove-one neighbours, where n is private: T, q and lambda N come from the public
         # or noisy size. Fixed batches are replace-one (the relation fixes n). The primal
-        # variant's schedule (T = ceil(epochs M / L), q = 1) does not involve n at all.
+        # variant's schedule (T = ceil(epochs M / L), q = 1) does not involve n at all: its
+        # statement (add/remove-one) stores no size, so nothing released depends on n.
         if variant == "primal":
             public_size(self.n_samples, n)
-            size = DatasetSize(n, "unused")
+            size = DatasetSize(None, "unused")
             train_eps = epsilon
+            units = m
         else:
             size, train_eps = self._planned_size(
-                setup, n, seed, ledger, poisson=sampling == "poisson", floor=L
+                setup, n, seed, ledger, poisson=sampling == "poisson", floor=L, dry=dry
             )
-        units = m if variant == "primal" else size.value
-        steps = -(-(epochs * units) // L)
-        q = 1.0 if variant == "primal" else min(1.0, L / size.value)
+            assert size.value is not None
+            units = size.value
+        steps = _check_steps(-(-(epochs * units) // L), tasks)
+        q = 1.0 if variant == "primal" else min(1.0, L / units)
         rate = q if variant != "primal" and sampling == "poisson" else 0.0
-        n_scale = float(size.value) if size.source in ("noisy_count", "given") else 0.0
+        n_scale = float(units) if size.source in ("noisy_count", "given") else 0.0
         if not private:
             what = "all" if variant == "primal" else sampling
             plain = _not_private(variant, what, q, steps, L, size)
@@ -444,11 +468,10 @@ class _DPSCDBase(PrivateLinearModel):
                 sensitivity = math.sqrt(2.0) * clip
             else:  # replace-one: zeta_j and v both move by up to 2C
                 sensitivity = 2.0 * math.sqrt(2.0) * clip
-        tasks = e.get("tasks", 1)  # one-vs-rest problems, each T steps over the same rows
         if noise_multiplier is None:
             assert train_eps is not None
             sigma = calibrate_sigma(
-                train_eps, delta, q=q, steps=steps * tasks, sampling=sampled_as, n=size.value
+                train_eps, delta, q=q, steps=steps * tasks, sampling=sampled_as, n=units
             )
         else:
             sigma = noise_multiplier
@@ -462,8 +485,21 @@ class _DPSCDBase(PrivateLinearModel):
         # raises UnsupportedEventError instead of giving a wrong number.
         accountant = RDPAccountant(neighboring=neighboring).compose(event, count=steps * tasks)
         statement = accountant.statement(delta)
+        total = statement.epsilon + size.epsilon
+        worst_case = False
+        if size.source == "noisy_count":
+            if noise_multiplier is None:
+                # a-priori: sigma is calibrated for the planned count, so the training part is
+                # <= train_eps whatever the count; the statement reports the target
+                assert epsilon is not None
+                total = epsilon
+            else:
+                # sigma is given: T and q depend on the count, so the statement reports the
+                # worst case over the count's public range (an a-priori guarantee)
+                statement, total = _worst_case_statement(sigma, L, epochs, tasks, size, delta)
+                worst_case = True
         privacy = DPSCDPrivacy(
-            epsilon=statement.epsilon + size.epsilon,
+            epsilon=total,
             delta=delta,
             variant=variant,
             accountant="rdp",
@@ -479,6 +515,7 @@ class _DPSCDBase(PrivateLinearModel):
             statement=statement,
             size=size,
             tasks=tasks,
+            worst_case=worst_case,
         )
         return _Plan(clip, sigma * sensitivity, steps, rate, n_scale, privacy)
 
@@ -488,7 +525,10 @@ _COMMON_PARAMS = """
         Privacy target for the whole fit; the noise multiplier is calibrated to it with
         :func:`privlearn.accounting.calibrate_sigma`. ``float("inf")`` runs the same variant
         without noise and without scaling (``clip`` is ignored; ``privacy_`` says "not
-        private"). ``None`` only together with ``noise_multiplier``.
+        private"). ``None`` only together with ``noise_multiplier``. With a noisy count the
+        noise is calibrated for the planned count, so the training part meets its share of
+        ``epsilon`` whatever the count: the guarantee holds a priori, and ``privacy_.epsilon``
+        is the target.
     delta : float or None, default=None
         Target delta in (0, 1). ``None`` means :data:`privlearn.accounting.DEFAULT_DELTA`
         (``1e-6``, the same for every privlearn estimator and never a function of the private
@@ -497,7 +537,9 @@ _COMMON_PARAMS = """
         The dataset size, declared PUBLIC. Under add/remove-one neighbours (``"dual"`` with
         Poisson batches) the size is private by default: 5% of ``epsilon``
         (:data:`privlearn.accounting.SIZE_EPSILON_FRACTION`; 0.05 when the noise is given as
-        ``noise_multiplier``) buys an exact discrete-Laplace noisy count ``N~``, and
+        ``noise_multiplier``) buys an exact discrete-Laplace noisy count ``N~`` (clamped to the
+        public range ``[L, cap]``: at most :data:`~privlearn.accounting.size.MAX_PLANNED_SIZE`
+        rows and :data:`~privlearn.accounting.size.MAX_PLANNED_STEPS` steps; stated), and
         ``T = ceil(epochs N~ / L)``, ``q = L / N~`` and ``lambda N~`` (in every update and in
         ``theta = v / (lambda N~)``) are derived from it; ``privacy_`` reports the total. Give
         ``n_samples`` when the size is public: nothing is spent, the statement says so, and
@@ -505,15 +547,20 @@ _COMMON_PARAMS = """
         neighbours by definition; the primal variant's schedule does not involve it.
     ledger : PrivacyLedger or None, default=None
         A budget shared with other fits (:class:`privlearn.accounting.PrivacyLedger`, or any
-        object with ``spend(epsilon, delta, label=...)``). ``fit`` charges it before reading
-        the data: the target ``(epsilon, delta)`` when ``epsilon`` is given; with
-        ``noise_multiplier``, the noisy count before it is drawn and the training part once
-        the schedule is planned. A spend the budget cannot cover raises
+        object with ``spend(epsilon, delta, label=...)``). ``fit`` validates every input, then
+        charges it exactly the total ``privacy_`` will report (``epochs * epsilon`` for
+        l2-laplace with ``epsilon_split="per_pass"``; with ``noise_multiplier``, the count plus
+        the worst case over counts) before any row is read (an
+        :class:`~privlearn.accounting.RDPLedger` composes the fit's events where they are
+        public inputs, a public or replace-one size). A spend the budget cannot cover raises
         :class:`~privlearn.exceptions.BudgetExceededError` and nothing is fitted.
     noise_multiplier : float or None, default=None
         The paper's ``sigma`` (noise std / sensitivity ``S_f``) instead of a target epsilon
         (give ``epsilon=None``); the epsilon it achieves at ``delta`` is reported in
-        ``privacy_``.
+        ``privacy_``. With a private size (Poisson batches, no ``n_samples``) ``T`` and ``q``
+        depend on the noisy count, so the report is the worst case over the count's public
+        range (an a-priori guarantee, the same for every count); declare ``n_samples`` or give
+        ``epsilon`` for a tight number.
     variant : {"dual", "seq", "primal", "scd"}, default="dual"
         ``"dual"``: Algorithm 1 (independent updates of a batch, sensitivity ``sqrt(2) C``,
         Lemma 1). ``"seq"``: SeqDP-SCD, sequential updates within a batch (sensitivity
@@ -543,8 +590,10 @@ _COMMON_PARAMS = """
         ``None`` is True here (Lemma 1 needs the row bound).
         True: project each training row onto the unit ball (with ``fit_intercept``: the ball of
         radius ``sqrt(1 - intercept_scaling^2)``). A per-row map, so it costs no privacy.
-        Without it, a row with norm > 1 raises ValueError naming the first such row (Lemma 1
-        needs normalised rows). Prediction uses ``X`` as given.
+        ``predict`` and ``decision_function`` apply the same projection to their rows
+        (``row_projection_`` is its radius), so the model never meets raw rows it was not
+        trained on. False: a row with norm > 1 raises ValueError naming the first such row
+        (Lemma 1 needs normalised rows).
     fit_intercept : bool, default=True
         Append a constant column of value ``intercept_scaling`` and learn its weight ``w_b``
         like any other (it is regularised); ``intercept_ = intercept_scaling * w_b``. Rows then
@@ -566,7 +615,9 @@ _COMMON_PARAMS = """
         Named ``seed`` rather than ``random_state`` because it is not a numpy RandomState: it
         selects the 256-bit ChaCha20 key of :class:`privlearn.random.Stream`. ``None`` (the
         default, right for a private release) draws the key from the operating system; an int
-        makes ``fit`` reproducible (research runs).
+        makes ``fit`` reproducible (research runs). The seed is SECRET randomness: whoever knows
+        it knows the noise (and can refit each neighbour to reproduce the release), so a fit
+        with a known seed is no private release; the statement lists it as secret.
     backend : {"core", "reference"}, default="core"
         The C++ core or its numpy twin (identical results up to rounding)."""
 
@@ -577,6 +628,9 @@ _ATTRIBUTES = """
         how the dataset size entered the run, and the accountant's statement
         (``str(privacy_)`` is readable). It covers ``coef_`` / ``intercept_`` (the released
         models ``theta_t``) and ``n_steps_``.
+    row_projection_ : float or None
+        The radius the training rows were projected onto (``clip_rows``), applied again to the
+        rows given to ``predict`` / ``decision_function``; None: rows used as given.
     n_steps_ : int
         Steps run (``T``; a function of the public or noisy size only).
     diagnostics_ : TrainingDiagnostics

@@ -123,6 +123,11 @@ class PreprocessingPrivacy(PrivacyStatement):
             lines.append("public inputs: " + ", ".join(self.public_inputs))
         if self.released:
             lines.append(f"released: {self.released}")
+        lines.append(
+            "secret: the rows, the noise and the seed (secret randomness: an int seed makes "
+            "runs reproducible for research; whoever knows it knows the noise -- not a release "
+            "setting)"
+        )
         return "\n".join(lines)
 
 

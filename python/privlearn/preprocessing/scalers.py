@@ -311,10 +311,7 @@ class DPFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             f"n_features={d}",
             f"feature_range={self.feature_range}",
             f"lattice_bits={bits} (outputs on lower + i (upper - lower) / 2**{bits})",
-            "seed=None (noise keyed by OS entropy)"
-            if seed is None
-            else f"seed={seed} (reproducible: the noise is known to whoever knows it)",
-        )
+        )  # the seed is secret randomness, not a public input
 
     def transform(self, X: Any) -> np.ndarray:
         """Clip to ``[lower_, upper_]`` and map into the target interval; rows have norm
