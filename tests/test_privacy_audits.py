@@ -899,4 +899,4 @@ def test_noise_multiplier_epsilon_does_not_follow_the_count(family):
 
 # The audits claim delta = 0.1 on purpose (the canaries need it for power) on at most a few
 # thousand rows: the estimators' delta-versus-size warning (issue 19, item 8) is expected here.
-pytestmark = pytest.mark.filterwarnings("ignore::privlearn.accounting.size.LargeDeltaWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::privlearn.exceptions.LargeDeltaWarning")

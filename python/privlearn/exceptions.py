@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["BudgetExceededError", "PrivacyLeakWarning"]
+__all__ = ["BudgetExceededError", "LargeDeltaWarning", "PrivacyLeakWarning"]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -20,3 +20,10 @@ class BudgetExceededError(RuntimeError):
     Raised by :meth:`privlearn.accounting.PrivacyLedger.spend` *before* anything is recorded
     or released, so the budget and the data stay as they were.
     """
+
+
+class LargeDeltaWarning(UserWarning):
+    """``delta`` is larger than ``1 / (10 n)`` for the public or noisy size ``n``: a mechanism
+    that publishes one row in the clear with probability ``delta`` would satisfy the statement
+    (the usual rule is ``delta << 1 / n``). Keyed on the declared or noisy size, never on the
+    exact private ``n``."""

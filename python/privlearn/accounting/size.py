@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from privlearn._checks import as_index, as_real
+from privlearn.exceptions import LargeDeltaWarning
 
 __all__ = [
     "DEFAULT_DELTA",
@@ -58,12 +59,6 @@ MAX_PLANNED_SIZE = 1 << 30
 #: also clamped so that ``ceil(epochs * m / batch_size) <= MAX_PLANNED_STEPS``
 #: (:func:`planned_size_cap`). Declare ``n_samples=`` for longer runs.
 MAX_PLANNED_STEPS = 1 << 23
-
-
-class LargeDeltaWarning(UserWarning):
-    """``delta`` is larger than ``1 / (10 n)`` for the public or noisy size ``n``: a mechanism
-    that publishes one row in the clear with probability ``delta`` would satisfy the statement
-    (the usual rule is ``delta << 1 / n``)."""
 
 
 def planned_size_cap(floor: int, epochs: int, batch_size: int) -> int:
