@@ -158,8 +158,8 @@ def _encoder(method: Method, seed: int, categories: list[Any], sigma: float | No
     if mode == "laplace":
         if sigma == 0.0:
             mode = "naive"
-        else:
-            kwargs.update(noise_scale=sigma, categories=categories)
+        else:  # the outcome is 0/1 by construction: its label set is public
+            kwargs.update(noise_scale=sigma, categories=categories, classes=[0, 1])
     if mode == "cross":
         kwargs["cv"] = N_FOLDS
     return ImpactEncoder(method.code, mode, **kwargs)
