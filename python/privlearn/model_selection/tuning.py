@@ -228,7 +228,7 @@ def _cost(est: Any, orders: np.ndarray, row_wise: tuple[str, ...]) -> _Plan:
             raise ValueError(f"candidate {type(step).__name__} is not private (epsilon = inf)")
         size = getattr(p, "size", None)
         if size is not None and getattr(size, "source", None) == "noisy_count":
-            counts = True
+            counts = True  # refused by the caller (an a-posteriori curve)
         stmt = p if isinstance(p, PrivacyStatement) else getattr(p, "statement", None)
         rel = getattr(p, "neighboring", None) or getattr(stmt, "neighboring", None)
         if rel is not None:
@@ -246,7 +246,7 @@ def _cost(est: Any, orders: np.ndarray, row_wise: tuple[str, ...]) -> _Plan:
                 acc.compose(e)
             curve = curve + acc.rdp
             pure = None
-        else:
+        elif not counts:  # a counting candidate is refused by the caller, with its reason
             raise ValueError(
                 f"candidate {type(step).__name__}: privacy_ is neither pure DP nor an RDP "
                 "statement with its events; it cannot be accounted for"
