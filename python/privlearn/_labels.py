@@ -200,3 +200,16 @@ def warn_labels_read(owner: str, labels: LabelSet, stacklevel: int = 3) -> None:
         PrivacyLeakWarning,
         stacklevel=stacklevel,
     )
+
+
+#: The ``classes`` parameter of the private classifiers' docstrings (one text for all).
+CLASSES_PARAM_DOC = """    classes : array-like of shape (n_classes,) or None, default=None
+        The label set, declared PUBLIC (scikit-learn's ``partial_fit(classes=...)``
+        convention): ``classes_`` (sorted as by ``np.unique``), the number of classes and the
+        shape of ``coef_`` come from it, never from ``y``. Every label of ``y`` must belong to
+        it (a label outside raises ValueError naming it, before any budget is charged: an input
+        precondition, like the row norms); a declared class absent from ``y`` is fine (it still
+        gets its model). ``None``: the label set is read from ``y``. That is outside the
+        guarantee (one row with a unique label adds it to ``classes_`` with certainty), so a
+        private fit then emits a :class:`~privlearn.exceptions.PrivacyLeakWarning` and
+        ``privacy_`` lists the label set as a public input read from ``y``."""

@@ -35,6 +35,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 
 from privlearn._checks import as_index
 from privlearn._labels import (
+    CLASSES_PARAM_DOC,
     LabelSet,
     declared_classes,
     label_set,
@@ -561,18 +562,6 @@ _ATTRIBUTES = """
         PRIVATE: computed on the raw data; never release it with the model."""
 
 
-_CLASSES_PARAM = """    classes : array-like of shape (n_classes,) or None, default=None
-        The label set, declared PUBLIC (scikit-learn's ``partial_fit(classes=...)``
-        convention): ``classes_`` (sorted as by ``np.unique``), the number of classes and the
-        shape of ``coef_`` come from it, never from ``y``. Every label of ``y`` must belong to
-        it (a label outside raises ValueError naming it, before any budget is charged: an input
-        precondition, like the row norms); a declared class absent from ``y`` is fine (it still
-        gets its model). ``None``: the label set is read from ``y``. That is outside the
-        guarantee (one row with a unique label adds it to ``classes_`` with certainty), so a
-        private fit then emits a :class:`~privlearn.exceptions.PrivacyLeakWarning` and
-        ``privacy_`` lists the label set as a public input read from ``y``."""
-
-
 class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
     _multiclass_proba = "softmax"
 
@@ -596,7 +585,7 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         ``"gaussian"``: Abadi et al. (2016), Algorithm 1: per-example clipping to ``clip``,
         noise ``N(0, sigma^2 clip^2 I)``, Poisson or fixed-size batches, RDP accountant.
     loss : {{"log_loss", "hinge"}}, default="log_loss"
-{_CLASSES_PARAM}{_COMMON_PARAMS}
+{CLASSES_PARAM_DOC}{_COMMON_PARAMS}
     epsilon_split : {{"total", "per_pass"}}, default="total"
         l2-laplace: how ``epsilon`` is spread over the ``epochs`` passes. ``"total"``: each
         pass is ``epsilon / epochs``-DP, so the whole fit is ``epsilon``-DP (basic

@@ -98,6 +98,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 
 from privlearn._checks import as_index
 from privlearn._labels import (
+    CLASSES_PARAM_DOC,
     LabelSet,
     declared_classes,
     label_set,
@@ -665,18 +666,6 @@ _NOTES = """
     dual variables nor the objective diagnostics (``diagnostics_``)."""
 
 
-_CLASSES_PARAM = """    classes : array-like of shape (n_classes,) or None, default=None
-        The label set, declared PUBLIC (scikit-learn's ``partial_fit(classes=...)``
-        convention): ``classes_`` (sorted as by ``np.unique``), the number of classes and the
-        shape of ``coef_`` come from it, never from ``y``. Every label of ``y`` must belong to
-        it (a label outside raises ValueError naming it, before any budget is charged: an input
-        precondition, like the row norms); a declared class absent from ``y`` is fine (it still
-        gets its model). ``None``: the label set is read from ``y``. That is outside the
-        guarantee (one row with a unique label adds it to ``classes_`` with certainty), so a
-        private fit then emits a :class:`~privlearn.exceptions.PrivacyLeakWarning` and
-        ``privacy_`` lists the label set as a public input read from ``y``."""
-
-
 class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
     _multiclass = True
 
@@ -699,7 +688,7 @@ class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
     ----------
     loss : {{"log_loss", "hinge"}}, default="log_loss"
         Logistic regression or the (L1-)hinge SVM.
-{_CLASSES_PARAM}{_COMMON_PARAMS}
+{CLASSES_PARAM_DOC}{_COMMON_PARAMS}
 
     Attributes
     ----------
