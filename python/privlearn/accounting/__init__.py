@@ -36,6 +36,7 @@ from .bridge import epsilon_pld, pld_statement, to_dp_accounting
 from .calibrate import calibrate_laplace_scale, calibrate_sigma, epsilon_for_sigma
 from .events import (
     Composed,
+    DiscreteGaussianEvent,
     DisjointBatches,
     Event,
     GaussianEvent,
@@ -57,12 +58,15 @@ from .pure import (
 )
 from .rdp import (
     DEFAULT_ORDERS,
+    rdp_discrete_gaussian,
     rdp_gaussian,
     rdp_laplace,
+    rdp_poisson_discrete_gaussian,
     rdp_poisson_gaussian,
     rdp_pure_dp,
     rdp_to_delta,
     rdp_to_epsilon,
+    rdp_without_replacement_discrete_gaussian,
     rdp_without_replacement_gaussian,
 )
 from .size import (
@@ -86,6 +90,7 @@ __all__ = [
     "Composed",
     "DisjointBatches",
     "Event",
+    "DiscreteGaussianEvent",
     "GaussianEvent",
     "LaplaceEvent",
     "LedgerEntry",
@@ -110,12 +115,15 @@ __all__ = [
     "laplace_epsilon",
     "parallel_composition",
     "pld_statement",
+    "rdp_discrete_gaussian",
     "rdp_gaussian",
     "rdp_laplace",
+    "rdp_poisson_discrete_gaussian",
     "rdp_poisson_gaussian",
     "rdp_pure_dp",
     "rdp_to_delta",
     "rdp_to_epsilon",
+    "rdp_without_replacement_discrete_gaussian",
     "rdp_without_replacement_gaussian",
     "to_dp_accounting",
 ]

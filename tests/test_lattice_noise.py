@@ -1,0 +1,248 @@
+"""Exact lattice noise (issue 19, item 9): the discrete Gaussian sampler (Canonne, Kamath,
+Steinke 2020), its numpy twin, the noise lattice, and the accountant's bounds for it.
+
+Statistical tests use fixed seeds (deterministic); each rejects at p < 1e-4, the
+false-failure probability for a seed chosen at random.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from privlearn import random as core_random
+from privlearn.accounting import (
+    DEFAULT_ORDERS,
+    DiscreteGaussianEvent,
+    GaussianEvent,
+    PoissonSampled,
+    PureDPAccountant,
+    RDPAccountant,
+    SampledWithoutReplacement,
+    UnsupportedEventError,
+    calibrate_sigma,
+    epsilon_for_sigma,
+    rdp_discrete_gaussian,
+    rdp_poisson_discrete_gaussian,
+    rdp_poisson_gaussian,
+    rdp_without_replacement_discrete_gaussian,
+    rdp_without_replacement_gaussian,
+)
+from privlearn.reference import random as ref_random
+
+P_MIN = 1e-4
+ORDERS = np.array(DEFAULT_ORDERS)
+
+
+def _variance(v: int) -> int:
+    return ref_random.discrete_gaussian_round_variance(v)
+
+
+# ---- the sampler: core == reference, bit for bit ---------------------------------------------
+@pytest.mark.parametrize(
+    "variance", [1, 2, 3, 10, 1000, 2**40 + 3, 2**60, (1 << 100) - 2**60]
+)
+def test_core_matches_reference_bit_for_bit(variance: int) -> None:
+    s2 = _variance(variance)
+    core = core_random.Stream(seed=11, stream=3)
+    ref = ref_random.Stream(seed=11, stream=3)
+    for start, n in [(0, 40), (123_456_789, 17), ((1 << 56) - 5, 5)]:
+        a = core.discrete_gaussian(start, n, s2)
+        b = ref.discrete_gaussian(start, n, s2)
+        assert a.dtype == np.int64
+        np.testing.assert_array_equal(a, b)
+
+
+def test_threads_and_addressing() -> None:
+    """Draw i depends on its address only: any thread count, any window."""
+    s2 = core_random.noise_lattice(1.0, 10)[2]
+    core = core_random.Stream(seed=5, stream=9)
+    full = core.discrete_gaussian(0, 5000, s2, n_threads=1)
+    np.testing.assert_array_equal(full, core.discrete_gaussian(0, 5000, s2, n_threads=2))
+    np.testing.assert_array_equal(full[777:1777], core.discrete_gaussian(777, 1000, s2))
+    other = core_random.Stream(seed=5, stream=10).discrete_gaussian(0, 5000, s2)
+    assert (full != other).mean() > 0.99
+
+
+@pytest.mark.parametrize("variance", [1, 2, 6, 32])
+def test_distribution_matches_the_discrete_gaussian(variance: int) -> None:
+    """Chi-square of 60000 draws against the exact pmf exp(-y^2 / (2 s2)) / Z."""
+    s2 = _variance(variance)
+    z = core_random.Stream(seed=2024, stream=1).discrete_gaussian(0, 60_000, s2)
+    lim = int(6 * math.sqrt(s2)) + 1
+    ys = np.arange(-lim, lim + 1)
+    pmf = np.exp(-(ys.astype(float) ** 2) / (2.0 * s2))
+    pmf /= pmf.sum()
+    counts = np.array([(z == y).sum() for y in ys])
+    assert counts.sum() == z.shape[0]  # no draw beyond 6 sigma (probability ~1e-9 each)
+    keep = pmf * z.shape[0] >= 5
+    obs = np.append(counts[keep], counts[~keep].sum())
+    exp = np.append(pmf[keep], pmf[~keep].sum()) * z.shape[0]
+    if exp[-1] < 5:  # fold the sparse tails into the last kept bin
+        obs[-2] += obs[-1]
+        exp[-2] += exp[-1]
+        obs, exp = obs[:-1], exp[:-1]
+    assert stats.chisquare(obs, exp).pvalue > P_MIN
+
+
+def test_large_variance_moments() -> None:
+    """At the lattice's scale (sigma ~ 2^30 units) mean and variance match N_Z(0, s2)."""
+    s2 = core_random.noise_lattice(1.0, 100)[2]
+    z = core_random.Stream(seed=3, stream=0).discrete_gaussian(0, 200_000, s2).astype(float)
+    sd = math.sqrt(s2)
+    assert abs(z.mean()) / sd < 4.5 / math.sqrt(z.shape[0])
+    # var of the sample variance ~ 2 s2^2 / n
+    assert abs((z**2).mean() / s2 - 1.0) < 4.5 * math.sqrt(2.0 / z.shape[0])
+    assert stats.kstest(z / sd, "norm").pvalue > P_MIN
+
+
+@pytest.mark.parametrize("stream_cls", [core_random.Stream, ref_random.Stream])
+def test_bad_variance(stream_cls) -> None:
+    s = stream_cls(seed=1)
+    with pytest.raises(ValueError, match="multiple of t"):
+        s.discrete_gaussian(0, 3, 2**40 + 1)
+    with pytest.raises(ValueError, match=r"\[1, 2\*\*100\]"):
+        s.discrete_gaussian(0, 3, 0)
+    with pytest.raises(ValueError, match=r"\[1, 2\*\*100\]"):
+        s.discrete_gaussian(0, 3, (1 << 101))
+    with pytest.raises(TypeError, match="variance must be an int"):
+        s.discrete_gaussian(0, 3, 4.0)
+    with pytest.raises(TypeError, match="variance must be an int"):
+        s.discrete_gaussian(0, 3, True)
+    with pytest.raises(ValueError, match="address space"):
+        s.discrete_gaussian((1 << 56) - 1, 3, 4)
+
+
+# ---- the noise lattice -------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "sigma, dim",
+    [
+        (1.0, 10),
+        (0.5, 3),
+        (1e-6, 5),
+        (1.1, 1),
+        (3e4, 100),
+        (40000.0, 7),
+        (1e12, 12345),
+        (0.7, 10**6),
+    ],
+)
+def test_noise_lattice_core_matches_reference_and_covers_sigma(sigma: float, dim: int) -> None:
+    core = core_random.noise_lattice(sigma, dim)
+    ref = ref_random.noise_lattice(sigma, dim)
+    assert core == ref
+    frac_bits, shift, s2 = core
+    assert frac_bits == 30 - shift
+    assert s2 == ref_random.discrete_gaussian_round_variance(s2)  # a valid variance
+    # the noise covers sigma times the L2 sensitivity on the lattice (one clipped contribution,
+    # 2^frac_bits units, plus sqrt(dim) from rounding when shift > 0), with exact rationals
+    sens = 2**frac_bits + (math.isqrt(dim - 1) + 1 if shift else 0)
+    from fractions import Fraction
+
+    assert Fraction(s2) >= (Fraction(sigma) * sens) ** 2
+    # and not much more (at most ~2^-25 relative in the standard deviation, plus the t rounding)
+    assert math.sqrt(s2) <= sigma * sens * (1 + 2**-20) + 2
+
+
+def test_noise_lattice_bad_input() -> None:
+    for bad in (0.0, -1.0, float("nan"), float("inf"), 2.0**41):
+        with pytest.raises(ValueError, match="noise multiplier"):
+            core_random.noise_lattice(bad, 3)
+        with pytest.raises(ValueError, match="noise multiplier"):
+            ref_random.noise_lattice(bad, 3)
+    with pytest.raises(ValueError):
+        core_random.noise_lattice(1.0, 0)
+    with pytest.raises(TypeError):
+        core_random.noise_lattice("1", 3)
+
+
+@pytest.mark.parametrize("shift", [1, 2, 5, 17])
+def test_round_shift_even(shift: int) -> None:
+    rng = np.random.default_rng(shift)
+    vals = [int(v) for v in rng.integers(-(2**40), 2**40, 200)]
+    half = 1 << (shift - 1)
+    vals += [k * (1 << shift) + half for k in range(-3, 4)]
+    for v in vals:
+        r = ref_random.round_shift_even(v, shift)
+        exact = v / (1 << shift)
+        assert abs(r - exact) <= 0.5
+        if abs(r - exact) == 0.5:
+            assert r % 2 == 0
+
+
+# ---- the accountant ---------------------------------------------------------------------------
+def test_discrete_gaussian_event_rdp_is_the_gaussian_curve() -> None:
+    a = RDPAccountant().compose(DiscreteGaussianEvent(2.0), 3)
+    b = RDPAccountant().compose(GaussianEvent(2.0), 3)
+    np.testing.assert_allclose(a.rdp, b.rdp, rtol=1e-15)
+    np.testing.assert_allclose(rdp_discrete_gaussian(2.0, ORDERS), ORDERS / 8.0)
+    assert str(DiscreteGaussianEvent(1.5)) == "DiscreteGaussian(sigma=1.5)"
+    with pytest.raises(ValueError):
+        DiscreteGaussianEvent(0.0)
+    with pytest.raises(UnsupportedEventError, match="no pure-DP guarantee"):
+        PureDPAccountant().compose(DiscreteGaussianEvent(1.0))
+
+
+@pytest.mark.parametrize("q, sigma", [(0.01, 1.1), (64 / 30162, 1.0), (0.2, 0.7), (0.5, 3.0)])
+def test_poisson_discrete_bound_is_sound_and_close(q: float, sigma: float) -> None:
+    """The general bound (Zhu-Wang 2019, Theorem 6) is >= the exact continuous sampled
+    Gaussian (which it must dominate: it bounds every mechanism with that RDP curve), and <=
+    the unsampled Gaussian (the cap)."""
+    r = rdp_poisson_discrete_gaussian(q, sigma, ORDERS)
+    c = rdp_poisson_gaussian(q, sigma, ORDERS)
+    assert np.all(r >= c * (1 - 1e-9))
+    assert np.all(r <= ORDERS / (2 * sigma**2) * (1 + 1e-12))
+    acc = RDPAccountant().compose(PoissonSampled(q, DiscreteGaussianEvent(sigma)), 100)
+    np.testing.assert_allclose(acc.rdp, 100 * r, rtol=1e-12)
+
+
+def test_zhu_wang_formula_at_integer_orders() -> None:
+    """Theorem 6 of Zhu-Wang (2019) evaluated directly with exact binomials."""
+    q, sigma = 0.05, 1.3
+
+    def eps(j: int) -> float:
+        return j / (2 * sigma**2)
+
+    for alpha in (2, 3, 7, 20):
+        s = (1 - q) ** (alpha - 1) * (alpha * q - q + 1)
+        s += math.comb(alpha, 2) * q**2 * (1 - q) ** (alpha - 2) * math.exp(eps(2))
+        s += 3 * sum(
+            math.comb(alpha, j) * (1 - q) ** (alpha - j) * q**j * math.exp((j - 1) * eps(j))
+            for j in range(3, alpha + 1)
+        )
+        want = min(math.log(s) / (alpha - 1), alpha / (2 * sigma**2))
+        got = float(rdp_poisson_discrete_gaussian(q, sigma, float(alpha)))
+        assert got == pytest.approx(want, rel=1e-10)
+    # fractional orders: the chord of (alpha - 1) eps(alpha), never below the integer ends' min
+    r25 = float(rdp_poisson_discrete_gaussian(q, sigma, 2.5))
+    k2 = float(rdp_poisson_discrete_gaussian(q, sigma, 2.0))
+    k3 = 2 * float(rdp_poisson_discrete_gaussian(q, sigma, 3.0))
+    assert r25 == pytest.approx((0.5 * k2 + 0.5 * k3) / 1.5, rel=1e-12)
+
+
+def test_without_replacement_discrete_bound() -> None:
+    n, m = 30162, 64
+    for sigma in (0.6, 1.0, 2.0):
+        r = rdp_without_replacement_discrete_gaussian(n, m, sigma, ORDERS)
+        c = rdp_without_replacement_gaussian(n, m, sigma, ORDERS)
+        assert np.all(r >= c * (1 - 1e-9))
+        acc = RDPAccountant().compose(SampledWithoutReplacement(n, m, DiscreteGaussianEvent(sigma)))
+        np.testing.assert_allclose(acc.rdp, r, rtol=1e-12)
+
+
+def test_calibrate_discrete_sigma_ratio_at_the_adult_default() -> None:
+    """Adult default: q = 64/30162, 20 epochs, (1, 1e-6): the lattice noise needs a sigma at
+    most a few percent above the continuous Gaussian's, and the calibrated sigma meets the
+    target under the discrete accountant."""
+    q = 64 / 30162
+    steps = math.ceil(20 * 30162 / 64)
+    cont = calibrate_sigma(1.0, 1e-6, q=q, steps=steps)
+    disc = calibrate_sigma(1.0, 1e-6, q=q, steps=steps, discrete=True)
+    assert 1.0 < disc / cont < 1.10
+    assert epsilon_for_sigma(disc, 1e-6, q=q, steps=steps, discrete=True) <= 1.0
+    assert epsilon_for_sigma(disc / 1.001, 1e-6, q=q, steps=steps, discrete=True) > 1.0
+    with pytest.raises(TypeError, match="discrete must be a bool"):
+        calibrate_sigma(1.0, 1e-6, q=q, steps=steps, discrete="yes")
