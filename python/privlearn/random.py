@@ -26,6 +26,7 @@ __all__ = [
     "Stream",
     "chacha20_block",
     "key_from_seed",
+    "lattice_noise_description",
     "noise_lattice",
 ]
 
@@ -76,6 +77,17 @@ def noise_lattice(sigma: float, dim: int) -> tuple[int, int, int]:
     dim = as_index(dim, "dim", lower=1, upper=1 << 62)
     frac_bits, shift, lo, hi = _core.noise_lattice(float(sigma), dim)
     return int(frac_bits), int(shift), int(lo) | (int(hi) << 64)
+
+
+def lattice_noise_description(sigma: float, bound: str = "C") -> str:
+    """How the Gaussian noise of multiplier ``sigma`` is released, for privacy statements: the
+    exact discrete Gaussian on the lattice ``bound * 2**-k`` (:func:`noise_lattice`)."""
+    frac_bits = noise_lattice(sigma, 1)[0]
+    return (
+        f"discrete Gaussian on the lattice {bound}*2^-{frac_bits}, sampled exactly (Canonne, "
+        f"Kamath, Steinke 2020) and added to the exact fixed-point sum; floating point only "
+        f"after the noise"
+    )
 
 
 def _check_key(key: bytes) -> bytes:

@@ -35,8 +35,8 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from privlearn._checks import as_index
 from privlearn._linear_common import SCHEDULES, SGDRun, objective, softmax_objective
 from privlearn.accounting import (
+    DiscreteGaussianEvent,
     DisjointBatches,
-    GaussianEvent,
     PoissonSampled,
     PrivacyStatement,
     PureDPAccountant,
@@ -65,6 +65,7 @@ from privlearn.linear._common import (
     _delta,
     _statement_lines,
 )
+from privlearn.random import lattice_noise_description
 
 __all__ = ["DPSGDClassifier", "DPSGDPrivacy", "DPSGDRegressor"]
 
@@ -107,6 +108,9 @@ class DPSGDPrivacy:
     noise_scale : float or None
         l2-laplace: ``2 C / epsilon_per_pass``, the noise density being proportional to
         ``exp(-||z|| / noise_scale)``; Gaussian: the noise standard deviation ``sigma C``.
+    noise : str or None
+        Gaussian: how the noise is released (the exact discrete Gaussian on the lattice
+        ``C 2^-k``; the accountant composes ``DiscreteGaussianEvent``).
     epsilon_per_pass : float or None
         l2-laplace: the epsilon of one pass over the data.
     passes : int or None
@@ -138,6 +142,7 @@ class DPSGDPrivacy:
     epsilon_split: str | None = None
     statement: PrivacyStatement | None = None
     size: DatasetSize | None = None
+    noise: str | None = None
 
     @property
     def private(self) -> bool:
@@ -167,6 +172,8 @@ class DPSGDPrivacy:
                 f"{self.noise_scale:.6g}), clip C = {self.clip:g}, sensitivity "
                 f"{self.sensitivity:g}, {self.sampling} sampling, {self.steps} steps"
             )
+            if self.noise:
+                lines.append(f"  noise: {self.noise}")
         lines += _statement_lines(self.size, self.epsilon, self.neighboring)
         if self.statement is not None:
             lines += ["  " + line for line in str(self.statement).splitlines()]
@@ -366,16 +373,18 @@ class _DPSGDBase(PrivateLinearModel):
         if noise_multiplier is None:
             assert train_eps is not None
             sigma_event = calibrate_sigma(
-                train_eps, delta, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m
+                train_eps, delta, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m,
+                discrete=True,
             )
             sigma = sigma_event * ratio
         else:
             sigma = noise_multiplier
             sigma_event = sigma / ratio
+        # The core adds the noise exactly on the lattice C 2^-k (random.hpp, noise_lattice).
         if sampling == "poisson":
-            event = PoissonSampled(q, GaussianEvent(sigma_event))
+            event = PoissonSampled(q, DiscreteGaussianEvent(sigma_event))
         else:
-            event = SampledWithoutReplacement(n, batch_size, GaussianEvent(sigma_event))
+            event = SampledWithoutReplacement(n, batch_size, DiscreteGaussianEvent(sigma_event))
         # The accountant is fixed to the sampler's neighbouring relation: a mismatched event
         # raises UnsupportedEventError instead of a wrong number.
         acc = RDPAccountant(neighboring=NEIGHBORING[sampling]).compose(event, count=steps)
@@ -392,6 +401,7 @@ class _DPSGDBase(PrivateLinearModel):
             sensitivity=ratio * clip,
             noise_multiplier=sigma,
             noise_scale=sigma * clip,
+            noise=lattice_noise_description(sigma),
             statement=statement,
             size=size,
         )

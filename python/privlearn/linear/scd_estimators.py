@@ -98,6 +98,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from privlearn._checks import as_index
 from privlearn._linear_common import SCD_VARIANTS, SCDRun
 from privlearn.accounting import (
+    DiscreteGaussianEvent,
     Event,
     GaussianEvent,
     PoissonSampled,
@@ -124,6 +125,7 @@ from privlearn.linear._common import (
     _plan_size,
     _statement_lines,
 )
+from privlearn.random import lattice_noise_description
 
 __all__ = ["DPSCDClassifier", "DPSCDPrivacy", "DPSCDRegressor"]
 
@@ -186,6 +188,9 @@ class DPSCDPrivacy:
         Binary problems trained on the same rows: 1, or ``K`` for one-vs-rest over ``K > 2``
         classes; the accountant composes ``tasks x steps`` mechanisms (each problem's ``T``
         steps see every row).
+    noise : str or None
+        How the noise is released: for the dual variant the exact discrete Gaussian on the
+        lattice ``C 2^-k`` for ``v`` (the accountant composes ``DiscreteGaussianEvent``).
     """
 
     epsilon: float
@@ -204,6 +209,7 @@ class DPSCDPrivacy:
     statement: PrivacyStatement | None = None
     size: DatasetSize | None = None
     tasks: int = 1
+    noise: str | None = None
 
     @property
     def private(self) -> bool:
@@ -230,6 +236,8 @@ class DPSCDPrivacy:
                 f"  one-vs-rest: {self.tasks} binary problems x {self.steps} steps on the same "
                 "rows, composed by the accountant"
             )
+        if self.noise:
+            lines.append(f"  noise: {self.noise}")
         lines += _statement_lines(self.size, self.epsilon, self.neighboring)
         if self.statement is not None:
             lines += ["  " + line for line in str(self.statement).splitlines()]
@@ -430,19 +438,24 @@ class _DPSCDBase(PrivateLinearModel):
             else:  # replace-one: zeta_j and v both move by up to 2C
                 sensitivity = 2.0 * math.sqrt(2.0) * clip
         tasks = e.get("tasks", 1)  # one-vs-rest problems, each T steps over the same rows
+        # The dual variant's v noise is added exactly on the lattice C 2^-k (scd.cpp,
+        # scd_apply_units): accounted as a DiscreteGaussianEvent.
+        lattice = variant == "dual"
         if noise_multiplier is None:
             assert train_eps is not None
             sigma = calibrate_sigma(
-                train_eps, delta, q=q, steps=steps * tasks, sampling=sampled_as, n=size.value
+                train_eps, delta, q=q, steps=steps * tasks, sampling=sampled_as, n=size.value,
+                discrete=lattice,
             )
         else:
             sigma = noise_multiplier
+        noise_event = DiscreteGaussianEvent(sigma) if lattice else GaussianEvent(sigma)
         if variant == "primal":
-            event = GaussianEvent(sigma)
+            event = noise_event
         elif sampling == "poisson":
-            event = PoissonSampled(q, GaussianEvent(sigma))
+            event = PoissonSampled(q, noise_event)
         else:
-            event = SampledWithoutReplacement(n, L, GaussianEvent(sigma))
+            event = SampledWithoutReplacement(n, L, noise_event)
         # The accountant is fixed to the sampler's neighbouring relation: a mismatched event
         # raises UnsupportedEventError instead of giving a wrong number.
         accountant = RDPAccountant(neighboring=neighboring).compose(event, count=steps * tasks)
@@ -464,6 +477,12 @@ class _DPSCDBase(PrivateLinearModel):
             statement=statement,
             size=size,
             tasks=tasks,
+            noise=(
+                "v: " + lattice_noise_description(sigma * sensitivity / clip)
+                + "; alpha (not released): floating-point Gaussian"
+                if lattice
+                else "floating-point Gaussian (Box-Muller)"
+            ),
         )
         return _Plan(clip, sigma * sensitivity, steps, rate, n_scale, privacy)
 
