@@ -359,11 +359,7 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
                 spec.clip,
             )
             a[batch] += zeta
-            if spec.clip > 0 and noisy:  # exact sum, exact noise on the lattice (scd.cpp)
-                units = fixed_point_units(zeta, Xb, spec.clip)
-                sigma_l = (spec.noise_std / spec.clip) * (1.0 + 2.0**-50)
-                v = v + lattice_release(units, noise_v, t * m, sigma_l, spec.clip)
-            elif spec.clip > 0:  # bounded updates: the exact fixed-point sum (fixed_sum.hpp)
+            if spec.clip > 0:  # bounded updates: the exact fixed-point sum (fixed_sum.hpp)
                 v = v + fixed_point_sum(zeta, Xb, spec.clip)
             else:
                 v = v + np.asarray(Xb.T @ zeta).reshape(-1)
@@ -385,7 +381,7 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
                 step = float(_scale(step, spec.clip)[0])
                 a[j] += step
                 v = v + step * xj
-        if noisy and not (spec.variant == "dual" and spec.clip > 0):  # float noise (no lattice)
+        if noisy:
             v = v + spec.noise_std * noise_v.normal(t * m, m)
         if due(t):
             record(t, v / lam_n, a)
