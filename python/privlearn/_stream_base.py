@@ -153,7 +153,7 @@ class StreamBase(abc.ABC):
         self, start: int, n: int, variance: int, *, n_threads: int | None = None
     ) -> np.ndarray:
         """Exact discrete Gaussian draws ``N_Z(0, variance)`` (int64) at addresses
-        ``start .. start + n - 1`` (Canonne, Kamath, Steinke 2020, Algorithm 3).
+        ``start`` to ``start + n - 1`` (Canonne, Kamath, Steinke 2020, Algorithm 3).
 
         ``variance`` is an int in ``[1, 2**100]`` and a multiple of ``t = 2**m``,
         ``m = floor(variance.bit_length() / 2)`` (round it up with

@@ -77,7 +77,7 @@ def lattice_release(
 
     ``units`` (int64, units of ``bound * 2**-30``) are rounded to the lattice
     ``bound * 2**-frac_bits`` (half to even; no rounding when ``frac_bits = 30``) and get the
-    exact discrete Gaussian draws ``start .. start + len(units) - 1`` of ``noise`` (Canonne,
+    exact discrete Gaussian draws ``start`` to ``start + len(units) - 1`` of ``noise`` (Canonne,
     Kamath, Steinke 2020): an integer vector computed exactly, converted to float64 only then
     (post-processing). See :func:`privlearn.random.noise_lattice` for the privacy argument.
     """

@@ -309,7 +309,7 @@ def noise_lattice(sigma: float, dim: int) -> tuple[int, int, int]:
 
 
 def discrete_gaussian_at(key: bytes, stream: int, start: int, n: int, variance: int) -> np.ndarray:
-    """Draws ``start .. start + n - 1`` of N_Z(0, variance) (int64), exactly as the core."""
+    """Draws ``start`` to ``start + n - 1`` of N_Z(0, variance) (int64), exactly as the core."""
     s2 = check_discrete_gaussian_variance(variance)
     if start < 0 or n < 0 or start + n > _DG_INDEX_LIMIT:
         raise ValueError("discrete_gaussian: start + n exceeds the address space (2^56)")
