@@ -866,7 +866,12 @@ def rdp_poisson_discrete_gaussian(q: float, sigma: float, orders: Any) -> np.nda
     (convexity), orders below 2 the bound at 2 (``K(1) = 0``). The result is capped by the
     unsampled ``alpha / (2 sigma^2)`` (Poisson subsampling is a mixture of identical pairs and
     neighbouring pairs; joint quasi-convexity of the Renyi divergence). Compared with the
-    continuous sampled Gaussian the bound differs by the factor 3 on the terms ``l >= 3``.
+    continuous sampled Gaussian the bound differs by the factor 3 on the terms ``l >= 3``,
+    which dominates once ``q sigma^2`` is large: the calibrated sigma at ``(1, 1e-6)``, lot 64,
+    20 epochs is 1.037x the continuous one for n = 30162 (adult), 1.96x for n = 5000 and 6.1x
+    for n = 1000. (For the add direction the discrete Gaussian's subgaussian moment generating
+    function gives the continuous sampled Gaussian's integer-order bound; a matching argument
+    for the remove direction would remove the gap: not done.)
 
     Parameters
     ----------
