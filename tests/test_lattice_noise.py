@@ -22,6 +22,7 @@ from privlearn.accounting import (
     PureDPAccountant,
     RDPAccountant,
     SampledWithoutReplacement,
+    SelfComposed,
     UnsupportedEventError,
     calibrate_sigma,
     epsilon_for_sigma,
@@ -295,3 +296,121 @@ def test_sgd_core_matches_reference_on_the_lattice(sigma: float) -> None:
     np.testing.assert_array_equal(a, b)
     if sigma > 2**15:
         assert core_random.noise_lattice(sigma, 3)[1] > 0  # the coarsened path ran
+
+
+# ---- the tight accountant: rounded Gaussian + lattice slack (issue 19, item 9) ---------------
+@pytest.mark.parametrize("s", [3.0, 10.0, 100.0])
+def test_lattice_slack_bounds_hold_exactly(s: float) -> None:
+    """Every inequality of privlearn.accounting.lattice, checked with 50-digit arithmetic:
+    |log p(k) - log r(k)| <= eta for |k| <= K (p: discrete Gaussian, r: rounded Gaussian),
+    and both laws put at most tau = erfc(K / (s sqrt 2)) outside the box."""
+    import mpmath
+
+    from privlearn.accounting import lattice_slack
+
+    mpmath.mp.dps = 50
+    slack = lattice_slack(s, 10, 1e-6)
+    K = slack.bound
+    assert slack.log_tau <= math.log(1e-20 * 1e-6 / 10) and K > 6 * s
+    S = mpmath.mpf(s)
+    Z = mpmath.nsum(lambda j: mpmath.exp(-(j**2) / (2 * S**2)), [-mpmath.inf, mpmath.inf])
+    worst = mpmath.mpf(0)
+    for k in range(0, K + 1, max(1, K // 400)):
+        p = mpmath.exp(-(k**2) / (2 * S**2)) / Z
+        r = mpmath.ncdf((k + 0.5) / S) - mpmath.ncdf((k - 0.5) / S)
+        worst = max(worst, abs(mpmath.log(p) - mpmath.log(r)))
+    assert worst <= slack.eta
+    assert worst > slack.eta / 1e3  # the bound is not vacuous
+    tau = mpmath.exp(slack.log_tau)
+    p_tail = 2 * mpmath.nsum(lambda j: mpmath.exp(-(j**2) / (2 * S**2)), [K + 1, mpmath.inf]) / Z
+    r_tail = 2 * mpmath.ncdf(-(K + 0.5) / S)
+    assert p_tail <= tau and r_tail <= tau
+    assert tau <= mpmath.erfc(K / (S * mpmath.sqrt(2))) * (1 + 1e-9)
+
+
+def test_lattice_slack_statement_and_inverse() -> None:
+    from privlearn.accounting import LatticeSlack, lattice_slack
+
+    slack = lattice_slack(1e9, 10**6, 1e-6, 1.0)
+    assert isinstance(slack, LatticeSlack)
+    assert 0 < slack.log_ratio < 1e-9 and 0 < slack.tail <= 1e-26
+    eps_c, delta_c = slack.continuous_target(1.0, 1e-6)
+    assert slack.epsilon(eps_c) <= 1.0 and slack.delta(eps_c, delta_c) <= 1e-6
+    assert 1.0 - eps_c < 1e-8 and 1e-6 - delta_c < 1e-14
+    # a huge epsilon enlarges the box instead of overflowing
+    big = lattice_slack(1e9, 10**6, 1e-6, 1e4)
+    assert big.bound > slack.bound and big.delta(1e4, 0.0) <= 1e-6
+    with pytest.raises(ValueError, match="delta"):
+        lattice_slack(1e9, 10, 0.0)
+    with pytest.raises(ValueError, match="scale"):
+        lattice_slack(0.0, 10, 1e-6)
+
+
+def test_calibrate_lattice_sigma_refuses_a_large_slack() -> None:
+    from privlearn.accounting import calibrate_lattice_sigma, lattice_slack
+
+    q, steps = 0.01, 1000
+
+    def continuous(eps: float, dlt: float) -> float:
+        return calibrate_sigma(eps, dlt, q=q, steps=steps)
+
+    def epsilon_of(sig: float, dlt: float) -> float:
+        return epsilon_for_sigma(sig, dlt, q=q, steps=steps)
+
+    def coarse(sig: float):  # a lattice of unit C: s = sigma lattice units, 10^6 coordinates
+        return lattice_slack(sig, 10**6, 1e-5)
+
+    with pytest.raises(ValueError, match="slack is too large"):
+        calibrate_lattice_sigma(1.0, 1e-5, coarse, continuous, epsilon_of)
+
+    def fine(sig: float):  # the C 2^-30 lattice
+        return lattice_slack(sig * 2.0**30, 10**6, 1e-5)
+
+    sigma, slack = calibrate_lattice_sigma(1.0, 1e-5, fine, continuous, epsilon_of)
+    assert sigma == continuous(1.0, 1e-5)  # the slack is far below calibrate's tolerance
+    eps_c, delta_c = slack.continuous_target(1.0, 1e-5)
+    assert epsilon_for_sigma(sigma, delta_c, q=q, steps=steps) <= eps_c
+
+
+@pytest.mark.parametrize("n", [1000, 5000])
+def test_dpsgd_lattice_noise_costs_no_more_sigma_than_the_continuous_gaussian(n: int) -> None:
+    """Adult defaults (batch 64, 20 epochs, (1, 1e-6)) at small n: the calibrated noise is the
+    continuous Gaussian's (the Zhu-Wang bound needed 2x at n = 5000, 6x at n = 1000); the
+    statement names the rounded Gaussian's accountant and carries the slack."""
+    from privlearn.linear import DPSGDClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 5)) / 3.0
+    y = (X[:, 0] > 0).astype(int)
+    clf = DPSGDClassifier(
+        mechanism="gaussian", epsilon=1.0, delta=1e-6, batch_size=64, epochs=20,
+        n_samples=n, seed=0,
+    ).fit(X, y)
+    p = clf.privacy_
+    steps = -(-(20 * n) // 64)
+    cont = calibrate_sigma(1.0, 1e-6, q=64 / n, steps=steps)
+    assert p.noise_multiplier == cont
+    st = p.statement
+    assert st.lattice is not None and 0 < 2 * st.lattice.log_ratio < 1e-12
+    assert st.events == (SelfComposed(PoissonSampled(64 / n, GaussianEvent(cont)), steps),)
+    assert p.epsilon <= 1.0 and p.epsilon == pytest.approx(1.0, rel=1e-3)
+    assert "rounded Gaussian + lattice slack" in str(p)
+
+
+def test_rdp_ledger_adds_the_lattice_slacks() -> None:
+    from privlearn.accounting import RDPLedger, lattice_slack
+
+    step = PoissonSampled(0.01, GaussianEvent(1.0))
+    plain, lattice = RDPLedger(10.0, 1e-5), RDPLedger(10.0, 1e-5)
+    slack = lattice_slack(5e3, 10**6, 1e-5)  # a deliberately coarse lattice: visible slack
+    for _ in range(2):
+        plain.spend_events([SelfComposed(step, 500)])
+        lattice.spend_events([SelfComposed(step, 500)], slack=slack)
+    nu, tail = 2 * slack.log_ratio, 2 * slack.tail
+    delta_rdp = (1e-5 - (1 + math.exp(10.0 * (1 + 1e-9) + nu)) * tail) * math.exp(-nu)
+    replay = RDPAccountant().compose(step, 1000)
+    want = replay.get_epsilon(delta_rdp) + 2 * nu
+    assert lattice.spent.epsilon == pytest.approx(want, rel=1e-6)
+    assert lattice.spent.epsilon > plain.spent.epsilon + 1.9 * nu
+    with pytest.raises(TypeError, match="LatticeSlack"):
+        lattice.spend_events([step], slack=0.1)

@@ -28,8 +28,8 @@ from privlearn import audit as A
 from privlearn._linear_common import objective
 from privlearn.accounting import (
     DEFAULT_DELTA,
-    DiscreteGaussianEvent,
     DisjointBatches,
+    GaussianEvent,
     PoissonSampled,
     PureDPEvent,
     SampledWithoutReplacement,
@@ -240,8 +240,7 @@ def test_l2_laplace_epsilon_split_and_noise(split, clip, eps_pass, total, core_c
 @pytest.mark.parametrize("sampling", ["poisson", "fixed"])
 def test_gaussian_accountant_meets_the_target(sampling):
     """privacy_.epsilon is the accountant's epsilon for `steps` compositions of the sampled
-    discrete Gaussian event (the core's exact lattice noise); it meets the target and is within
-    calibrate_sigma's tolerance of it."""
+    Gaussian event; it meets the target and is within calibrate_sigma's tolerance of it."""
     X, y, _ = _data(n=400, d=5, seed=1)
     target, delta, b, epochs = 1.5, 1e-5, 20, 3
     clf = DPSGDClassifier(
@@ -258,17 +257,12 @@ def test_gaussian_accountant_meets_the_target(sampling):
     p = clf.privacy_
     n, steps, q = 400, math.ceil(epochs * 400 / b), b / 400
     acc_sampling = "poisson" if sampling == "poisson" else "without_replacement"
-    sigma_event = calibrate_sigma(
-        target, delta, q=q, steps=steps, sampling=acc_sampling, n=n, discrete=True
-    )
+    sigma_event = calibrate_sigma(target, delta, q=q, steps=steps, sampling=acc_sampling, n=n)
     assert p.epsilon <= target
     assert p.epsilon == pytest.approx(target, rel=1e-3)
     # calibrate_sigma's tolerance: sigma / (1 + 1e-4) would miss the target
     smaller = sigma_event / (1 + 1e-4)
-    eps_smaller = epsilon_for_sigma(
-        smaller, delta, q=q, steps=steps, sampling=acc_sampling, n=n, discrete=True
-    )
-    assert eps_smaller > target
+    assert epsilon_for_sigma(smaller, delta, q=q, steps=steps, sampling=acc_sampling, n=n) > target
     assert p.steps == clf.n_steps_ == steps
     assert p.delta == delta and p.accountant == "rdp" and p.clip == 0.7
     if sampling == "poisson":
@@ -276,14 +270,14 @@ def test_gaussian_accountant_meets_the_target(sampling):
         assert p.neighboring == "add_remove" and p.sensitivity == 0.7
         assert p.noise_multiplier == sigma_event
         assert p.statement.events == (
-            SelfComposed(PoissonSampled(q, DiscreteGaussianEvent(sigma_event)), steps),
+            SelfComposed(PoissonSampled(q, GaussianEvent(sigma_event)), steps),
         )
     else:
         # replace-one: the summed clipped gradients move by up to 2C, so the trainer adds
         # twice the event's noise multiplier (noise std / sensitivity)
         assert p.neighboring == "replace_one" and p.sensitivity == 1.4
         assert p.noise_multiplier == 2 * sigma_event
-        event = SampledWithoutReplacement(n, b, DiscreteGaussianEvent(sigma_event))
+        event = SampledWithoutReplacement(n, b, GaussianEvent(sigma_event))
         assert p.statement.events == (SelfComposed(event, steps),)
     assert p.noise_scale == pytest.approx(p.noise_multiplier * 0.7)
     run = sgd_train(
@@ -315,9 +309,8 @@ def test_gaussian_noise_multiplier_reports_epsilon(sampling):
     p = reg.privacy_
     acc_sampling = "poisson" if sampling == "poisson" else "without_replacement"
     sigma_event = 1.3 if sampling == "poisson" else 0.65
-    expected = epsilon_for_sigma(  # the lattice noise's accountant (discrete Gaussian)
-        sigma_event, DEFAULT_DELTA, q=15 / 300, steps=40, sampling=acc_sampling, n=300,
-        discrete=True,
+    expected = epsilon_for_sigma(
+        sigma_event, DEFAULT_DELTA, q=15 / 300, steps=40, sampling=acc_sampling, n=300
     )
     assert p.epsilon == pytest.approx(expected, rel=1e-12)
     assert p.delta == DEFAULT_DELTA == 1e-6  # the documented default, not a function of n

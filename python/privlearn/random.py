@@ -68,9 +68,9 @@ def noise_lattice(sigma: float, dim: int) -> tuple[int, int, int]:
     ``frac_bits = 30 - shift``, and ``variance = ceil(sigma (2**frac_bits + r))**2`` rounded up
     to a multiple of the sampler's ``t``, with ``r = 0`` when ``shift = 0`` and
     ``ceil(sqrt(dim))`` otherwise (the extra L2 sensitivity of rounding, paid with more noise).
-    The release then has Renyi divergence at most ``alpha / (2 sigma**2)`` between neighbours
-    (Canonne, Kamath, Steinke 2020): see
-    :class:`privlearn.accounting.DiscreteGaussianEvent`.
+    The release is accounted as the rounded continuous Gaussian (a post-processing of the
+    continuous Gaussian mechanism on the integer sum) plus a computed slack for the distance
+    between the discrete and the rounded Gaussian: see :mod:`privlearn.accounting.lattice`.
     """
     if not isinstance(sigma, (int, float, np.floating, np.integer)) or isinstance(sigma, bool):
         raise TypeError(f"sigma must be a real number, got {type(sigma).__name__}")

@@ -47,6 +47,12 @@ from .events import (
     SelfComposed,
     UnsupportedEventError,
 )
+from .lattice import (
+    LatticeSlack,
+    calibrate_lattice_sigma,
+    lattice_slack,
+    lattice_statement,
+)
 from .ledger import Budget, LedgerEntry, PrivacyLedger, RDPLedger
 from .pure import (
     advanced_composition,
@@ -93,6 +99,7 @@ __all__ = [
     "DiscreteGaussianEvent",
     "GaussianEvent",
     "LaplaceEvent",
+    "LatticeSlack",
     "LedgerEntry",
     "PoissonSampled",
     "PrivacyLedger",
@@ -112,7 +119,10 @@ __all__ = [
     "calibrate_sigma",
     "epsilon_for_sigma",
     "epsilon_pld",
+    "calibrate_lattice_sigma",
     "laplace_epsilon",
+    "lattice_slack",
+    "lattice_statement",
     "parallel_composition",
     "pld_statement",
     "rdp_discrete_gaussian",

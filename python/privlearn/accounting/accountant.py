@@ -87,6 +87,10 @@ class PrivacyStatement:
         The RDP order that gave epsilon (RDP accountant only).
     neighboring : str or None
         ``"add_remove"`` or ``"replace_one"`` (None when no event fixed it).
+    lattice : LatticeSlack or None
+        Noise released on a lattice: the events are those of the rounded continuous Gaussian
+        and ``(epsilon, delta)`` include this slack
+        (:func:`~privlearn.accounting.lattice_statement`).
     """
 
     epsilon: float
@@ -95,6 +99,7 @@ class PrivacyStatement:
     events: tuple[Event, ...] = field(default_factory=tuple)
     best_order: float | None = None
     neighboring: str | None = None
+    lattice: Any = None
 
     def __str__(self) -> str:
         head = f"({self.epsilon:.6g}, {self.delta:.6g})-DP"
@@ -103,7 +108,11 @@ class PrivacyStatement:
             details.append(f"best order {self.best_order:g}")
         if self.neighboring is not None:
             details.append(f"{NEIGHBORING_RELATIONS.get(self.neighboring, self.neighboring)}")
+        if self.lattice is not None:
+            details.append("of the rounded Gaussian + lattice slack")
         lines = [f"{head} [{'; '.join(details)}]"]
+        if self.lattice is not None:
+            lines.append(str(self.lattice))
         if self.events:
             lines.append("events:")
             lines += [f"  {e}" for e in self.events]

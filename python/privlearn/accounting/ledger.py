@@ -216,6 +216,13 @@ class RDPLedger(PrivacyLedger):
     add/remove-one does not compose with one under replace-one): a mismatch raises
     :class:`~privlearn.accounting.UnsupportedEventError`.
 
+    A fit whose Gaussian noise is released on a lattice (DP-SGD) is charged by its events,
+    those of the rounded continuous Gaussian, with its lattice slack (``spend_events(...,
+    slack=...)``, :mod:`privlearn.accounting.lattice`): the slacks of all such spends add
+    (``nu = sum N eta``, ``tail = sum N tau``), the RDP part is converted at
+    ``(delta_cap - (1 + exp(epsilon_cap + nu)) tail) exp(-nu) - sum delta_i`` and ``2 nu`` is
+    added to the total epsilon (the hybrid argument over all the spends' noise coordinates).
+
     Parameters
     ----------
     epsilon_cap : float
@@ -247,25 +254,37 @@ class RDPLedger(PrivacyLedger):
 
         self._accountant = RDPAccountant(DEFAULT_ORDERS if orders is None else orders)
         self._approx: list[Budget] = []
+        self._slack: Any = None  # the lattice slacks of the spends, combined
 
-    def _total(self, rdp: Any, approx: list[Budget]) -> Budget:
+    def _total(self, rdp: Any, approx: list[Budget], slack: Any = None) -> Budget:
         from .rdp import rdp_to_epsilon
 
         eps_approx = math.fsum(b.epsilon for b in approx)
-        delta_left = self.cap.delta - math.fsum(b.delta for b in approx)
+        delta_left = self.cap.delta
+        nu = 0.0
+        if slack is not None:  # lattice noise: the rounded Gaussian's RDP plus the slack
+            nu = slack.log_ratio
+            eps_bound = self.cap.epsilon * (1.0 + RTOL)  # a larger total is refused anyway
+            delta_left = (delta_left - slack.tail_term(eps_bound + nu)) * math.exp(-nu)
+        delta_left -= math.fsum(b.delta for b in approx)
         if not delta_left > 0.0:
             return Budget(math.inf, self.cap.delta)
         eps_rdp = 0.0
         if np.any(rdp > 0.0):
             eps_rdp = rdp_to_epsilon(self._accountant.orders, rdp, delta_left)[0]
-        return Budget(eps_rdp + eps_approx, self.cap.delta)
+        return Budget(eps_rdp + eps_approx + 2.0 * nu, self.cap.delta)
+
+    def _with(self, slack: Any) -> Any:
+        if slack is None:
+            return self._slack
+        return slack if self._slack is None else self._slack.combine(slack)
 
     @property
     def spent(self) -> Budget:
         """Total spent so far: RDP part at the delta left, plus the approximate spends."""
         if not self._entries:
             return Budget(0.0, 0.0)
-        return self._total(self._accountant.rdp, self._approx)
+        return self._total(self._accountant.rdp, self._approx, self._slack)
 
     def can_spend(self, epsilon: float, delta: float = 0.0) -> bool:
         """Whether :meth:`spend` would accept ``(epsilon, delta)`` now."""
@@ -274,14 +293,18 @@ class RDPLedger(PrivacyLedger):
         eps, d, _ = self._validate(epsilon, delta, "")
         if d == 0.0:
             curve = self._accountant.rdp + np.asarray(rdp_pure_dp(eps, self._accountant.orders))
-            total = self._total(curve, self._approx)
+            total = self._total(curve, self._approx, self._slack)
         else:
-            total = self._total(self._accountant.rdp, [*self._approx, Budget(eps, d)])
+            total = self._total(
+                self._accountant.rdp, [*self._approx, Budget(eps, d)], self._slack
+            )
         return total.epsilon <= self.cap.epsilon * (1.0 + RTOL)
 
-    def _charge(self, rdp: Any, approx: Budget | None, entry: LedgerEntry) -> LedgerEntry:
+    def _charge(
+        self, rdp: Any, approx: Budget | None, entry: LedgerEntry, slack: Any = None
+    ) -> LedgerEntry:
         approx_list = self._approx + ([approx] if approx is not None else [])
-        total = self._total(self._accountant.rdp + rdp, approx_list)
+        total = self._total(self._accountant.rdp + rdp, approx_list, self._with(slack))
         if not total.epsilon <= self.cap.epsilon * (1.0 + RTOL):
             spent = self.spent
             raise BudgetExceededError(
@@ -293,6 +316,7 @@ class RDPLedger(PrivacyLedger):
         self._entries.append(entry)
         if approx is not None:
             self._approx.append(approx)
+        self._slack = self._with(slack)
         return entry
 
     def spend(self, epsilon: float, delta: float = 0.0, label: str = "") -> LedgerEntry:
@@ -309,10 +333,16 @@ class RDPLedger(PrivacyLedger):
             return entry
         return self._charge(np.zeros_like(self._accountant.rdp), Budget(eps, d), entry)
 
-    def spend_events(self, events: Any, label: str = "") -> LedgerEntry:
+    def spend_events(self, events: Any, label: str = "", slack: Any = None) -> LedgerEntry:
         """Charge the RDP of ``events`` (privlearn accounting events, composed in order: e.g.
-        ``privacy_.statement.events`` of a fit). Returns the entry, whose ``epsilon`` is the
-        events' own epsilon at ``delta_cap`` (for display)."""
+        ``privacy_.statement.events`` of a fit), with the fit's
+        :class:`~privlearn.accounting.LatticeSlack` when its noise is on a lattice
+        (``privacy_.statement.lattice``). Returns the entry, whose ``epsilon`` is the events'
+        own epsilon at ``delta_cap`` (for display; without the slack)."""
+        from .lattice import LatticeSlack
+
+        if slack is not None and not isinstance(slack, LatticeSlack):
+            raise TypeError(f"slack must be a LatticeSlack or None, got {type(slack).__name__}")
         from .accountant import RDPAccountant
         from .rdp import rdp_to_epsilon
 
@@ -323,7 +353,7 @@ class RDPLedger(PrivacyLedger):
             trial.compose(event)
         curve = trial.rdp
         alone = rdp_to_epsilon(self._accountant.orders, curve, self.cap.delta)[0]
-        entry = self._charge(curve, None, LedgerEntry(label, alone, self.cap.delta))
+        entry = self._charge(curve, None, LedgerEntry(label, alone, self.cap.delta), slack)
         for event in events:
             self._accountant.compose(event)
         return entry

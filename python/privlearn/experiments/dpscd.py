@@ -519,15 +519,14 @@ def ridge_optimum(X: np.ndarray, y: np.ndarray, lam: float = LAMBDA) -> tuple[np
 
 
 @lru_cache(maxsize=4096)
-def _sigma(epsilon: float, n: int, L: int, epochs: int, discrete: bool = False) -> float:
-    """Noise multiplier of ``T = ceil(epochs n / L)`` Poisson-subsampled Gaussian steps
-    (``discrete``: DP-SGD's exact lattice noise, accounted as a discrete Gaussian)."""
+def _sigma(epsilon: float, n: int, L: int, epochs: int) -> float:
+    """Noise multiplier of ``T = ceil(epochs n / L)`` Poisson-subsampled Gaussian steps."""
     if math.isinf(epsilon):
         return 0.0
     from privlearn.accounting import calibrate_sigma
 
     steps = -(-(epochs * n) // L)
-    return float(calibrate_sigma(epsilon, DELTA, q=L / n, steps=steps, discrete=discrete))
+    return float(calibrate_sigma(epsilon, DELTA, q=L / n, steps=steps))
 
 
 def _eps_label(epsilon: float) -> str:
@@ -613,7 +612,7 @@ def _fit(job: _Job, split: Split, epochs: int) -> _Out:
         coef, unit = res.coef, cfg.L / n
     elif job.method in ("SGD", "DP-SGD"):
         private = job.method == "DP-SGD"
-        sigma = _sigma(job.epsilon, n, cfg.L, epochs, discrete=True) if private else 0.0
+        sigma = _sigma(job.epsilon, n, cfg.L, epochs) if private else 0.0
         noise_std = sigma * cfg.C
         steps = -(-(epochs * n) // cfg.L)
         if job.record:

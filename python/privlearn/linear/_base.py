@@ -214,7 +214,9 @@ class PrivateLinearModel(LinearModelBase):
         privacy = plan.privacy
         if ledger is not None and not upfront and privacy.private:
             if by_events and privacy.delta > 0.0 and privacy.statement is not None:
-                ledger.spend_events(privacy.statement.events, label=label)
+                lattice = getattr(privacy.statement, "lattice", None)  # noise on a lattice
+                extra = {} if lattice is None else {"slack": lattice}
+                ledger.spend_events(privacy.statement.events, label=label, **extra)
             else:
                 size_eps = privacy.size.epsilon if privacy.size is not None else 0.0
                 spend(ledger, privacy.epsilon - size_eps, privacy.delta, label)

@@ -35,15 +35,20 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from privlearn._checks import as_index
 from privlearn._linear_common import SCHEDULES, SGDRun, objective, softmax_objective
 from privlearn.accounting import (
-    DiscreteGaussianEvent,
     DisjointBatches,
+    GaussianEvent,
+    LatticeSlack,
     PoissonSampled,
     PrivacyStatement,
     PureDPAccountant,
     PureDPEvent,
     RDPAccountant,
     SampledWithoutReplacement,
+    calibrate_lattice_sigma,
     calibrate_sigma,
+    epsilon_for_sigma,
+    lattice_slack,
+    lattice_statement,
 )
 from privlearn.accounting.size import DatasetSize
 from privlearn.distributed.linear import is_dask_array
@@ -65,7 +70,7 @@ from privlearn.linear._common import (
     _delta,
     _statement_lines,
 )
-from privlearn.random import lattice_noise_description
+from privlearn.random import lattice_noise_description, noise_lattice
 
 __all__ = ["DPSGDClassifier", "DPSGDPrivacy", "DPSGDRegressor"]
 
@@ -110,7 +115,8 @@ class DPSGDPrivacy:
         ``exp(-||z|| / noise_scale)``; Gaussian: the noise standard deviation ``sigma C``.
     noise : str or None
         Gaussian: how the noise is released (the exact discrete Gaussian on the lattice
-        ``C 2^-k``; the accountant composes ``DiscreteGaussianEvent``).
+        ``C 2^-k``; the accountant composes the rounded continuous Gaussian's events, plus the
+        lattice slack of :mod:`privlearn.accounting.lattice`, ``statement.lattice``).
     epsilon_per_pass : float or None
         l2-laplace: the epsilon of one pass over the data.
     passes : int or None
@@ -370,25 +376,43 @@ class _DPSGDBase(PrivateLinearModel):
         # Noise multiplier of the accounted event = noise std / L2 sensitivity of the summed
         # clipped gradients: C under add/remove-one (Poisson), 2C under replace-one (fixed).
         ratio = 1.0 if sampling == "poisson" else 2.0
+        # The core adds the noise exactly on the lattice C 2^-k (random.hpp, noise_lattice): the
+        # continuous accountant of the rounded Gaussian plus the lattice slack
+        # (privlearn.accounting.lattice); coordinates: steps x (d + 1) x classes, an upper bound.
+        coords = steps * (d + 1) * (e["n_classes"] if e.get("n_classes", 2) > 2 else 1)
+
+        def slack_of(sigma_event: float) -> LatticeSlack:
+            eps_about = train_eps if train_eps is not None else epsilon_of(sigma_event, delta)
+            return lattice_slack(_lattice_scale(sigma_event * ratio), coords, delta, eps_about)
+
+        def continuous(eps: float, dlt: float) -> float:
+            return calibrate_sigma(
+                eps, dlt, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m
+            )
+
+        def epsilon_of(sigma_event: float, dlt: float) -> float:
+            return epsilon_for_sigma(
+                sigma_event, dlt, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m
+            )
+
         if noise_multiplier is None:
             assert train_eps is not None
-            sigma_event = calibrate_sigma(
-                train_eps, delta, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m,
-                discrete=True,
+            sigma_event, slack = calibrate_lattice_sigma(
+                train_eps, delta, slack_of, continuous, epsilon_of
             )
             sigma = sigma_event * ratio
         else:
             sigma = noise_multiplier
             sigma_event = sigma / ratio
-        # The core adds the noise exactly on the lattice C 2^-k (random.hpp, noise_lattice).
+            slack = slack_of(sigma_event)
         if sampling == "poisson":
-            event = PoissonSampled(q, DiscreteGaussianEvent(sigma_event))
+            event = PoissonSampled(q, GaussianEvent(sigma_event))
         else:
-            event = SampledWithoutReplacement(n, batch_size, DiscreteGaussianEvent(sigma_event))
+            event = SampledWithoutReplacement(n, batch_size, GaussianEvent(sigma_event))
         # The accountant is fixed to the sampler's neighbouring relation: a mismatched event
         # raises UnsupportedEventError instead of a wrong number.
         acc = RDPAccountant(neighboring=NEIGHBORING[sampling]).compose(event, count=steps)
-        statement = acc.statement(delta)
+        statement = lattice_statement(acc, slack, delta)
         privacy = DPSGDPrivacy(
             epsilon=statement.epsilon + size.epsilon,
             delta=delta,
@@ -406,6 +430,13 @@ class _DPSGDBase(PrivateLinearModel):
             size=size,
         )
         return _Plan("gaussian", sampling, math.inf, sigma, clip, 0.0, steps, rate, privacy)
+
+
+def _lattice_scale(sigma: float) -> float:
+    """A lower bound of the lattice noise's scale ``s`` (lattice units) for noise multiplier
+    ``sigma``: the square root of the sampler's variance for one coordinate
+    (:func:`privlearn.random.noise_lattice`; more coordinates only add rounding noise)."""
+    return float(math.isqrt(noise_lattice(sigma, 1)[2]))
 
 
 def _not_private(sampling: str, steps: int, clip: float, size: DatasetSize) -> DPSGDPrivacy:
