@@ -414,3 +414,29 @@ def test_rdp_ledger_adds_the_lattice_slacks() -> None:
     assert lattice.spent.epsilon > plain.spent.epsilon + 1.9 * nu
     with pytest.raises(TypeError, match="LatticeSlack"):
         lattice.spend_events([step], slack=0.1)
+
+
+# ---- DP-SCD's released v is the lattice draw -------------------------------------------------
+@pytest.mark.parametrize("backend", ["core", "reference"])
+def test_dpscd_v_noise_is_the_lattice_draw(backend: str) -> None:
+    """Dual DP-SCD with X = 0: every X^T zeta is 0, so v_T = sum_t C 2^-30 Z_t with
+    Z_t[j] = discrete_gaussian(t m + j) of noise_stream (exact integers, converted to float only
+    after the noise) and coef = v_T / (alpha n)."""
+    from privlearn.linear import scd_train
+    from privlearn.reference.linear import scd_train as scd_train_ref
+
+    train = scd_train if backend == "core" else scd_train_ref
+    n, m, clip, noise_std, alpha = 40, 3, 0.5, 0.6, 0.1
+    X = np.zeros((n, m))
+    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    key = core_random.key_from_seed(5)
+    run = train(
+        X, y, key=key, loss="log_loss", variant="dual", alpha=alpha, batch_size=8, epochs=2,
+        clip=clip, noise_std=noise_std, sampling="poisson", noise_stream=4,
+    )
+    frac_bits, shift, variance = ref_random.noise_lattice((noise_std / clip) * (1 + 2.0**-50), m)
+    assert (frac_bits, shift) == (30, 0)
+    noise = ref_random.Stream(key=key, stream=4)
+    total = sum(noise.discrete_gaussian(t * m, m, variance) for t in range(run.n_steps))
+    want = total.astype(float) * math.ldexp(clip, -30) / (alpha * n)
+    np.testing.assert_allclose(run.coef, want, rtol=1e-13, atol=0)

@@ -98,14 +98,18 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from privlearn._checks import as_index
 from privlearn._linear_common import SCD_VARIANTS, SCDRun
 from privlearn.accounting import (
-    DiscreteGaussianEvent,
     Event,
     GaussianEvent,
+    LatticeSlack,
     PoissonSampled,
     PrivacyStatement,
     RDPAccountant,
     SampledWithoutReplacement,
+    calibrate_lattice_sigma,
     calibrate_sigma,
+    epsilon_for_sigma,
+    lattice_slack,
+    lattice_statement,
 )
 from privlearn.accounting.size import DatasetSize, public_size
 from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule
@@ -125,7 +129,7 @@ from privlearn.linear._common import (
     _plan_size,
     _statement_lines,
 )
-from privlearn.random import lattice_noise_description
+from privlearn.random import lattice_noise_description, noise_lattice
 
 __all__ = ["DPSCDClassifier", "DPSCDPrivacy", "DPSCDRegressor"]
 
@@ -190,7 +194,8 @@ class DPSCDPrivacy:
         steps see every row).
     noise : str or None
         How the noise is released: for the dual variant the exact discrete Gaussian on the
-        lattice ``C 2^-k`` for ``v`` (the accountant composes ``DiscreteGaussianEvent``).
+        lattice ``C 2^-k`` for ``v`` (accounted as the rounded continuous Gaussian plus the
+        lattice slack of :mod:`privlearn.accounting.lattice`, ``statement.lattice``).
     """
 
     epsilon: float
@@ -438,19 +443,44 @@ class _DPSCDBase(PrivateLinearModel):
             else:  # replace-one: zeta_j and v both move by up to 2C
                 sensitivity = 2.0 * math.sqrt(2.0) * clip
         tasks = e.get("tasks", 1)  # one-vs-rest problems, each T steps over the same rows
-        # DP-SCD keeps floating-point Gaussian noise: with lattice noise the only sound
-        # subsampled bound available here (Zhu-Wang 2019, Theorem 6) needs a 2.7-4.4x larger
-        # sigma at DP-SCD's settings (issue 19, item 9: open for DP-SCD).
-        lattice = False
+        # The dual variant releases v with exact lattice noise (scd.cpp, scd_apply_units): the
+        # continuous accountant of the rounded Gaussian plus the lattice slack over v's
+        # steps x tasks x m coordinates (privlearn.accounting.lattice); alpha's noise (never
+        # released) stays floating point.
+        lattice = variant == "dual" and clip > 0.0  # (while sigma sensitivity / C <= 2^39)
+        coords = steps * tasks * (m + 1)
+
+        def continuous(eps: float, dlt: float) -> float:
+            return calibrate_sigma(
+                eps, dlt, q=q, steps=steps * tasks, sampling=sampled_as, n=size.value
+            )
+
+        def epsilon_of(sig: float, dlt: float) -> float:
+            return epsilon_for_sigma(
+                sig, dlt, q=q, steps=steps * tasks, sampling=sampled_as, n=size.value
+            )
+
+        def slack_of(sig: float) -> LatticeSlack:
+            eps_about = train_eps if train_eps is not None else epsilon_of(sig, delta)
+            variance = noise_lattice(_lattice_sigma(sig * sensitivity, clip), 1)[2]
+            return lattice_slack(float(math.isqrt(variance)), coords, delta, eps_about)
+
+        slack: LatticeSlack | None = None
         if noise_multiplier is None:
             assert train_eps is not None
-            sigma = calibrate_sigma(
-                train_eps, delta, q=q, steps=steps * tasks, sampling=sampled_as, n=size.value,
-                discrete=lattice,
-            )
+            sigma0 = continuous(train_eps, delta)
+            lattice = lattice and (sigma0 * sensitivity) / clip <= 2.0**38
+            if lattice:
+                sigma, slack = calibrate_lattice_sigma(
+                    train_eps, delta, slack_of, continuous, epsilon_of
+                )
+            else:
+                sigma = sigma0
         else:
             sigma = noise_multiplier
-        noise_event = DiscreteGaussianEvent(sigma) if lattice else GaussianEvent(sigma)
+            lattice = lattice and (sigma * sensitivity) / clip <= 2.0**39  # as scd.cpp
+            slack = slack_of(sigma) if lattice else None
+        noise_event = GaussianEvent(sigma)
         if variant == "primal":
             event = noise_event
         elif sampling == "poisson":
@@ -460,7 +490,10 @@ class _DPSCDBase(PrivateLinearModel):
         # The accountant is fixed to the sampler's neighbouring relation: a mismatched event
         # raises UnsupportedEventError instead of giving a wrong number.
         accountant = RDPAccountant(neighboring=neighboring).compose(event, count=steps * tasks)
-        statement = accountant.statement(delta)
+        if slack is not None:
+            statement = lattice_statement(accountant, slack, delta)
+        else:
+            statement = accountant.statement(delta)
         privacy = DPSCDPrivacy(
             epsilon=statement.epsilon + size.epsilon,
             delta=delta,
@@ -482,10 +515,16 @@ class _DPSCDBase(PrivateLinearModel):
                 "v: " + lattice_noise_description(sigma * sensitivity / clip)
                 + "; alpha (not released): floating-point Gaussian"
                 if lattice
-                else "floating-point Gaussian (Box-Muller), accounted as the continuous Gaussian"
+                else "floating-point Gaussian (Box-Muller)"
             ),
         )
         return _Plan(clip, sigma * sensitivity, steps, rate, n_scale, privacy)
+
+
+def _lattice_sigma(noise_std: float, clip: float) -> float:
+    """The noise multiplier of v's lattice noise, as the core computes it (scd.cpp,
+    ``lattice_sigma``: ``noise_std / clip`` enlarged by ``2^-50``)."""
+    return (noise_std / clip) * (1.0 + 2.0**-50)
 
 
 _COMMON_PARAMS = """

@@ -359,7 +359,12 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
                 spec.clip,
             )
             a[batch] += zeta
-            if spec.clip > 0:  # bounded updates: the exact fixed-point sum (fixed_sum.hpp)
+            if spec.clip > 0 and noisy and spec.noise_std / spec.clip <= 2.0**39:
+                # exact sum, exact noise on the lattice (scd.cpp)
+                units = fixed_point_units(zeta, Xb, spec.clip)
+                sigma_l = (spec.noise_std / spec.clip) * (1.0 + 2.0**-50)
+                v = v + lattice_release(units, noise_v, t * m, sigma_l, spec.clip)
+            elif spec.clip > 0:  # bounded updates: the exact fixed-point sum (fixed_sum.hpp)
                 v = v + fixed_point_sum(zeta, Xb, spec.clip)
             else:
                 v = v + np.asarray(Xb.T @ zeta).reshape(-1)
@@ -381,7 +386,8 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
                 step = float(_scale(step, spec.clip)[0])
                 a[j] += step
                 v = v + step * xj
-        if noisy:
+        lattice = spec.variant == "dual" and spec.clip > 0 and spec.noise_std / spec.clip <= 2.0**39
+        if noisy and not lattice:  # float noise (no lattice)
             v = v + spec.noise_std * noise_v.normal(t * m, m)
         if due(t):
             record(t, v / lam_n, a)
