@@ -235,9 +235,9 @@ def test_without_replacement_discrete_bound() -> None:
 
 
 def test_calibrate_discrete_sigma_ratio_at_the_adult_default() -> None:
-    """Adult default: q = 64/30162, 20 epochs, (1, 1e-6): the lattice noise needs a sigma at
-    most a few percent above the continuous Gaussian's, and the calibrated sigma meets the
-    target under the discrete accountant."""
+    """The general bound (calibrate_sigma(discrete=True), not used by the estimators) at the
+    adult default: q = 64/30162, 20 epochs, (1, 1e-6): a sigma a few percent above the
+    continuous Gaussian's, which meets the target under that bound."""
     q = 64 / 30162
     steps = math.ceil(20 * 30162 / 64)
     cont = calibrate_sigma(1.0, 1e-6, q=q, steps=steps)

@@ -78,6 +78,8 @@ def _log_theta(s: float) -> float:
     the series is summed until its terms vanish in float64 and its remainder is bounded by a
     geometric series)."""
     c = 2.0 * math.pi**2 * s * s
+    if c < 1.0:  # sum_{m>=1} exp(-c m^2) <= int_0^inf exp(-c x^2) dx = sqrt(pi / c) / 2
+        return math.log1p(math.sqrt(math.pi / c))
     total, m = 0.0, 1
     while True:
         term = math.exp(-c * m * m)
