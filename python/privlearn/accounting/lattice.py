@@ -37,9 +37,10 @@ lattice units, ``s^2`` the sampler's integer variance parameter) to an exact int
 
    The same holds for several fits composed together (a ledger): ``N eta`` and ``N tau`` add.
 
-At DP-SGD's scales (``s >= 2^20`` lattice units for a noise multiplier of 1e-3 on the
-``C 2^-30`` lattice) ``eta`` is below 1e-12 per coordinate and the slack is negligible:
-calibrated noise is the continuous calibration's to within the calibration tolerance. The
+At DP-SGD's scales the slack is negligible: on the ``C 2^-30`` lattice ``s`` is about
+``2^30 sigma``, and ``eta`` is about 6e-12 per coordinate at ``s = 2^20`` (sigma = 1e-3) and
+5e-18 at ``s = 2^30`` (sigma = 1), with ``K`` about 12 ``s``; the calibrated noise is the
+continuous calibration's (the slack is far below the calibration tolerance). The
 slack is computed, never assumed: :func:`lattice_slack` picks the smallest integer ``K`` with
 ``(1 + e^(eps + 1)) N tau <= TAIL_FRACTION * delta`` (tail probabilities in log space, no
 underflow), and
