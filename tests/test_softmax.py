@@ -8,6 +8,8 @@ scikit-learn's multinomial ``LogisticRegression(C = 1 / (n alpha), fit_intercept
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -19,7 +21,7 @@ from privlearn.linear import sgd_train
 from privlearn.linear.softmax import softmax_sgd_train
 from privlearn.random import key_from_seed
 from privlearn.reference.linear import softmax_sgd_train as softmax_sgd_train_ref
-from privlearn.reference.random import Stream
+from privlearn.reference.random import Stream, noise_lattice
 
 RTOL = 1e-10
 ATOL = 1e-12
@@ -300,8 +302,9 @@ def test_non_finite_iterate_raises(backend):
 @pytest.mark.parametrize("backend", sorted(BACKENDS))
 @pytest.mark.parametrize("sampling", ["poisson", "fixed"])
 def test_noise_addresses(backend, sampling):
-    """With X = 0 every gradient is 0, so W = -eta sum_t sigma C Z_t / L with
-    Z_t[j, k] = normal(t d K + j K + k) on noise_stream (row-major (d, K))."""
+    """With X = 0 every gradient sum is 0, so W = -eta sum_t C 2^-k Z_t / L with the exact
+    lattice noise Z_t[j, c] = discrete_gaussian(t d K + c d + j) on noise_stream (entries class
+    after class; variance and k from noise_lattice(sigma, d K))."""
     n, d, k, steps = 12, 3, 4, 5
     sigma, clip, eta, b = 0.9, 0.6, 0.3, 4
     key = key_from_seed(21)
@@ -321,10 +324,12 @@ def test_noise_addresses(backend, sampling):
         noise_stream=7,
     )
     noise = Stream(key=key, stream=7)
+    frac_bits, shift, variance = noise_lattice(sigma, d * k)
+    assert (frac_bits, shift) == (30, 0)
     W = np.zeros((d, k))
     for t in range(steps):
-        Z = noise.normal(t * d * k, d * k).reshape(d, k)
-        W = W - eta * ((sigma * clip) * Z / b)
+        Z = noise.discrete_gaussian(t * d * k, d * k, variance).reshape(k, d).T
+        W = W - eta * ((Z.astype(float) * math.ldexp(clip, -frac_bits)) / b)
     np.testing.assert_allclose(run.coef, W, rtol=1e-13, atol=0)
 
 

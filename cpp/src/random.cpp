@@ -1,6 +1,9 @@
 #include "privlearn/random.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <stdexcept>
+#include <vector>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -489,6 +492,279 @@ void l2_laplace(const Key& key, std::uint64_t stream, std::uint64_t start, std::
     }
   }
   (void)threads;
+}
+
+
+// ---- Discrete Gaussian (random.hpp, "Discrete Gaussian") ----------------------------------
+
+namespace {
+
+constexpr double kNsPerDiscreteGaussian = 150.0;  // one draw: a block plus ~100 bits of logic
+constexpr std::uint64_t kMaxK = std::uint64_t{1} << 26;
+
+// The bit string of one discrete Gaussian draw: blocks (index << 8) + b, raws in order, bits
+// least significant first. The first block is supplied by the caller (generated eight at a
+// time); later ones are generated on demand.
+class DrawBits {
+ public:
+  DrawBits(const Key& key, std::uint64_t stream, std::uint64_t index, const std::uint32_t* first)
+      : key_(key), stream_(stream), index_(index) {
+    std::memcpy(block_, first, sizeof(block_));
+  }
+  std::uint64_t take(int m) {  // 1 <= m <= 64: the next m bits as an integer
+    if (m <= left_) {
+      const std::uint64_t v = m == 64 ? cur_ : (cur_ & ((std::uint64_t{1} << m) - 1));
+      cur_ = m == 64 ? 0 : (cur_ >> m);
+      left_ -= m;
+      return v;
+    }
+    std::uint64_t v = cur_;
+    const int got = left_;
+    const std::uint64_t r = next_raw();
+    const int need = m - got;
+    v |= (need == 64 ? r : (r & ((std::uint64_t{1} << need) - 1))) << got;
+    cur_ = need == 64 ? 0 : (r >> need);
+    left_ = 64 - need;
+    return v;
+  }
+  bool bit() {
+    if (left_ == 0) {
+      cur_ = next_raw();
+      left_ = 64;
+    }
+    const bool b = cur_ & 1u;
+    cur_ >>= 1;
+    --left_;
+    return b;
+  }
+
+ private:
+  std::uint64_t next_raw() {
+    if (raw_ == 8) {
+      if (++block_id_ == kDiscreteGaussianBlocks)
+        throw std::runtime_error("discrete_gaussian: a draw used all its 131072 random bits");
+      chacha20_block(key_, (index_ << 8) + static_cast<std::uint64_t>(block_id_), stream_, block_);
+      raw_ = 0;
+    }
+    const std::uint64_t r = static_cast<std::uint64_t>(block_[2 * raw_]) |
+                            (static_cast<std::uint64_t>(block_[2 * raw_ + 1]) << 32);
+    ++raw_;
+    return r;
+  }
+  const Key& key_;
+  std::uint64_t stream_, index_;
+  std::uint32_t block_[16];
+  int block_id_ = 0;
+  int raw_ = 0;
+  std::uint64_t cur_ = 0;
+  int left_ = 0;
+};
+
+// Bernoulli(a / b), 0 <= a <= b, 0 < b <= 2^127: digit by digit (random.hpp). The 64-bit
+// version serves b < 2^63 (the common case); both consume the same bits.
+template <class U>
+bool bernoulli_ratio_digits(DrawBits& bits, U a, U b) {
+  for (;;) {
+    a <<= 1;
+    bool digit = false;
+    if (a >= b) {
+      a -= b;
+      digit = true;
+    }
+    const bool u = bits.bit();
+    if (u != digit) return digit;  // u = 0 < digit = 1: U < p
+    if (a == 0) return false;
+  }
+}
+
+bool bernoulli_ratio(DrawBits& bits, Uint128 a, Uint128 b) {
+  if (a >= b) return true;
+  if (a == 0) return false;
+  if ((b >> 63) == 0)
+    return bernoulli_ratio_digits<std::uint64_t>(bits, static_cast<std::uint64_t>(a),
+                                                 static_cast<std::uint64_t>(b));
+  return bernoulli_ratio_digits<Uint128>(bits, a, b);
+}
+
+// Bernoulli(exp(-a / b)) for 0 <= a < b <= 2^101 (CKS Algorithm 1, gamma in [0, 1)).
+bool bernoulli_exp_fraction(DrawBits& bits, Uint128 a, Uint128 b) {
+  std::uint64_t k = 1;
+  while (bernoulli_ratio(bits, a, b * k)) {
+    if (++k > kMaxK) throw std::runtime_error("discrete_gaussian: K exceeded 2^26");
+  }
+  return (k & 1u) != 0;
+}
+
+bool bernoulli_exp_one(DrawBits& bits) { return bernoulli_exp_fraction(bits, 1, 1); }
+
+std::int64_t discrete_gaussian_draw(DrawBits& bits, Uint128 s2, int m) {
+  const std::uint64_t t = std::uint64_t{1} << m;
+  const Uint128 c = s2 >> m;
+  const Uint128 den = s2 << 1;
+  for (;;) {
+    const std::uint64_t u = m == 0 ? 0 : bits.take(m);  // uniform on [0, t)
+    if (!bernoulli_exp_fraction(bits, u, t)) continue;
+    std::uint64_t v = 0;
+    while (bernoulli_exp_one(bits)) {
+      ++v;
+      if (v >= ((std::uint64_t{1} << 62) >> m))
+        throw std::runtime_error("discrete_gaussian: the Laplace proposal exceeded 2^62");
+    }
+    const std::uint64_t x = u + (v << m);
+    const bool negative = bits.bit();
+    if (negative && x == 0) continue;
+    const Uint128 diff = x >= c ? static_cast<Uint128>(x) - c : c - static_cast<Uint128>(x);
+    bool accept;
+    if (diff >> 63) {  // gamma >= 2^126 / 2^101: B(exp(-1)) until one fails
+      while (bernoulli_exp_one(bits)) {
+      }
+      accept = false;
+    } else {
+      const Uint128 num = diff * diff;
+      Uint128 whole, rest;
+      if ((diff >> 32) == 0 && (den >> 64) == 0) {  // 64-bit division (the common case)
+        const std::uint64_t n64 = static_cast<std::uint64_t>(num);
+        const std::uint64_t d64 = static_cast<std::uint64_t>(den);
+        whole = n64 / d64;
+        rest = n64 % d64;
+      } else {
+        whole = num / den;
+        rest = num % den;
+      }
+      accept = true;
+      for (; whole > 0 && accept; --whole) accept = bernoulli_exp_one(bits);
+      if (accept) accept = bernoulli_exp_fraction(bits, rest, den);
+    }
+    if (accept) return negative ? -static_cast<std::int64_t>(x) : static_cast<std::int64_t>(x);
+  }
+}
+
+int bit_length(Uint128 v) noexcept {
+  int b = 0;
+  while (v) {
+    ++b;
+    v >>= 1;
+  }
+  return b;
+}
+
+}  // namespace
+
+int discrete_gaussian_scale_bits(Uint128 s2) noexcept { return bit_length(s2) / 2; }
+
+void check_discrete_gaussian_variance(Uint128 s2) {
+  checks::require(s2 >= 1 && bit_length(s2) <= kDiscreteGaussianMaxVarianceBits + 1 &&
+                      s2 <= (static_cast<Uint128>(1) << kDiscreteGaussianMaxVarianceBits),
+                  "discrete_gaussian: the variance must be an integer in [1, 2^100]");
+  const int m = discrete_gaussian_scale_bits(s2);
+  checks::require((s2 & ((static_cast<Uint128>(1) << m) - 1)) == 0,
+                  "discrete_gaussian: the variance must be a multiple of t = 2^floor(bitlen/2) "
+                  "(round it up with discrete_gaussian_round_variance)");
+}
+
+Uint128 discrete_gaussian_round_variance(Uint128 s2) {
+  if (s2 == 0) s2 = 1;
+  for (;;) {  // rounding up can raise bitlen (then t doubles): repeat until stable
+    const int m = discrete_gaussian_scale_bits(s2);
+    const Uint128 mask = (static_cast<Uint128>(1) << m) - 1;
+    const Uint128 r = (s2 + mask) & ~mask;
+    if (r == s2) return s2;
+    s2 = r;
+  }
+}
+
+void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
+                       Uint128 s2, std::int64_t* out, int n_threads) {
+  check_discrete_gaussian_variance(s2);
+  check_range(start, n, kDiscreteGaussianIndexLimit, "discrete_gaussian");
+  if (n == 0) return;
+  const int m = discrete_gaussian_scale_bits(s2);
+  const std::int64_t groups = static_cast<std::int64_t>((n + 7) / 8);
+  const int threads =
+      parallel::threads_for(n_threads, static_cast<double>(n) * kNsPerDiscreteGaussian);
+  std::atomic<bool> failed{false};
+  std::string message;
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 16) if (threads > 1 && groups >= 16 * parallel::kMinParallelItems)
+#endif
+  for (std::int64_t g = 0; g < groups; ++g) {
+    std::uint64_t counters[8];
+    std::uint32_t w[16 * 8];
+    const std::uint64_t i0 = start + static_cast<std::uint64_t>(g) * 8;
+    const std::size_t lanes = std::min<std::size_t>(8, n - static_cast<std::size_t>(g) * 8);
+    for (std::size_t l = 0; l < 8; ++l) counters[l] = (i0 + std::min(l, lanes - 1)) << 8;
+    blocks8_at(key, counters, stream, w);
+    for (std::size_t l = 0; l < lanes; ++l) {
+      DrawBits bits(key, stream, i0 + l, w + 16 * l);
+      try {
+        out[static_cast<std::size_t>(g) * 8 + l] = discrete_gaussian_draw(bits, s2, m);
+      } catch (const std::exception& e) {
+        out[static_cast<std::size_t>(g) * 8 + l] = 0;
+        if (!failed.exchange(true)) {
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp critical(privlearn_dgauss_message)
+#endif
+          message = e.what();
+        }
+      }
+    }
+  }
+  (void)threads;
+  if (failed.load()) throw std::runtime_error(message);
+}
+
+std::int64_t round_shift_even(std::int64_t s, int shift) noexcept {
+  if (shift <= 0) return s;
+  const std::int64_t q = s >> shift;  // floor (arithmetic shift)
+  const std::int64_t rem = s - static_cast<std::int64_t>(static_cast<std::uint64_t>(q) << shift);
+  const std::int64_t half = std::int64_t{1} << (shift - 1);
+  if (rem > half || (rem == half && (q & 1))) return q + 1;
+  return q;
+}
+
+NoiseLattice noise_lattice(double sigma, std::uint64_t dim) {
+  checks::require(sigma > 0.0 && sigma <= 0x1p40,
+                  "the noise multiplier of the lattice noise must lie in (0, 2^40]");
+  checks::require(dim >= 1, "the noise needs at least one coordinate");
+  int e = 0;
+  const double f = std::frexp(sigma, &e);  // sigma = f 2^e, f in [0.5, 1)
+  NoiseLattice L;
+  L.shift = std::max(0, e - 15);
+  L.frac_bits = 30 - L.shift;
+  std::uint64_t r = 0;
+  if (L.shift > 0) {  // r = ceil(sqrt(dim))
+    r = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(dim)));
+    while (r * r > dim) --r;
+    while (r * r < dim) ++r;
+  }
+  // x = sigma (2^frac_bits + r) = M (2^frac_bits + r) 2^(e - 53), M = f 2^53 an integer
+  const std::uint64_t mant = static_cast<std::uint64_t>(std::ldexp(f, 53));
+  const Uint128 a = (static_cast<Uint128>(1) << L.frac_bits) + r;
+  const Uint128 p = static_cast<Uint128>(mant) * a;  // < 2^53 * 2^31
+  const int ex = e - 53;
+  Uint128 ceil_x;
+  if (ex >= 0) {
+    ceil_x = p << ex;
+  } else if (-ex >= 120) {
+    ceil_x = 1;
+  } else {
+    const Uint128 one = static_cast<Uint128>(1) << (-ex);
+    ceil_x = (p + one - 1) >> (-ex);
+  }
+  if (ceil_x == 0) ceil_x = 1;
+  L.variance = discrete_gaussian_round_variance(ceil_x * ceil_x);
+  check_discrete_gaussian_variance(L.variance);
+  return L;
+}
+
+void add_lattice_noise(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
+                       const NoiseLattice& lattice, std::int64_t* units, int n_threads) {
+  std::vector<std::int64_t> noise(n);
+  discrete_gaussian(key, stream, start, n, lattice.variance, noise.data(), n_threads);
+  for (std::size_t k = 0; k < n; ++k)
+    units[k] = static_cast<std::int64_t>(
+        static_cast<std::uint64_t>(round_shift_even(units[k], lattice.shift)) +
+        static_cast<std::uint64_t>(noise[k]));
 }
 
 }  // namespace privlearn::random

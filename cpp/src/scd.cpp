@@ -187,6 +187,12 @@ void validate_params(Index n, Index m, const ScdParams& p) {
                   "noise_stream must be <= 2^64 - 3 (streams noise_stream + 1, + 2 are used)");
   const Index steps = scd_step_count(n, m, p);
   checks::require(steps < static_cast<Index>(random::kRowCount), "too many steps (>= 2^32)");
+  if (p.variant == ScdVariant::dual && p.clip > 0.0 && p.noise_std > 0.0 &&
+      p.noise_std / p.clip <= 0x1p39) {  // lattice noise (scd_apply_units)
+    checks::require(static_cast<double>(steps) * static_cast<double>(m) <
+                        static_cast<double>(random::kDiscreteGaussianIndexLimit),
+                    "too many steps for the noise address space (steps * n_features >= 2^56)");
+  }
   checks::require(static_cast<double>(steps + 1) * static_cast<double>(std::max(n, m)) < 4.0e18,
                   "too many steps for the noise address space");
 }
@@ -346,16 +352,35 @@ Index scd_partial_step(const Rows& X, const VecRef& y, double* alpha, std::int64
                           catch_up, zeta, units);
 }
 
+// The noise multiplier of v's lattice noise: noise_std / clip (the estimator passes
+// noise_std = sigma * C), enlarged by 2^-50 so that the two roundings (sigma * C, then / C)
+// can never make the noise smaller than the accountant's sigma.
+double lattice_sigma(const ScdParams& p) { return (p.noise_std / p.clip) * (1.0 + 0x1p-50); }
+
 void scd_apply_units(VectorXd& v, const std::int64_t* units, Index t, const ScdParams& p) {
   const Index m = v.size();
   VectorXd update(m);
-  fixed::to_real(units, m, fixed::Scale(p.clip), update.data());
-  v += update;
-  if (p.noise_std > 0.0) {
-    random::normal(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * m,
-                   static_cast<std::size_t>(m), update.data(), 1);
-    v += p.noise_std * update;
+  if (p.noise_std > 0.0 && p.noise_std / p.clip <= 0x1p39) {
+    // The released update: the exact sum rounded to the noise lattice C 2^-k plus exact
+    // discrete Gaussian noise (random.hpp, noise_lattice; draws t m + k of the noise stream),
+    // converted to reals only then (post-processing).
+    const random::NoiseLattice lattice =
+        random::noise_lattice(lattice_sigma(p), static_cast<std::uint64_t>(m));
+    std::vector<std::int64_t> noisy(units, units + m);
+    random::add_lattice_noise(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * m,
+                              static_cast<std::size_t>(m), lattice, noisy.data(), 1);
+    const double unit = std::ldexp(p.clip, -lattice.frac_bits);
+    for (Index k = 0; k < m; ++k) update[k] = static_cast<double>(noisy[static_cast<std::size_t>(k)]) * unit;
+  } else {
+    fixed::to_real(units, m, fixed::Scale(p.clip), update.data());
+    if (p.noise_std > 0.0) {  // noise multiplier above 2^39: floating-point noise
+      v += update;
+      random::normal(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * m,
+                     static_cast<std::size_t>(m), update.data(), 1);
+      update *= p.noise_std;
+    }
   }
+  v += update;
 }
 
 void scd_finish_alpha(double* alpha, const std::int64_t* last, Index count, Index steps,

@@ -60,6 +60,10 @@ void validate(Index n, Index d, const VecRef& y, const VecRef& w0, const SgdPara
   }
   if (p.mechanism == Mechanism::gaussian) check_gaussian_noise(p);
   const Index steps = sgd_step_count(n, p);
+  if (p.mechanism == Mechanism::gaussian && p.sigma > 0.0)
+    checks::require(static_cast<double>(steps) * static_cast<double>(d) <
+                        static_cast<double>(random::kDiscreteGaussianIndexLimit),
+                    "too many steps for the noise address space (steps * n_features >= 2^56)");
   checks::require(steps < static_cast<Index>(random::kRowCount), "too many SGD steps (>= 2^32)");
   checks::require(p.epochs < static_cast<Index>(random::kRowCount), "too many epochs");
   if (p.record_every > 0)
@@ -75,17 +79,33 @@ void apply_step(VectorXd& w, VectorXd& grad, double denom, Index t, const SgdPar
     random::l2_laplace(p.key, p.noise_stream, static_cast<std::uint64_t>(t), 1,
                        static_cast<std::size_t>(d), p.epsilon, noise.data(), 1);
     grad += noise_unit * noise;
-  } else if (p.mechanism == Mechanism::gaussian && p.sigma > 0.0) {
-    VectorXd noise(d);
-    random::normal(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * d,
-                   static_cast<std::size_t>(d), noise.data(), 1);
-    grad += (p.sigma * p.clip) * noise;
   }
+  // (the Gaussian mechanism's noise is added on the lattice, to the exact sum: noisy_units)
   const double eta = sgd_learning_rate(p, t);
   w -= eta * (p.lam * w + grad / denom);
   if (p.radius > 0.0 && std::isfinite(p.radius)) {
     const ScaledNorm norm = scaled_norm(w);  // no overflow of ||w||^2 (rows.hpp)
     if (norm.value() > p.radius) w *= (p.radius / norm.scale) / norm.root;
+  }
+}
+
+bool lattice_noise(const SgdParams& p) {
+  return p.mechanism == Mechanism::gaussian && p.sigma > 0.0 && p.clip > 0.0;
+}
+
+// The released gradient sum of step t from its exact fixed-point units (2^-30 C): with the
+// Gaussian mechanism, the units rounded to the noise lattice C 2^-k plus exact discrete
+// Gaussian noise (random.hpp, noise_lattice: draws t d + j of the noise stream), converted to
+// reals only then (post-processing); otherwise the units themselves.
+void noisy_units(std::int64_t* units, Index d, Index t, const SgdParams& p, double* grad) {
+  if (lattice_noise(p)) {
+    const random::NoiseLattice lattice = random::noise_lattice(p.sigma, static_cast<std::uint64_t>(d));
+    random::add_lattice_noise(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * d,
+                              static_cast<std::size_t>(d), lattice, units, 1);
+    const double unit = std::ldexp(p.clip, -lattice.frac_bits);
+    for (Index k = 0; k < d; ++k) grad[k] = static_cast<double>(units[k]) * unit;
+  } else {
+    fixed::to_real(units, d, fixed::Scale(p.clip), grad);
   }
 }
 
@@ -129,6 +149,9 @@ void sgd_check_distributed(Index n_total, Index d, const SgdParams& p) {
                   "the l2-laplace mechanism needs disjoint batches: not distributed");
   check_sgd_schedule(n_total, p);
   check_gaussian_noise(p);
+  checks::require(static_cast<double>(sgd_step_count(n_total, p)) * static_cast<double>(d) <
+                      static_cast<double>(random::kDiscreteGaussianIndexLimit),
+                  "too many steps for the noise address space (steps * n_features >= 2^56)");
 }
 
 template <class Rows>
@@ -145,7 +168,8 @@ void sgd_partial_sum(const Rows& X, const VecRef& y, const VectorXd& w, Index t,
 
 void sgd_apply_units(VectorXd& w, const std::int64_t* units, Index t, const SgdParams& p) {
   VectorXd grad(w.size());
-  fixed::to_real(units, w.size(), fixed::Scale(p.clip), grad.data());
+  std::vector<std::int64_t> noisy(units, units + w.size());
+  noisy_units(noisy.data(), w.size(), t, p, grad.data());
   apply_step(w, grad, static_cast<double>(p.batch_size), t, p);
 }
 
@@ -196,7 +220,7 @@ SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdP
     // bounded, else a deterministic blocked float sum (both independent of n_threads)
     if (clipped) {
       clipped_units(X, y, w, rows, count, 0, p, units.data());
-      fixed::to_real(units.data(), d, fixed::Scale(p.clip), grad.data());
+      noisy_units(units.data(), d, t, p, grad.data());
     } else {
       parallel::deterministic_sum(
           count, d, p.n_threads,

@@ -20,8 +20,8 @@ Index softmax_step_count(Index n, const SoftmaxParams& p) {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-// The noise addresses t*d*K + j*K + k must stay below the normal() address space (2^62).
-constexpr Index kNoiseAddressMax = Index{1} << 62;
+// The noise addresses t*d*K + e must stay below the discrete Gaussian's address space (2^56).
+constexpr Index kNoiseAddressMax = static_cast<Index>(random::kDiscreteGaussianIndexLimit);
 
 void validate(Index n, Index d, const LabelRef& y, const MatRef& W0, const SoftmaxParams& p) {
   checks::require(n >= 1, "X must have at least one row");
@@ -42,9 +42,9 @@ void validate(Index n, Index d, const LabelRef& y, const MatRef& W0, const Softm
   check_gaussian_noise(p);
   const Index steps = softmax_step_count(n, p);
   checks::require(steps < static_cast<Index>(random::kRowCount), "too many SGD steps (>= 2^32)");
-  checks::require(K <= kNoiseAddressMax / d, "the model is too large (d * n_classes >= 2^62)");
+  checks::require(K <= kNoiseAddressMax / d, "the model is too large (d * n_classes >= 2^56)");
   checks::require(steps <= kNoiseAddressMax / (d * K),
-                  "too many steps for the noise address space (steps * d * n_classes > 2^62)");
+                  "too many steps for the noise address space (steps * d * n_classes > 2^56)");
   if (p.record_every > 0)
     checks::require(steps / p.record_every < (Index{1} << 24), "record_every is too small");
 }
@@ -116,24 +116,31 @@ void split_columns(const VectorXd& w, Index d, std::vector<VectorXd>& cols) {
     for (Index k = 0; k < K; ++k) cols[static_cast<std::size_t>(k)][j] = w[j * K + k];
 }
 
-// Noise, step and projection of step t (grad class after class, k*d + j).
+// The released gradient sum of step t (class after class, k*d + j) from its exact units: with
+// sigma > 0, rounded to the noise lattice C 2^-k plus exact discrete Gaussian noise (random.hpp,
+// noise_lattice; draw t*d*K + e for entry e = k*d + j of the noise stream), converted to reals
+// only then (post-processing); otherwise the units themselves.
+void noisy_units(std::int64_t* units, Index dK, Index t, const SoftmaxParams& p, double* grad) {
+  if (p.sigma > 0.0) {
+    const random::NoiseLattice lattice =
+        random::noise_lattice(p.sigma, static_cast<std::uint64_t>(dK));
+    random::add_lattice_noise(p.key, p.noise_stream, static_cast<std::uint64_t>(t * dK),
+                              static_cast<std::size_t>(dK), lattice, units, 1);
+    const double unit = std::ldexp(p.clip, -lattice.frac_bits);
+    for (Index e = 0; e < dK; ++e) grad[e] = static_cast<double>(units[e]) * unit;
+  } else {
+    fixed::to_real(units, dK, fixed::Scale(p.clip), grad);
+  }
+}
+
+// Step and projection of step t (grad class after class, k*d + j; noise already in it).
 void apply_step(VectorXd& w, const VectorXd& grad, Index d, Index K, double denom, Index t,
                 const SoftmaxParams& p) {
-  const Index dK = d * K;
-  VectorXd noise;
-  const bool noisy = p.sigma > 0.0;
-  if (noisy) {  // row-major (d, K) at normal(t*d*K + j*K + k)
-    noise.resize(dK);
-    random::normal(p.key, p.noise_stream, static_cast<std::uint64_t>(t * dK),
-                   static_cast<std::size_t>(dK), noise.data(), 1);
-  }
   const double eta = sgd_learning_rate(p, t);
-  const double sc = p.sigma * p.clip;
   for (Index j = 0; j < d; ++j)
     for (Index k = 0; k < K; ++k) {
       const Index e = j * K + k;
-      double g = grad[k * d + j];
-      if (noisy) g = g + sc * noise[e];
+      const double g = grad[k * d + j];
       w[e] = w[e] - eta * (p.lam * w[e] + g / denom);
     }
   if (p.radius > 0.0 && std::isfinite(p.radius)) {
@@ -156,6 +163,9 @@ void softmax_check_distributed(Index n_total, Index d, Index n_classes, const So
   check_sgd_schedule(n_total, p);
   check_gaussian_noise(p);
   checks::require(p.record_every == 0, "a distributed run records no path");
+  checks::require(n_classes <= kNoiseAddressMax / d &&
+                      softmax_step_count(n_total, p) <= kNoiseAddressMax / (d * n_classes),
+                  "too many steps for the noise address space (steps * d * n_classes > 2^56)");
 }
 
 template <class Rows>
@@ -182,7 +192,8 @@ void softmax_partial_sum(const Rows& X, const LabelRef& y, const VectorXd& w, In
 void softmax_apply_units(VectorXd& w, const std::int64_t* units, Index d, Index n_classes,
                          Index t, const SoftmaxParams& p) {
   VectorXd grad(d * n_classes);
-  fixed::to_real(units, d * n_classes, fixed::Scale(p.clip), grad.data());
+  std::vector<std::int64_t> noisy(units, units + d * n_classes);
+  noisy_units(noisy.data(), d * n_classes, t, p, grad.data());
   apply_step(w, grad, d, n_classes, static_cast<double>(p.batch_size), t, p);
 }
 
@@ -229,7 +240,7 @@ SoftmaxResult softmax_sgd_train(const Rows& X, const LabelRef& y, const MatRef& 
     // entries), else a deterministic blocked float sum; both independent of n_threads
     if (p.clip > 0.0) {
       clipped_units(X, y, cols, rows, count, 0, p, coef, units.data());
-      fixed::to_real(units.data(), dK, fixed::Scale(p.clip), grad.data());
+      noisy_units(units.data(), dK, t, p, grad.data());
     } else {
       coef.resize(count, K);
       parallel::deterministic_sum(

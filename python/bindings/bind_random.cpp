@@ -66,6 +66,27 @@ void bind_random(py::module_& m) {
       },
       py::arg("key"), py::arg("stream"), py::arg("start"), py::arg("n"), py::arg("n_threads") = 0);
   m.def(
+      "random_discrete_gaussian",
+      [](const py::bytes& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
+         std::uint64_t variance_lo, std::uint64_t variance_hi, int n_threads) {
+        const random::Key k = key_from_py(key);
+        const random::Uint128 s2 =
+            (static_cast<random::Uint128>(variance_hi) << 64) | variance_lo;
+        return filled<std::int64_t>(n, [&](std::int64_t* out) {
+          random::discrete_gaussian(k, stream, start, n, s2, out, n_threads);
+        });
+      },
+      py::arg("key"), py::arg("stream"), py::arg("start"), py::arg("n"), py::arg("variance_lo"),
+      py::arg("variance_hi"), py::arg("n_threads") = 0);
+  m.def(
+      "noise_lattice",
+      [](double sigma, std::uint64_t dim) {
+        const random::NoiseLattice L = random::noise_lattice(sigma, dim);
+        return py::make_tuple(L.frac_bits, L.shift, static_cast<std::uint64_t>(L.variance),
+                              static_cast<std::uint64_t>(L.variance >> 64));
+      },
+      py::arg("sigma"), py::arg("dim"));
+  m.def(
       "random_exponential",
       [](const py::bytes& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
          double scale, int n_threads) {

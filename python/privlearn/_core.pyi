@@ -38,6 +38,16 @@ def random_uniform(
 def random_normal(
     key: bytes, stream: int, start: int, n: int, n_threads: int = 0
 ) -> npt.NDArray[np.float64]: ...
+def random_discrete_gaussian(
+    key: bytes,
+    stream: int,
+    start: int,
+    n: int,
+    variance_lo: int,
+    variance_hi: int,
+    n_threads: int = 0,
+) -> npt.NDArray[np.int64]: ...
+def noise_lattice(sigma: float, dim: int) -> tuple[int, int, int, int]: ...
 def random_exponential(
     key: bytes, stream: int, start: int, n: int, scale: float, n_threads: int = 0
 ) -> npt.NDArray[np.float64]: ...

@@ -149,6 +149,33 @@ class StreamBase(abc.ABC):
         start, n = self._span(start, n, (_U64 - 1) >> 2, "normal")
         return self._normal(start, n, _as_threads(n_threads))
 
+    def discrete_gaussian(
+        self, start: int, n: int, variance: int, *, n_threads: int | None = None
+    ) -> np.ndarray:
+        """Exact discrete Gaussian draws ``N_Z(0, variance)`` (int64) at addresses
+        ``start`` to ``start + n - 1`` (Canonne, Kamath, Steinke 2020, Algorithm 3).
+
+        ``variance`` is an int in ``[1, 2**100]`` and a multiple of ``t = 2**m``,
+        ``m = floor(variance.bit_length() / 2)`` (round it up with
+        :func:`privlearn.reference.random.discrete_gaussian_round_variance`). Draw ``i`` reads
+        the bits of blocks ``i * 2**8 + b`` (``b < 256``, ``i < 2**56``), least significant
+        first; every Bernoulli trial is decided exactly on integers. The core and the numpy
+        reference give the same integers.
+        """
+        start, n = self._span(start, n, 1 << 56, "discrete_gaussian")
+        if isinstance(variance, bool) or not isinstance(variance, (int, np.integer)):
+            raise TypeError(f"variance must be an int, got {type(variance).__name__}")
+        variance = int(variance)
+        if not 1 <= variance <= 1 << 100:
+            raise ValueError(f"variance must be an integer in [1, 2**100], got {variance}")
+        m = variance.bit_length() // 2
+        if variance % (1 << m):
+            raise ValueError(
+                f"variance must be a multiple of t = 2**{m} (round it up with "
+                "discrete_gaussian_round_variance)"
+            )
+        return self._discrete_gaussian(start, n, variance, _as_threads(n_threads))
+
     def exponential(
         self, start: int, n: int, scale: float = 1.0, *, n_threads: int | None = None
     ) -> np.ndarray:
@@ -287,6 +314,11 @@ class StreamBase(abc.ABC):
 
     @abc.abstractmethod
     def _normal(self, start: int, n: int, n_threads: int) -> np.ndarray: ...
+
+    @abc.abstractmethod
+    def _discrete_gaussian(
+        self, start: int, n: int, variance: int, n_threads: int
+    ) -> np.ndarray: ...
 
     @abc.abstractmethod
     def _exponential(self, start: int, n: int, scale: float, n_threads: int) -> np.ndarray: ...

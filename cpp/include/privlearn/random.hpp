@@ -33,6 +33,11 @@
 //                    radius is a sum of dim exponentials for dim <= 2^16 and Marsaglia-Tsang
 //                    above (before this change every integer shape up to 2^34 was a sum: draws for
 //                    dim > 2^16 changed then).
+//   discrete_gaussian(i) = the discrete Gaussian N_Z(0, s2) on the integers (Canonne, Kamath,
+//                    Steinke 2020, Algorithm 3), sampled exactly with integer arithmetic only, from
+//                    the bit string of draw i: the words of blocks counter = i * 2^8 + b,
+//                    b = 0, 1, ..., 255 (i < 2^56), 64-bit raws word(2r) | word(2r + 1) << 32,
+//                    bits taken least significant first. See "Discrete Gaussian" below.
 
 #include <array>
 #include <cstddef>
@@ -124,5 +129,74 @@ void normals_at(const Key& key, std::uint64_t stream, const std::uint64_t* index
 // One Gamma(shape, scale) draw from row `row` (see the header comment).
 double gamma_row(const Key& key, std::uint64_t stream, std::uint64_t row, double shape,
                  double scale) noexcept;
+
+
+// ---- Discrete Gaussian (exact) -------------------------------------------------------------
+// N_Z(0, s2): P(Y = y) proportional to exp(-y^2 / (2 s2)) on the integers, for an integer
+// variance parameter s2 in [1, 2^100] that is a multiple of t = 2^m, m = floor(bitlen(s2) / 2)
+// (t lies in [sqrt(s2 / 2), sqrt(2 s2)]: the proposal's scale near sigma, ~80 bits per draw). Canonne, Kamath, Steinke (2020), "The discrete Gaussian
+// for differential privacy", NeurIPS, Algorithms 1-3, with every Bernoulli decided exactly:
+//   repeat
+//     U = next m bits (uniform on [0, t); none when m = 0);  if not B(exp(-U / t)): retry
+//     V = 0; while B(exp(-1)): V += 1;      X = U + t V         (X: discrete Laplace, scale t)
+//     S = next bit;  if S = 1 and X = 0: retry;                 Y = S ? -X : X
+//     accept with B(exp(-(X - c)^2 / (2 s2))), c = s2 / t (an integer: s2 is a multiple of t)
+// (CKS's acceptance exp(-(|Y| - s2/t)^2 / (2 s2)) is valid for any t > 0; a power of two makes
+// U a plain bit string and c an integer, so every quantity below fits in 128 bits.)
+//   B(exp(-g)), g = a/b: floor(g) times B(exp(-1)) (all must succeed), then for the fraction
+//     f = (a mod b)/b: K = 1; while B(f / K): K += 1; success iff K odd   (CKS Algorithm 1).
+//   B(a/b), 0 <= a <= b: 1 if a = b; else compare the binary digits of a/b with fresh random
+//     bits, one at a time (a <- 2a, digit = [a >= b], a -= digit b); the first bit that differs
+//     from the digit decides (bit 0 under digit 1: success); once a = 0 the remaining digits
+//     are 0 and the answer is failure. Expected two bits per Bernoulli.
+// Limits (never reached in practice; the draw then raises instead of returning a value):
+// |X - c| >= 2^63 is decided by B(exp(-1)) trials until one fails (floor(g) >= 2^26 of them
+// would be needed before the fraction); X > 2^62 (probability below exp(-2^62 / t)); K > 2^26;
+// more than 256 blocks (131072 bits) for one draw. Each raises std::runtime_error, so a value
+// that is returned has exactly the discrete Gaussian distribution conditioned on no error
+// (total variation from N_Z below 2^-1000).
+using Uint128 = unsigned __int128;
+inline constexpr std::uint64_t kDiscreteGaussianIndexLimit = std::uint64_t{1} << 56;
+inline constexpr int kDiscreteGaussianBlocks = 256;
+inline constexpr int kDiscreteGaussianMaxVarianceBits = 100;  // s2 <= 2^100
+// m with t = 2^m for a variance s2 >= 1 (see above).
+int discrete_gaussian_scale_bits(Uint128 s2) noexcept;
+// Throws std::invalid_argument unless s2 is a valid variance (range, multiple of t).
+void check_discrete_gaussian_variance(Uint128 s2);
+// The smallest valid variance >= s2 (s2 rounded up to a multiple of its t).
+Uint128 discrete_gaussian_round_variance(Uint128 s2);
+// out[k] = discrete_gaussian(start + k), k < n (draw i addressed by i < 2^56, see above).
+void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
+                       Uint128 s2, std::int64_t* out, int n_threads);
+
+// The noise lattice of a Gaussian mechanism on an exact fixed-point sum (fixed_sum.hpp: units
+// of bound * 2^-30) with noise multiplier sigma (noise standard deviation / L2 sensitivity
+// `bound`) over dim coordinates. The noisy sum is released on the lattice bound * 2^-frac_bits:
+//   shift = max(0, e - 15), e = the exponent with 2^(e-1) <= sigma < 2^e; frac_bits = 30 - shift;
+//   R = the exact sum rounded to the lattice: S itself (shift 0), else S / 2^shift rounded half
+//       to even (exact integer arithmetic);
+//   noise Y ~ N_Z(0, variance), variance = ceil(x)^2 rounded up to a multiple of its t, where
+//       x = sigma * (2^frac_bits + r) exactly, r = 0 for shift 0 and r = ceil(sqrt(dim)) else.
+// Privacy: neighbouring sums differ by a vector of L2 norm <= 2^30 units (one clipped
+// contribution, quantised toward zero); rounding to the coarser lattice adds at most 1/2 per
+// coordinate to each sum, so the lattice sums differ by at most 2^frac_bits + sqrt(dim) <=
+// 2^frac_bits + r. With variance >= (sigma (2^frac_bits + r))^2 the release R + Y has the
+// discrete Gaussian's Renyi divergence alpha Delta^2 / (2 variance) <= alpha / (2 sigma^2)
+// (Canonne, Kamath, Steinke 2020, Section 2: the same bound as the continuous Gaussian for an
+// integer shift, and additive over independent coordinates; the rounding's extra sensitivity
+// is paid with more noise, so the accountant's noise multiplier stays sigma).
+// sigma must lie in (0, 2^40].
+struct NoiseLattice {
+  int frac_bits = 30;
+  int shift = 0;
+  Uint128 variance = 1;
+};
+NoiseLattice noise_lattice(double sigma, std::uint64_t dim);
+// Rounds the exact units (2^-30) to the lattice in place and adds the discrete Gaussian of
+// draws start .. start + n - 1; out[k] is then an integer in units of bound * 2^-frac_bits.
+void add_lattice_noise(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
+                       const NoiseLattice& lattice, std::int64_t* units, int n_threads);
+// S / 2^shift rounded half to even (shift in [0, 62]).
+std::int64_t round_shift_even(std::int64_t s, int shift) noexcept;
 
 }  // namespace privlearn::random

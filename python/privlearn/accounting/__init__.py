@@ -36,6 +36,7 @@ from .bridge import epsilon_pld, pld_statement, to_dp_accounting
 from .calibrate import calibrate_laplace_scale, calibrate_sigma, epsilon_for_sigma
 from .events import (
     Composed,
+    DiscreteGaussianEvent,
     DisjointBatches,
     Event,
     GaussianEvent,
@@ -45,6 +46,12 @@ from .events import (
     SampledWithoutReplacement,
     SelfComposed,
     UnsupportedEventError,
+)
+from .lattice import (
+    LatticeSlack,
+    calibrate_lattice_sigma,
+    lattice_slack,
+    lattice_statement,
 )
 from .ledger import Budget, LedgerEntry, PrivacyLedger, RDPLedger
 from .pure import (
@@ -57,12 +64,15 @@ from .pure import (
 )
 from .rdp import (
     DEFAULT_ORDERS,
+    rdp_discrete_gaussian,
     rdp_gaussian,
     rdp_laplace,
+    rdp_poisson_discrete_gaussian,
     rdp_poisson_gaussian,
     rdp_pure_dp,
     rdp_to_delta,
     rdp_to_epsilon,
+    rdp_without_replacement_discrete_gaussian,
     rdp_without_replacement_gaussian,
 )
 from .size import (
@@ -86,8 +96,10 @@ __all__ = [
     "Composed",
     "DisjointBatches",
     "Event",
+    "DiscreteGaussianEvent",
     "GaussianEvent",
     "LaplaceEvent",
+    "LatticeSlack",
     "LedgerEntry",
     "PoissonSampled",
     "PrivacyLedger",
@@ -107,15 +119,21 @@ __all__ = [
     "calibrate_sigma",
     "epsilon_for_sigma",
     "epsilon_pld",
+    "calibrate_lattice_sigma",
     "laplace_epsilon",
+    "lattice_slack",
+    "lattice_statement",
     "parallel_composition",
     "pld_statement",
+    "rdp_discrete_gaussian",
     "rdp_gaussian",
     "rdp_laplace",
+    "rdp_poisson_discrete_gaussian",
     "rdp_poisson_gaussian",
     "rdp_pure_dp",
     "rdp_to_delta",
     "rdp_to_epsilon",
+    "rdp_without_replacement_discrete_gaussian",
     "rdp_without_replacement_gaussian",
     "to_dp_accounting",
 ]

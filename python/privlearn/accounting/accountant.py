@@ -34,6 +34,7 @@ from .._checks import as_index
 from . import pure as _pure
 from .events import (
     Composed,
+    DiscreteGaussianEvent,
     DisjointBatches,
     Event,
     GaussianEvent,
@@ -50,9 +51,11 @@ from .rdp import (
     _as_orders,
     _rdp_laplace,
     _rdp_poisson,
+    _rdp_poisson_discrete,
     _rdp_pure,
     _rdp_to_epsilon,
     _rdp_wor,
+    _rdp_wor_discrete,
     rdp_to_delta,
 )
 
@@ -84,6 +87,10 @@ class PrivacyStatement:
         The RDP order that gave epsilon (RDP accountant only).
     neighboring : str or None
         ``"add_remove"`` or ``"replace_one"`` (None when no event fixed it).
+    lattice : LatticeSlack or None
+        Noise released on a lattice: the events are those of the rounded continuous Gaussian
+        and ``(epsilon, delta)`` include this slack
+        (:func:`~privlearn.accounting.lattice_statement`).
     """
 
     epsilon: float
@@ -92,6 +99,7 @@ class PrivacyStatement:
     events: tuple[Event, ...] = field(default_factory=tuple)
     best_order: float | None = None
     neighboring: str | None = None
+    lattice: Any = None
 
     def __str__(self) -> str:
         head = f"({self.epsilon:.6g}, {self.delta:.6g})-DP"
@@ -100,7 +108,11 @@ class PrivacyStatement:
             details.append(f"best order {self.best_order:g}")
         if self.neighboring is not None:
             details.append(f"{NEIGHBORING_RELATIONS.get(self.neighboring, self.neighboring)}")
+        if self.lattice is not None:
+            details.append("of the rounded Gaussian + lattice slack")
         lines = [f"{head} [{'; '.join(details)}]"]
+        if self.lattice is not None:
+            lines.append(str(self.lattice))
         if self.events:
             lines.append("events:")
             lines += [f"  {e}" for e in self.events]
@@ -383,8 +395,9 @@ def _unsupported(event: Event, accountant: str, why: str = "") -> UnsupportedEve
 
 
 def _effective_sigma(event: Event, outer: Event) -> float:
-    """Noise multiplier of the single Gaussian equivalent to ``event`` on one batch."""
-    if isinstance(event, GaussianEvent):
+    """Noise multiplier of the single Gaussian equivalent to ``event`` on one batch (continuous
+    or discrete: both have the RDP curve ``alpha / (2 sigma^2)``, which is all that composes)."""
+    if isinstance(event, (GaussianEvent, DiscreteGaussianEvent)):
         return event.noise_multiplier
     if isinstance(event, SelfComposed):
         if event.count == 0:
@@ -396,14 +409,27 @@ def _effective_sigma(event: Event, outer: Event) -> float:
     raise _unsupported(
         outer,
         "RDPAccountant",
-        f"the sampled mechanism must be a GaussianEvent (or a composition of GaussianEvents), "
-        f"got {type(event).__name__}",
+        f"the sampled mechanism must be a GaussianEvent or DiscreteGaussianEvent (or a "
+        f"composition of them), got {type(event).__name__}",
     )
+
+
+def _has_discrete(event: Event) -> bool:
+    """Whether a sampled mechanism contains lattice (discrete Gaussian) noise: then only the
+    general subsampling bounds apply
+    (:func:`privlearn.accounting.rdp.rdp_poisson_discrete_gaussian`)."""
+    if isinstance(event, DiscreteGaussianEvent):
+        return True
+    if isinstance(event, SelfComposed):
+        return _has_discrete(event.event)
+    if isinstance(event, Composed):
+        return any(_has_discrete(e) for e in event.events)
+    return False
 
 
 def _event_rdp(event: Event, orders: np.ndarray) -> np.ndarray:
     """RDP curve of one event at ``orders``."""
-    if isinstance(event, GaussianEvent):
+    if isinstance(event, (GaussianEvent, DiscreteGaussianEvent)):
         return orders / (2.0 * event.noise_multiplier**2)
     if isinstance(event, LaplaceEvent):
         return _rdp_laplace(1.0 / event.noise_multiplier, orders)
@@ -413,11 +439,15 @@ def _event_rdp(event: Event, orders: np.ndarray) -> np.ndarray:
         sigma = _effective_sigma(event.event, event)
         if math.isinf(sigma):
             return np.zeros(orders.shape)
+        if _has_discrete(event.event):
+            return _rdp_poisson_discrete(event.q, sigma, orders)
         return _rdp_poisson(event.q, sigma, orders)
     if isinstance(event, SampledWithoutReplacement):
         sigma = _effective_sigma(event.event, event)
         if math.isinf(sigma):
             return np.zeros(orders.shape)
+        if _has_discrete(event.event):
+            return _rdp_wor_discrete(event.m / event.n, sigma, orders)
         return _rdp_wor(event.m / event.n, sigma, orders)
     if isinstance(event, DisjointBatches):
         return _event_rdp(event.event, orders)
@@ -447,5 +477,9 @@ def _event_epsilon(event: Event) -> float:
         return event.count * _event_epsilon(event.event) if event.count else 0.0
     if isinstance(event, Composed):
         return math.fsum(_event_epsilon(e) for e in event.events)
-    why = "it has no pure-DP guarantee" if isinstance(event, GaussianEvent) else ""
+    why = (
+        "it has no pure-DP guarantee"
+        if isinstance(event, (GaussianEvent, DiscreteGaussianEvent))
+        else ""
+    )
     raise _unsupported(event, "PureDPAccountant", why)

@@ -545,6 +545,13 @@ class RDPLedger(PrivacyLedger):
     :class:`~privlearn.accounting.UnsupportedEventError`. The one-owner and atomic-charge
     rules of :class:`PrivacyLedger` hold here too.
 
+    A fit whose Gaussian noise is released on a lattice (DP-SGD, DP-SCD) is charged by its
+    events, those of the rounded continuous Gaussian, with its lattice slack (``spend_events(...,
+    slack=...)``, :mod:`privlearn.accounting.lattice`): the slacks of all such spends add
+    (``nu = sum N eta``, ``tail = sum N tau``), the RDP part is converted at
+    ``(delta_cap - (1 + exp(epsilon_cap + nu)) tail) exp(-nu) - sum delta_i`` and ``2 nu`` is
+    added to the total epsilon (the hybrid argument over all the spends' noise coordinates).
+
     Parameters
     ----------
     epsilon_cap : float
@@ -586,17 +593,48 @@ class RDPLedger(PrivacyLedger):
         self._approx_eps = _ExactSum()
         self._approx_delta = _ExactSum()
         self._spent = Budget(0.0, 0.0)
+        self._slack: Any = None  # the lattice slacks of the spends, combined (LatticeSlack)
 
-    def _total(self, rdp: np.ndarray, approx_eps: float, approx_delta: float) -> Budget:
-        delta_left = self.cap.delta - approx_delta
-        if not delta_left > 0.0:
-            return Budget(math.inf, self.cap.delta)
+    def _total(
+        self, rdp: np.ndarray, approx_eps: float, approx_delta: float, slack: Any = None
+    ) -> Budget:
         if np.isnan(rdp).any():  # never composed: refuse rather than read NaN as 0
+            return Budget(math.inf, self.cap.delta)
+        if slack is None:
+            return self._converted(rdp, self.cap.delta - approx_delta, approx_eps)
+        # Lattice noise: the rounded Gaussian's RDP, converted at the continuous delta the
+        # slack leaves, plus 2 nu. The tail term grows with the continuous epsilon, so it is
+        # taken at a guess eps_g and the guess is kept only if the resulting epsilon is below it
+        # (then the run's delta, exp(nu) delta_c + tail(eps_c + nu), is at most delta_cap).
+        nu = slack.log_ratio
+        guess = self._converted(rdp, self.cap.delta - approx_delta, 0.0).epsilon
+        for _ in range(8):
+            if not math.isfinite(guess):
+                break
+            guess = guess * 1.01 + 1e-9
+            delta_c = (self.cap.delta - slack.tail_term(guess + nu)) * math.exp(-nu)
+            total = self._converted(rdp, delta_c - approx_delta, 0.0)
+            if total.epsilon <= guess:
+                return Budget(total.epsilon + approx_eps + 2.0 * nu, self.cap.delta)
+            guess = total.epsilon
+        return Budget(math.inf, self.cap.delta)
+
+    def _converted(self, rdp: np.ndarray, delta_left: float, approx_eps: float) -> Budget:
+        """The RDP part converted at ``delta_left`` plus ``approx_eps`` (inf when no delta is
+        left)."""
+        if not delta_left > 0.0:
             return Budget(math.inf, self.cap.delta)
         eps_rdp = 0.0
         if np.any(rdp > 0.0):
             eps_rdp = rdp_to_epsilon(self._orders, rdp, delta_left)[0]
         return Budget(eps_rdp + approx_eps, self.cap.delta)
+
+    def _with(self, slack: Any) -> Any:
+        """The ledger's combined lattice slack with ``slack`` added (one hybrid argument over
+        the noise coordinates of every spend)."""
+        if slack is None:
+            return self._slack
+        return slack if self._slack is None else self._slack.combine(slack)
 
     @property
     def spent(self) -> Budget:
@@ -604,7 +642,9 @@ class RDPLedger(PrivacyLedger):
         with self._lock:
             return self._spent
 
-    def _trial(self, curve: np.ndarray, approx: Budget | None) -> tuple[np.ndarray, Budget]:
+    def _trial(
+        self, curve: np.ndarray, approx: Budget | None, slack: Any = None
+    ) -> tuple[np.ndarray, Budget]:
         rdp = self._rdp + curve
         if approx is None:
             eps_a, d_a = self._approx_eps.value, self._approx_delta.value
@@ -613,7 +653,7 @@ class RDPLedger(PrivacyLedger):
                 self._approx_eps.plus(approx.epsilon),
                 self._approx_delta.plus(approx.delta),
             )
-        return rdp, self._total(rdp, eps_a, d_a)
+        return rdp, self._total(rdp, eps_a, d_a, self._with(slack))
 
     def can_spend(
         self, epsilon: float, delta: float = 0.0, *, neighboring: str | None = None
@@ -633,12 +673,14 @@ class RDPLedger(PrivacyLedger):
                 _, total = self._trial(np.zeros(self._orders.shape), Budget(eps, d))
             return total.epsilon <= self.cap.epsilon * (1.0 + RTOL)
 
-    def _charge(self, curve: np.ndarray, approx: Budget | None, entry: LedgerEntry) -> LedgerEntry:
+    def _charge(
+        self, curve: np.ndarray, approx: Budget | None, entry: LedgerEntry, slack: Any = None
+    ) -> LedgerEntry:
         """Check and record one spend atomically (the caller holds no lock)."""
         with self._lock:
             self._check_owner()
             self._check_relation(entry.neighboring, entry.label)
-            rdp, total = self._trial(curve, approx)
+            rdp, total = self._trial(curve, approx, slack)
             if not total.epsilon <= self.cap.epsilon * (1.0 + RTOL):
                 spent = self._spent
                 raise BudgetExceededError(
@@ -652,6 +694,7 @@ class RDPLedger(PrivacyLedger):
                 self._approx_eps.add(approx.epsilon)
                 self._approx_delta.add(approx.delta)
             self._spent = total
+            self._slack = self._with(slack)
             self._record(entry)
             return entry
 
@@ -675,7 +718,7 @@ class RDPLedger(PrivacyLedger):
         return self._charge(np.zeros(self._orders.shape), Budget(eps, d), entry)
 
     def spend_events(
-        self, events: Any, label: str = "", *, neighboring: str | None = None
+        self, events: Any, label: str = "", *, neighboring: str | None = None, slack: Any = None
     ) -> LedgerEntry:
         """Charge the RDP of ``events`` (privlearn accounting events, composed in order: e.g.
         ``privacy_.statement.events`` of a fit; one event alone is accepted too).
@@ -685,8 +728,14 @@ class RDPLedger(PrivacyLedger):
         relation is the one their samplers fix (``PoissonSampled``: add/remove-one;
         ``SampledWithoutReplacement``: replace-one) or ``neighboring``; it must agree with the
         ledger's, else :class:`~privlearn.accounting.UnsupportedEventError` and nothing is
-        charged. Returns the entry, whose ``epsilon`` is the events' own epsilon at
-        ``delta_cap`` (for display)."""
+        charged. ``slack`` is the fit's :class:`~privlearn.accounting.LatticeSlack` when its
+        noise is on a lattice (``privacy_.statement.lattice``; the events are then those of the
+        rounded continuous Gaussian). Returns the entry, whose ``epsilon`` is the events' own
+        epsilon at ``delta_cap`` (for display; without the slack)."""
+        from .lattice import LatticeSlack
+
+        if slack is not None and not isinstance(slack, LatticeSlack):
+            raise TypeError(f"slack must be a LatticeSlack or None, got {type(slack).__name__}")
         if not isinstance(label, str):
             raise TypeError(f"label must be a str, got {type(label).__name__}")
         relation = _as_relation(neighboring)
@@ -722,4 +771,4 @@ class RDPLedger(PrivacyLedger):
         if np.any(curve > 0.0):
             alone = rdp_to_epsilon(self._orders, curve, self.cap.delta)[0]
         entry = LedgerEntry(label, alone, self.cap.delta, trial.neighboring)
-        return self._charge(curve, None, entry)
+        return self._charge(curve, None, entry, slack)

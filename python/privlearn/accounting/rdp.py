@@ -16,6 +16,8 @@ References
   mechanism", arXiv:1908.10530, 2019.
 - [WBK19] Y.-X. Wang, B. Balle, S. Kasiviswanathan, "Subsampled Renyi differential privacy and
   analytical moments accountant", AISTATS 2019 (arXiv:1808.00087).
+- [ZW19] Y. Zhu, Y.-X. Wang, "Poisson subsampled Renyi differential privacy", ICML 2019,
+  Theorem 6 (general upper bound at integer orders).
 - [BS16] M. Bun, T. Steinke, "Concentrated differential privacy: simplifications, extensions,
   and lower bounds", TCC 2016.
 - [CKS20] C. Canonne, G. Kamath, T. Steinke, "The discrete Gaussian for differential privacy",
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from scipy import special
@@ -37,12 +39,15 @@ from .._checks import as_index, as_positive, as_real
 
 __all__ = [
     "DEFAULT_ORDERS",
+    "rdp_discrete_gaussian",
     "rdp_gaussian",
     "rdp_laplace",
+    "rdp_poisson_discrete_gaussian",
     "rdp_poisson_gaussian",
     "rdp_pure_dp",
     "rdp_to_delta",
     "rdp_to_epsilon",
+    "rdp_without_replacement_discrete_gaussian",
     "rdp_without_replacement_gaussian",
 ]
 
@@ -757,3 +762,206 @@ def rdp_to_delta(orders: Any, rdp: Any, epsilon: float) -> tuple[float, float]:
     log_delta = np.minimum(log_delta, bh)
     i = int(np.argmin(log_delta))
     return min(1.0, math.exp(min(float(log_delta[i]), 0.0))), float(a[i])
+
+
+# ---- the discrete Gaussian on a lattice ([CKS20]) -------------------------------------------
+def rdp_discrete_gaussian(sigma: float, orders: Any) -> np.ndarray:
+    """RDP of the discrete Gaussian mechanism with noise multiplier ``sigma``.
+
+    For an integer-valued query with L2 sensitivity ``Delta`` (lattice units) and i.i.d.
+    ``N_Z(0, s2)`` noise per coordinate, ``s2 >= (sigma Delta)^2``, the Renyi divergence of
+    order ``alpha`` between neighbours is at most ``alpha Delta^2 / (2 s2) <= alpha / (2
+    sigma^2)``: the continuous Gaussian's curve ([CKS20], Section 2; the bound holds for each
+    coordinate's integer shift and adds over independent coordinates).
+
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation / L2 sensitivity, > 0.
+    orders : float or array_like
+        Orders alpha > 1.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    sigma = as_positive(sigma, "sigma")
+    a = _as_orders(orders)
+    return a / (2.0 * sigma * sigma)
+
+
+def _interpolate_cgf(a: np.ndarray, int_rdp: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """An RDP bound at every order from a bound at the integer orders >= 2.
+
+    The cumulant generating function ``K(alpha) = (alpha - 1) D_alpha`` of the true divergence
+    is convex with ``K(1) = 0`` ([WBK19], Corollary 10; van Erven and Harremoes 2014), so the
+    chord through the bounds at ``floor(alpha)`` and ``ceil(alpha)`` (with ``K(1) = 0`` below 2)
+    bounds it; ``alpha = inf`` gives ``inf``.
+    """
+    out = np.full(a.shape, np.inf)
+    finite = np.isfinite(a)
+    if not finite.any():
+        return out
+    af = a[finite]
+    lo = np.floor(af)
+    hi = np.ceil(af)
+    ints = np.unique(np.concatenate([lo[lo >= 2], hi[hi >= 2]]))
+    table = dict(zip(ints.tolist(), int_rdp(ints).tolist()))
+
+    def cgf(k: np.ndarray) -> np.ndarray:
+        return np.array([0.0 if x < 2 else (x - 1.0) * table[float(x)] for x in k])
+
+    t = af - lo
+    k_alpha = (1.0 - t) * cgf(lo) + t * cgf(hi)
+    out[finite] = k_alpha / (af - 1.0)
+    return out
+
+
+@functools.lru_cache(maxsize=32)
+def _log_binom_table(alphas: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For integer orders ``alphas``: ``(l, log C(alpha, l), valid)`` as ``(k, max + 1)``
+    arrays over ``l = 0 .. max(alphas)`` (``valid``: ``l <= alpha``)."""
+    a = np.array(alphas, dtype=np.float64)[:, None]
+    ls = np.arange(max(alphas) + 1, dtype=np.float64)[None, :]
+    valid = ls <= a
+    lb = np.where(
+        valid,
+        special.gammaln(a + 1.0)
+        - special.gammaln(ls + 1.0)
+        - special.gammaln(np.maximum(a - ls, 0.0) + 1.0),
+        -np.inf,
+    )
+    return np.broadcast_to(ls, lb.shape), lb, valid
+
+
+def _zw19_int(q: float, sigma: float, alphas: np.ndarray) -> np.ndarray:
+    """[ZW19] Theorem 6 at integer orders alpha >= 2 for a base mechanism with RDP
+    ``eps(l) = l / (2 sigma^2)``::
+
+        log{ (1-q)^(alpha-1) (alpha q - q + 1) + C(alpha,2) q^2 (1-q)^(alpha-2) e^eps(2)
+             + 3 sum_{l=3}^alpha C(alpha,l) (1-q)^(alpha-l) q^l e^((l-1) eps(l)) } / (alpha-1)
+
+    The first term is the sum of the ``l = 0, 1`` terms ``C(alpha,l) (1-q)^(alpha-l) q^l``, so
+    every term has the form ``c_l C(alpha,l) q^l (1-q)^(alpha-l) e^((l-1) l / (2 sigma^2))`` with
+    ``c_l = 1`` for ``l <= 2`` and 3 above: one log-sum-exp per order (q < 1).
+    """
+    ints = tuple(int(x) for x in alphas.tolist())
+    ls, lb, valid = _log_binom_table(ints)
+    a = np.array(ints, dtype=np.float64)[:, None]
+    terms = (
+        lb + ls * math.log(q) + (a - ls) * math.log1p(-q)
+        + (ls - 1.0) * ls / (2.0 * sigma * sigma) + np.where(ls >= 3, math.log(3.0), 0.0)
+    )
+    terms = np.where(valid, terms, -np.inf)
+    return special.logsumexp(terms, axis=1) / (a[:, 0] - 1.0)
+
+
+def rdp_poisson_discrete_gaussian(q: float, sigma: float, orders: Any) -> np.ndarray:
+    """RDP upper bound of the discrete Gaussian mechanism on a Poisson sample (rate ``q``),
+    add/remove-one neighbours.
+
+    The exact one-dimensional reduction of the continuous sampled Gaussian ([MTZ19]) needs the
+    continuous noise, so the general bound of [ZW19] Theorem 6 is used, valid for any base
+    mechanism with RDP ``eps(l)``; here ``eps(l) = l / (2 sigma^2)``
+    (:func:`rdp_discrete_gaussian`). It is evaluated at the integer orders; a fractional order
+    takes the chord of the cumulant generating function between its integer neighbours
+    (convexity), orders below 2 the bound at 2 (``K(1) = 0``). The result is capped by the
+    unsampled ``alpha / (2 sigma^2)`` (Poisson subsampling is a mixture of identical pairs and
+    neighbouring pairs; joint quasi-convexity of the Renyi divergence). Compared with the
+    continuous sampled Gaussian the bound differs by the factor 3 on the terms ``l >= 3``,
+    which dominates once ``q sigma^2`` is large: the calibrated sigma at ``(1, 1e-6)``, lot 64,
+    20 epochs is 1.037x the continuous one for n = 30162 (adult), 1.96x for n = 5000 and 6.1x
+    for n = 1000. (For the add direction the discrete Gaussian's subgaussian moment generating
+    function gives the continuous sampled Gaussian's integer-order bound; a matching argument
+    for the remove direction would remove the gap: not done.)
+
+    Parameters
+    ----------
+    q : float
+        Sampling probability in [0, 1] (0 gives 0).
+    sigma : float
+        Noise multiplier, > 0.
+    orders : float or array_like
+        Orders alpha > 1 (inf allowed).
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    q = _as_rate(q, "q")
+    sigma = as_positive(sigma, "sigma")
+    a = _as_orders(orders)
+    return _rdp_poisson_discrete(q, sigma, a.ravel()).reshape(a.shape)
+
+
+def _rdp_poisson_discrete(q: float, sigma: float, a: np.ndarray) -> np.ndarray:
+    if q == 0.0:
+        return np.zeros(a.shape)
+    base = a / (2.0 * sigma * sigma)
+    if q == 1.0:
+        return base
+
+    bound = _interpolate_cgf(a, lambda ints: _zw19_int(q, sigma, ints))
+    return np.minimum(bound, base)
+
+
+def _wbk19_general_int(gamma: float, sigma: float, alphas: np.ndarray) -> np.ndarray:
+    """[WBK19] Theorem 9 at integer orders for a base mechanism with RDP
+    ``eps(j) = j / (2 sigma^2)`` and ``eps(inf) = inf``::
+
+        log(1 + gamma^2 C(alpha,2) min(4 (e^eps(2) - 1), 2 e^eps(2))
+              + sum_{j=3}^alpha 2 gamma^j C(alpha,j) e^((j-1) eps(j))) / (alpha - 1)
+    """
+    ints = tuple(int(x) for x in alphas.tolist())
+    js, lb, valid = _log_binom_table(ints)
+    a = np.array(ints, dtype=np.float64)[:, None]
+    e2 = 1.0 / (sigma * sigma)
+    b2 = min(math.log(4.0) + float(_log_expm1(np.array([e2]))[0]), math.log(2.0) + e2)
+    terms = lb + js * math.log(gamma)
+    terms = terms + np.where(js >= 3, math.log(2.0) + (js - 1.0) * js / (2.0 * sigma * sigma), 0.0)
+    terms = np.where(js == 2, terms + b2, terms)
+    terms = np.where(valid & (js != 1), terms, -np.inf)
+    terms[:, 0] = 0.0
+    return special.logsumexp(terms, axis=1) / (a[:, 0] - 1.0)
+
+
+def rdp_without_replacement_discrete_gaussian(
+    n: int, m: int, sigma: float, orders: Any
+) -> np.ndarray:
+    """RDP upper bound of the discrete Gaussian mechanism on a uniformly random batch of ``m``
+    of ``n`` records, replace-one neighbours: the general bound of [WBK19] Theorem 9 (the
+    Gaussian-specific strengthening, their Theorem 27, is not used for lattice noise), with
+    ``eps(j) = j / (2 sigma^2)``; fractional orders by the chord of the cumulant generating
+    function, capped by the unsampled ``alpha / (2 sigma^2)`` as
+    :func:`rdp_without_replacement_gaussian` does.
+
+    Parameters
+    ----------
+    n, m : int
+        Data set size (>= 1) and batch size (0 <= m <= n).
+    sigma : float
+        Noise multiplier (noise std / replace-one L2 sensitivity), > 0.
+    orders : float or array_like
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    n = as_index(n, "n", lower=1, upper=1 << 62)
+    m = as_index(m, "m", lower=0, upper=1 << 62)
+    if m > n:
+        raise ValueError(f"m (batch size) must lie in [0, n] = [0, {n}], got {m}")
+    sigma = as_positive(sigma, "sigma")
+    a = _as_orders(orders)
+    return _rdp_wor_discrete(m / n, sigma, a.ravel()).reshape(a.shape)
+
+
+def _rdp_wor_discrete(gamma: float, sigma: float, a: np.ndarray) -> np.ndarray:
+    if gamma == 0.0:
+        return np.zeros(a.shape)
+    base = a / (2.0 * sigma * sigma)
+
+    if gamma == 1.0:
+        return base
+    bound = _interpolate_cgf(a, lambda ints: _wbk19_general_int(gamma, sigma, ints))
+    return np.minimum(bound, base)

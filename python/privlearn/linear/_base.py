@@ -245,7 +245,9 @@ class PrivateLinearModel(LinearModelBase):
                 and stmt.events
                 and events_public
             ):
-                ledger.spend_events(stmt.events, label=label)
+                lattice = getattr(stmt, "lattice", None)  # noise on a lattice: its slack too
+                extra = {} if lattice is None else {"slack": lattice}
+                ledger.spend_events(stmt.events, label=label, **extra)
             else:
                 spend(ledger, charged[0], charged[1], label)
         plan = self._plan(setup, n, d, seed, None)

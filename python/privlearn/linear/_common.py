@@ -241,18 +241,54 @@ def _check_steps(steps: int, tasks: int) -> int:
 
 
 def _worst_case_statement(
-    sigma: float, batch_size: int, epochs: int, tasks: int, size: DatasetSize, delta: float
+    sigma: float,
+    batch_size: int,
+    epochs: int,
+    tasks: int,
+    size: DatasetSize,
+    delta: float,
+    lattice: tuple[float, int] | None = None,
 ) -> tuple[Any, float]:
     """``(statement, total epsilon)`` of a Poisson-sampled Gaussian run planned from a noisy
     count with a given noise multiplier: the training epsilon is the worst case over the
     count's public range ``size.bounds`` (:func:`_worst_case_poisson`), plus the count's own
-    epsilon (basic composition)."""
+    epsilon (basic composition). ``lattice = (scale, coordinates)``: the noise is released on
+    a lattice (:mod:`privlearn.accounting.lattice`): the worst case is converted at the
+    continuous delta the slack of ``coordinates`` draws (an upper bound: the longest schedule
+    in the range) leaves, and its epsilon raised by the slack, as in
+    :func:`~privlearn.accounting.lattice.lattice_statement`."""
     from privlearn.accounting import PrivacyStatement
+    from privlearn.accounting.lattice import lattice_slack
 
     assert size.bounds is not None
-    eps, order = _worst_case_poisson(sigma, batch_size, epochs, tasks, *size.bounds, delta)
+    slack = None
+    if lattice is None:
+        eps, order = _worst_case_poisson(sigma, batch_size, epochs, tasks, *size.bounds, delta)
+    else:
+        about, _ = _worst_case_poisson(sigma, batch_size, epochs, tasks, *size.bounds, delta)
+        slack = lattice_slack(lattice[0], lattice[1], delta, about + 1.0)
+        nu, eps_c = slack.log_ratio, about
+        for _ in range(8):  # the tail term depends on eps_c (it is ~1e-20 delta)
+            delta_c = (delta - slack.tail_term(eps_c + nu)) * math.exp(-nu) * (1.0 - 1e-12)
+            if not delta_c > 0.0:
+                break
+            eps_c, order = _worst_case_poisson(
+                sigma, batch_size, epochs, tasks, *size.bounds, delta_c
+            )
+            if slack.delta(eps_c, delta_c) <= delta:
+                break
+        else:
+            raise ValueError(f"the lattice noise's slack leaves no delta at {delta!r}")
+        if not delta_c > 0.0:
+            raise ValueError(f"the lattice noise's slack leaves no delta at {delta!r}")
+        eps = slack.epsilon(eps_c)
     statement = PrivacyStatement(
-        epsilon=eps, delta=delta, accountant="rdp", best_order=order, neighboring="add_remove"
+        epsilon=eps,
+        delta=delta,
+        accountant="rdp",
+        best_order=order,
+        neighboring="add_remove",
+        lattice=slack,
     )
     return statement, eps + size.epsilon
 

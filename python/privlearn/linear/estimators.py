@@ -46,13 +46,18 @@ from privlearn._linear_common import SCHEDULES, SGDRun, objective, softmax_objec
 from privlearn.accounting import (
     DisjointBatches,
     GaussianEvent,
+    LatticeSlack,
     PoissonSampled,
     PrivacyStatement,
     PureDPAccountant,
     PureDPEvent,
     RDPAccountant,
     SampledWithoutReplacement,
+    calibrate_lattice_sigma,
     calibrate_sigma,
+    epsilon_for_sigma,
+    lattice_slack,
+    lattice_statement,
 )
 from privlearn.accounting.size import DatasetSize
 from privlearn.distributed.linear import is_dask_array
@@ -77,6 +82,7 @@ from privlearn.linear._common import (
     _statement_lines,
     _worst_case_statement,
 )
+from privlearn.random import lattice_noise_description, noise_lattice
 
 __all__ = ["DPSGDClassifier", "DPSGDPrivacy", "DPSGDRegressor"]
 
@@ -119,6 +125,10 @@ class DPSGDPrivacy:
     noise_scale : float or None
         l2-laplace: ``2 C / epsilon_per_pass``, the noise density being proportional to
         ``exp(-||z|| / noise_scale)``; Gaussian: the noise standard deviation ``sigma C``.
+    noise : str or None
+        Gaussian: how the noise is released (the exact discrete Gaussian on the lattice
+        ``C 2^-k``; the accountant composes the rounded continuous Gaussian's events, plus the
+        lattice slack of :mod:`privlearn.accounting.lattice`, ``statement.lattice``).
     epsilon_per_pass : float or None
         l2-laplace: the epsilon of one pass over the data.
     passes : int or None
@@ -165,8 +175,8 @@ class DPSGDPrivacy:
     statement: PrivacyStatement | None = None
     size: DatasetSize | None = None
     labels: LabelSet | None = None
-
     worst_case: bool = False
+    noise: str | None = None
 
     @property
     def private(self) -> bool:
@@ -196,6 +206,8 @@ class DPSGDPrivacy:
                 f"{self.noise_scale:.6g}), clip C = {self.clip:g}, sensitivity "
                 f"{self.sensitivity:g}, {self.sampling} sampling, {self.steps} steps"
             )
+            if self.noise:
+                lines.append(f"  noise: {self.noise}")
         lines += _statement_lines(
             self.size, self.epsilon, self.neighboring, worst_case=self.worst_case
         )
@@ -400,15 +412,35 @@ class _DPSGDBase(PrivateLinearModel):
         # clipped gradients: C under add/remove-one (Poisson), 2C under replace-one (fixed).
         ratio = 1.0 if sampling == "poisson" else 2.0
         worst_case = False
+        # The core adds the noise exactly on the lattice C 2^-k (random.hpp, noise_lattice): the
+        # continuous accountant of the rounded Gaussian plus the lattice slack
+        # (privlearn.accounting.lattice); coordinates: steps x (d + 1) x classes, an upper bound.
+        coords = steps * (d + 1) * (e["n_classes"] if e.get("n_classes", 2) > 2 else 1)
+
+        def slack_of(sigma_event: float) -> LatticeSlack:
+            eps_about = train_eps if train_eps is not None else epsilon_of(sigma_event, delta)
+            return lattice_slack(_lattice_scale(sigma_event * ratio), coords, delta, eps_about)
+
+        def continuous(eps: float, dlt: float) -> float:
+            return calibrate_sigma(
+                eps, dlt, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m
+            )
+
+        def epsilon_of(sigma_event: float, dlt: float) -> float:
+            return epsilon_for_sigma(
+                sigma_event, dlt, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m
+            )
+
         if noise_multiplier is None:
-            assert train_eps is not None and epsilon is not None
-            sigma_event = calibrate_sigma(
-                train_eps, delta, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m
+            assert train_eps is not None
+            sigma_event, slack = calibrate_lattice_sigma(
+                train_eps, delta, slack_of, continuous, epsilon_of
             )
             sigma = sigma_event * ratio
         else:
             sigma = noise_multiplier
             sigma_event = sigma / ratio
+            slack = slack_of(sigma_event)
         if sampling == "poisson":
             event = PoissonSampled(q, GaussianEvent(sigma_event))
         else:
@@ -416,7 +448,7 @@ class _DPSGDBase(PrivateLinearModel):
         # The accountant is fixed to the sampler's neighbouring relation: a mismatched event
         # raises UnsupportedEventError instead of a wrong number.
         acc = RDPAccountant(neighboring=NEIGHBORING[sampling]).compose(event, count=steps)
-        statement = acc.statement(delta)
+        statement = lattice_statement(acc, slack, delta)
         total = statement.epsilon + size.epsilon
         if size.source == "noisy_count":
             if noise_multiplier is None:
@@ -426,10 +458,15 @@ class _DPSGDBase(PrivateLinearModel):
                 total = epsilon
             else:
                 # sigma is given: the training epsilon depends on the count (T and q do), so
-                # the statement reports the worst case over the public range of counts
+                # the statement reports the worst case over the public range of counts, with
+                # the lattice slack of the longest schedule in that range
+                assert size.bounds is not None
+                classes = e["n_classes"] if e.get("n_classes", 2) > 2 else 1
+                most = -(-(epochs * size.bounds[1]) // batch_size) * (d + 1) * classes
                 statement, total = _worst_case_statement(
-                    sigma_event, batch_size, epochs, 1, size, delta
-                )
+                    sigma_event, batch_size, epochs, 1, size, delta,
+                    lattice=(_lattice_scale(sigma), most),
+                )  # fmt: skip
                 worst_case = True
         privacy = DPSGDPrivacy(
             epsilon=total,
@@ -443,11 +480,19 @@ class _DPSGDBase(PrivateLinearModel):
             sensitivity=ratio * clip,
             noise_multiplier=sigma,
             noise_scale=sigma * clip,
+            noise=lattice_noise_description(sigma),
             statement=statement,
             size=size,
             worst_case=worst_case,
         )
         return _Plan("gaussian", sampling, math.inf, sigma, clip, 0.0, steps, rate, privacy)
+
+
+def _lattice_scale(sigma: float) -> float:
+    """A lower bound of the lattice noise's scale ``s`` (lattice units) for noise multiplier
+    ``sigma``: the square root of the sampler's variance for one coordinate
+    (:func:`privlearn.random.noise_lattice`; more coordinates only add rounding noise)."""
+    return float(math.isqrt(noise_lattice(sigma, 1)[2]))
 
 
 def _not_private(sampling: str, steps: int, clip: float, size: DatasetSize) -> DPSGDPrivacy:

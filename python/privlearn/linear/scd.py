@@ -61,7 +61,12 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
         post-processing. The noise is added lazily with the same distribution: when row ``j``
         is sampled at step ``t`` it first gets ``N(0, (t - last_j) noise_std**2)``, the noise
         of every step since its previous visit (one draw per visit), then its update. The
-        returned ``dual_coef`` includes the outstanding noise.
+        returned ``dual_coef`` includes the outstanding noise. Dual variant with ``clip > 0``
+        and ``noise_std / clip <= 2^39``: ``v``'s noise is exact, the discrete Gaussian on the
+        lattice ``clip 2^-k`` added to the exact fixed-point sum ``X_B^T zeta`` (noise
+        multiplier ``noise_std / clip``, :func:`privlearn.random.noise_lattice`; draws
+        ``t m + k`` of ``noise_stream``), and
+        converted to float only then; elsewhere it is Box-Muller.
     batch_stream, noise_stream : int, default 1, 2
         Stream ids: batches; noise on ``v`` (``noise_stream``) and on ``alpha``
         (``noise_stream + 2``; ``noise_stream + 1`` is reserved), addressed by row index and

@@ -109,11 +109,16 @@ from privlearn._linear_common import SCD_VARIANTS, SCDRun
 from privlearn.accounting import (
     Event,
     GaussianEvent,
+    LatticeSlack,
     PoissonSampled,
     PrivacyStatement,
     RDPAccountant,
     SampledWithoutReplacement,
+    calibrate_lattice_sigma,
     calibrate_sigma,
+    epsilon_for_sigma,
+    lattice_slack,
+    lattice_statement,
 )
 from privlearn.accounting.size import DatasetSize, public_size
 from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule
@@ -136,6 +141,7 @@ from privlearn.linear._common import (
     _statement_lines,
     _worst_case_statement,
 )
+from privlearn.random import lattice_noise_description, noise_lattice
 
 __all__ = ["DPSCDClassifier", "DPSCDPrivacy", "DPSCDRegressor"]
 
@@ -213,6 +219,11 @@ class DPSCDPrivacy:
     of the noisy count (with ``epsilon=`` the noise is calibrated for the planned count, so the
     training part meets its target whatever the count; with ``noise_multiplier=`` the training
     part is the worst case over the counts).
+
+    noise : str or None
+        How the noise is released: for the dual variant the exact discrete Gaussian on the
+        lattice ``C 2^-k`` for ``v`` (accounted as the rounded continuous Gaussian plus the
+        lattice slack of :mod:`privlearn.accounting.lattice`, ``statement.lattice``).
     """
 
     epsilon: float
@@ -232,8 +243,8 @@ class DPSCDPrivacy:
     size: DatasetSize | None = None
     tasks: int = 1
     labels: LabelSet | None = None
-
     worst_case: bool = False
+    noise: str | None = None
 
     @property
     def private(self) -> bool:
@@ -260,6 +271,8 @@ class DPSCDPrivacy:
                 f"  one-vs-rest: {self.tasks} binary problems x {self.steps} steps on the same "
                 "rows, composed by the accountant"
             )
+        if self.noise:
+            lines.append(f"  noise: {self.noise}")
         lines += _statement_lines(
             self.size, self.epsilon, self.neighboring, worst_case=self.worst_case
         )
@@ -469,23 +482,57 @@ class _DPSCDBase(PrivateLinearModel):
                 sensitivity = math.sqrt(2.0) * clip
             else:  # replace-one: zeta_j and v both move by up to 2C
                 sensitivity = 2.0 * math.sqrt(2.0) * clip
+        # The dual variant releases v with exact lattice noise (scd.cpp, scd_apply_units): the
+        # continuous accountant of the rounded Gaussian plus the lattice slack over v's
+        # steps x tasks x m coordinates (privlearn.accounting.lattice); alpha's noise (never
+        # released) stays floating point.
+        lattice = variant == "dual" and clip > 0.0  # (while sigma sensitivity / C <= 2^39)
+        coords = steps * tasks * (m + 1)
+
+        def continuous(eps: float, dlt: float) -> float:
+            return calibrate_sigma(
+                eps, dlt, q=q, steps=steps * tasks, sampling=sampled_as, n=units
+            )
+
+        def epsilon_of(sig: float, dlt: float) -> float:
+            return epsilon_for_sigma(
+                sig, dlt, q=q, steps=steps * tasks, sampling=sampled_as, n=units
+            )
+
+        def slack_of(sig: float) -> LatticeSlack:
+            eps_about = train_eps if train_eps is not None else epsilon_of(sig, delta)
+            variance = noise_lattice(_lattice_sigma(sig * sensitivity, clip), 1)[2]
+            return lattice_slack(float(math.isqrt(variance)), coords, delta, eps_about)
+
+        slack: LatticeSlack | None = None
         if noise_multiplier is None:
             assert train_eps is not None
-            sigma = calibrate_sigma(
-                train_eps, delta, q=q, steps=steps * tasks, sampling=sampled_as, n=units
-            )
+            sigma0 = continuous(train_eps, delta)
+            lattice = lattice and (sigma0 * sensitivity) / clip <= 2.0**38
+            if lattice:
+                sigma, slack = calibrate_lattice_sigma(
+                    train_eps, delta, slack_of, continuous, epsilon_of
+                )
+            else:
+                sigma = sigma0
         else:
             sigma = noise_multiplier
+            lattice = lattice and (sigma * sensitivity) / clip <= 2.0**39  # as scd.cpp
+            slack = slack_of(sigma) if lattice else None
+        noise_event = GaussianEvent(sigma)
         if variant == "primal":
-            event = GaussianEvent(sigma)
+            event = noise_event
         elif sampling == "poisson":
-            event = PoissonSampled(q, GaussianEvent(sigma))
+            event = PoissonSampled(q, noise_event)
         else:
-            event = SampledWithoutReplacement(n, L, GaussianEvent(sigma))
+            event = SampledWithoutReplacement(n, L, noise_event)
         # The accountant is fixed to the sampler's neighbouring relation: a mismatched event
         # raises UnsupportedEventError instead of giving a wrong number.
         accountant = RDPAccountant(neighboring=neighboring).compose(event, count=steps * tasks)
-        statement = accountant.statement(delta)
+        if slack is not None:
+            statement = lattice_statement(accountant, slack, delta)
+        else:
+            statement = accountant.statement(delta)
         total = statement.epsilon + size.epsilon
         worst_case = False
         if size.source == "noisy_count":
@@ -496,8 +543,16 @@ class _DPSCDBase(PrivateLinearModel):
                 total = epsilon
             else:
                 # sigma is given: T and q depend on the count, so the statement reports the
-                # worst case over the count's public range (an a-priori guarantee)
-                statement, total = _worst_case_statement(sigma, L, epochs, tasks, size, delta)
+                # worst case over the count's public range (an a-priori guarantee), with the
+                # lattice slack of the longest schedule in that range
+                lattice_arg = None
+                if slack is not None:
+                    assert size.bounds is not None
+                    most = -(-(epochs * size.bounds[1]) // L) * tasks * (m + 1)
+                    lattice_arg = (slack.scale, most)
+                statement, total = _worst_case_statement(
+                    sigma, L, epochs, tasks, size, delta, lattice=lattice_arg
+                )
                 worst_case = True
         privacy = DPSCDPrivacy(
             epsilon=total,
@@ -517,8 +572,20 @@ class _DPSCDBase(PrivateLinearModel):
             size=size,
             tasks=tasks,
             worst_case=worst_case,
+            noise=(
+                "v: " + lattice_noise_description(sigma * sensitivity / clip)
+                + "; alpha (not released): floating-point Gaussian"
+                if lattice
+                else "floating-point Gaussian (Box-Muller)"
+            ),
         )
         return _Plan(clip, sigma * sensitivity, steps, rate, n_scale, privacy)
+
+
+def _lattice_sigma(noise_std: float, clip: float) -> float:
+    """The noise multiplier of v's lattice noise, as the core computes it (scd.cpp,
+    ``lattice_sigma``: ``noise_std / clip`` enlarged by ``2^-50``)."""
+    return (noise_std / clip) * (1.0 + 2.0**-50)
 
 
 _COMMON_PARAMS = """

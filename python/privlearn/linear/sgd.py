@@ -47,7 +47,9 @@ def sgd_train(
     mechanism : {"l2-laplace", "gaussian", "none"}, default "l2-laplace"
         ``"l2-laplace"``: noise of density prop. to ``exp(-(epsilon/(2C))||z||)`` per step
         (Song et al. 2013, eq. 3; ``C = clip`` or 1 when not clipping); ``"gaussian"``:
-        ``N(0, sigma^2 clip^2 I)`` added to the summed clipped gradients (Abadi et al. 2016).
+        noise of standard deviation ``sigma clip`` added to the summed clipped gradients (Abadi
+        et al. 2016), as the exact discrete Gaussian on the lattice ``clip 2^-k`` on the exact
+        fixed-point sum (:func:`privlearn.random.noise_lattice`).
     sampling : {"disjoint", "poisson", "fixed"}, default "disjoint"
         One permutation per pass cut into consecutive batches; Poisson with rate ``rate`` (or
         ``batch_size / n``); or ``batch_size`` rows without replacement per step.

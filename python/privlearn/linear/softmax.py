@@ -41,8 +41,10 @@ def softmax_sgd_train(
 
     Random addresses (``cpp/include/privlearn/linear/softmax.hpp``): the batch of step ``t``
     is ``poisson_sample(t, n, q)`` or ``choice_without_replacement(t, n, batch_size)`` on
-    ``batch_stream`` (as :func:`privlearn.linear.sgd_train`); ``Z_t[j, k]`` is
-    ``normal(t*d*K + j*K + k)`` on ``noise_stream`` (row-major ``(d, K)``).
+    ``batch_stream`` (as :func:`privlearn.linear.sgd_train`); the noise of step
+    ``t`` is exact: the clipped gradient sum (class after class, entry ``e = k*d + j``) is held
+    in fixed point and gets ``discrete_gaussian(t*d*K + e)`` on ``noise_stream`` on the lattice
+    ``C 2^-k`` (:func:`privlearn.random.noise_lattice`), then converted to float.
 
     Parameters
     ----------

@@ -28,7 +28,7 @@ from privlearn._linear_common import (
     sgd_step_count,
     softmax_step_count,
 )
-from privlearn.reference.random import Stream
+from privlearn.reference.random import Stream, noise_lattice, round_shift_even
 
 __all__ = ["scd_train", "sgd_train", "softmax_sgd_train"]
 
@@ -45,9 +45,9 @@ def _to_units(t: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(u), 0.0, u).astype(np.int64)
 
 
-def fixed_point_sum(coef: np.ndarray, Xb: Any, bound: float) -> np.ndarray:
-    """``sum_i coef_i x_i`` for terms bounded by ``bound`` per entry, summed exactly in
-    fixed point and returned as float64 (``fixed::sum`` then ``fixed::to_real``)."""
+def fixed_point_units(coef: np.ndarray, Xb: Any, bound: float) -> np.ndarray:
+    """``sum_i coef_i x_i`` for terms bounded by ``bound`` per entry, as the exact int64 sum of
+    their fixed-point units ``bound * 2**-30`` (``fixed::sum``)."""
     to_units = 2.0**_FRACTION_BITS / bound
     a = coef * to_units
     d = Xb.shape[1]
@@ -59,7 +59,35 @@ def fixed_point_sum(coef: np.ndarray, Xb: Any, bound: float) -> np.ndarray:
             np.add.at(units, Xb.indices, terms)
         else:
             units = _to_units(a[:, None] * Xb).sum(axis=0, dtype=np.int64)
+    return units
+
+
+def fixed_point_sum(coef: np.ndarray, Xb: Any, bound: float) -> np.ndarray:
+    """``sum_i coef_i x_i`` for terms bounded by ``bound`` per entry, summed exactly in
+    fixed point and returned as float64 (``fixed::sum`` then ``fixed::to_real``)."""
+    units = fixed_point_units(coef, Xb, bound)
     return units.astype(np.float64) * math.ldexp(bound, -_FRACTION_BITS)
+
+
+def lattice_release(
+    units: np.ndarray, noise: Stream, start: int, sigma: float, bound: float
+) -> np.ndarray:
+    """The Gaussian mechanism on an exact fixed-point sum, released exactly on a lattice (the
+    twin of the core's ``random::noise_lattice`` / ``add_lattice_noise``).
+
+    ``units`` (int64, units of ``bound * 2**-30``) are rounded to the lattice
+    ``bound * 2**-frac_bits`` (half to even; no rounding when ``frac_bits = 30``) and get the
+    exact discrete Gaussian draws ``start`` to ``start + len(units) - 1`` of ``noise`` (Canonne,
+    Kamath, Steinke 2020): an integer vector computed exactly, converted to float64 only then
+    (post-processing). See :func:`privlearn.random.noise_lattice` for the privacy argument.
+    """
+    units = np.asarray(units, dtype=np.int64).reshape(-1)
+    frac_bits, shift, variance = noise_lattice(sigma, units.shape[0])
+    if shift:
+        units = np.array([round_shift_even(int(u), shift) for u in units], dtype=np.int64)
+    with np.errstate(over="ignore"):
+        noisy = units + noise.discrete_gaussian(start, units.shape[0], variance)
+    return noisy.astype(np.float64) * math.ldexp(bound, -frac_bits)
 
 
 def _learning_rate(schedule: str, eta0: float, alpha: float, step: int) -> float:
@@ -105,15 +133,17 @@ def sgd_train(
         if spec.clip > 0:  # sign(c) min(|c|, C / ||x_i||), overflow-safe (as the core)
             scale, root = scaled_row_norms(Xb)
             c = clip_coefficients(c, scale, root, spec.clip)
-            grad = fixed_point_sum(c, Xb, spec.clip)  # exact: bounded terms
+            if spec.mechanism == "gaussian" and spec.sigma > 0:  # exact noise on the lattice
+                units = fixed_point_units(c, Xb, spec.clip)
+                grad = lattice_release(units, noises, t * d, spec.sigma, spec.clip)
+            else:
+                grad = fixed_point_sum(c, Xb, spec.clip)  # exact: bounded terms
         else:
             with np.errstate(over="ignore", invalid="ignore"):
                 grad = np.asarray(Xb.T @ c).reshape(-1)
         if spec.mechanism == "l2-laplace" and np.isfinite(spec.epsilon):
             unit = spec.clip if spec.clip > 0 else 1.0
             grad = grad + unit * noises.l2_laplace(t, 1, d, spec.epsilon)[0]
-        elif spec.mechanism == "gaussian" and spec.sigma > 0:
-            grad = grad + (spec.sigma * spec.clip) * noises.normal(t * d, d)
         denom = float(spec.batch_size) if spec.sampling == "poisson" else float(len(rows))
         eta = _learning_rate(spec.learning_rate, spec.eta0, spec.alpha, t)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -329,7 +359,12 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
                 spec.clip,
             )
             a[batch] += zeta
-            if spec.clip > 0:  # bounded updates: the exact fixed-point sum (fixed_sum.hpp)
+            if spec.clip > 0 and noisy and spec.noise_std / spec.clip <= 2.0**39:
+                # exact sum, exact noise on the lattice (scd.cpp)
+                units = fixed_point_units(zeta, Xb, spec.clip)
+                sigma_l = (spec.noise_std / spec.clip) * (1.0 + 2.0**-50)
+                v = v + lattice_release(units, noise_v, t * m, sigma_l, spec.clip)
+            elif spec.clip > 0:  # bounded updates: the exact fixed-point sum (fixed_sum.hpp)
                 v = v + fixed_point_sum(zeta, Xb, spec.clip)
             else:
                 v = v + np.asarray(Xb.T @ zeta).reshape(-1)
@@ -351,7 +386,8 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
                 step = float(_scale(step, spec.clip)[0])
                 a[j] += step
                 v = v + step * xj
-        if noisy:
+        lattice = spec.variant == "dual" and spec.clip > 0 and spec.noise_std / spec.clip <= 2.0**39
+        if noisy and not lattice:  # float noise (no lattice)
             v = v + spec.noise_std * noise_v.normal(t * m, m)
         if due(t):
             record(t, v / lam_n, a)
@@ -445,13 +481,15 @@ def softmax_sgd_train(
             Z = np.asarray(Xb @ W).reshape(len(rows), k)
         scale, root = scaled_row_norms(Xb) if spec.clip > 0 else (None, None)
         A = _softmax_coefficients(Z, y[rows], scale, root, spec.clip)
-        if spec.clip > 0:  # bounded entries: exact fixed-point sums, class by class
+        if spec.clip > 0 and spec.sigma > 0:  # exact sums, class by class, noised on the lattice
+            units = np.stack([fixed_point_units(A[:, c], Xb, spec.clip) for c in range(k)])
+            grad = lattice_release(units, noises, t * d * k, spec.sigma, spec.clip)
+            grad = grad.reshape(k, d).T
+        elif spec.clip > 0:  # bounded entries: exact fixed-point sums, class by class
             grad = np.stack([fixed_point_sum(A[:, c], Xb, spec.clip) for c in range(k)], axis=1)
         else:
             with np.errstate(over="ignore", invalid="ignore"):
                 grad = np.asarray(Xb.T @ A).reshape(d, k)
-        if spec.sigma > 0:
-            grad = grad + (spec.sigma * spec.clip) * noises.normal(t * d * k, d * k).reshape(d, k)
         denom = float(spec.batch_size) if spec.sampling == "poisson" else float(len(rows))
         eta = _learning_rate(spec.learning_rate, spec.eta0, spec.alpha, t)
         with np.errstate(over="ignore", invalid="ignore"):

@@ -9,6 +9,7 @@ floating-point draws agree to the last few ulps (libm differences only).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +22,16 @@ from privlearn._stream_base import (
     StreamBase,
 )
 
-__all__ = ["Stream", "chacha20_block", "chacha20_blocks", "key_from_seed"]
+__all__ = [
+    "Stream",
+    "chacha20_block",
+    "chacha20_blocks",
+    "discrete_gaussian_round_variance",
+    "discrete_gaussian_scale_bits",
+    "key_from_seed",
+    "noise_lattice",
+    "round_shift_even",
+]
 
 _SIGMA = np.array([0x61707865, 0x3320646E, 0x79622D32, 0x6B206574], dtype=np.uint32)
 _TWO_PI = 2.0 * np.pi
@@ -110,6 +120,210 @@ def _box_muller(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return r * np.cos(t), r * np.sin(t)
 
 
+# ---- discrete Gaussian (exact, Python integers) -------------------------------------------
+# The twin of the core's sampler (cpp/include/privlearn/random.hpp, "Discrete Gaussian"):
+# Canonne, Kamath, Steinke (2020), Algorithms 1-3, every Bernoulli decided digit by digit on the
+# bit string of the draw, so the core and this twin agree bit for bit.
+
+_DG_BLOCKS = 256
+_DG_INDEX_LIMIT = 1 << 56
+_DG_MAX_VARIANCE = 1 << 100
+_DG_MAX_K = 1 << 26
+
+
+class _DrawBits:
+    """The bit string of draw ``index``: blocks ``(index << 8) + b``, raws in order, bits least
+    significant first (``first``: the 16 words of block ``b = 0``)."""
+
+    __slots__ = ("_block", "_cur", "_id", "_index", "_key", "_left", "_raw", "_stream")
+
+    def __init__(self, key: bytes, stream: int, index: int, first: np.ndarray) -> None:
+        self._key, self._stream, self._index = key, stream, index
+        self._block = [int(w) for w in first]
+        self._id, self._raw, self._cur, self._left = 0, 0, 0, 0
+
+    def _next_raw(self) -> int:
+        if self._raw == 8:
+            self._id += 1
+            if self._id == _DG_BLOCKS:
+                raise RuntimeError("discrete_gaussian: a draw used all its 131072 random bits")
+            words = chacha20_block(self._key, (self._index << 8) + self._id, self._stream)
+            self._block = [int(w) for w in words]
+            self._raw = 0
+        r = self._block[2 * self._raw] | (self._block[2 * self._raw + 1] << 32)
+        self._raw += 1
+        return r
+
+    def take(self, m: int) -> int:
+        if m <= self._left:
+            v = self._cur & ((1 << m) - 1)
+            self._cur >>= m
+            self._left -= m
+            return v
+        v, got = self._cur, self._left
+        r = self._next_raw()
+        need = m - got
+        v |= (r & ((1 << need) - 1)) << got
+        self._cur, self._left = r >> need, 64 - need
+        return v
+
+    def bit(self) -> int:
+        if self._left == 0:
+            self._cur, self._left = self._next_raw(), 64
+        b = self._cur & 1
+        self._cur >>= 1
+        self._left -= 1
+        return b
+
+
+def _bernoulli_ratio(bits: _DrawBits, a: int, b: int) -> bool:
+    """Bernoulli(a / b), 0 <= a <= b: the binary digits of a / b against random bits."""
+    if a >= b:
+        return True
+    if a == 0:
+        return False
+    while True:
+        a <<= 1
+        digit = a >= b
+        if digit:
+            a -= b
+        if bits.bit() != digit:
+            return digit
+        if a == 0:
+            return False
+
+
+def _bernoulli_exp_fraction(bits: _DrawBits, a: int, b: int) -> bool:
+    """Bernoulli(exp(-a / b)), 0 <= a < b (or a = b = 1): CKS 2020, Algorithm 1."""
+    k = 1
+    while _bernoulli_ratio(bits, a, b * k):
+        k += 1
+        if k > _DG_MAX_K:
+            raise RuntimeError("discrete_gaussian: K exceeded 2^26")
+    return k % 2 == 1
+
+
+def _discrete_gaussian_draw(bits: _DrawBits, s2: int, m: int) -> int:
+    """One draw of N_Z(0, s2) (CKS 2020, Algorithm 3 with t = 2^m)."""
+    t, c, den = 1 << m, s2 >> m, 2 * s2
+    while True:
+        u = bits.take(m) if m else 0
+        if not _bernoulli_exp_fraction(bits, u, t):
+            continue
+        v = 0
+        while _bernoulli_exp_fraction(bits, 1, 1):
+            v += 1
+            if v >= ((1 << 62) >> m):
+                raise RuntimeError("discrete_gaussian: the Laplace proposal exceeded 2^62")
+        x = u + (v << m)
+        negative = bits.bit()
+        if negative and x == 0:
+            continue
+        diff = abs(x - c)
+        if diff >> 63:
+            while _bernoulli_exp_fraction(bits, 1, 1):
+                pass
+            accept = False
+        else:
+            num = diff * diff
+            whole, rest = divmod(num, den)
+            accept = True
+            while whole > 0 and accept:
+                accept = _bernoulli_exp_fraction(bits, 1, 1)
+                whole -= 1
+            if accept:
+                accept = _bernoulli_exp_fraction(bits, rest, den)
+        if accept:
+            return -x if negative else x
+
+
+def discrete_gaussian_scale_bits(variance: int) -> int:
+    """``m`` with ``t = 2**m`` the discrete Laplace scale of the sampler: ``floor(bitlen / 2)``."""
+    return int(variance).bit_length() // 2
+
+
+def discrete_gaussian_round_variance(variance: int) -> int:
+    """The smallest valid sampler variance >= ``variance`` (a multiple of its ``t``)."""
+    s2 = max(int(variance), 1)
+    while True:
+        mask = (1 << discrete_gaussian_scale_bits(s2)) - 1
+        r = (s2 + mask) & ~mask
+        if r == s2:
+            return s2
+        s2 = r
+
+
+def check_discrete_gaussian_variance(variance: Any) -> int:
+    """Validate a sampler variance: an int in ``[1, 2**100]``, a multiple of its ``t``."""
+    if isinstance(variance, bool) or not isinstance(variance, (int, np.integer)):
+        raise TypeError(f"variance must be an int, got {type(variance).__name__}")
+    s2 = int(variance)
+    if not 1 <= s2 <= _DG_MAX_VARIANCE:
+        raise ValueError(f"variance must be an integer in [1, 2**100], got {s2}")
+    if s2 & ((1 << discrete_gaussian_scale_bits(s2)) - 1):
+        raise ValueError(
+            "variance must be a multiple of t = 2**floor(bit_length / 2): round it up with "
+            "discrete_gaussian_round_variance"
+        )
+    return s2
+
+
+def round_shift_even(s: int, shift: int) -> int:
+    """``s / 2**shift`` rounded half to even (exact integers)."""
+    if shift <= 0:
+        return int(s)
+    q = int(s) >> shift
+    rem = int(s) - (q << shift)
+    half = 1 << (shift - 1)
+    if rem > half or (rem == half and q & 1):
+        q += 1
+    return q
+
+
+def noise_lattice(sigma: float, dim: int) -> tuple[int, int, int]:
+    """``(frac_bits, shift, variance)`` of the lattice noise for noise multiplier ``sigma`` over
+    ``dim`` coordinates (the twin of the core's ``noise_lattice``; see
+    :func:`privlearn.random.noise_lattice`)."""
+    sigma = float(sigma)
+    if not 0.0 < sigma <= 2.0**40:
+        raise ValueError(
+            f"the noise multiplier of the lattice noise must lie in (0, 2^40], got {sigma}"
+        )
+    dim = int(dim)
+    if dim < 1:
+        raise ValueError("the noise needs at least one coordinate")
+    f, e = math.frexp(sigma)
+    shift = max(0, e - 15)
+    frac_bits = 30 - shift
+    r = math.isqrt(dim - 1) + 1 if shift > 0 else 0  # ceil(sqrt(dim))
+    p = int(math.ldexp(f, 53)) * ((1 << frac_bits) + r)
+    ex = e - 53
+    if ex >= 0:
+        ceil_x = p << ex
+    elif -ex >= 120:
+        ceil_x = 1
+    else:
+        ceil_x = -((-p) >> (-ex))
+    ceil_x = max(ceil_x, 1)
+    return frac_bits, shift, discrete_gaussian_round_variance(ceil_x * ceil_x)
+
+
+def discrete_gaussian_at(key: bytes, stream: int, start: int, n: int, variance: int) -> np.ndarray:
+    """Draws ``start`` to ``start + n - 1`` of N_Z(0, variance) (int64), exactly as the core."""
+    s2 = check_discrete_gaussian_variance(variance)
+    if start < 0 or n < 0 or start + n > _DG_INDEX_LIMIT:
+        raise ValueError("discrete_gaussian: start + n exceeds the address space (2^56)")
+    out = np.zeros(n, dtype=np.int64)
+    if n == 0:
+        return out
+    m = discrete_gaussian_scale_bits(s2)
+    idx = np.arange(start, start + n, dtype=np.uint64)
+    first = chacha20_blocks(key, idx << np.uint64(8), stream)
+    for k in range(n):
+        out[k] = _discrete_gaussian_draw(_DrawBits(key, stream, start + k, first[k]), s2, m)
+    return out
+
+
 class Stream(StreamBase):
     __doc__ = StreamBase.__doc__
 
@@ -169,6 +383,9 @@ class Stream(StreamBase):
         b = _combine(words[rows, o + 2], words[rows, o + 3])
         c, s = _box_muller(a, b)
         return np.where((i & np.uint64(1)) == 0, c, s)
+
+    def _discrete_gaussian(self, start: int, n: int, variance: int, n_threads: int) -> np.ndarray:
+        return discrete_gaussian_at(self._key, self._stream, start, n, variance)
 
     # ---- row-addressed draws ---------------------------------------------------------------
     def _row_raws(self, rows: np.ndarray, offset: int, count: int) -> np.ndarray:

@@ -33,7 +33,9 @@
 //             by C bounds every update).
 // Noise on v (and on the primal coordinates): N(0, noise_std^2) per coordinate and step; the
 // caller sets noise_std from the sensitivity (dual: sqrt(2) sigma C, Lemma 1; seq / primal:
-// 2 C sqrt(L (L+1)) sigma).
+// 2 C sqrt(L (L+1)) sigma). Dual with clip > 0: v's noise is the exact discrete Gaussian on the
+// lattice C 2^-k (random.hpp, noise_lattice with multiplier noise_std / clip; draws t m + k of
+// noise_stream) added to the exact fixed-point sum, converted to reals only then.
 // Noise on alpha (dual, seq; only when noise_std > 0), and why it is lazy. The accounting, per
 // step the subsampled Gaussian mechanism on [alpha; v] with the sensitivity above, is valid for
 // the hypothetical mechanism that adds fresh N(0, noise_std^2) to EVERY coordinate of alpha

@@ -17,8 +17,9 @@
 //   poisson   poisson_sample(index = t, n, q) on batch_stream with q = rate, or batch_size / n
 //             when rate = 0 (ascending rows, O(batch) per step by geometric gaps);
 //   fixed     choice_without_replacement(index = t, n, batch_size) on batch_stream;
-//   noise     l2_laplace row t (times C) / normal draws t*d .. t*d + d - 1 (times sigma C) on
-//             noise_stream.
+//   noise     l2_laplace row t (times C) on noise_stream; gaussian: exact discrete_gaussian draws
+//             t*d + j on noise_stream added to the fixed-point gradient sum on the lattice C 2^-k
+//             (random.hpp, noise_lattice / add_lattice_noise), converted to reals after that.
 // Learning rate with s = t + 1: inv_sqrt eta0/sqrt(s), inv_lambda_t 1/(lambda s), constant eta0.
 // The batch gradient: with clipping (clip > 0), an exact fixed-point sum in units of C * 2^-30
 // (privlearn/fixed_sum.hpp), so it depends neither on n_threads nor on how the rows are split

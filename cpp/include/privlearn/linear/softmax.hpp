@@ -23,8 +23,9 @@
 //   poisson   poisson_sample(index = t, n, q) on batch_stream with q = rate, or batch_size / n
 //             when rate = 0 (the same sampler and addresses as sgd.hpp);
 //   fixed     choice_without_replacement(index = t, n, batch_size) on batch_stream;
-//   noise     normal draws t*d*K .. t*d*K + d*K - 1 on noise_stream, in row-major (d, K) order:
-//             Z_t(j, k) = normal(t*d*K + j*K + k), times sigma * C (only when sigma > 0).
+//   noise     (sigma > 0) exact: discrete_gaussian draws t*d*K + e on noise_stream added to entry
+//             e = k*d + j of the fixed-point gradient sum on the lattice C 2^-k
+//             (random.hpp, noise_lattice / add_lattice_noise), converted to reals after that.
 // Learning rate with s = t + 1: inv_sqrt eta0/sqrt(s), inv_lambda_t 1/(lambda s), constant eta0.
 // Steps: T = steps if > 0, else ceil(epochs n / batch_size).
 // The batch gradient is a vector of length d*K holding the gradient class after class (entry

@@ -1,0 +1,128 @@
+"""Cost of the exact lattice noise (issue 19, item 9): a DP-SGD epoch with the discrete
+Gaussian on the lattice vs the same epoch with the old floating-point Box-Muller noise.
+
+The old float path is gone from the core, so the comparison is made from parts measured side by
+side in one process, interleaved (round robin) so that background load hits all alike:
+
+- ``epoch``: one epoch of :func:`privlearn.linear.sgd_train` (C++ core, 1 thread, Gaussian
+  mechanism, Poisson sampling, the adult default shape: ``n = 30162``, ``d = 104`` dense rows
+  in the unit ball, expected lot ``L = 64``, ``clip = 1``, ``sigma = 1``): today's epoch,
+  lattice noise included;
+- ``lattice``: the discrete Gaussian draws of that epoch (``steps * d`` draws, one core call,
+  1 thread) plus the rounding/addition (negligible);
+- ``box_muller``: the same number of Box-Muller normals (``Stream.normal``, 1 thread): the old
+  noise's cost.
+
+The old epoch is estimated as ``epoch - lattice + box_muller`` and the slowdown reported is
+``epoch / old - 1``. Medians over ``--reps`` repetitions.
+
+Usage::
+
+    python bench/python/bench_lattice_noise.py [--reps 7] [--out bench/results]
+
+Writes ``<out>/lattice_noise.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from privlearn.linear import sgd_train
+from privlearn.random import Stream, key_from_seed, noise_lattice
+
+
+def _data(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X *= (rng.uniform(size=n) / np.linalg.norm(X, axis=1))[:, None]
+    w = rng.normal(size=d)
+    y = np.where(X @ w + 0.1 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return np.ascontiguousarray(X), y
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--n", type=int, default=30162)
+    ap.add_argument("--d", type=int, default=104)
+    ap.add_argument("--batch-size", type=int, default=64)
+    ap.add_argument("--sigma", type=float, default=1.0)
+    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "results")
+    args = ap.parse_args()
+
+    X, y = _data(args.n, args.d)
+    key = key_from_seed(1)
+    kw = dict(
+        loss="log_loss", mechanism="gaussian", sampling="poisson", batch_size=args.batch_size,
+        epochs=1, clip=1.0, sigma=args.sigma, alpha=1e-4, learning_rate="constant", eta0=0.5,
+    )  # fmt: skip
+    steps = sgd_train(X, y, key=key, n_threads=1, **kw).n_steps
+    draws = steps * args.d
+    variance = noise_lattice(args.sigma, args.d)[2]
+    noise = Stream(key=key, stream=99)
+
+    def epoch() -> None:
+        sgd_train(X, y, key=key, n_threads=1, **kw)
+
+    def lattice() -> None:
+        noise.discrete_gaussian(0, draws, variance, n_threads=1)
+
+    def box_muller() -> None:
+        noise.normal(0, draws, n_threads=1)
+
+    tasks = {"epoch": epoch, "lattice": lattice, "box_muller": box_muller}
+    times: dict[str, list[float]] = {k: [] for k in tasks}
+    for f in tasks.values():  # warm-up
+        f()
+    for _ in range(args.reps):
+        for name, f in tasks.items():
+            t0 = time.perf_counter()
+            f()
+            times[name].append(time.perf_counter() - t0)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    old = med["epoch"] - med["lattice"] + med["box_muller"]
+    result = {
+        "bench": "lattice_noise",
+        "config": {
+            "n": args.n, "d": args.d, "batch_size": args.batch_size, "sigma": args.sigma,
+            "steps": steps, "draws_per_epoch": draws, "reps": args.reps, "threads": 1,
+            "data": "synthetic dense, adult-like shape (n = 30162, d = 104), rows in the unit ball",
+        },  # fmt: skip
+        "machine": {
+            "cpu_count": os.cpu_count(),
+            "platform": platform.platform(),
+            "processor": platform.processor(),
+            "loadavg_start": list(os.getloadavg()),
+        },
+        "median_s": med,
+        "all_s": times,
+        "ns_per_draw": {
+            "lattice": med["lattice"] / draws * 1e9,
+            "box_muller": med["box_muller"] / draws * 1e9,
+        },
+        "epoch_old_estimate_s": old,
+        "slowdown": med["epoch"] / old - 1.0,
+        "noise_share_of_epoch": med["lattice"] / med["epoch"],
+        "note": (
+            "old epoch = epoch - lattice draws + Box-Muller draws, all measured in this process; "
+            "1 thread; medians"
+        ),
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / "lattice_noise.json"
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps({k: result[k] for k in ("median_s", "ns_per_draw", "slowdown")}, indent=2))
+    assert math.isfinite(result["slowdown"])
+
+
+if __name__ == "__main__":
+    main()
