@@ -440,3 +440,23 @@ def test_dpscd_v_noise_is_the_lattice_draw(backend: str) -> None:
     total = sum(noise.discrete_gaussian(t * m, m, variance) for t in range(run.n_steps))
     want = total.astype(float) * math.ldexp(clip, -30) / (alpha * n)
     np.testing.assert_allclose(run.coef, want, rtol=1e-13, atol=0)
+
+
+def test_lattice_epsilon_converts_at_the_delta_the_slack_leaves() -> None:
+    """The one conversion shared by statements, the worst case over counts and the RDP ledger:
+    the continuous epsilon is taken at a delta_c whose lattice run's delta is <= delta."""
+    from privlearn.accounting import lattice_epsilon, lattice_slack
+
+    slack = lattice_slack(1e4, 1000, 1e-5, 1.0)  # a coarse lattice: a visible slack
+    seen: list[float] = []
+
+    def continuous(delta_c: float) -> float:  # a decreasing epsilon(delta), as any accountant
+        seen.append(delta_c)
+        return math.log(1.0 / delta_c) / 10.0
+
+    eps = lattice_epsilon(continuous, slack, 1e-5)
+    delta_c = seen[-1]
+    assert delta_c < 1e-5 and slack.delta(continuous(delta_c), delta_c) <= 1e-5
+    assert eps == slack.epsilon(continuous(delta_c)) > continuous(1e-5)
+    with pytest.raises(ValueError, match="no delta"):
+        lattice_epsilon(lambda d: math.inf, slack, 1e-5)

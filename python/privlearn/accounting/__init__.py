@@ -50,6 +50,7 @@ from .events import (
 from .lattice import (
     LatticeSlack,
     calibrate_lattice_sigma,
+    lattice_epsilon,
     lattice_slack,
     lattice_statement,
 )
@@ -122,6 +123,7 @@ __all__ = [
     "calibrate_lattice_sigma",
     "laplace_epsilon",
     "lattice_slack",
+    "lattice_epsilon",
     "lattice_statement",
     "parallel_composition",
     "pld_statement",

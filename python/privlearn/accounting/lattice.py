@@ -50,6 +50,7 @@ underflow), and
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -63,6 +64,7 @@ __all__ = [
     "TAIL_FRACTION",
     "LatticeSlack",
     "calibrate_lattice_sigma",
+    "lattice_epsilon",
     "lattice_slack",
     "lattice_statement",
 ]
@@ -304,20 +306,39 @@ def _check_fraction(slack: LatticeSlack, epsilon: float, delta: float, fraction:
         )
 
 
-def lattice_statement(accountant: Any, slack: LatticeSlack, delta: float) -> Any:
-    """The :class:`~privlearn.accounting.PrivacyStatement` of a lattice-noise run at ``delta``:
-    ``accountant`` (an :class:`~privlearn.accounting.RDPAccountant` holding the events of the
-    rounded continuous Gaussian) is converted at the continuous delta that ``slack`` leaves
-    (:meth:`LatticeSlack.continuous_target`), and its epsilon raised by ``2 N eta``; the
-    statement reports ``delta`` (an upper bound of :meth:`LatticeSlack.delta`) and carries the
-    slack (``lattice``)."""
+def lattice_epsilon(
+    continuous: Callable[[float], float], slack: LatticeSlack, delta: float
+) -> float:
+    """The epsilon of a lattice-noise run at ``delta``: ``continuous(delta_c)`` (the continuous
+    epsilon of the rounded Gaussian run at ``delta_c``) is taken at the continuous delta that
+    ``slack`` leaves, ``delta_c = (delta - (1 + e^(eps_c + nu)) N tau) e^-nu``, and raised by
+    ``2 N eta``. The tail term depends on ``eps_c``, so ``delta_c`` is iterated (from
+    ``eps_c = 0``; the tail is ~1e-20 delta) until :meth:`LatticeSlack.delta` is at most
+    ``delta``. Raises ValueError when the slack leaves no delta."""
     nu, eps_c = slack.log_ratio, 0.0
-    for _ in range(8):  # the tail term depends on eps_c: iterate (it is ~1e-20 delta)
+    for _ in range(8):
         delta_c = (delta - slack.tail_term(eps_c + nu)) * math.exp(-nu) * (1.0 - 1e-12)
         if not delta_c > 0.0:
             break
-        st = accountant.statement(delta_c)
-        eps_c = st.epsilon
+        eps_c = continuous(delta_c)
+        if not math.isfinite(eps_c):
+            break
         if slack.delta(eps_c, delta_c) <= delta:
-            return replace(st, epsilon=slack.epsilon(eps_c), delta=float(delta), lattice=slack)
+            return slack.epsilon(eps_c)
     raise ValueError(f"the lattice noise's slack leaves no delta at {delta!r} ({slack})")
+
+
+def lattice_statement(accountant: Any, slack: LatticeSlack, delta: float) -> Any:
+    """The :class:`~privlearn.accounting.PrivacyStatement` of a lattice-noise run at ``delta``:
+    ``accountant`` (an :class:`~privlearn.accounting.RDPAccountant` holding the events of the
+    rounded continuous Gaussian) converted by :func:`lattice_epsilon`; the statement reports
+    ``delta`` (an upper bound of :meth:`LatticeSlack.delta`) and carries the slack
+    (``lattice``)."""
+    last: list[Any] = []
+
+    def continuous(delta_c: float) -> float:
+        last[:] = [accountant.statement(delta_c)]
+        return float(last[0].epsilon)
+
+    eps = lattice_epsilon(continuous, slack, delta)
+    return replace(last[0], epsilon=eps, delta=float(delta), lattice=slack)

@@ -602,22 +602,18 @@ class RDPLedger(PrivacyLedger):
             return Budget(math.inf, self.cap.delta)
         if slack is None:
             return self._converted(rdp, self.cap.delta - approx_delta, approx_eps)
-        # Lattice noise: the rounded Gaussian's RDP, converted at the continuous delta the
-        # slack leaves, plus 2 nu. The tail term grows with the continuous epsilon, so it is
-        # taken at a guess eps_g and the guess is kept only if the resulting epsilon is below it
-        # (then the run's delta, exp(nu) delta_c + tail(eps_c + nu), is at most delta_cap).
-        nu = slack.log_ratio
-        guess = self._converted(rdp, self.cap.delta - approx_delta, 0.0).epsilon
-        for _ in range(8):
-            if not math.isfinite(guess):
-                break
-            guess = guess * 1.01 + 1e-9
-            delta_c = (self.cap.delta - slack.tail_term(guess + nu)) * math.exp(-nu)
-            total = self._converted(rdp, delta_c - approx_delta, 0.0)
-            if total.epsilon <= guess:
-                return Budget(total.epsilon + approx_eps + 2.0 * nu, self.cap.delta)
-            guess = total.epsilon
-        return Budget(math.inf, self.cap.delta)
+        # Lattice noise: the rounded Gaussian's RDP converted at the continuous delta the
+        # slack leaves, plus 2 nu (privlearn.accounting.lattice.lattice_epsilon).
+        from .lattice import lattice_epsilon
+
+        def continuous(delta_c: float) -> float:
+            return self._converted(rdp, delta_c - approx_delta, 0.0).epsilon
+
+        try:
+            eps = lattice_epsilon(continuous, slack, self.cap.delta)
+        except ValueError:  # no delta left: nothing more can be charged
+            return Budget(math.inf, self.cap.delta)
+        return Budget(eps + approx_eps, self.cap.delta)
 
     def _converted(self, rdp: np.ndarray, delta_left: float, approx_eps: float) -> Budget:
         """The RDP part converted at ``delta_left`` plus ``approx_eps`` (inf when no delta is

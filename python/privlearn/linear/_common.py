@@ -258,30 +258,28 @@ def _worst_case_statement(
     in the range) leaves, and its epsilon raised by the slack, as in
     :func:`~privlearn.accounting.lattice.lattice_statement`."""
     from privlearn.accounting import PrivacyStatement
-    from privlearn.accounting.lattice import lattice_slack
+    from privlearn.accounting.lattice import lattice_epsilon, lattice_slack
 
     assert size.bounds is not None
     slack = None
     if lattice is None:
         eps, order = _worst_case_poisson(sigma, batch_size, epochs, tasks, *size.bounds, delta)
     else:
-        about, _ = _worst_case_poisson(sigma, batch_size, epochs, tasks, *size.bounds, delta)
+        about, order = _worst_case_poisson(
+            sigma, batch_size, epochs, tasks, *size.bounds, delta
+        )
         slack = lattice_slack(lattice[0], lattice[1], delta, about + 1.0)
-        nu, eps_c = slack.log_ratio, about
-        for _ in range(8):  # the tail term depends on eps_c (it is ~1e-20 delta)
-            delta_c = (delta - slack.tail_term(eps_c + nu)) * math.exp(-nu) * (1.0 - 1e-12)
-            if not delta_c > 0.0:
-                break
-            eps_c, order = _worst_case_poisson(
+        orders: list[float] = []
+
+        def continuous(delta_c: float) -> float:
+            eps_c, best = _worst_case_poisson(
                 sigma, batch_size, epochs, tasks, *size.bounds, delta_c
             )
-            if slack.delta(eps_c, delta_c) <= delta:
-                break
-        else:
-            raise ValueError(f"the lattice noise's slack leaves no delta at {delta!r}")
-        if not delta_c > 0.0:
-            raise ValueError(f"the lattice noise's slack leaves no delta at {delta!r}")
-        eps = slack.epsilon(eps_c)
+            orders[:] = [best]
+            return eps_c
+
+        eps = lattice_epsilon(continuous, slack, delta)
+        order = orders[0]
     statement = PrivacyStatement(
         epsilon=eps,
         delta=delta,
