@@ -17,6 +17,11 @@ The pure math (functions of numbers) is kept apart from the stateful objects:
 - :mod:`~privlearn.accounting.size` -- the private data-set size: a declared public size or
   a noisy count (:func:`resolve_size`), and the one default delta.
 - :mod:`~privlearn.accounting.calibrate` -- :func:`calibrate_sigma` and friends.
+- :mod:`~privlearn.accounting.pld` -- privacy loss distributions: :class:`PLDAccountant` and
+  :func:`calibrate_sigma_pld` (pessimistic connect-the-dots discretisation, FFT composition;
+  tighter than RDP, what the estimators calibrate with).
+- :mod:`~privlearn.accounting.tightest` -- which accountant prices which sampler
+  (:func:`calibrate_noise`, :func:`accountant_for`).
 - :mod:`~privlearn.accounting.bridge` -- optional bridge to Google's ``dp_accounting``
   (:func:`to_dp_accounting`, :func:`epsilon_pld`); needs ``pip install dp-accounting``.
 
@@ -55,6 +60,11 @@ from .lattice import (
     lattice_statement,
 )
 from .ledger import Budget, LedgerEntry, PrivacyLedger, RDPLedger
+from .pld import (
+    PLDAccountant,
+    calibrate_sigma_pld,
+    epsilon_for_sigma_pld,
+)
 from .pure import (
     advanced_composition,
     amplify_poisson,
@@ -83,6 +93,7 @@ from .size import (
     public_size,
     resolve_size,
 )
+from .tightest import accountant_for, calibrate_noise, epsilon_of_noise
 
 __all__ = [
     "DEFAULT_DELTA",
@@ -118,6 +129,12 @@ __all__ = [
     "basic_composition",
     "calibrate_laplace_scale",
     "calibrate_sigma",
+    "calibrate_sigma_pld",
+    "epsilon_for_sigma_pld",
+    "PLDAccountant",
+    "accountant_for",
+    "calibrate_noise",
+    "epsilon_of_noise",
     "epsilon_for_sigma",
     "epsilon_pld",
     "calibrate_lattice_sigma",

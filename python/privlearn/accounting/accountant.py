@@ -91,6 +91,9 @@ class PrivacyStatement:
         Noise released on a lattice: the events are those of the rounded continuous Gaussian
         and ``(epsilon, delta)`` include this slack
         (:func:`~privlearn.accounting.lattice_statement`).
+    rdp_epsilon : float or None
+        The Renyi-DP accountant's epsilon for the same events at the same delta, shown beside
+        a tighter accountant's (``"pld"``), or None.
     """
 
     epsilon: float
@@ -100,6 +103,7 @@ class PrivacyStatement:
     best_order: float | None = None
     neighboring: str | None = None
     lattice: Any = None
+    rdp_epsilon: float | None = None
 
     def __str__(self) -> str:
         head = f"({self.epsilon:.6g}, {self.delta:.6g})-DP"
@@ -108,6 +112,8 @@ class PrivacyStatement:
             details.append(f"best order {self.best_order:g}")
         if self.neighboring is not None:
             details.append(f"{NEIGHBORING_RELATIONS.get(self.neighboring, self.neighboring)}")
+        if self.rdp_epsilon is not None and self.accountant != "rdp":
+            details.append(f"RDP accountant: epsilon {self.rdp_epsilon:.6g}")
         if self.lattice is not None:
             details.append("of the rounded Gaussian + lattice slack")
         lines = [f"{head} [{'; '.join(details)}]"]

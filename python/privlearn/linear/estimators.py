@@ -51,11 +51,11 @@ from privlearn.accounting import (
     PrivacyStatement,
     PureDPAccountant,
     PureDPEvent,
-    RDPAccountant,
     SampledWithoutReplacement,
+    accountant_for,
     calibrate_lattice_sigma,
-    calibrate_sigma,
-    epsilon_for_sigma,
+    calibrate_noise,
+    epsilon_of_noise,
     lattice_slack,
     lattice_statement,
 )
@@ -421,13 +421,13 @@ class _DPSGDBase(PrivateLinearModel):
             eps_about = train_eps if train_eps is not None else epsilon_of(sigma_event, delta)
             return lattice_slack(_lattice_scale(sigma_event * ratio), coords, delta, eps_about)
 
+        # Calibrated and stated by the tightest sound accountant of the sampler: the privacy
+        # loss distribution for Poisson batches, RDP for fixed ones (accounting.tightest).
         def continuous(eps: float, dlt: float) -> float:
-            return calibrate_sigma(
-                eps, dlt, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m
-            )
+            return calibrate_noise(eps, dlt, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m)
 
         def epsilon_of(sigma_event: float, dlt: float) -> float:
-            return epsilon_for_sigma(
+            return epsilon_of_noise(
                 sigma_event, dlt, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m
             )
 
@@ -447,7 +447,7 @@ class _DPSGDBase(PrivateLinearModel):
             event = SampledWithoutReplacement(n, batch_size, GaussianEvent(sigma_event))
         # The accountant is fixed to the sampler's neighbouring relation: a mismatched event
         # raises UnsupportedEventError instead of a wrong number.
-        acc = RDPAccountant(neighboring=NEIGHBORING[sampling]).compose(event, count=steps)
+        acc = accountant_for(NEIGHBORING[sampling]).compose(event, count=steps)
         statement = lattice_statement(acc, slack, delta)
         total = statement.epsilon + size.epsilon
         if size.source == "noisy_count":
@@ -472,7 +472,7 @@ class _DPSGDBase(PrivateLinearModel):
             epsilon=total,
             delta=delta,
             mechanism="gaussian",
-            accountant="rdp",
+            accountant=statement.accountant,
             neighboring=NEIGHBORING[sampling],
             sampling=sampling,
             steps=steps,

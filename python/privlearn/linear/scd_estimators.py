@@ -112,11 +112,11 @@ from privlearn.accounting import (
     LatticeSlack,
     PoissonSampled,
     PrivacyStatement,
-    RDPAccountant,
     SampledWithoutReplacement,
+    accountant_for,
     calibrate_lattice_sigma,
-    calibrate_sigma,
-    epsilon_for_sigma,
+    calibrate_noise,
+    epsilon_of_noise,
     lattice_slack,
     lattice_statement,
 )
@@ -489,13 +489,16 @@ class _DPSCDBase(PrivateLinearModel):
         lattice = variant == "dual" and clip > 0.0  # (while sigma sensitivity / C <= 2^39)
         coords = steps * tasks * (m + 1)
 
+        # Calibrated and stated by the tightest sound accountant of the sampler: the privacy
+        # loss distribution for Poisson batches and the primal's full passes (q = 1), RDP for
+        # fixed batches (accounting.tightest).
         def continuous(eps: float, dlt: float) -> float:
-            return calibrate_sigma(
+            return calibrate_noise(
                 eps, dlt, q=q, steps=steps * tasks, sampling=sampled_as, n=units
             )
 
         def epsilon_of(sig: float, dlt: float) -> float:
-            return epsilon_for_sigma(
+            return epsilon_of_noise(
                 sig, dlt, q=q, steps=steps * tasks, sampling=sampled_as, n=units
             )
 
@@ -528,7 +531,7 @@ class _DPSCDBase(PrivateLinearModel):
             event = SampledWithoutReplacement(n, L, noise_event)
         # The accountant is fixed to the sampler's neighbouring relation: a mismatched event
         # raises UnsupportedEventError instead of giving a wrong number.
-        accountant = RDPAccountant(neighboring=neighboring).compose(event, count=steps * tasks)
+        accountant = accountant_for(neighboring).compose(event, count=steps * tasks)
         if slack is not None:
             statement = lattice_statement(accountant, slack, delta)
         else:
@@ -558,7 +561,7 @@ class _DPSCDBase(PrivateLinearModel):
             epsilon=total,
             delta=delta,
             variant=variant,
-            accountant="rdp",
+            accountant=statement.accountant,
             neighboring=neighboring,
             sampling=what,
             sampling_rate=q,
