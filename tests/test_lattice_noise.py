@@ -24,6 +24,7 @@ from privlearn.accounting import (
     SampledWithoutReplacement,
     SelfComposed,
     UnsupportedEventError,
+    calibrate_noise,
     calibrate_sigma,
     epsilon_for_sigma,
     rdp_discrete_gaussian,
@@ -43,9 +44,7 @@ def _variance(v: int) -> int:
 
 
 # ---- the sampler: core == reference, bit for bit ---------------------------------------------
-@pytest.mark.parametrize(
-    "variance", [1, 2, 3, 10, 1000, 2**40 + 3, 2**60, (1 << 100) - 2**60]
-)
+@pytest.mark.parametrize("variance", [1, 2, 3, 10, 1000, 2**40 + 3, 2**60, (1 << 100) - 2**60])
 def test_core_matches_reference_bit_for_bit(variance: int) -> None:
     s2 = _variance(variance)
     core = core_random.Stream(seed=11, stream=3)
@@ -383,12 +382,17 @@ def test_dpsgd_lattice_noise_costs_no_more_sigma_than_the_continuous_gaussian(n:
     X = rng.normal(size=(n, 5)) / 3.0
     y = (X[:, 0] > 0).astype(int)
     clf = DPSGDClassifier(
-        mechanism="gaussian", epsilon=1.0, delta=1e-6, batch_size=64, epochs=20,
-        n_samples=n, seed=0,
+        mechanism="gaussian",
+        epsilon=1.0,
+        delta=1e-6,
+        batch_size=64,
+        epochs=20,
+        n_samples=n,
+        seed=0,
     ).fit(X, y)
     p = clf.privacy_
     steps = -(-(20 * n) // 64)
-    cont = calibrate_sigma(1.0, 1e-6, q=64 / n, steps=steps)
+    cont = calibrate_noise(1.0, 1e-6, q=64 / n, steps=steps)  # PLD (Poisson batches)
     assert p.noise_multiplier == cont
     st = p.statement
     assert st.lattice is not None and 0 < 2 * st.lattice.log_ratio < 1e-12
@@ -431,8 +435,18 @@ def test_dpscd_v_noise_is_the_lattice_draw(backend: str) -> None:
     y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
     key = core_random.key_from_seed(5)
     run = train(
-        X, y, key=key, loss="log_loss", variant="dual", alpha=alpha, batch_size=8, epochs=2,
-        clip=clip, noise_std=noise_std, sampling="poisson", noise_stream=4,
+        X,
+        y,
+        key=key,
+        loss="log_loss",
+        variant="dual",
+        alpha=alpha,
+        batch_size=8,
+        epochs=2,
+        clip=clip,
+        noise_std=noise_std,
+        sampling="poisson",
+        noise_stream=4,
     )
     frac_bits, shift, variance = ref_random.noise_lattice((noise_std / clip) * (1 + 2.0**-50), m)
     assert (frac_bits, shift) == (30, 0)
