@@ -25,6 +25,7 @@ from privlearn.accounting import (
     rdp_pure_dp,
     rdp_to_epsilon,
 )
+from privlearn.accounting.pld import epsilon_of_parts
 from privlearn.exceptions import BudgetExceededError
 from privlearn.mechanisms._bits import spend as bits_spend
 
@@ -263,9 +264,15 @@ def test_a_pure_spend_then_gaussian_events_compose():
     entry = ledger.spend_events([GaussianEvent(3.0)] * 10, label="gaussians")
     acc = RDPAccountant(ledger._orders)
     curve = acc.compose(GaussianEvent(3.0), count=10).rdp
-    assert entry.epsilon == pytest.approx(rdp_to_epsilon(ledger._orders, curve, 1e-5)[0])
-    expected = rdp_to_epsilon(ledger._orders, curve + rdp_pure_dp(0.5, ledger._orders), 1e-5)
-    assert ledger.spent.epsilon == pytest.approx(expected[0], rel=1e-12)
+    # the smaller of two sound bounds: RDP, and the loss distributions (the pure spend as
+    # randomized response, the ten Gaussians as one exactly)
+    alone_rdp = rdp_to_epsilon(ledger._orders, curve, 1e-5)[0]
+    alone_pld = epsilon_of_parts({(1.0, 3.0): 10}, {}, 1e-5)
+    assert entry.epsilon == pytest.approx(min(alone_rdp, alone_pld))
+    by_rdp = rdp_to_epsilon(ledger._orders, curve + rdp_pure_dp(0.5, ledger._orders), 1e-5)[0]
+    by_pld = epsilon_of_parts({(1.0, 3.0): 10}, {0.5: 1}, 1e-5)
+    assert by_pld < by_rdp
+    assert ledger.spent.epsilon == pytest.approx(by_pld, rel=1e-12)
     assert len(ledger) == 2
     # a loop spending until refused ends
     for _ in range(100):
@@ -283,11 +290,15 @@ def test_a_zero_pure_spend_at_order_infinity_is_not_nan():
     ledger.spend(0.0, label="nothing")
     assert ledger.spent.epsilon == 0.0
     ledger.spend_events([GaussianEvent(2.0)] * 4)
-    assert 5.0 < ledger.spent.epsilon <= 20.0
+    # the loss distributions price it (four Gaussians = one of sigma 1, exactly)
+    assert ledger.spent.epsilon == pytest.approx(epsilon_of_parts({(1.0, 2.0): 4}, {}, 1e-5))
+    assert 4.0 < ledger.spent.epsilon <= 20.0
     only_inf = RDPLedger(5.0, 1e-5, orders=[np.inf])
     only_inf.spend(0.0)
-    with pytest.raises(BudgetExceededError):  # a Gaussian has infinite RDP at order inf
-        only_inf.spend_events([GaussianEvent(2.0)])
+    # a Gaussian has infinite RDP at order inf, but a finite loss distribution
+    only_inf.spend_events([GaussianEvent(2.0)])
+    assert 0.0 < only_inf.spent.epsilon < 5.0
+    assert not np.isnan(only_inf.spent.epsilon)
 
 
 def test_spend_events_rejects_non_events_before_charging():

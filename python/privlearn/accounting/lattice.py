@@ -234,9 +234,7 @@ def lattice_slack(
             hi = mid
         else:
             lo = mid
-    return LatticeSlack(
-        scale=s, coordinates=n, bound=hi, eta=_eta(s, hi), log_tau=_log_tau(s, hi)
-    )
+    return LatticeSlack(scale=s, coordinates=n, bound=hi, eta=_eta(s, hi), log_tau=_log_tau(s, hi))
 
 
 def calibrate_lattice_sigma(

@@ -81,7 +81,10 @@ __all__ = [
     "calibrate_sigma_pld",
     "compose_plds",
     "epsilon_for_sigma_pld",
+    "epsilon_of_parts",
+    "gaussian_parts",
     "gaussian_pld",
+    "pure_pld",
 ]
 
 #: Default grid step ``h`` of the privacy loss (dp_accounting's default is also 1e-4).
@@ -549,12 +552,29 @@ class PLDAccountant(_Accountant):
         return f"PLDAccountant(interval={self._interval:g}, {len(self._events)} events)"
 
 
+def pure_pld(epsilon: float, interval: float = DEFAULT_INTERVAL) -> DiscretePLD:
+    """The PLD of randomized response with parameter ``epsilon``, which dominates every pure
+    ``epsilon``-DP mechanism (Kairouz, Oh, Viswanath 2015, Theorem 2.4): mass
+    ``e^eps / (1 + e^eps)`` at loss ``eps`` and ``1 / (1 + e^eps)`` at ``-eps``, both losses
+    rounded up to the grid (pessimistic). Both directions are the same."""
+    eps = float(epsilon)
+    h = float(interval)
+    i_hi = math.ceil(eps / h - 1e-12)
+    i_lo = math.ceil(-eps / h - 1e-12)
+    pmf = np.zeros(i_hi - i_lo + 1)
+    pmf[-1] += 1.0 / (1.0 + math.exp(-eps))
+    pmf[0] += 1.0 / (1.0 + math.exp(eps))
+    return DiscretePLD(h, i_lo, pmf, 0.0)
+
+
 @functools.lru_cache(maxsize=16)
 def _composed_plds(
-    triples: tuple[tuple[tuple[float, float], int], ...], interval: float
+    triples: tuple[tuple[tuple[float, float], int], ...],
+    interval: float,
+    pures: tuple[tuple[float, int], ...] = (),
 ) -> tuple[DiscretePLD, DiscretePLD]:
-    """The composed (remove, add) PLDs of ``count`` steps of each ``(q, sigma)`` (cached: a
-    function of public numbers; the arrays are read-only)."""
+    """The composed (remove, add) PLDs of ``count`` steps of each ``(q, sigma)`` and of each
+    pure ``epsilon`` spend (cached: a function of public numbers; the arrays are read-only)."""
     plain = [(s, c) for (q, s), c in triples if q >= 1.0]
     sampled = [(q, s, c) for (q, s), c in triples if q < 1.0]
     parts_r: list[tuple[DiscretePLD, int]] = []
@@ -568,10 +588,40 @@ def _composed_plds(
         r, a = gaussian_pld(s, q, interval=interval)
         parts_r.append((r, c))
         parts_a.append((a, c))
+    for eps, c in pures:
+        rr = pure_pld(eps, interval)
+        parts_r.append((rr, c))
+        parts_a.append((rr, c))
     out = (compose_plds(parts_r), compose_plds(parts_a))
     for p in out:
         p.pmf.setflags(write=False)
     return out
+
+
+def gaussian_parts(events: Sequence[Event]) -> dict[tuple[float, float], int]:
+    """``{(q, sigma): count}`` of events made of (Poisson-subsampled) Gaussians, or
+    :class:`UnsupportedEventError` for any other event."""
+    out: dict[tuple[float, float], int] = {}
+    for event in events:
+        for q, s, c in _unpack(event):
+            out[(q, s)] = out.get((q, s), 0) + c
+    return out
+
+
+def epsilon_of_parts(
+    gaussians: dict[tuple[float, float], int],
+    pures: dict[float, int],
+    delta: float,
+    interval: float = DEFAULT_INTERVAL,
+) -> float:
+    """Epsilon at ``delta`` of the composition of Gaussian steps ``{(q, sigma): count}`` and
+    pure-DP spends ``{epsilon: count}`` by the PLD accountant (what a ledger composes)."""
+    if not gaussians and not pures:
+        return 0.0
+    r, a = _composed_plds(
+        tuple(sorted(gaussians.items())), float(interval), tuple(sorted(pures.items()))
+    )
+    return max(r.epsilon(delta), a.epsilon(delta))
 
 
 def epsilon_for_sigma_pld(

@@ -849,8 +849,11 @@ def _zw19_int(q: float, sigma: float, alphas: np.ndarray) -> np.ndarray:
     ls, lb, valid = _log_binom_table(ints)
     a = np.array(ints, dtype=np.float64)[:, None]
     terms = (
-        lb + ls * math.log(q) + (a - ls) * math.log1p(-q)
-        + (ls - 1.0) * ls / (2.0 * sigma * sigma) + np.where(ls >= 3, math.log(3.0), 0.0)
+        lb
+        + ls * math.log(q)
+        + (a - ls) * math.log1p(-q)
+        + (ls - 1.0) * ls / (2.0 * sigma * sigma)
+        + np.where(ls >= 3, math.log(3.0), 0.0)
     )
     terms = np.where(valid, terms, -np.inf)
     return special.logsumexp(terms, axis=1) / (a[:, 0] - 1.0)
