@@ -32,9 +32,10 @@ What this module computes, and why every number is an upper bound:
 3. **FFT composition with a rigorous window.** The ``T``-fold (or heterogeneous) sum is the
    inverse real FFT of the product of the one-step transforms raised to their counts, on a
    window ``[s_lo, s_hi]`` chosen by Chernoff bounds ``P(S >= s) <= e^(-lambda s) M(lambda)^T``
-   so that at most :data:`TAIL_MASS` lies above or below it. Mass below the window wraps to
-   higher losses (pessimistic); mass above it wraps down, so its Chernoff bound is added to
-   the mass at infinity. Negative round-off after the inverse FFT is set to zero.
+   so that at most :data:`TAIL_MASS` lies above or below it. Mass outside the window is
+   dropped or wraps onto other losses, so both Chernoff bounds are added to the mass at
+   infinity. Negative round-off after the inverse FFT is set to zero (float64 round-off of
+   the FFT, ~1e-16 relative, is the one approximation left, as in dp_accounting).
 4. ``epsilon(delta)`` is solved exactly on the composed distribution (``delta`` is
    ``A - e^eps B`` between grid points), and is the larger of the two directions.
 
@@ -395,9 +396,10 @@ def compose_plds(parts: Sequence[tuple[DiscretePLD, int]]) -> DiscretePLD:
     s_lo = max(float(lo_det), float(np.max(bounds[k:])))
     k_hi = min(hi_det, math.ceil(s_hi))
     k_lo = max(lo_det, math.floor(s_lo))
-    upper_tail = 0.0
-    if k_hi < hi_det:  # the mass above k_hi is bounded by the Chernoff bound
-        upper_tail = TAIL_MASS
+    # Mass outside [k_lo, k_hi] (each side <= TAIL_MASS by Chernoff) is either dropped or
+    # wrapped onto other losses by the circular convolution: both sides are counted at
+    # infinity, so the result stays pessimistic whatever the wrap did.
+    upper_tail = (TAIL_MASS if k_hi < hi_det else 0.0) + (TAIL_MASS if k_lo > lo_det else 0.0)
     width = k_hi - k_lo + 1
     longest = max(p.pmf.size for p, _ in parts)
     n = sfft.next_fast_len(max(width, longest), real=True)
