@@ -38,9 +38,10 @@ Two parts, both on one process, under ``OMP_NUM_THREADS=1`` (the accountants are
    ``SelfComposedDpEvent(PoissonSampledDpEvent(q, GaussianDpEvent(sigma)), T)``, ``tol`` =
    1e-3 x our sigma (absolute, i.e. about 1e-3 relative). dp_accounting is handed the bracket
    ``[sigma_RDP / 2, sigma_RDP]`` for free (its default search from sigma = 0 is far slower),
-   which favours it. Reported: median times, the ratio, both sigmas, their relative
-   difference (target <= 0.2%), and dp_accounting's epsilon at our sigma (target
-   <= epsilon (1 + 1e-3): ours is never optimistic by their accountant).
+   which favours it. A third contender runs privlearn's calibration on dp_accounting's grid
+   (``interval=1e-4``), the like-for-like comparison of sigma. Reported: median times, the
+   ratio, both sigmas, their relative difference (target <= 0.2%), and dp_accounting's epsilon
+   at our sigma (target <= epsilon (1 + 1e-3): ours is never optimistic by their accountant).
 
 Target (issue 20): calibrating sigma for T <= 1e5 steps takes <= 0.3 s on one core.
 
@@ -273,18 +274,29 @@ def timing(targets: list[str], reps: int, dpa_reps: int) -> list[dict[str, Any]]
         q, steps, eps, delta = TIMING[name]
         s_rdp = calibrate_sigma(eps, delta, q=q, steps=steps)
         ours: list[float] = []
-        sigma = math.nan
-        for _ in range(reps):
+        ours_cpu: list[float] = []
+        fine: list[float] = []
+        sigma = sigma_fine = math.nan
+        for _ in range(reps):  # interleaved: the default search grid, then dp_accounting's
             clear_caches()
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             sigma = calibrate_sigma_pld(eps, delta, q=q, steps=steps)
             ours.append(time.perf_counter() - t0)
+            ours_cpu.append(time.process_time() - c0)
+            clear_caches()
+            t0 = time.perf_counter()
+            sigma_fine = calibrate_sigma_pld(
+                eps, delta, q=q, steps=steps, interval=DEFAULT_INTERVAL
+            )
+            fine.append(time.perf_counter() - t0)
         theirs: list[float] = []
+        theirs_cpu: list[float] = []
         s_dpa, calls = math.nan, 0
         for _ in range(dpa_reps):
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             s_dpa, calls = dpa_calibrate(q, steps, eps, delta, s_rdp / 2, s_rdp, RTOL * sigma)
             theirs.append(time.perf_counter() - t0)
+            theirs_cpu.append(time.process_time() - c0)
         eps_dpa_ours = dpa_epsilon(q, steps, sigma, delta)
         r = {
             "target": name,
@@ -298,24 +310,35 @@ def timing(targets: list[str], reps: int, dpa_reps: int) -> list[dict[str, Any]]
             "privlearn_median_s": statistics.median(ours),
             "privlearn_min_s": min(ours),
             "privlearn_times_s": ours,
+            "privlearn_cpu_median_s": statistics.median(ours_cpu),
+            "privlearn_same_grid_sigma": sigma_fine,
+            "privlearn_same_grid_median_s": statistics.median(fine),
+            "privlearn_same_grid_times_s": fine,
             "dp_accounting_sigma": s_dpa,
             "dp_accounting_reps": dpa_reps,
             "dp_accounting_median_s": statistics.median(theirs),
             "dp_accounting_evaluations": calls,
             "dp_accounting_times_s": theirs,
+            "dp_accounting_cpu_median_s": statistics.median(theirs_cpu),
             "time_ratio": statistics.median(theirs) / statistics.median(ours),
             "sigma_rel_diff": sigma / s_dpa - 1.0,
+            "same_grid_time_ratio": statistics.median(theirs) / statistics.median(fine),
+            "same_grid_sigma_rel_diff": sigma_fine / s_dpa - 1.0,
             "dp_accounting_epsilon_at_privlearn_sigma": eps_dpa_ours,
             "eps_ok": eps_dpa_ours <= eps * (1.0 + TARGET_EPS_RTOL),
             "sigma_ok": abs(sigma / s_dpa - 1.0) <= TARGET_SIGMA_RTOL,
             "time_ok": statistics.median(ours) <= TARGET_SECONDS,
+            "cpu_time_ok": statistics.median(ours_cpu) <= TARGET_SECONDS,
         }
         out.append(r)
         print(
-            f"timing {name}: privlearn {r['privlearn_median_s']:.3f} s (sigma {sigma:.5f}), "
+            f"timing {name}: privlearn {r['privlearn_median_s']:.3f} s (cpu "
+            f"{r['privlearn_cpu_median_s']:.3f} s, sigma {sigma:.5f}), "
             f"dp_accounting {r['dp_accounting_median_s']:.2f} s ({calls} evaluations, sigma "
             f"{s_dpa:.5f}): {r['time_ratio']:.0f}x; sigma diff {r['sigma_rel_diff']:+.2e}; "
-            f"dp_accounting eps at our sigma {eps_dpa_ours:.5f}",
+            f"dp_accounting eps at our sigma {eps_dpa_ours:.5f}; same grid 1e-4: privlearn "
+            f"{r['privlearn_same_grid_median_s']:.3f} s, sigma diff "
+            f"{r['same_grid_sigma_rel_diff']:+.2e}",
             flush=True,
         )
     return out
@@ -348,12 +371,22 @@ def summarize(
             time_ratio_min=min(t["time_ratio"] for t in times),
             time_ratio_geomean=math.exp(statistics.fmean(math.log(t["time_ratio"]) for t in times)),
             privlearn_median_s_max=max(t["privlearn_median_s"] for t in in_scope),
+            privlearn_cpu_median_s_max=max(t["privlearn_cpu_median_s"] for t in in_scope),
             sigma_rel_diff_max=max(abs(t["sigma_rel_diff"]) for t in times),
+            same_grid_sigma_rel_diff_max=max(abs(t["same_grid_sigma_rel_diff"]) for t in times),
+            same_grid_time_ratio_min=min(t["same_grid_time_ratio"] for t in times),
+            same_grid_privlearn_median_s_max=max(
+                t["privlearn_same_grid_median_s"] for t in in_scope
+            ),
         )
         s["targets"] = {
             "calibration_time": {
                 "target": f"<= {TARGET_SECONDS} s for T <= {TARGET_MAX_STEPS}",
                 "met": all(t["time_ok"] for t in in_scope),
+            },
+            "calibration_cpu_time": {
+                "target": f"<= {TARGET_SECONDS} s of CPU for T <= {TARGET_MAX_STEPS}",
+                "met": all(t["cpu_time_ok"] for t in in_scope),
             },
             "sigma_vs_dp_accounting": {
                 "target": f"|rel diff| <= {TARGET_SIGMA_RTOL}",
@@ -408,12 +441,24 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
         span = f"{min(tr):.0f}x" if len(tr) == 1 else f"{min(tr):.0f}x-{max(tr):.0f}x"
         result += (
             f"; calibration privlearn vs dp_accounting (PLD, grid 1e-4): {per} ({span}); "
-            f"sigma within {100 * s['sigma_rel_diff_max']:.2f}%"
+            f"sigma within {100 * s['sigma_rel_diff_max']:.2f}% (on dp_accounting's grid 1e-4: "
+            f"{100 * s['same_grid_sigma_rel_diff_max']:.2f}%, max "
+            f"{s['same_grid_privlearn_median_s_max']:.2f} s, "
+            f">= {s['same_grid_time_ratio_min']:.0f}x)"
         )
         targets = (
             f"calibration <= {TARGET_SECONDS} s for T <= 1e5 (one core): "
-            f"{yes[t['calibration_time']['met']]} (max {s['privlearn_median_s_max']:.2f} s); "
-            f"sigma within 0.2% of dp_accounting: {yes[t['sigma_vs_dp_accounting']['met']]}; "
+            f"wall {yes[t['calibration_time']['met']]} (max {s['privlearn_median_s_max']:.2f} s), "
+            f"CPU {yes[t['calibration_cpu_time']['met']]} "
+            f"(max {s['privlearn_cpu_median_s_max']:.2f} s); "
+            f"sigma within 0.2% of dp_accounting: {yes[t['sigma_vs_dp_accounting']['met']]}"
+            + (
+                ""
+                if t["sigma_vs_dp_accounting"]["met"]
+                else " (on its grid 1e-4: "
+                f"{yes[s['same_grid_sigma_rel_diff_max'] <= TARGET_SIGMA_RTOL]})"
+            )
+            + "; "
             f"never optimistic by dp_accounting: {yes[t['never_optimistic']['met']]}"
         )
     load = m.get("loadavg_start")
@@ -512,6 +557,15 @@ def main(argv: list[str] | None = None) -> int:
             "dp_accounting is given the bracket [sigma_rdp / 2, sigma_rdp] (favourable to it); "
             "its time excludes computing that bracket. privlearn's time includes its own RDP "
             "bracket. One repetition of dp_accounting per target (about 0.5 s per evaluation).",
+            "privlearn_cpu_median_s: process CPU time of the calibration (single-threaded: "
+            "OMP_NUM_THREADS=1, scipy's FFT on one worker), the one-core cost on a shared "
+            "machine where the wall time also counts waiting for the CPU.",
+            "privlearn_same_grid_*: privlearn's calibration with interval=1e-4 (dp_accounting's "
+            "grid) instead of its default search grid 2e-4; at the same grid the two "
+            "accountants agree on epsilon to about 1e-8 (their sigmas differ by the two "
+            "searches' tolerances, about 1e-3). The coarser default search grid is pessimistic "
+            "by up to a few tenths of a percent in sigma where one step's loss is small "
+            "(q 0.01, sigma ~12, T 1e5).",
         ],
     }
     summary = summarize(rows, refs, times)
