@@ -43,7 +43,10 @@ Two parts, both on one process, under ``OMP_NUM_THREADS=1`` (the accountants are
    ratio, both sigmas, their relative difference (target <= 0.2%), and dp_accounting's epsilon
    at our sigma (target <= epsilon (1 + 1e-3): ours is never optimistic by their accountant).
 
-Target (issue 20): calibrating sigma for T <= 1e5 steps takes <= 0.3 s on one core.
+Target (issue 20): calibrating sigma for T <= 1e5 steps takes <= 0.3 s on one core. Checked
+on the timing targets (median wall and CPU time) and on every distinct schedule of the table
+with T <= 1e5 (CPU time of one cold calibration). The cost grows as sigma shrinks (the
+one-step loss grid widens: eps 3 with small q is the slowest), whatever T.
 
 Usage::
 
@@ -132,6 +135,10 @@ TIMING: dict[str, tuple[float, int, float, float]] = {
     ),
     "1M rows (q 1e-3, T 5000, eps 0.5, delta 1e-7)": (1e-3, 5000, 0.5, 1e-7),
     "q 0.01, T 1e5, eps 1, delta 1e-5": (0.01, 100_000, 1.0, 1e-5),
+    # small sigma (~0.54): the widest one-step grid of the table's T <= 1e5 rows
+    "KDDCup99 DP-SCD default (q 100/494021, T 98805, eps 3, delta 1e-6)": (
+        100 / 494021, -(-20 * 494021 // 100), 3.0, 1e-6,
+    ),
 }  # fmt: skip
 
 
@@ -161,7 +168,9 @@ def sigma_pair(q: float, steps: int, eps: float, delta: float) -> dict[str, Any]
     t0 = time.perf_counter()
     s_rdp = calibrate_sigma(eps, delta, q=q, steps=steps)
     t1 = time.perf_counter()
+    c1 = time.process_time()
     s_pld = calibrate_sigma_pld(eps, delta, q=q, steps=steps)
+    c2 = time.process_time()
     t2 = time.perf_counter()
     eps_rdp_sigma = epsilon_for_sigma_pld(s_rdp, delta, q=q, steps=steps)
     eps_pld_sigma = epsilon_for_sigma_pld(s_pld, delta, q=q, steps=steps)
@@ -177,6 +186,7 @@ def sigma_pair(q: float, steps: int, eps: float, delta: float) -> dict[str, Any]
         "pld_epsilon_of_pld_sigma": eps_pld_sigma,
         "rdp_calibration_s": t1 - t0,
         "pld_calibration_s": t2 - t1,
+        "pld_calibration_cpu_s": c2 - c1,
     }
 
 
@@ -351,6 +361,9 @@ def summarize(
     ratios = [r["ratio"] for r in rows]
     eps1 = [r for r in rows if r["epsilon"] == 1.0]
     in_scope = [t for t in times if t["steps"] <= TARGET_MAX_STEPS]
+    # distinct schedules of the table (rows share them), one cold calibration each
+    uniq = {(r["q"], r["steps"], r["epsilon"]): r for r in rows}
+    small = [r for r in uniq.values() if r["steps"] <= TARGET_MAX_STEPS]
     s: dict[str, Any] = {
         "ratio_min": min(ratios),
         "ratio_max": max(ratios),
@@ -364,6 +377,12 @@ def summarize(
             else None
         ),
         "pld_calibration_s_max_in_table": max(r["pld_calibration_s"] for r in rows),
+        "pld_calibration_cpu_s_max_in_table": max(r["pld_calibration_cpu_s"] for r in rows),
+        "table_schedules_T_le_1e5": len(small),
+        "table_schedules_T_le_1e5_cpu_over_target": sum(
+            r["pld_calibration_cpu_s"] > TARGET_SECONDS for r in small
+        ),
+        "table_T_le_1e5_cpu_s_max": max((r["pld_calibration_cpu_s"] for r in small), default=None),
         "reference_ratio_max_rel_diff": max(abs(r["ratio_rel_diff"]) for r in refs),
     }
     if times:
@@ -387,6 +406,11 @@ def summarize(
             "calibration_cpu_time": {
                 "target": f"<= {TARGET_SECONDS} s of CPU for T <= {TARGET_MAX_STEPS}",
                 "met": all(t["cpu_time_ok"] for t in in_scope),
+            },
+            "calibration_cpu_time_table": {
+                "target": f"<= {TARGET_SECONDS} s of CPU for every table schedule with "
+                f"T <= {TARGET_MAX_STEPS} (one cold calibration each)",
+                "met": s["table_schedules_T_le_1e5_cpu_over_target"] == 0,
             },
             "sigma_vs_dp_accounting": {
                 "target": f"|rel diff| <= {TARGET_SIGMA_RTOL}",
@@ -450,7 +474,11 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
             f"calibration <= {TARGET_SECONDS} s for T <= 1e5 (one core): "
             f"wall {yes[t['calibration_time']['met']]} (max {s['privlearn_median_s_max']:.2f} s), "
             f"CPU {yes[t['calibration_cpu_time']['met']]} "
-            f"(max {s['privlearn_cpu_median_s_max']:.2f} s); "
+            f"(max {s['privlearn_cpu_median_s_max']:.2f} s); on the table's "
+            f"{s['table_schedules_T_le_1e5']} schedules with T <= 1e5 (CPU, one cold run each): "
+            f"{yes[t['calibration_cpu_time_table']['met']]} "
+            f"({s['table_schedules_T_le_1e5_cpu_over_target']} over, max "
+            f"{s['table_T_le_1e5_cpu_s_max']:.2f} s); "
             f"sigma within 0.2% of dp_accounting: {yes[t['sigma_vs_dp_accounting']['met']]}"
             + (
                 ""
