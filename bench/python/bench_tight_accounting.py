@@ -58,6 +58,7 @@ Usage::
     cd <checkout> && PYTHONPATH=$PWD/python PRIVLEARN_DATA=../shared/data OMP_NUM_THREADS=1 \\
         python bench/python/bench_tight_accounting.py --label before     # or --label after
     python bench/python/bench_tight_accounting.py --compare before after
+    python bench/python/bench_tight_accounting.py --quick --label smoke   # prints only
     python bench/python/bench_tight_accounting.py --quick --label smoke --out /tmp/t.json
 """
 
@@ -317,6 +318,16 @@ def noise_of(rec: dict[str, Any]) -> float:
     return math.nan
 
 
+def noise_std_of(rec: dict[str, Any]) -> float:
+    """The noise standard deviation the run reports (DP-SGD ``noise_scale``, DP-SCD
+    ``noise_std``): comparable across a change of the stated sensitivity."""
+    for key in ("noise_std", "noise_scale"):
+        value = rec.get("privacy", {}).get(key)
+        if isinstance(value, (int, float)):
+            return float(value)
+    return math.nan
+
+
 def run_one(
     estimator: str, params: dict[str, Any], data: Data, seed: int, setting: str
 ) -> dict[str, Any]:
@@ -462,7 +473,7 @@ def _short(estimator: str) -> str:
 def label_table(run: dict[str, Any]) -> str:
     head = (
         "| setting | data | estimator | eps | accuracy (mean ± sd) | privacy_ eps | "
-        "noise multiplier | fit s | runs |\n|---|---|---|---|---|---|---|---|---|"
+        "noise multiplier | noise std | fit s | runs |\n" + "|---" * 10 + "|"
     )
     rows = [head]
     cells = _cells(run["records"])
@@ -475,6 +486,7 @@ def label_table(run: dict[str, Any]) -> str:
             f"{_mean_sd([r['accuracy'] for r in ok])} | "
             f"{_mean([r['privacy'].get('epsilon', math.nan) for r in ok]):.4g} | "
             f"{_mean([noise_of(r) for r in ok]):.4g} | "
+            f"{_mean([noise_std_of(r) for r in ok]):.4g} | "
             f"{_mean([r['fit_s'] for r in ok]):.2f} | {len(ok)}/{len(recs)} |"
         )
     return "\n".join(rows)
@@ -484,8 +496,8 @@ def compare_table(before: dict[str, Any], after: dict[str, Any], names: tuple[st
     a, b = names
     head = (
         f"| setting | data | estimator | eps | accuracy {a} | accuracy {b} | diff | "
-        f"noise mult. {a} | noise mult. {b} | privacy_ eps {a} | privacy_ eps {b} | "
-        f"fit s {a} | fit s {b} |\n" + "|---" * 13 + "|"
+        f"noise std {a} | noise std {b} | ratio {a}/{b} | noise mult. {a} | noise mult. {b} | "
+        f"privacy_ eps {a} | privacy_ eps {b} | fit s {a} | fit s {b} |\n" + "|---" * 16 + "|"
     )
     rows = [head]
     ca, cb = _cells(before["records"]), _cells(after["records"])
@@ -493,12 +505,14 @@ def compare_table(before: dict[str, Any], after: dict[str, Any], names: tuple[st
         ra = [r for r in ca.get(key, []) if "error" not in r]
         rb = [r for r in cb.get(key, []) if "error" not in r]
         diff = _mean([r["accuracy"] for r in rb]) - _mean([r["accuracy"] for r in ra])
+        std_a, std_b = _mean([noise_std_of(r) for r in ra]), _mean([noise_std_of(r) for r in rb])
+        ratio = std_a / std_b if std_b > 0 else math.nan
         setting, dataset, estimator, eps = key
         rows.append(
             f"| {setting} | {dataset} | {_short(estimator)} | {eps:g} | "
             f"{_mean_sd([r['accuracy'] for r in ra])} | {_mean_sd([r['accuracy'] for r in rb])} "
-            f"| {diff:+.4f} | {_mean([noise_of(r) for r in ra]):.4g} | "
-            f"{_mean([noise_of(r) for r in rb]):.4g} | "
+            f"| {diff:+.4f} | {std_a:.4g} | {std_b:.4g} | {ratio:.3f} | "
+            f"{_mean([noise_of(r) for r in ra]):.4g} | {_mean([noise_of(r) for r in rb]):.4g} | "
             f"{_mean([r['privacy'].get('epsilon', math.nan) for r in ra]):.4g} | "
             f"{_mean([r['privacy'].get('epsilon', math.nan) for r in rb]):.4g} | "
             f"{_mean([r['fit_s'] for r in ra]):.2f} | {_mean([r['fit_s'] for r in rb]):.2f} |"
@@ -509,9 +523,11 @@ def compare_table(before: dict[str, Any], after: dict[str, Any], names: tuple[st
 def _describe(label: str, run: dict[str, Any]) -> str:
     src = run.get("source", {})
     commit = src.get("git_commit") or "unknown"
-    dirty = " (dirty tree)" if src.get("git_dirty") else ""
+    code = src.get("code_commit") or "unknown"
+    dirty = " (code differs from it: dirty tree)" if src.get("git_dirty") else ""
     return (
-        f"- `{label}`: commit {commit[:12]}{dirty} ({src.get('git_subject') or ''}), "
+        f"- `{label}`: HEAD {commit[:12]} ({src.get('git_subject') or ''}), code (python/, "
+        f"cpp/) at {code[:12]}{dirty}, "
         f"{run.get('date')}, {run.get('runtime_s', math.nan):.0f} s, "
         f"{'QUICK ' if run.get('quick') else ''}{len(run['records'])} runs"
     )
@@ -526,17 +542,22 @@ def compare(path: Path, md: Path, labels: tuple[str, str]) -> int:
             return 2
     before, after = runs[labels[0]], runs[labels[1]]
     notes = after.get("datasets") or before.get("datasets") or {}
+    grid_of = after.get("grid") or {}
     text = "\n".join(
         [
             f"# Tight accounting: test accuracy, {labels[0]} vs {labels[1]} (issue 20)",
             "",
             "Written by `bench/python/bench_tight_accounting.py --compare "
             f"{labels[0]} {labels[1]}` from [tight_accounting.json](tight_accounting.json).",
-            "Accuracy: mean ± sd over the seeds (5 per cell; the hinge row 3); noise "
-            "multiplier: DP-SGD `noise_multiplier`, DP-SCD `sigma` (noise std / the "
-            "sensitivity the code states, so DP-SCD's is not comparable across a change of "
-            "sensitivity; see `noise_std` in the JSON); fit s: mean seconds of `fit` "
-            "(calibration included), one thread.",
+            "Accuracy: test accuracy, mean ± sd over the seeds "
+            f"({len(grid_of.get('seeds', SEEDS))} per cell; the hinge row "
+            f"{len(grid_of.get('hinge_seeds', HINGE_SEEDS))}). "
+            "Noise std: the standard deviation of the Gaussian noise per released coordinate "
+            "(DP-SGD `noise_scale` = sigma C, DP-SCD `noise_std`, the noise on v), and the "
+            "ratio of the two labels; noise mult.: DP-SGD `noise_multiplier`, DP-SCD `sigma` "
+            "(noise std / the sensitivity the code states: DP-SCD's moves with the stated "
+            "sensitivity, sqrt(2) C before the hidden-state argument, so compare noise std). "
+            "Fit s: mean seconds of `fit` (calibration included), one thread.",
             "",
             _describe(labels[0], before),
             _describe(labels[1], after),
@@ -566,12 +587,18 @@ def main(argv: list[str] | None = None) -> int:
         "--public-n", action="store_true", help="declare n_samples public in the defaults grid"
     )
     ap.add_argument("--datasets", default="adult,phishing,kddcup99,mnist,adult_dpscd")
-    ap.add_argument("--out", type=Path, default=DEFAULT_JSON)
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help=f"results JSON (default {DEFAULT_JSON.relative_to(REPO)}; with --quick: none, "
+        "the quick run only prints unless --out is given)",
+    )
     ap.add_argument("--md", type=Path, default=DEFAULT_MD)
     args = ap.parse_args(argv)
 
     if args.compare:
-        return compare(args.out, args.md, tuple(args.compare))
+        return compare(args.out or DEFAULT_JSON, args.md, tuple(args.compare))
     if not args.label:
         ap.error("--label is required (or --compare A B)")
 
@@ -653,16 +680,20 @@ def main(argv: list[str] | None = None) -> int:
     print(label_table(run))
     print(f"\nruntime {runtime:.0f} s ({len(records)} runs)")
 
+    out = args.out if args.out is not None or args.quick else DEFAULT_JSON
+    if out is None:
+        print("--quick without --out: nothing written")
+        return 0
     results: dict[str, Any] = {"benchmark": "tight_accounting", "runs": {}}
-    if args.out.exists():
-        results = json.loads(args.out.read_text())
+    if out.exists():
+        results = json.loads(out.read_text())
         results.setdefault("runs", {})
     results["benchmark"] = "tight_accounting"
     results["description"] = __doc__.split("\n\n")[0].replace("\n", " ")
     results["runs"][args.label] = run
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=1, default=str) + "\n")
-    print(f"wrote {args.out} (label {args.label!r}; labels there: {sorted(results['runs'])})")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=1, default=str) + "\n")
+    print(f"wrote {out} (label {args.label!r}; labels there: {sorted(results['runs'])})")
     return 0
 
 
