@@ -145,6 +145,10 @@ from privlearn.random import lattice_noise_description, noise_lattice
 
 __all__ = ["DPSCDClassifier", "DPSCDPrivacy", "DPSCDRegressor"]
 
+#: Default ``alpha_jitter`` of the estimators (a multiple of ``sigma C``), chosen by experiment
+#: (see the ``alpha_jitter`` parameter).
+ALPHA_JITTER = 0.5
+
 _SAMPLINGS = ("poisson", "fixed")
 _SAMPLING_TEXT = {
     "poisson": "Poisson batches",
@@ -294,6 +298,8 @@ class _Plan:
     rate: float  # Poisson rate given to scd_train (0 = L / N)
     n_scale: float  # the N of lambda N given to scd_train (0 = the exact N)
     privacy: DPSCDPrivacy
+    hidden_alpha: bool = False  # Poisson dual, private: no noise on alpha (issue 20)
+    alpha_jitter: float = 0.0  # std of the per-visit jitter on the batch's alpha
 
 
 def _not_private(
@@ -342,6 +348,7 @@ class _DPSCDBase(PrivateLinearModel):
             )
         epochs = _epochs(self.epochs)
         clip = _clip(self.clip)
+        alpha_jitter = _bounded(self.alpha_jitter, "alpha_jitter", (0.0, 100.0))
         scaling = 0.0
         if fit_intercept:
             scaling = _bounded(self.intercept_scaling, "intercept_scaling", (1e-6, 1.0))
@@ -373,6 +380,7 @@ class _DPSCDBase(PrivateLinearModel):
                 "epochs": epochs,
                 "clip": clip,
                 "m": m,
+                "alpha_jitter": alpha_jitter,
             },
         )
         private = setup.private
@@ -412,6 +420,8 @@ class _DPSCDBase(PrivateLinearModel):
             n_scale=plan.n_scale,
             clip=plan.clip,
             noise_std=plan.noise_std,
+            hidden_alpha=plan.hidden_alpha,
+            alpha_jitter=plan.alpha_jitter,
         )
 
     def _diagnostics(
@@ -478,8 +488,8 @@ class _DPSCDBase(PrivateLinearModel):
             neighboring, what = NEIGHBORING[sampling], sampling
             if variant == "seq":  # SeqDP-SCD, fixed batches (replace-one)
                 sensitivity = 2.0 * clip * math.sqrt(L * (L + 1.0))
-            elif sampling == "poisson":  # Lemma 1, add/remove-one
-                sensitivity = math.sqrt(2.0) * clip
+            elif sampling == "poisson":  # add/remove-one, hidden dual state (issue 20):
+                sensitivity = clip  # only v is released; ||zeta_j x_j|| <= C (Lemma 1 on v)
             else:  # replace-one: zeta_j and v both move by up to 2C
                 sensitivity = 2.0 * math.sqrt(2.0) * clip
         # The dual variant releases v with exact lattice noise (scd.cpp, scd_apply_units): the
@@ -520,6 +530,8 @@ class _DPSCDBase(PrivateLinearModel):
             lattice = lattice and (sigma * sensitivity) / clip <= 2.0**39  # as scd.cpp
             slack = slack_of(sigma) if lattice else None
         noise_event = GaussianEvent(sigma)
+        # the hidden dual state (issue 20): Poisson dual, alpha never released, no noise on it
+        hidden = variant == "dual" and sampling == "poisson"
         if variant == "primal":
             event = noise_event
         elif sampling == "poisson":
@@ -572,14 +584,31 @@ class _DPSCDBase(PrivateLinearModel):
             size=size,
             tasks=tasks,
             worst_case=worst_case,
-            noise=(
-                "v: " + lattice_noise_description(sigma * sensitivity / clip)
-                + "; alpha (not released): floating-point Gaussian"
-                if lattice
-                else "floating-point Gaussian (Box-Muller)"
+            noise=_noise_text(
+                lattice, hidden, sigma * sensitivity / clip, e.get("alpha_jitter", 0.0)
             ),
         )
-        return _Plan(clip, sigma * sensitivity, steps, rate, n_scale, privacy)
+        jitter = e.get("alpha_jitter", 0.0) * sigma * clip if hidden else 0.0
+        if not jitter <= 1e12:  # the trainer's bound; raised by the dry plan, before any charge
+            raise ValueError(
+                f"alpha_jitter * sigma * clip = {jitter:g} exceeds 1e12: lower alpha_jitter"
+            )
+        return _Plan(clip, sigma * sensitivity, steps, rate, n_scale, privacy, hidden, jitter)
+
+
+def _noise_text(lattice: bool, hidden: bool, multiplier: float, jitter: float) -> str:
+    """``privacy_.noise``: how v's noise is drawn and what alpha receives."""
+    v = (
+        "v: " + lattice_noise_description(multiplier)
+        if lattice
+        else "floating-point Gaussian (Box-Muller)"
+    )
+    if hidden:
+        return (
+            v + "; alpha: hidden (never released, no privacy noise; issue 20), per-visit "
+            f"jitter N(0, ({jitter:g} sigma C)^2) on the batch's alpha"
+        )
+    return v + ("; alpha (not released): floating-point Gaussian" if lattice else "")
 
 
 def _lattice_sigma(noise_std: float, clip: float) -> float:
@@ -799,6 +828,7 @@ class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
         epochs: int = 20,
         clip: float = 0.01,
         alpha: float = 1e-4,
+        alpha_jitter: float = ALPHA_JITTER,
         clip_rows: bool | None = None,
         fit_intercept: bool = True,
         intercept_scaling: float = 0.5,
@@ -821,6 +851,7 @@ class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
         self.epochs = epochs
         self.clip = clip
         self.alpha = alpha
+        self.alpha_jitter = alpha_jitter
         self.clip_rows = clip_rows
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
@@ -898,6 +929,7 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         epochs: int = 1,
         clip: float = 0.01,
         alpha: float = 1e-4,
+        alpha_jitter: float = ALPHA_JITTER,
         clip_rows: bool | None = None,
         fit_intercept: bool = True,
         intercept_scaling: float = 0.5,
@@ -918,6 +950,7 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         self.epochs = epochs
         self.clip = clip
         self.alpha = alpha
+        self.alpha_jitter = alpha_jitter
         self.clip_rows = clip_rows
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling

@@ -98,6 +98,8 @@ struct ScdParams {
   std::uint64_t batch_stream = 1;
   std::uint64_t noise_stream = 2;
   int newton_steps = 1;      // logistic dual step: Newton iterations (1 = the paper's step)
+  bool hidden_alpha = false; // dual, Poisson: no per-step noise on alpha (hidden dual state)
+  double alpha_jitter = 0.0; // dual / seq: std of N(0, .) added to a batch row's alpha_j per visit
   Index record_every = 0;    // record diagnostics every k steps (and at the end); 0 = never
   int n_threads = 0;
 };
