@@ -702,7 +702,9 @@ def prepare_scd_spec(n: int, m: int, **kw: Any) -> ScdSpec:
     if not 0 <= spec.alpha_jitter <= SCALE_MAX:
         raise ValueError(f"alpha_jitter must lie in [0, 1e12], got {spec.alpha_jitter}")
     if spec.alpha_jitter > 0 and spec.variant not in ("dual", "seq"):
-        raise ValueError("alpha_jitter needs variant 'dual' or 'seq' (it perturbs the dual variables)")
+        raise ValueError(
+            "alpha_jitter needs variant 'dual' or 'seq' (it perturbs the dual variables)"
+        )
     if spec.hidden_alpha and not (spec.variant == "dual" and spec.poisson):
         raise ValueError(
             "hidden_alpha (no per-step noise on alpha) needs variant 'dual' with Poisson "
