@@ -45,8 +45,8 @@ from privlearn.accounting import (
 )
 from privlearn.linear import DPSCDClassifier as _DPSCDClassifier
 from privlearn.linear import DPSCDPrivacy, scd_train
-from privlearn.linear.scd_estimators import ALPHA_JITTER
 from privlearn.linear import DPSCDRegressor as _DPSCDRegressor
+from privlearn.linear.scd_estimators import ALPHA_JITTER
 from privlearn.random import Stream, key_from_seed
 from privlearn.reference.linear import _dual_step
 from privlearn.reference.linear import scd_train as scd_train_ref
