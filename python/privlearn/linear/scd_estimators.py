@@ -253,7 +253,9 @@ class DPSCDPrivacy:
     noise : str or None
         How the noise is released: for the dual variant the exact discrete Gaussian on the
         lattice ``C 2^-k`` for ``v`` (accounted as the rounded continuous Gaussian plus the
-        lattice slack of :mod:`privlearn.accounting.lattice`, ``statement.lattice``).
+        lattice slack of :mod:`privlearn.accounting.lattice`, ``statement.lattice``), and what
+        ``alpha`` receives: with Poisson batches nothing for privacy (hidden, issue 20) and the
+        per-visit jitter ``N(0, (alpha_jitter sigma C)^2)``; otherwise per-step noise.
     """
 
     epsilon: float
@@ -781,8 +783,10 @@ _ATTRIBUTES = """
         at the recorded steps, on the rows the trainer saw), ``duality_gap_path``
         (``P(theta) - D(alpha)``; NaN for the primal variant, ``inf`` where noise pushed
         ``alpha`` outside the dual domain), ``objective_steps`` and ``dual_coef`` (``alpha``,
-        one value per training example: it would reveal the batches). NOT PRIVATE: never
-        release it with the model."""
+        one value per training example: it would reveal the batches; with Poisson batches
+        it carries no privacy noise at all, the dual state being hidden). NOT PRIVATE: never
+        release it with the model. Without ``diagnostics=True`` the fitted estimator holds
+        no dual variable."""
 
 _NOTES = """
     Notes
