@@ -223,7 +223,8 @@ def test_one_run_recomputed_from_its_seed(tiny):
     assert n == N_FIT["msd"]
     sigma = calibrate_sigma(1.0, dpscd.DELTA, q=L / n, steps=math.ceil(EPOCHS * n / L))
     assert float(row["sigma"]) == pytest.approx(sigma, rel=1e-12)
-    assert float(row["noise_std"]) == pytest.approx(math.sqrt(2) * sigma * C, rel=1e-12)
+    # v noise sigma C, hidden alpha with the estimators' jitter (issue 20)
+    assert float(row["noise_std"]) == pytest.approx(sigma * C, rel=1e-12)
     fit = scd_train(
         split.X_train,
         split.y_train,
@@ -234,7 +235,9 @@ def test_one_run_recomputed_from_its_seed(tiny):
         batch_size=L,
         epochs=EPOCHS,
         clip=C,
-        noise_std=math.sqrt(2) * sigma * C,
+        noise_std=sigma * C,
+        hidden_alpha=True,
+        alpha_jitter=dpscd.ALPHA_JITTER * sigma * C,
     )
     mse = np.mean((split.X_test @ fit.coef - split.y_test) ** 2)
     assert float(row["test"]) == pytest.approx(mse, rel=1e-10)
@@ -300,6 +303,9 @@ def test_summary_states_every_claim(tiny):
         assert claim.verdict in text
     assert "SYNTHETIC stand-in" in text
     assert "Sanity check (no noise)" in text
+    # which accounting the DP-SCD runs used (issue 20), beside the paper's Lemma 1
+    assert "DP-SCD: v noise sigma*C, hidden alpha (issue 20" in text
+    assert "paper's Lemma 1: sqrt(2) sigma C" in text
 
 
 def _made_up(metric_values: dict[tuple[str, str, float], list[float]]) -> dpscd.DPSCDResult:

@@ -49,6 +49,7 @@ from privlearn.accounting.pld import CALIBRATION_INTERVAL, epsilon_for_sigma_pld
 from privlearn.linear import DPSCDClassifier as _DPSCDClassifier
 from privlearn.linear import DPSCDPrivacy, scd_train
 from privlearn.linear import DPSCDRegressor as _DPSCDRegressor
+from privlearn.linear.scd_estimators import ALPHA_JITTER
 from privlearn.random import Stream, key_from_seed
 from privlearn.reference.linear import _dual_step
 from privlearn.reference.linear import scd_train as scd_train_ref
@@ -177,6 +178,12 @@ EST_CASES = {
         loss="hinge", epsilon=3.0, variant="seq", sampling="fixed", **kw
     ),
     "hinge-scd": lambda **kw: DPSCDClassifier(loss="hinge", epsilon=INF, variant="scd", **kw),
+    # the hidden dual state (issue 20): jitter off, and a large jitter (the default, 0.75, is
+    # in the dual-poisson cases above)
+    "hinge-dual-poisson-nojitter": lambda **kw: DPSCDClassifier(
+        loss="hinge", epsilon=1.0, alpha_jitter=0.0, **kw
+    ),
+    "log-dual-poisson-jitter3": lambda **kw: DPSCDClassifier(epsilon=1.0, alpha_jitter=3.0, **kw),
 }
 
 
@@ -492,7 +499,7 @@ def test_v_and_x_alpha_are_consistent_in_expectation(sampling):
 # ---- privacy: the estimators call the trainer with the noise they account for -----------------
 PRIVACY_CASES = {
     # variant, sampling, sensitivity / C, neighbouring, accounted as
-    "dual-poisson": ("dual", "poisson", math.sqrt(2), "add_remove", "poisson"),
+    "dual-poisson": ("dual", "poisson", 1.0, "add_remove", "poisson"),  # hidden alpha, issue 20
     "dual-fixed": ("dual", "fixed", 2 * math.sqrt(2), "replace_one", "without_replacement"),
     "seq-fixed": ("seq", "fixed", 2 * math.sqrt(20 * 21), "replace_one", "without_replacement"),
     "primal": ("primal", "poisson", 2 * math.sqrt(2 * 3), "add_remove", None),
@@ -553,22 +560,28 @@ def test_accountant_meets_the_target(case):
         assert p.statement.rdp_epsilon == pytest.approx(rdp.get_epsilon(delta), rel=1e-9)
         assert p.statement.rdp_epsilon > p.epsilon
     assert p.private and f"variant '{variant}'" in str(p) and f"{accountant} accountant" in str(p)
+    hidden = {}
+    if case == "dual-poisson":  # no noise on alpha, the default jitter (issue 20)
+        hidden = dict(hidden_alpha=True, alpha_jitter=ALPHA_JITTER * sigma * C)
+        assert "alpha: hidden" in p.noise and f"{ALPHA_JITTER:g} sigma C" in p.noise
     run = scd_train(
         X, t, key=key_from_seed(0), loss="squared", variant=variant, sampling=sampling,
-        alpha=1e-2, batch_size=L, epochs=epochs, clip=C, noise_std=p.noise_std,
+        alpha=1e-2, batch_size=L, epochs=epochs, clip=C, noise_std=p.noise_std, **hidden,
     )  # fmt: skip
     np.testing.assert_array_equal(reg.coef_, run.coef)
     np.testing.assert_array_equal(reg.diagnostics_.dual_coef, run.dual_coef)
 
 
-def test_dual_poisson_noise_is_lemma_1():
-    """Algorithm 1, lines 13-14: noise N(0, sigma^2 2 C^2) on alpha_B and on v."""
+def test_dual_poisson_noise_is_sigma_c_on_v_only():
+    """Algorithm 1 with Poisson batches and a hidden dual state (issue 20): noise
+    N(0, sigma^2 C^2) on v only (sensitivity C; the paper's Lemma 1 has sqrt(2) C because it
+    releases alpha too), the same sigma as before."""
     X, y, _ = _data(n=200, d=4, seed=3)
     clf = DPSCDClassifier(
         epsilon=0.5, delta=1e-3, batch_size=20, epochs=2, clip=0.3, n_samples=200
     ).fit(X, y)
     p = clf.privacy_
-    assert p.noise_std == pytest.approx(math.sqrt(2 * p.sigma**2 * 0.3**2), rel=1e-15)
+    assert p.sensitivity == 0.3 and p.noise_std == pytest.approx(p.sigma * 0.3, rel=1e-15)
     assert p.sigma == calibrate_noise(0.5, 1e-3, q=0.1, steps=20)
 
 
@@ -585,7 +598,7 @@ def test_noise_multiplier_reports_epsilon(sampling):
     assert p.epsilon == pytest.approx(expected, rel=1e-9)  # + the lattice slack (~1e-13)
     assert p.delta == DEFAULT_DELTA  # delta=None: the one default, not a function of n
     assert p.sigma == 1.3
-    sens = math.sqrt(2) if sampling == "poisson" else 2 * math.sqrt(2)
+    sens = 1.0 if sampling == "poisson" else 2 * math.sqrt(2)  # Poisson: hidden alpha
     assert p.noise_std == pytest.approx(1.3 * sens * 0.5)
 
 
@@ -986,6 +999,9 @@ def test_non_finite_input(bad):
         (dict(epochs=0), "epochs must lie in"),
         (dict(batch_size=0), "batch_size must lie in"),
         (dict(record_every=0), "record_every must lie in"),
+        (dict(alpha_jitter=-0.1), "alpha_jitter must lie in"),
+        (dict(alpha_jitter=np.nan), "alpha_jitter must lie in"),
+        (dict(alpha_jitter=101.0), "alpha_jitter must lie in"),
     ],
 )
 def test_bad_parameters_raise_value_error(params, match):
@@ -1005,6 +1021,7 @@ def test_bad_parameters_raise_value_error(params, match):
         dict(fit_intercept="yes"),
         dict(clip_rows=1),
         dict(seed=1.5),
+        dict(alpha_jitter="0.5"),
     ],
 )
 def test_bad_parameter_types_raise_type_error(params):
@@ -1024,3 +1041,125 @@ def test_regressor_bad_input():
     with pytest.raises(ValueError, match="2-D|2D"):
         DPSCDRegressor(batch_size=5).fit(X[:, 0], t)
     DPSCDRegressor(clip=0.0, epsilon=INF, batch_size=5).fit(X, t)  # clip unused without privacy
+
+
+# ---- the hidden dual state (issue 20) -----------------------------------------------------------
+def test_hidden_dual_v_noise_has_std_sigma_c():
+    """(a) The whole estimator, dual variant with Poisson batches: v's noise per coordinate and
+    step has std sigma C (sensitivity C), not sqrt(2) sigma C (Lemma 1's [alpha; v]). Zero rows
+    make every update move v by 0, so v after T steps is the sum of T noise draws."""
+    n, d, C = 400, 800, 0.2
+    X, t = np.zeros((n, d)), np.zeros(n)
+    reg = DPSCDRegressor(
+        epsilon=1.0, delta=1e-5, batch_size=40, epochs=1, clip=C, alpha=1e-2, n_samples=n, seed=3
+    ).fit(X, t)
+    p = reg.privacy_
+    assert p.sensitivity == C and p.steps == 10
+    v = reg.coef_ * (1e-2 * n)  # coef = v / (lambda N)
+    ratio = v.std() / (math.sqrt(p.steps) * p.sigma * C)
+    assert abs(ratio - 1.0) < 0.12, ratio  # 800 coordinates: standard error about 2.5%
+    assert ratio < 0.85 * math.sqrt(2.0)  # far from the old sqrt(2)
+
+
+def _arrays(obj, seen=None, depth=0):
+    """Every ndarray reachable from ``obj`` through attributes, dataclass fields, tuples,
+    lists and dicts (a few levels)."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen or depth > 5:
+        return
+    seen.add(id(obj))
+    if isinstance(obj, np.ndarray):
+        yield obj
+    elif isinstance(obj, (tuple, list)):
+        for item in obj:
+            yield from _arrays(item, seen, depth + 1)
+    elif isinstance(obj, dict):
+        for item in obj.values():
+            yield from _arrays(item, seen, depth + 1)
+    elif hasattr(obj, "__dict__") and not isinstance(obj, type):
+        for item in vars(obj).values():
+            yield from _arrays(item, seen, depth + 1)
+
+
+@pytest.mark.parametrize("backend", ["core", "reference"])
+def test_fitted_estimator_holds_no_dual_variables_without_diagnostics(backend):
+    """(b) alpha is never released: a fitted estimator holds nothing of length n (the dual
+    variables, or anything per example) unless diagnostics=True, whose diagnostics_ is marked
+    not private and changes nothing released."""
+    n = 151
+    X, y, _ = _data(n=n, d=4, seed=8)
+    kw = dict(loss="hinge", epsilon=1.0, batch_size=15, n_samples=n, seed=2, backend=backend)
+    clf = DPSCDClassifier(**kw).fit(X, y)
+    assert not hasattr(clf, "diagnostics_")
+    sizes = [a.shape for a in _arrays(clf)]
+    assert sizes and all(n not in shape for shape in sizes), sizes
+    diag = DPSCDClassifier(diagnostics=True, **kw).fit(X, y)
+    assert diag.diagnostics_.not_private and diag.diagnostics_.dual_coef.shape == (n,)
+    np.testing.assert_array_equal(diag.coef_, clf.coef_)
+    np.testing.assert_array_equal(diag.intercept_, clf.intercept_)
+
+
+@pytest.mark.parametrize("train", [scd_train, scd_train_ref], ids=["core", "reference"])
+def test_hidden_alpha_gets_no_noise_and_jitter_only_at_visits(train):
+    """hidden_alpha: no per-step noise on alpha (the hinge dual variables stay in their box
+    y_j alpha_j in [0, 1], unvisited rows keep alpha_j = 0); alpha_jitter perturbs only the
+    visited rows; the lazy noise of the other variants reaches every row."""
+    X, y, _ = _data(n=300, d=4, seed=5)
+    kw = dict(loss="hinge", alpha=1e-2, batch_size=3, steps=20, clip=0.2, noise_std=0.3,
+              key=key_from_seed(1))  # fmt: skip
+    hidden = train(X, y, hidden_alpha=True, **kw)
+    b = y * hidden.dual_coef
+    assert np.all((b >= 0.0) & (b <= 1.0))
+    visited = hidden.dual_coef != 0.0
+    assert 0 < visited.sum() < 100  # about 60 of 300 rows sampled
+    jittered = train(X, y, hidden_alpha=True, alpha_jitter=0.05, **kw)
+    np.testing.assert_array_equal(jittered.dual_coef[~visited], 0.0)
+    assert np.all(jittered.dual_coef[visited] != hidden.dual_coef[visited])
+    lazy = train(X, y, **kw)  # the default: fresh noise on every alpha_j every step
+    assert np.all(lazy.dual_coef != 0.0)
+    # the released v differs only through the noise on alpha (same v noise draws)
+    assert not np.array_equal(hidden.v, lazy.v)
+
+
+@pytest.mark.parametrize("sampling", ["poisson", "fixed"])
+def test_alpha_jitter_core_matches_reference_seq_and_fixed(sampling):
+    """(c) The jitter in the sequential and fixed-batch variants (trainer level, on top of
+    their lazy per-step noise): core and reference agree at rtol 1e-10."""
+    X, y, _ = _data(n=90, d=5, seed=6)
+    for variant in ("dual", "seq"):
+        kw = dict(loss="log_loss", variant=variant, sampling=sampling, alpha=1e-2,
+                  batch_size=9, epochs=2, clip=0.3, noise_std=0.2, alpha_jitter=0.07,
+                  key=key_from_seed(9))  # fmt: skip
+        a, b = scd_train(X, y, **kw), scd_train_ref(X, y, **kw)
+        np.testing.assert_allclose(a.v, b.v, rtol=RTOL, atol=ATOL)
+        np.testing.assert_allclose(a.dual_coef, b.dual_coef, rtol=RTOL, atol=ATOL)
+        off = scd_train(X, y, **{**kw, "alpha_jitter": 0.0})
+        assert not np.allclose(off.dual_coef, a.dual_coef)
+
+
+@pytest.mark.parametrize("train", [scd_train, scd_train_ref], ids=["core", "reference"])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(variant="seq", hidden_alpha=True), "hidden_alpha .* needs variant 'dual'"),
+        (dict(sampling="fixed", hidden_alpha=True), "hidden_alpha .* needs variant 'dual'"),
+        (dict(variant="primal", alpha_jitter=0.1, batch_size=2), "alpha_jitter needs variant"),
+        (dict(alpha_jitter=-1.0), "alpha_jitter must lie in"),
+        (dict(alpha_jitter=2e12), "alpha_jitter must lie in"),
+    ],
+)
+def test_hidden_alpha_and_jitter_validation(train, params, match):
+    X, y, _ = _data(n=30, d=3)
+    kw = {"loss": "log_loss", "batch_size": 5, "clip": 0.1, "noise_std": 0.1, **params}
+    with pytest.raises(ValueError, match=match):
+        train(X, y, key=key_from_seed(0), **kw)
+    with pytest.raises(TypeError, match="hidden_alpha must be a bool"):
+        train(X, y, key=key_from_seed(0), batch_size=5, hidden_alpha=1)
+
+
+def test_core_refuses_hidden_alpha_outside_the_poisson_dual():
+    """The kernel itself (without the Python checks) refuses hidden_alpha for seq / fixed."""
+    X, _, t = _data(n=20, d=3)
+    args = ("squared", "seq", True, 0.1, 5, 1, 0, 0.1, 0.1, key_from_seed(0), 1, 2, 0, 1)
+    with pytest.raises(ValueError, match="hidden_alpha"):
+        _core.scd_train_dense(X, t, *args, hidden_alpha=True)

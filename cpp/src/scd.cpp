@@ -177,6 +177,15 @@ void validate_params(Index n, Index m, const ScdParams& p) {
                       std::to_string(p.clip));
   checks::require(in_range(p.noise_std, 0.0, kScaleMax),
                   "noise_std must lie in [0, 1e12], got " + std::to_string(p.noise_std));
+  checks::require(in_range(p.alpha_jitter, 0.0, kScaleMax),
+                  "alpha_jitter must lie in [0, 1e12], got " + std::to_string(p.alpha_jitter));
+  checks::require(p.alpha_jitter == 0.0 ||
+                      p.variant == ScdVariant::dual || p.variant == ScdVariant::seq,
+                  "alpha_jitter needs variant 'dual' or 'seq' (it perturbs the dual variables)");
+  checks::require(!p.hidden_alpha || (p.variant == ScdVariant::dual && p.poisson),
+                  "hidden_alpha (no per-step noise on alpha) needs variant 'dual' with Poisson "
+                  "batches: the hidden-state argument (scd.hpp) does not cover seq or fixed "
+                  "batches");
   checks::require(!(p.variant == ScdVariant::scd && (p.clip > 0.0 || p.noise_std > 0.0)),
                   "the 'scd' variant is the non-private baseline: no clip, no noise");
   checks::require(!(p.variant == ScdVariant::primal && p.loss == Loss::hinge),
@@ -267,6 +276,25 @@ struct CatchUp {
   }
 };
 
+// The per-record jitter (scd.hpp, "alpha_jitter"): alpha_j += alpha_jitter * N(0, 1) for every
+// row j of the batch (global indices `rows`; alpha holds the rows [offset, ...)), after its
+// update; address t N + j of noise_stream + 1 (N = n_total).
+void add_jitter(const std::vector<std::int64_t>& rows, Index t, Index offset, Index n_total,
+                double* alpha, const ScdParams& p) {
+  if (!(p.alpha_jitter > 0.0) || rows.empty()) return;
+  std::vector<std::uint64_t> index(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    index[i] = static_cast<std::uint64_t>(t) * static_cast<std::uint64_t>(n_total) +
+               static_cast<std::uint64_t>(rows[i]);
+  std::vector<double> noise(rows.size());
+  random::normals_at(p.key, p.noise_stream + 1, index.data(), index.size(), noise.data());
+  for (std::size_t i = 0; i < rows.size(); ++i) alpha[rows[i] - offset] += p.alpha_jitter * noise[i];
+}
+
+// Whether alpha receives the lazily drawn per-step noise of std noise_std (scd.hpp, "Noise on
+// alpha"): every noisy run except the hidden-state dual variant.
+bool lazy_alpha_noise(const ScdParams& p) { return p.noise_std > 0.0 && !p.hidden_alpha; }
+
 // One step of Algorithm 1 on the batch rows `rows` (global indices; the worker holds rows
 // [offset, offset + X.rows())): catch-up noise, every zeta_j from the same (alpha, v) scaled to
 // C, their sum sum_j zeta_j x_j exactly in fixed-point units of C into `units` (fixed_sum.hpp;
@@ -276,7 +304,7 @@ Index dual_batch_units(const Rows& X, const VecRef& y, double* alpha, std::int64
                        const VectorXd& v, const std::vector<std::int64_t>& rows, Index t,
                        Index offset, Index n_total, double lam_n, const ScdParams& p,
                        CatchUp& catch_up, std::vector<double>& zeta, std::int64_t* units) {
-  if (p.noise_std > 0.0) catch_up(rows, t, offset, n_total, alpha, last, p);
+  if (lazy_alpha_noise(p)) catch_up(rows, t, offset, n_total, alpha, last, p);
   const Index count = static_cast<Index>(rows.size());
   zeta.resize(rows.size());
   const double sigma_prime = static_cast<double>(p.batch_size);
@@ -309,6 +337,7 @@ Index dual_batch_units(const Rows& X, const VecRef& y, double* alpha, std::int64
       units);
   for (Index a = 0; a < count; ++a)
     alpha[rows[static_cast<std::size_t>(a)] - offset] += zeta[static_cast<std::size_t>(a)];
+  add_jitter(rows, t, offset, n_total, alpha, p);
   return bad_row.load();
 }
 
@@ -385,7 +414,7 @@ void scd_apply_units(VectorXd& v, const std::int64_t* units, Index t, const ScdP
 
 void scd_finish_alpha(double* alpha, const std::int64_t* last, Index count, Index steps,
                       Index offset, Index n_total, const ScdParams& p) {
-  if (!(p.noise_std > 0.0) || count == 0) return;
+  if (!lazy_alpha_noise(p) || count == 0) return;
   std::vector<double> noise(static_cast<std::size_t>(count));
   random::normal(p.key, p.noise_stream + 2,
                  static_cast<std::uint64_t>(steps) * static_cast<std::uint64_t>(n_total) +
@@ -504,7 +533,8 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
   // Lazy per-row noise (scd.hpp, "Noise on alpha"): last[j] = the number of steps whose noise
   // row j's coordinate has received (CatchUp above).
   const bool noisy = p.noise_std > 0.0;
-  std::vector<std::int64_t> last(noisy ? static_cast<std::size_t>(n) : 0, 0);
+  const bool lazy = lazy_alpha_noise(p);  // hidden_alpha: no noise on alpha
+  std::vector<std::int64_t> last(lazy ? static_cast<std::size_t>(n) : 0, 0);
   CatchUp catch_up;
   std::vector<std::int64_t> units(static_cast<std::size_t>(m));
   const double sigma_prime = p.variant == ScdVariant::dual ? static_cast<double>(p.batch_size) : 1.0;
@@ -555,7 +585,7 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
       scd_apply_units(v, units.data(), t, p);
     } else if (p.variant == ScdVariant::dual) {
       // the steps of noise each batch row missed since its last visit, before its update
-      if (noisy) catch_up(batch, t, 0, n, alpha.data(), last.data(), p);
+      if (lazy) catch_up(batch, t, 0, n, alpha.data(), last.data(), p);
       // Every update from the same (alpha, v), so they are independent: one fused parallel pass
       // visits each row once (z_j, ||x_j||^2, zeta_j, then zeta_j x_j into the block's partial
       // sum while the row is in cache). Blocks are summed in order: bit-identical for any
@@ -578,9 +608,10 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
       check_rows();
       for (Index a = 0; a < count; ++a)
         alpha[batch[static_cast<std::size_t>(a)]] += zeta[static_cast<std::size_t>(a)];
+      add_jitter(batch, t, 0, n, alpha.data(), p);
       v += noise_v;
     } else {  // seq: each update sees the previous ones
-      if (noisy) catch_up(batch, t, 0, n, alpha.data(), last.data(), p);
+      if (lazy) catch_up(batch, t, 0, n, alpha.data(), last.data(), p);
       for (Index a = 0; a < count; ++a) {
         if (a + kPrefetchAhead < count) X.prefetch(batch[static_cast<std::size_t>(a + kPrefetchAhead)]);
         const Index j = batch[static_cast<std::size_t>(a)];
@@ -592,6 +623,7 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
         X.axpy(j, step, v);
       }
       check_rows();
+      add_jitter(batch, t, 0, n, alpha.data(), p);  // each row once per batch: after the loop
     }
 
     if (noisy && !exact) {
@@ -603,7 +635,8 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
     if (due(t)) record(t + 1, VectorXd(v / lam_n), &alpha);
   }
   // alpha is returned (a non-released diagnostic): add the outstanding catch-up noise so that
-  // it has the distribution of the hypothetical mechanism's alpha (address T N + j).
+  // it has the distribution of the hypothetical mechanism's alpha (address T N + j; nothing
+  // with hidden_alpha).
   scd_finish_alpha(alpha.data(), last.data(), n, steps, 0, n, p);
   check_finite(v, "coefficient");
   check_finite(alpha, "dual variable");

@@ -74,7 +74,8 @@ linear::ScdParams scd_params(const std::string& loss, const std::string& variant
                              double lam, Index batch_size, Index epochs, Index steps, double clip,
                              double noise_std, const py::bytes& key, std::uint64_t batch_stream,
                              std::uint64_t noise_stream, Index record_every, int n_threads,
-                             int newton_steps, double rate, double n_scale) {
+                             int newton_steps, double rate, double n_scale,
+                             bool hidden_alpha, double alpha_jitter) {
   linear::ScdParams p;
   p.loss = linear::loss_from_string(loss);
   p.variant = linear::scd_variant_from_string(variant);
@@ -93,6 +94,8 @@ linear::ScdParams scd_params(const std::string& loss, const std::string& variant
   p.newton_steps = newton_steps;
   p.rate = rate;
   p.n_scale = n_scale;
+  p.hidden_alpha = hidden_alpha;
+  p.alpha_jitter = alpha_jitter;
   return p;
 }
 
@@ -106,7 +109,8 @@ py::tuple scd_to_py(linear::ScdResult&& r) {
       py::arg("batch_size"), py::arg("epochs"), py::arg("steps"), py::arg("clip"),            \
       py::arg("noise_std"), py::arg("key"), py::arg("batch_stream"), py::arg("noise_stream"), \
       py::arg("record_every"), py::arg("n_threads"), py::arg("newton_steps") = 1,             \
-      py::arg("rate") = 0.0, py::arg("n_scale") = 0.0
+      py::arg("rate") = 0.0, py::arg("n_scale") = 0.0, py::arg("hidden_alpha") = false,   \
+      py::arg("alpha_jitter") = 0.0
 
 linear::SoftmaxParams softmax_params(const std::string& sampling, const std::string& schedule,
                                      double lam, Index batch_size, Index epochs, Index steps,
@@ -153,10 +157,12 @@ void bind_linear(py::module_& m) {
          bool poisson, double lam, Index batch_size, Index epochs, Index steps, double clip,
          double noise_std, const py::bytes& key, std::uint64_t batch_stream,
          std::uint64_t noise_stream, Index record_every, int n_threads, int newton_steps,
-         double rate, double n_scale) {
+         double rate, double n_scale,
+         bool hidden_alpha, double alpha_jitter) {
         const auto p = scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip,
                                   noise_std, key, batch_stream, noise_stream, record_every,
-                                  n_threads, newton_steps, rate, n_scale);
+                                  n_threads, newton_steps, rate, n_scale, hidden_alpha,
+                                  alpha_jitter);
         linear::ScdResult r;
         {
           py::gil_scoped_release release;
@@ -175,10 +181,12 @@ void bind_linear(py::module_& m) {
          const VecRef& y, const std::string& loss, const std::string& variant, bool poisson,
          double lam, Index batch_size, Index epochs, Index steps, double clip, double noise_std,
          const py::bytes& key, std::uint64_t batch_stream, std::uint64_t noise_stream,
-         Index record_every, int n_threads, int newton_steps, double rate, double n_scale) {
+         Index record_every, int n_threads, int newton_steps, double rate, double n_scale,
+         bool hidden_alpha, double alpha_jitter) {
         const auto p = scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip,
                                   noise_std, key, batch_stream, noise_stream, record_every,
-                                  n_threads, newton_steps, rate, n_scale);
+                                  n_threads, newton_steps, rate, n_scale, hidden_alpha,
+                                  alpha_jitter);
         const CsrRows rows = csr_rows(data, indices, indptr, n_cols);
         linear::ScdResult r;
         {
@@ -252,12 +260,13 @@ void bind_linear(py::module_& m) {
          bool poisson, double lam, Index batch_size, Index epochs, Index steps, double clip,
          double noise_std, const py::bytes& key, std::uint64_t batch_stream,
          std::uint64_t noise_stream, Index record_every, int n_threads, int newton_steps,
-         double rate, double n_scale) {
+         double rate, double n_scale,
+         bool hidden_alpha, double alpha_jitter) {
         linear::scd_check_distributed(
             n_total, m_cols,
             scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip, noise_std,
                        key, batch_stream, noise_stream, record_every, n_threads, newton_steps,
-                       rate, n_scale));
+                       rate, n_scale, hidden_alpha, alpha_jitter));
       },
       py::arg("n_total"), py::arg("m"), PRIVLEARN_SCD_ARGS,
       "Checks the parameters of a distributed DP-SCD run over n_total rows and m columns.");
@@ -269,10 +278,12 @@ void bind_linear(py::module_& m) {
          bool poisson, double lam, Index batch_size, Index epochs, Index steps, double clip,
          double noise_std, const py::bytes& key, std::uint64_t batch_stream,
          std::uint64_t noise_stream, Index record_every, int n_threads, int newton_steps,
-         double rate, double n_scale) {
+         double rate, double n_scale,
+         bool hidden_alpha, double alpha_jitter) {
         const auto p = scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip,
                                   noise_std, key, batch_stream, noise_stream, record_every,
-                                  n_threads, newton_steps, rate, n_scale);
+                                  n_threads, newton_steps, rate, n_scale, hidden_alpha,
+                                  alpha_jitter);
         if (alpha.ndim() != 1 || alpha.shape(0) != X.rows() || last.ndim() != 1 ||
             last.shape(0) != X.rows() || !alpha.writeable() || !last.writeable())
           throw std::invalid_argument("alpha and last must be writeable, one entry per row");
@@ -300,10 +311,12 @@ void bind_linear(py::module_& m) {
          const std::string& loss, const std::string& variant, bool poisson, double lam,
          Index batch_size, Index epochs, Index steps, double clip, double noise_std,
          const py::bytes& key, std::uint64_t batch_stream, std::uint64_t noise_stream,
-         Index record_every, int n_threads, int newton_steps, double rate, double n_scale) {
+         Index record_every, int n_threads, int newton_steps, double rate, double n_scale,
+         bool hidden_alpha, double alpha_jitter) {
         const auto p = scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip,
                                   noise_std, key, batch_stream, noise_stream, record_every,
-                                  n_threads, newton_steps, rate, n_scale);
+                                  n_threads, newton_steps, rate, n_scale, hidden_alpha,
+                                  alpha_jitter);
         if (units.ndim() != 1 || units.shape(0) != v.size())
           throw std::invalid_argument("units must have one entry per column");
         VectorXd out = v;
@@ -320,10 +333,12 @@ void bind_linear(py::module_& m) {
          bool poisson, double lam, Index batch_size, Index epochs, Index steps, double clip,
          double noise_std, const py::bytes& key, std::uint64_t batch_stream,
          std::uint64_t noise_stream, Index record_every, int n_threads, int newton_steps,
-         double rate, double n_scale) {
+         double rate, double n_scale,
+         bool hidden_alpha, double alpha_jitter) {
         const auto p = scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip,
                                   noise_std, key, batch_stream, noise_stream, record_every,
-                                  n_threads, newton_steps, rate, n_scale);
+                                  n_threads, newton_steps, rate, n_scale, hidden_alpha,
+                                  alpha_jitter);
         if (alpha.ndim() != 1 || last.ndim() != 1 || alpha.shape(0) != last.shape(0) ||
             !alpha.writeable())
           throw std::invalid_argument("alpha must be writeable and as long as last");

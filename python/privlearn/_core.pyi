@@ -169,6 +169,8 @@ def scd_check_distributed(
     newton_steps: int = 1,
     rate: float = 0.0,
     n_scale: float = 0.0,
+    hidden_alpha: bool = False,
+    alpha_jitter: float = 0.0,
 ) -> None: ...
 def scd_partial_step_dense(
     X: npt.NDArray[np.float64],
@@ -196,6 +198,8 @@ def scd_partial_step_dense(
     newton_steps: int = 1,
     rate: float = 0.0,
     n_scale: float = 0.0,
+    hidden_alpha: bool = False,
+    alpha_jitter: float = 0.0,
 ) -> tuple[npt.NDArray[np.int64], int]: ...
 def scd_apply_units(
     v: npt.NDArray[np.float64],
@@ -218,6 +222,8 @@ def scd_apply_units(
     newton_steps: int = 1,
     rate: float = 0.0,
     n_scale: float = 0.0,
+    hidden_alpha: bool = False,
+    alpha_jitter: float = 0.0,
 ) -> npt.NDArray[np.float64]: ...
 def scd_finish_alpha(
     alpha: npt.NDArray[np.float64],
@@ -242,6 +248,8 @@ def scd_finish_alpha(
     newton_steps: int = 1,
     rate: float = 0.0,
     n_scale: float = 0.0,
+    hidden_alpha: bool = False,
+    alpha_jitter: float = 0.0,
 ) -> None: ...
 def softmax_check_distributed(
     n_total: int,
@@ -434,6 +442,8 @@ def scd_train_dense(
     newton_steps: int = 1,
     rate: float = 0.0,
     n_scale: float = 0.0,
+    hidden_alpha: bool = False,
+    alpha_jitter: float = 0.0,
 ) -> tuple[
     npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], list[float], list[float], int
 ]: ...
@@ -460,6 +470,8 @@ def scd_train_csr(
     newton_steps: int = 1,
     rate: float = 0.0,
     n_scale: float = 0.0,
+    hidden_alpha: bool = False,
+    alpha_jitter: float = 0.0,
 ) -> tuple[
     npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], list[float], list[float], int
 ]: ...

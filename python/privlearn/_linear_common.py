@@ -541,6 +541,8 @@ SCD_DEFAULTS: dict[str, Any] = {
     "newton_steps": 1,
     "rate": 0.0,
     "n_scale": 0.0,
+    "hidden_alpha": False,
+    "alpha_jitter": 0.0,
 }
 
 
@@ -577,6 +579,8 @@ class ScdSpec:
     newton_steps: int
     rate: float = 0.0
     n_scale: float = 0.0
+    hidden_alpha: bool = False
+    alpha_jitter: float = 0.0
 
     @property
     def poisson(self) -> bool:
@@ -605,7 +609,13 @@ class ScdSpec:
             self.record_every,
             n_threads,
         )
-        extra = {"newton_steps": self.newton_steps, "rate": self.rate, "n_scale": self.n_scale}
+        extra = {
+            "newton_steps": self.newton_steps,
+            "rate": self.rate,
+            "n_scale": self.n_scale,
+            "hidden_alpha": self.hidden_alpha,
+            "alpha_jitter": self.alpha_jitter,
+        }
         return args, extra
 
 
@@ -669,6 +679,8 @@ def prepare_scd_spec(n: int, m: int, **kw: Any) -> ScdSpec:
         newton_steps=as_index(kw["newton_steps"], "newton_steps", lower=1, upper=100),
         rate=as_real(kw["rate"], "rate"),
         n_scale=as_real(kw["n_scale"], "n_scale"),
+        hidden_alpha=_as_flag(kw["hidden_alpha"], "hidden_alpha"),
+        alpha_jitter=as_real(kw["alpha_jitter"], "alpha_jitter"),
     )
     if not SCALE_MIN <= spec.alpha <= SCALE_MAX:
         raise ValueError(f"alpha (lambda) must lie in [1e-12, 1e12], got {spec.alpha}")
@@ -687,7 +699,25 @@ def prepare_scd_spec(n: int, m: int, **kw: Any) -> ScdSpec:
         raise ValueError(f"n_scale must be 0 (= N) or lie in [1, 2**53], got {spec.n_scale}")
     if spec.variant == "scd" and (spec.clip > 0 or spec.noise_std > 0):
         raise ValueError("the 'scd' variant is the non-private baseline: no clip, no noise")
+    if not 0 <= spec.alpha_jitter <= SCALE_MAX:
+        raise ValueError(f"alpha_jitter must lie in [0, 1e12], got {spec.alpha_jitter}")
+    if spec.alpha_jitter > 0 and spec.variant not in ("dual", "seq"):
+        raise ValueError(
+            "alpha_jitter needs variant 'dual' or 'seq' (it perturbs the dual variables)"
+        )
+    if spec.hidden_alpha and not (spec.variant == "dual" and spec.poisson):
+        raise ValueError(
+            "hidden_alpha (no per-step noise on alpha) needs variant 'dual' with Poisson "
+            "batches: the hidden-state argument does not cover seq or fixed batches"
+        )
     return spec
+
+
+def _as_flag(value: Any, name: str) -> bool:
+    """A strict bool (``True``/``False`` or a numpy bool), else ``TypeError``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return bool(value)
 
 
 def scd_step_count(n: int, m: int, spec: ScdSpec) -> int:

@@ -21,9 +21,11 @@ statistics and the MSD label mean come from the data, as in the paper; this is o
 guarantee (the :class:`~privlearn.exceptions.PrivacyLeakWarning` is silenced on purpose).
 
 Methods (Section 5): SCD (non-private SDCA, no tuning), SGD (non-private mini-batch SGD;
-tuned: ``eta``, ``L``), DP-SCD (Algorithm 1; tuned: ``L``, ``C``; noise ``sqrt(2) sigma C``,
-Lemma 1), SeqDP-SCD (sequential updates inside a batch; tuned: ``L``, ``C``; noise
-``2 C sqrt(L (L+1)) sigma``, Appendix C) and DP-SGD (Abadi et al. 2016; tuned: ``eta``, ``L``,
+tuned: ``eta``, ``L``), DP-SCD (Algorithm 1; tuned: ``L``, ``C``; noise ``sigma C`` on ``v``
+only, the dual state hidden, with the estimators' per-visit jitter on the batch's ``alpha``
+(issue 20; the paper's Lemma 1 puts ``sqrt(2) sigma C`` on ``alpha_B`` and ``v``)), SeqDP-SCD
+(sequential updates inside a batch; tuned: ``L``, ``C``; noise ``2 C sqrt(L (L+1)) sigma``,
+Appendix C) and DP-SGD (Abadi et al. 2016; tuned: ``eta``, ``L``,
 ``C``; noise ``N(0, sigma^2 C^2)`` on the summed clipped gradients). All private methods use
 Poisson batches with rate ``q = L / N`` and ``T = ceil(epochs N / L)`` steps, and ``sigma`` is
 the smallest noise multiplier that makes ``T`` subsampled Gaussian steps ``(epsilon, delta)``-DP
@@ -70,6 +72,7 @@ from privlearn.experiments._common import (
     write_text,
 )
 from privlearn.experiments._layout import fit_legend, fit_suptitle, fit_title
+from privlearn.linear.scd_estimators import ALPHA_JITTER
 
 __all__ = [
     "DELTA",
@@ -596,8 +599,12 @@ def _fit(job: _Job, split: Split, epochs: int) -> _Out:
         coef, unit = res.coef, 1.0 / n
     elif job.method in ("DP-SCD", "SeqDP-SCD"):
         sigma = _sigma(job.epsilon, n, cfg.L, epochs)
+        hidden: dict[str, Any] = {}
         if job.method == "DP-SCD":
-            noise_std = math.sqrt(2.0) * sigma * cfg.C  # Lemma 1
+            # v noise sigma C, hidden alpha (issue 20; Lemma 1 of the paper: sqrt(2) sigma C)
+            noise_std = sigma * cfg.C
+            if noise_std > 0:
+                hidden = dict(hidden_alpha=True, alpha_jitter=ALPHA_JITTER * noise_std)
         else:
             noise_std = 2.0 * cfg.C * math.sqrt(cfg.L * (cfg.L + 1.0)) * sigma  # Appendix C
         steps = -(-(epochs * n) // cfg.L)
@@ -607,7 +614,7 @@ def _fit(job: _Job, split: Split, epochs: int) -> _Out:
             X, y, key=key, n_threads=1, loss=task.loss,
             variant="dual" if job.method == "DP-SCD" else "seq", sampling="poisson",
             alpha=LAMBDA, batch_size=cfg.L, epochs=epochs, clip=cfg.C, noise_std=noise_std,
-            record_every=record,
+            record_every=record, **hidden,
         )  # fmt: skip
         coef, unit = res.coef, cfg.L / n
     elif job.method in ("SGD", "DP-SGD"):
@@ -1538,7 +1545,9 @@ def _summary(
         "",
         f"Settings: lambda={LAMBDA:g}, delta={DELTA:g}, eps in {{{eps_text}}}, {res.epochs} "
         f"epochs, Poisson batches (q = L/N) for every mini-batch method, sigma from the RDP "
-        f"accountant for T = ceil(epochs N / L) steps; DP-SCD noise sqrt(2) sigma C (Lemma 1), "
+        f"accountant for T = ceil(epochs N / L) steps; DP-SCD: v noise sigma*C, hidden alpha "
+        f"(issue 20; per-visit jitter {ALPHA_JITTER:g} sigma C on the batch's alpha; the "
+        f"paper's Lemma 1: sqrt(2) sigma C on alpha_B and v), "
         f"SeqDP-SCD noise 2 C sqrt(L(L+1)) sigma, DP-SGD noise sigma C on the summed clipped "
         f"gradients; constant learning rate for SGD and DP-SGD. One tuning run per "
         f"configuration on 75% of the training part, selection on the other 25% (validation), "
@@ -1548,11 +1557,13 @@ def _summary(
         "",
         "Privacy model: as in the paper, the training-set sizes N are treated as public (the "
         "schedule T, q = L/N and lambda N use the exact N; the library's estimators instead "
-        "take a declared `n_samples` or spend 5% of epsilon on a noisy count). Since issue 12 "
-        "the DP-SCD and SeqDP-SCD trainers add fresh noise to every dual coordinate at every "
-        "step (drawn lazily when a row is next sampled), which the per-step accounting of the "
-        "dual state needs (see `privlearn.linear.scd_estimators`); the paper's Algorithm 1 "
-        "noises only the batch's coordinates, so the private DP-SCD numbers differ from "
+        "take a declared `n_samples` or spend 5% of epsilon on a noisy count). Accounting "
+        "(issue 20): DP-SCD releases only v, its dual state alpha stays hidden, so each step "
+        "is a subsampled Gaussian of sensitivity C on v (noise sigma*C) and alpha gets no "
+        "privacy noise (the hidden-state argument in `privlearn.linear.scd_estimators`); "
+        "SeqDP-SCD keeps fresh noise on every dual coordinate at every step (drawn lazily when "
+        "a row is next sampled). The paper's Algorithm 1 puts sqrt(2) sigma C on the batch's "
+        "alpha and on v, so the private DP-SCD numbers differ from the paper's and from "
         "earlier versions of this reproduction.",
         "",
     ]

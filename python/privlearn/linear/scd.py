@@ -24,8 +24,11 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
     """Run (DP-)SCD and return the dual variables, the released model and diagnostics.
 
     No accounting happens here: ``noise_std`` is the standard deviation of the Gaussian noise
-    added to every released coordinate (Algorithm 1: ``sqrt(2) sigma C`` by Lemma 1; SeqDP-SCD and
-    primal: ``2 C sqrt(L (L + 1)) sigma``); the estimators derive it from (epsilon, delta).
+    added to every released coordinate; the estimators derive it from (epsilon, delta):
+    ``sigma C`` for Algorithm 1 with Poisson batches and ``hidden_alpha=True`` (only ``v`` is
+    released, the dual state stays hidden; :mod:`privlearn.linear.scd_estimators`, issue 20),
+    ``2 sqrt(2) sigma C`` with fixed batches, ``2 C sqrt(L (L + 1)) sigma`` for SeqDP-SCD and
+    primal.
 
     Parameters
     ----------
@@ -53,7 +56,8 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
         ``C`` in ``[1e-12, 1e12]``: every update becomes ``sign(zeta) min(|zeta|, C)``
         (exact for an infinite ``zeta``; a NaN update becomes 0). 0 = no scaling.
     noise_std : float, default 0
-        In ``[0, 1e12]``. With ``noise_std > 0`` (dual, seq) every coordinate of ``alpha``
+        In ``[0, 1e12]``. With ``noise_std > 0`` (dual, seq; unless ``hidden_alpha``) every
+        coordinate of ``alpha``
         receives fresh ``N(0, noise_std**2)`` at every step, as the accounting (the subsampled
         Gaussian mechanism on ``[alpha; v]`` per step) requires: that hypothetical mechanism,
         which releases the whole noisy ``(alpha, v)`` every step, is an adaptive composition of
@@ -67,10 +71,23 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
         multiplier ``noise_std / clip``, :func:`privlearn.random.noise_lattice`; draws
         ``t m + k`` of ``noise_stream``), and
         converted to float only then; elsewhere it is Box-Muller.
+    hidden_alpha : bool, default False
+        Dual variant with Poisson batches only: ``alpha`` receives no per-step noise at all
+        (only ``v`` is noised). Sound when ``alpha`` is never released: each row's ``alpha_j``
+        is a function of its own row, its own sampling bits and jitter and the released ``v``
+        history, so the hidden-state argument (:mod:`privlearn.linear.scd_estimators`) bounds
+        each step by the subsampled Gaussian of sensitivity ``C`` on ``v`` alone. The returned
+        ``dual_coef`` then carries no privacy noise.
+    alpha_jitter : float, default 0
+        In ``[0, 1e12]`` (dual, seq): the standard deviation of ``N(0, alpha_jitter**2)`` added
+        to ``alpha_j`` of every batch row after its update (one draw per visit, address
+        ``t N + j`` of ``noise_stream + 1``). An algorithmic knob: a per-record perturbation of
+        the hidden state, free for privacy under ``hidden_alpha``.
     batch_stream, noise_stream : int, default 1, 2
-        Stream ids: batches; noise on ``v`` (``noise_stream``) and on ``alpha``
-        (``noise_stream + 2``; ``noise_stream + 1`` is reserved), addressed by row index and
-        step. Exact addresses in ``cpp/include/privlearn/linear/scd.hpp``.
+        Stream ids: batches; noise on ``v`` (``noise_stream``), the jitter on ``alpha``
+        (``noise_stream + 1``) and the per-step noise on ``alpha`` (``noise_stream + 2``),
+        addressed by row index and step. Exact addresses in
+        ``cpp/include/privlearn/linear/scd.hpp``.
     record_every : int, default 0
         Record ``P(theta)`` and ``D(alpha)`` every ``record_every`` steps and at the end (a
         non-private diagnostic computed on the training data).

@@ -244,6 +244,7 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
     batches = Stream(key=spec.key, stream=spec.batch_stream)
     noise_v = Stream(key=spec.key, stream=spec.noise_stream)
     noise_c = Stream(key=spec.key, stream=spec.noise_stream + 2)
+    noise_j = Stream(key=spec.key, stream=spec.noise_stream + 1)  # alpha_jitter
     with np.errstate(over="ignore"):
         sq = (
             np.asarray(X.multiply(X).sum(axis=1)).reshape(-1)
@@ -320,7 +321,14 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
     perm = np.empty(0, dtype=np.int64)
     q_rate = spec.rate if spec.rate > 0 else spec.batch_size / n
     noisy = spec.noise_std > 0
+    lazy = noisy and not spec.hidden_alpha  # hidden_alpha: no noise on alpha (scd.hpp)
     last = np.zeros(n, dtype=np.int64)  # lazy alpha noise: steps already noised (scd.hpp)
+
+    def jitter(t: int, batch: np.ndarray) -> None:
+        """alpha_j += alpha_jitter N(0, 1) for the batch rows (address t N + j)."""
+        if spec.alpha_jitter > 0 and batch.size:
+            a[batch] += spec.alpha_jitter * noise_j._normal_at(t * n + batch)
+
     for t in range(steps):
         if spec.variant == "scd":
             epoch, k = divmod(t, n)
@@ -331,7 +339,7 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
             batch = batches.poisson_sample(t, n, q_rate)
         else:
             batch = batches.choice_without_replacement(t, n, spec.batch_size)
-        if noisy and batch.size:  # the noise of the steps since each batch row's last visit
+        if lazy and batch.size:  # the noise of the steps since each batch row's last visit
             missed = t - last[batch]
             hit = missed > 0
             rows_hit = batch[hit]
@@ -359,6 +367,7 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
                 spec.clip,
             )
             a[batch] += zeta
+            jitter(t, batch)
             if spec.clip > 0 and noisy and spec.noise_std / spec.clip <= 2.0**39:
                 # exact sum, exact noise on the lattice (scd.cpp)
                 units = fixed_point_units(zeta, Xb, spec.clip)
@@ -386,12 +395,13 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
                 step = float(_scale(step, spec.clip)[0])
                 a[j] += step
                 v = v + step * xj
+            jitter(t, batch)
         lattice = spec.variant == "dual" and spec.clip > 0 and spec.noise_std / spec.clip <= 2.0**39
         if noisy and not lattice:  # float noise (no lattice)
             v = v + spec.noise_std * noise_v.normal(t * m, m)
         if due(t):
             record(t, v / lam_n, a)
-    if noisy:  # outstanding catch-up, so the returned alpha has the hypothetical's distribution
+    if lazy:  # outstanding catch-up, so the returned alpha has the hypothetical's distribution
         missed = steps - last
         a = a + np.where(
             missed > 0,

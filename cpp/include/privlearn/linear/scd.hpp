@@ -32,11 +32,31 @@
 //             exact coordinate minimiser; the privacy analysis does not depend on it (scaling
 //             by C bounds every update).
 // Noise on v (and on the primal coordinates): N(0, noise_std^2) per coordinate and step; the
-// caller sets noise_std from the sensitivity (dual: sqrt(2) sigma C, Lemma 1; seq / primal:
+// caller sets noise_std from the sensitivity (dual with Poisson batches and hidden_alpha:
+// sigma C, below; dual with fixed batches: 2 sqrt(2) sigma C; seq / primal:
 // 2 C sqrt(L (L+1)) sigma). Dual with clip > 0: v's noise is the exact discrete Gaussian on the
 // lattice C 2^-k (random.hpp, noise_lattice with multiplier noise_std / clip; draws t m + k of
 // noise_stream) added to the exact fixed-point sum, converted to reals only then.
-// Noise on alpha (dual, seq; only when noise_std > 0), and why it is lazy. The accounting, per
+// The hidden dual state (hidden_alpha; dual variant with Poisson batches only; issue 20): alpha
+// gets no per-step noise and is never released (the caller keeps the returned alpha out of the
+// release). Why that is private with noise sigma C on v alone: row j's update at step t reads
+// only its own row, its own alpha_j and the released v_{t-1}, so alpha_j is a function of that
+// row, its own sampling bits and jitter draws, and the released history. Condition on the bits
+// and jitter of every row but the differing one, z (independent under Poisson sampling: the
+// same law in both worlds). Given the history h, step t's release without z is
+// N(mu_t(h), sigma^2 C^2 I); with z it is the mixture over the posterior of z's hidden state s
+// of (1 - q) N(mu_t(h), .) + q N(mu_t(h) + c_s, .), ||c_s|| <= C (z's fresh bit is independent
+// of s and h). Renyi divergence is jointly quasi-convex (van Erven, Harremoes 2014, Thm 13)
+// and the hockey-stick divergence jointly convex, so each step, in both directions, is bounded
+// by the subsampled Gaussian of sensitivity C; adaptive composition (Mironov 2017, Prop. 1)
+// adds the steps, and removing the conditioning is one more equal-weight mixture. It fails for
+// seq (later updates of a batch read z's unreleased update, so other rows' states depend on z)
+// and for fixed batches (sampling without replacement couples the rows' bits): those keep the
+// noise on alpha below. The full argument: python/privlearn/linear/scd_estimators.py.
+// alpha_jitter (dual, seq): N(0, alpha_jitter^2) added to alpha_j of each batch row after its
+// update, one draw per visit; a per-row perturbation of hidden state, free for privacy under
+// hidden_alpha (an algorithmic knob).
+// Noise on alpha (dual, seq; only when noise_std > 0 and not hidden_alpha), and why it is lazy. The accounting, per
 // step the subsampled Gaussian mechanism on [alpha; v] with the sensitivity above, is valid for
 // the hypothetical mechanism that adds fresh N(0, noise_std^2) to EVERY coordinate of alpha
 // (and of v) at every step and releases the whole noisy (alpha, v): it is an adaptive
@@ -56,6 +76,7 @@
 // thread count or how rows are split among workers):
 //   noise of row j at its visit at step t   sqrt(t - last_j) normal(noise_stream + 2, t N + j)
 //   final catch-up of row j         sqrt(T - last_j) normal(noise_stream + 2, T N + j)
+//   jitter of row j at step t       alpha_jitter normal(noise_stream + 1, t N + j)
 //   noise on v at step t            normal(noise_stream, t M + k), k < M
 //   primal: noise on coordinate r   normal(noise_stream, t M + a) for the a-th chosen coordinate
 // Randomness of the batches: batch_stream (poisson_sample / choice_without_replacement at index
@@ -66,6 +87,7 @@
 // n_scale > 0 replaces N in lambda N everywhere (closed forms, z_j, theta = v / (lambda N'), the
 // primal gradient (1/N') sum_i ... + lambda theta); the recorded objectives keep the true N.
 // Parameter bounds: lambda [1e-12, 1e12], clip 0 or [1e-12, 1e12], noise_std [0, 1e12],
+// alpha_jitter [0, 1e12] (dual, seq), hidden_alpha only for dual with Poisson batches,
 // rate 0 or (0, 1], n_scale 0 or [1, 2^53] (losses.hpp).
 
 #include <cstdint>
@@ -98,6 +120,8 @@ struct ScdParams {
   std::uint64_t batch_stream = 1;
   std::uint64_t noise_stream = 2;
   int newton_steps = 1;      // logistic dual step: Newton iterations (1 = the paper's step)
+  bool hidden_alpha = false; // dual, Poisson: no per-step noise on alpha (hidden dual state)
+  double alpha_jitter = 0.0; // dual / seq: std of N(0, .) added to a batch row's alpha_j per visit
   Index record_every = 0;    // record diagnostics every k steps (and at the end); 0 = never
   int n_threads = 0;
 };
@@ -122,7 +146,7 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p);
 // scd_partial_step: its part of the batch poisson_sample(index = t, n_total, q) (samplers.hpp),
 // the rows' catch-up noise, the scaled updates zeta_j from the broadcast v, their sum
 // sum_j zeta_j x_j in fixed-point units of C into `units` (length m, fixed_sum.hpp), and
-// alpha_j += zeta_j; it returns the first non-finite row (global index) or -1. The driver adds
+// alpha_j += zeta_j (+ the jitter); it returns the first non-finite row (global index) or -1. The driver adds
 // the workers' units and calls scd_apply_units (v += the sum, then v's noise). At the end each
 // worker may call scd_finish_alpha (the outstanding catch-up noise of a returned alpha). The
 // update sum is exact, so the run equals scd_train's bit for bit for any split of the rows.
