@@ -575,7 +575,7 @@ def pure_pld(epsilon: float, interval: float = DEFAULT_INTERVAL) -> DiscretePLD:
     return DiscretePLD(h, i_lo, pmf, 0.0)
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=8)
 def _composed_direction(
     triples: tuple[tuple[tuple[float, float], int], ...],
     interval: float,
@@ -728,10 +728,11 @@ def _calibrate(
         if q >= 1.0:  # exact closed form
             return _plain_epsilon(math.sqrt(steps) / s, delta)
         key = (((q, s), steps),)
-        worst = _composed_direction(key, h, (), "remove").epsilon(delta)
+        probe = _composed_direction.__wrapped__  # probes are not cached (memory)
+        worst = probe(key, h, (), "remove").epsilon(delta)
         if worst > target:  # the larger direction is above the target anyway
             return worst
-        return max(worst, _composed_direction(key, h, (), "add").epsilon(delta))
+        return max(worst, probe(key, h, (), "add").epsilon(delta))
 
     hi = calibrate_sigma(target, delta, q=q, steps=steps)
     # The search grid: the statement's (DEFAULT_INTERVAL) where the one-step grid is small
