@@ -240,7 +240,9 @@ def _cost(est: Any, orders: np.ndarray, row_wise: tuple[str, ...]) -> _Plan:
             curve = curve + rdp_pure_dp(eps, orders)
             if pure is not None:
                 pure += eps
-        elif stmt is not None and stmt.accountant == "rdp" and stmt.events:
+        elif stmt is not None and stmt.accountant in ("rdp", "pld") and stmt.events:
+            # the RDP curve of the candidate's events (a PLD-calibrated candidate too): the
+            # private-selection theorem (Papernot and Steinke 2022) composes RDP curves
             acc = RDPAccountant(orders, neighboring=stmt.neighboring)
             for e in stmt.events:
                 acc.compose(e)
@@ -248,8 +250,8 @@ def _cost(est: Any, orders: np.ndarray, row_wise: tuple[str, ...]) -> _Plan:
             pure = None
         elif not counts:  # a counting candidate is refused by the caller, with its reason
             raise ValueError(
-                f"candidate {type(step).__name__}: privacy_ is neither pure DP nor an RDP "
-                "statement with its events; it cannot be accounted for"
+                f"candidate {type(step).__name__}: privacy_ is neither pure DP nor an RDP or "
+                "PLD statement with its events; it cannot be accounted for"
             )
     return _Plan(curve, pure, total_eps, relation, counts)
 
