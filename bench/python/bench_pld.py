@@ -145,7 +145,7 @@ TIMING: dict[str, tuple[float, int, float, float]] = {
 def clear_caches() -> None:
     """Forget every cached PLD result (a cold calibration)."""
     _pld._calibrate.cache_clear()
-    _pld._composed_plds.cache_clear()
+    _pld._composed_direction.cache_clear()
     _pld._epsilon_for_sigma_pld.cache_clear()
 
 
