@@ -71,7 +71,7 @@ from privlearn.accounting import (
     PoissonSampled,
     PrivacyLedger,
     RDPAccountant,
-    calibrate_sigma,
+    calibrate_noise,
 )
 from privlearn.accounting.rdp import DEFAULT_ORDERS, rdp_pure_dp
 from privlearn.experiments._common import derive_seed, patch_sklearn_for_diffprivlib
@@ -285,15 +285,16 @@ def search_total(
 ) -> tuple[float, float]:
     """The search's (epsilon, delta) when every candidate is planned to ``(e, DELTA)`` on
     ``m`` training rows: the same arithmetic as PrivateHyperparameterSearch.fit (each candidate's
-    RDP curve from its calibrated sigma, the max over candidates and the score, Papernot-Steinke
-    Theorem 2, plus the noisy count)."""
+    RDP curve from its calibrated sigma -- calibrated by the PLD accountant, as the estimator --
+    the max over candidates and the score, Papernot-Steinke Theorem 2, plus the noisy count)."""
     orders = np.asarray(DEFAULT_ORDERS, dtype=np.float64)
     curves = []
     for params in grid:
         b, epochs = params["batch_size"], params["epochs"]
         steps = -(-(epochs * m) // b)
         q = min(1.0, b / m)
-        sigma = calibrate_sigma(e, DELTA, q=q, steps=steps, sampling="poisson", n=m)
+        # as the estimator: the tightest accountant of its sampler (the PLD for Poisson batches)
+        sigma = calibrate_noise(e, DELTA, q=q, steps=steps, sampling="poisson", n=m)
         acc = RDPAccountant(orders, neighboring="add_remove")
         acc.compose(PoissonSampled(q, GaussianEvent(sigma)), count=steps)
         curves.append(acc.rdp)
