@@ -90,10 +90,11 @@ __all__ = [
 
 #: Default grid step ``h`` of the privacy loss (dp_accounting's default is also 1e-4).
 DEFAULT_INTERVAL = 1e-4
-#: Grid step used while searching for sigma (:func:`calibrate_sigma_pld`).
-CALIBRATION_INTERVAL = 2e-4
-#: The calibration searches on the statement's grid when the one-step grid (at the noise RDP
-#: calibrates, the largest searched) has at most this many points.
+#: Coarsest grid step used while searching for sigma (:func:`calibrate_sigma_pld`).
+CALIBRATION_INTERVAL = 4e-4
+#: The calibration searches on the statement's grid, doubled (up to CALIBRATION_INTERVAL) until
+#: the one-step grid (at the noise RDP calibrates, the largest searched) has at most this many
+#: points.
 FINE_SEARCH_GRID = 30_000
 #: Probability mass left outside the grids and windows (moved up, or added to infinity).
 TAIL_MASS = 1e-20
@@ -181,14 +182,23 @@ def _gaussian_delta_add(eps: float, q: float, mu: float) -> float:
 
 
 def _search_up(f: Any, start: float, target: float) -> float:
-    """The smallest ``x`` on the doubling grid from ``start`` with ``f(x) <= target``
-    (``f`` decreasing)."""
+    """An ``x >= start`` with ``f(x) <= target`` (``f`` decreasing), within 1/4096 of the
+    doubling step above the smallest such ``x`` (found by doubling, then bisection)."""
     x = max(start, 1e-3)
     for _ in range(200):
         if f(x) <= target:
-            return x
+            break
         x *= 2.0
-    raise ValueError("the privacy loss has no finite range at this tail mass")
+    else:
+        raise ValueError("the privacy loss has no finite range at this tail mass")
+    lo = x / 2.0 if x > start else 0.0  # f(lo) > target (or lo is below the start)
+    for _ in range(12):  # narrow [lo, x] to ~1/4096 of its width (a shorter grid)
+        mid = 0.5 * (lo + x)
+        if f(mid) <= target:
+            x = mid
+        else:
+            lo = mid
+    return x
 
 
 def _poisson_gaussian_pld(q: float, sigma: float, h: float, direction: str) -> DiscretePLD:
@@ -695,14 +705,15 @@ def calibrate_sigma_pld(
         Number of steps, >= 1.
     rtol : float, default 1e-3
         Relative width of the final bracket (in ``[1e-12, 1)``).
-    interval : float, default 2e-4
-        Grid step of the privacy loss during the search where the one-step grid is large
-        (small sigma: more than :data:`FINE_SEARCH_GRID` points at :data:`DEFAULT_INTERVAL`);
-        a coarser grid is still pessimistic and halves the cost, and there it moves epsilon
-        by under 0.1%. Where the one-step grid is small (large sigma: each step's loss is
-        small, so a coarse grid would cost ~0.4% in epsilon, and the fine one is cheap) the
-        search uses :data:`DEFAULT_INTERVAL`, the statements' grid. The stated epsilon comes
-        out at or a hair below the target.
+    interval : float, default 4e-4
+        The coarsest grid step of the search (:data:`CALIBRATION_INTERVAL`). The search starts
+        from the statements' grid (:data:`DEFAULT_INTERVAL`) and doubles it, up to
+        ``interval``, while the one-step grid has more than :data:`FINE_SEARCH_GRID` points
+        (small sigma). A coarser grid is still pessimistic (the noise comes out a hair larger,
+        never smaller) and it is used only where each step's losses are large: epsilon moves
+        by 0.03% at adult's DP-SGD schedule at eps 3 and by 0.2% at T ~ 1e5 with sigma 0.54.
+        The statement is then computed on :data:`DEFAULT_INTERVAL`, so the stated epsilon
+        comes out at or a hair below the target.
 
     Returns
     -------
@@ -738,11 +749,12 @@ def _calibrate(
     # The search grid: the statement's (DEFAULT_INTERVAL) where the one-step grid is small
     # (large sigma: cheap, and each step's loss is small, so a coarse grid would cost ~0.4% in
     # epsilon), ``interval`` where it is large (small sigma: the coarse grid costs < 0.1%).
-    h = interval
+    h = min(interval, DEFAULT_INTERVAL)
     if q < 1.0 and interval > DEFAULT_INTERVAL:
         top = _search_up(lambda e: _gaussian_delta_remove(e, q, 1.0 / hi), 1.0, TAIL_MASS)
-        if (top - math.log1p(-q)) / DEFAULT_INTERVAL <= FINE_SEARCH_GRID:
-            h = DEFAULT_INTERVAL
+        points = (top - math.log1p(-q)) / DEFAULT_INTERVAL
+        while points > FINE_SEARCH_GRID and 2.0 * h <= interval * (1 + 1e-9):
+            h, points = 2.0 * h, points / 2.0
 
     def gap(s: float) -> float:
         return eps_of(s, h) / target - 1.0
