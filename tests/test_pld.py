@@ -236,3 +236,19 @@ def test_estimator_epsilon_recomputed_by_dp_accounting(estimator: str) -> None:
     theirs = acc.get_epsilon(1e-5)
     assert p.epsilon == pytest.approx(theirs, rel=1e-4)
     assert st.rdp_epsilon > p.epsilon
+
+
+def test_tiny_noise_is_left_to_rdp() -> None:
+    """Below PLD_MIN_SIGMA (epsilons in the tens or more) the PLD accountant refuses the event
+    with a clear error and the estimators use RDP; an estimator at epsilon 1e4 states it."""
+    from privlearn.accounting.pld import PLD_MIN_SIGMA
+    from privlearn.linear import DPSCDRegressor
+
+    with pytest.raises(UnsupportedEventError, match="floor"):
+        PLDAccountant().compose(PoissonSampled(0.01, GaussianEvent(PLD_MIN_SIGMA / 2)), 10)
+    assert isinstance(accountant_for("add_remove", PLD_MIN_SIGMA / 2), RDPAccountant)
+    rdp = calibrate_sigma(1e4, 1e-5, q=0.5, steps=4)
+    assert rdp < PLD_MIN_SIGMA and calibrate_noise(1e4, 1e-5, q=0.5, steps=4) == rdp
+    assert calibrate_sigma_pld(30.0, 1e-5, q=0.5, steps=4) >= PLD_MIN_SIGMA
+    fit = DPSCDRegressor(epsilon=1e4, seed=0, batch_size=1).fit(np.zeros((2, 3)), np.zeros(2))
+    assert fit.privacy_.accountant == "rdp" and fit.privacy_.epsilon <= 1e4

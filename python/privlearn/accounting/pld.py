@@ -76,6 +76,7 @@ from .rdp import _as_delta
 __all__ = [
     "CALIBRATION_INTERVAL",
     "DEFAULT_INTERVAL",
+    "PLD_MIN_SIGMA",
     "TAIL_MASS",
     "DiscretePLD",
     "PLDAccountant",
@@ -96,6 +97,10 @@ CALIBRATION_INTERVAL = 4e-4
 #: the one-step grid (at the noise RDP calibrates, the largest searched) has at most this many
 #: points.
 FINE_SEARCH_GRID = 30_000
+#: Smallest noise multiplier the PLD accountant takes (below it each step's losses reach the
+#: hundreds and the grids millions of points; such runs have epsilons in the tens or more,
+#: where RDP is as good: :mod:`privlearn.accounting.tightest` uses RDP there).
+PLD_MIN_SIGMA = 0.2
 #: Probability mass left outside the grids and windows (moved up, or added to infinity).
 TAIL_MASS = 1e-20
 #: Largest one-step grid; a finer one is coarsened (a coarser grid is still pessimistic).
@@ -449,13 +454,25 @@ def _regrid(pld: DiscretePLD, h: float) -> DiscretePLD:
     return DiscretePLD(h, lo, out, pld.inf_mass)
 
 
+def _check_floor(event: Event, sigma: float) -> None:
+    if sigma < PLD_MIN_SIGMA:
+        raise _unsupported(
+            event,
+            "pld",
+            f"noise multiplier {sigma:.6g} is below the PLD accountant's floor {PLD_MIN_SIGMA} "
+            "(use RDPAccountant)",
+        )
+
+
 def _unpack(event: Event) -> list[tuple[float, float, int]]:
     """``(q, sigma, count)`` triples of an event made of (subsampled) Gaussians."""
     if isinstance(event, GaussianEvent):
+        _check_floor(event, event.noise_multiplier)
         return [(1.0, event.noise_multiplier, 1)]
     if isinstance(event, PoissonSampled):
         inner = event.event
         if isinstance(inner, GaussianEvent):
+            _check_floor(event, inner.noise_multiplier)
             return [(event.q, inner.noise_multiplier, 1)]
         raise _unsupported(event, "pld", "only a Gaussian inside PoissonSampled")
     if isinstance(event, SelfComposed):
@@ -691,7 +708,8 @@ def calibrate_sigma_pld(
     (:func:`~privlearn.accounting.calibrate_sigma`, an upper bound of the tight sigma; checked,
     and doubled if the discretised PLD needs more), the lower end is found by shrinking it;
     then the same safeguarded secant search on ``log sigma``. The returned sigma meets the
-    target by the PLD accountant and ``sigma / (1 + rtol)`` does not.
+    target by the PLD accountant and ``sigma / (1 + rtol)`` does not, unless that would be
+    below :data:`PLD_MIN_SIGMA`: the floor is then returned (it meets the target).
 
     Parameters
     ----------
@@ -770,12 +788,16 @@ def _calibrate(
         raise ValueError(f"no noise multiplier reaches epsilon={target} at delta={delta}")
     # the tight sigma is typically RDP's / 1.05..1.5: start the lower end at a guess from the
     # slope d log eps / d log sigma ~ -1 (a bracket is all that matters; it is checked)
-    lo = hi / min(2.0, max(1.02, 1.0 + 1.2 * max(-g_hi, 0.0)))
+    lo = max(PLD_MIN_SIGMA, hi / min(2.0, max(1.02, 1.0 + 1.2 * max(-g_hi, 0.0))))
+    if lo >= hi:  # the noise is at the accountant's floor already
+        return hi
     g_lo = gap(lo)
     for _ in range(60):
         if g_lo > 0.0:
             break
         hi, g_hi = lo, g_lo
-        lo *= 0.8
+        if lo <= PLD_MIN_SIGMA:  # meets the target at the floor: the floor is returned
+            return hi
+        lo = max(PLD_MIN_SIGMA, lo * 0.8)
         g_lo = gap(lo)
     return _shrink_bracket(gap, lo, g_lo, hi, g_hi, math.log1p(rtol))

@@ -4,6 +4,8 @@
   add/remove-one neighbours: the privacy loss distribution
   (:mod:`~privlearn.accounting.pld`; pessimistic, tight to the discretisation), with the Renyi-DP
   epsilon of the same events shown beside it in the statement.
+- Noise multipliers below :data:`~privlearn.accounting.pld.PLD_MIN_SIGMA` (0.2; epsilons in
+  the tens or more): Renyi DP (the loss grids would be huge, and the two agree there).
 - Fixed-size batches drawn without replacement (replace-one neighbours): Renyi DP (Wang, Balle,
   Kasiviswanathan 2019). The loss distribution of that sampler has no closed-form dominating
   pair that we (or dp_accounting) account for, so these runs keep RDP and say so
@@ -18,7 +20,7 @@ from typing import Any
 
 from .accountant import RDPAccountant
 from .calibrate import calibrate_sigma, epsilon_for_sigma
-from .pld import PLDAccountant, calibrate_sigma_pld, epsilon_for_sigma_pld
+from .pld import PLD_MIN_SIGMA, PLDAccountant, calibrate_sigma_pld, epsilon_for_sigma_pld
 
 __all__ = ["accountant_for", "calibrate_noise", "epsilon_of_noise", "uses_pld"]
 
@@ -31,10 +33,12 @@ def uses_pld(sampling: str) -> bool:
     return sampling == "poisson"
 
 
-def accountant_for(neighboring: str) -> Any:
-    """A fresh accountant for runs under ``neighboring``: a :class:`PLDAccountant` for
-    add/remove-one (Poisson or full batches), an :class:`RDPAccountant` for replace-one."""
-    if neighboring == "add_remove":
+def accountant_for(neighboring: str, sigma: float | None = None) -> Any:
+    """A fresh accountant for runs under ``neighboring`` with noise multiplier ``sigma``: a
+    :class:`PLDAccountant` for add/remove-one (Poisson or full batches) with ``sigma`` at
+    least :data:`~privlearn.accounting.pld.PLD_MIN_SIGMA`, an :class:`RDPAccountant`
+    otherwise (replace-one; or a tiny noise, an epsilon in the tens, where RDP is as good)."""
+    if neighboring == "add_remove" and (sigma is None or sigma >= PLD_MIN_SIGMA):
         return PLDAccountant(neighboring="add_remove")
     return RDPAccountant(neighboring=neighboring)
 
@@ -51,9 +55,10 @@ def calibrate_noise(
     """Smallest noise multiplier meeting ``(epsilon, delta)`` by the tightest accountant of
     the sampler (:func:`~privlearn.accounting.pld.calibrate_sigma_pld` or
     :func:`~privlearn.accounting.calibrate_sigma`)."""
-    if uses_pld(sampling):
-        return calibrate_sigma_pld(epsilon, delta, q=q, steps=steps)
-    return calibrate_sigma(epsilon, delta, q=q, steps=steps, sampling=sampling, n=n)
+    rdp = calibrate_sigma(epsilon, delta, q=q, steps=steps, sampling=sampling, n=n)
+    if not uses_pld(sampling) or rdp < PLD_MIN_SIGMA:
+        return rdp
+    return calibrate_sigma_pld(epsilon, delta, q=q, steps=steps)
 
 
 def epsilon_of_noise(
@@ -67,6 +72,6 @@ def epsilon_of_noise(
 ) -> float:
     """Epsilon of a run with noise multiplier ``sigma`` by the tightest accountant of the
     sampler (the inverse of :func:`calibrate_noise`)."""
-    if uses_pld(sampling):
+    if uses_pld(sampling) and sigma >= PLD_MIN_SIGMA:
         return epsilon_for_sigma_pld(sigma, delta, q=q, steps=steps)
     return epsilon_for_sigma(sigma, delta, q=q, steps=steps, sampling=sampling, n=n)

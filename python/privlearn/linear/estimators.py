@@ -447,7 +447,7 @@ class _DPSGDBase(PrivateLinearModel):
             event = SampledWithoutReplacement(n, batch_size, GaussianEvent(sigma_event))
         # The accountant is fixed to the sampler's neighbouring relation: a mismatched event
         # raises UnsupportedEventError instead of a wrong number.
-        acc = accountant_for(NEIGHBORING[sampling]).compose(event, count=steps)
+        acc = accountant_for(NEIGHBORING[sampling], sigma_event).compose(event, count=steps)
         statement = lattice_statement(acc, slack, delta)
         total = statement.epsilon + size.epsilon
         if size.source == "noisy_count":

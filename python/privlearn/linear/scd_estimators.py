@@ -571,7 +571,7 @@ class _DPSCDBase(PrivateLinearModel):
             event = SampledWithoutReplacement(n, L, noise_event)
         # The accountant is fixed to the sampler's neighbouring relation: a mismatched event
         # raises UnsupportedEventError instead of giving a wrong number.
-        accountant = accountant_for(neighboring).compose(event, count=steps * tasks)
+        accountant = accountant_for(neighboring, sigma).compose(event, count=steps * tasks)
         if slack is not None:
             statement = lattice_statement(accountant, slack, delta)
         else:
