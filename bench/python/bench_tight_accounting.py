@@ -59,7 +59,7 @@ Usage::
         python bench/python/bench_tight_accounting.py --label before     # or --label after
     python bench/python/bench_tight_accounting.py --compare before after
     python bench/python/bench_tight_accounting.py --quick --label smoke   # prints only
-    python bench/python/bench_tight_accounting.py --quick --label smoke --out /tmp/t.json
+    python bench/python/bench_tight_accounting.py --quick --label smoke --out smoke.json
 """
 
 from __future__ import annotations
@@ -397,7 +397,8 @@ def provenance() -> dict[str, Any]:
     code = ("python", "cpp") if top else ()
     status = _git(Path(top or pkg), "status", "--porcelain", "--untracked-files=no", "--", *code)
     return {
-        "privlearn_path": str(pkg),
+        # where the package came from, relative to its checkout (no machine path is recorded)
+        "privlearn_path": str(pkg.relative_to(top)) if top else "installed",
         "privlearn_version": getattr(privlearn, "__version__", None),
         "git_commit": _git(pkg, "rev-parse", "HEAD"),
         # the last commit that changed the measured code (python/, cpp/) and whether the
