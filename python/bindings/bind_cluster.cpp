@@ -8,6 +8,7 @@
 
 #include "bindings.hpp"
 #include "privlearn/checks.hpp"
+#include "privlearn/cluster/coreset.hpp"
 #include "privlearn/cluster/grid.hpp"
 #include "privlearn/cluster/maxcover.hpp"
 
@@ -86,6 +87,42 @@ void bind_cluster(py::module_& m) {
       py::arg("n_threads") = 0,
       "Private greedy max cover over grids of the given radii (Chaturvedi, Nguyen & Xu 2021, "
       "Algorithm 3 with Claim 4.2): (centers, level, covered, remainder, n_grid, n_offsets).");
+  m.def(
+      "lsh_codes",
+      [](const MatRef& X, const VecRef& centre, const MatRef& H, const VecRef& thresholds,
+         int n_threads) {
+        std::vector<std::uint64_t> codes;
+        {
+          py::gil_scoped_release release;
+          codes = cluster::lsh_codes(X, centre, H, thresholds, n_threads);
+        }
+        return to_array(codes);
+      },
+      py::arg("X").noconvert(), py::arg("centre"), py::arg("H").noconvert(),
+      py::arg("thresholds"), py::arg("n_threads") = 0,
+      "Hash codes of the rows: bit (depth-1-j) = [<x - centre, H[j]> > thresholds[j]] (uint64).");
+  m.def(
+      "clipped_cluster_sums",
+      [](const MatRef& X, const py::array_t<std::int64_t, py::array::c_style>& labels,
+         Index n_cells, const VecRef& centre, double radius, int exponent, int n_threads) {
+        if (labels.ndim() != 1 || labels.shape(0) != X.rows())
+          throw std::invalid_argument("labels must be 1-D with one entry per row of X");
+        cluster::CellSums s;
+        {
+          py::gil_scoped_release release;
+          s = cluster::clipped_cluster_sums(X, labels.data(), n_cells, centre, radius, exponent,
+                                            n_threads);
+        }
+        const auto k = static_cast<py::ssize_t>(s.n_cells), d = static_cast<py::ssize_t>(s.dim);
+        py::array_t<std::int64_t> hi({k, d}), lo({k, d});
+        std::copy(s.hi.begin(), s.hi.end(), hi.mutable_data());
+        std::copy(s.lo.begin(), s.lo.end(), lo.mutable_data());
+        return py::make_tuple(to_array(s.counts), hi, lo);
+      },
+      py::arg("X").noconvert(), py::arg("labels"), py::arg("n_cells"), py::arg("centre"),
+      py::arg("radius"), py::arg("exponent"), py::arg("n_threads") = 0,
+      "Per-cell (counts, hi, lo): exact fixed-point sums of the rows moved to the centre and "
+      "projected onto B(0, radius) (label -1: row skipped).");
 }
 
 }  // namespace privlearn::bindings

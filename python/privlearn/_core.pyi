@@ -576,6 +576,23 @@ def maxcover_candidates(
     npt.NDArray[np.int64],
 ]: ...
 
+def lsh_codes(
+    X: npt.NDArray[np.float64],
+    centre: npt.ArrayLike,
+    H: npt.NDArray[np.float64],
+    thresholds: npt.ArrayLike,
+    n_threads: int = 0,
+) -> npt.NDArray[np.uint64]: ...
+def clipped_cluster_sums(
+    X: npt.NDArray[np.float64],
+    labels: npt.NDArray[np.int64],
+    n_cells: int,
+    centre: npt.ArrayLike,
+    radius: float,
+    exponent: int,
+    n_threads: int = 0,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+
 # ---- he: CKKS-like slot-layout simulator kernels (privlearn/he/slots.hpp) ------------------
 he_op_stride: int
 he_ct_stride: int

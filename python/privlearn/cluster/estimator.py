@@ -20,6 +20,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
 from sklearn.metrics.pairwise import euclidean_distances
 
+from privlearn import _core
 from privlearn._checks import as_index, as_real, as_threads
 from privlearn.accounting import (
     DEFAULT_DELTA,
@@ -52,6 +53,25 @@ from privlearn.cluster._common import (
     project_rows,
     resolve_radius,
 )
+from privlearn.cluster.lsh_coreset import (
+    LLOYD_COUNT_SHARE,
+    LSH_BRANCH_SD,
+    LSH_CELL_THRESHOLD_SD,
+    LSH_DEPTH,
+    LSH_MAX_NODES,
+    LSH_THRESHOLD_SD,
+    MAX_DEPTH,
+    STREAM_LSH,
+    LSHSchedule,
+    cell_labels,
+    gaussian_centres,
+    gdp_mu,
+    grow_tree,
+    lattice_sigma,
+    lsh_hyperplanes,
+    lsh_split,
+    release_coreset,
+)
 from privlearn.cluster.maxcover import (
     MaxCoverResult,
     count_offsets,
@@ -60,8 +80,10 @@ from privlearn.cluster.maxcover import (
     maxcover_candidates,
     maxcover_pick_epsilon,
 )
+from privlearn.fixed_point import fixed_point_exponent, fixed_point_value
 from privlearn.mechanisms import discrete_laplace
 from privlearn.mechanisms._bits import spend
+from privlearn.mechanisms.gaussian import analytic_gaussian_epsilon
 
 __all__ = ["DEFAULT_SPLIT", "MAX_CLUSTERS", "MAX_GRID_FACTOR", "DPKMeans", "proxy_counts"]
 
@@ -80,7 +102,7 @@ DEFAULT_SPLIT: dict[str, float] = {
     "delta_average": 0.25,
     "delta_lloyd": 0.25,
 }
-_METHODS = ("maxcover", "balcan")
+_METHODS = ("lsh", "maxcover", "balcan")
 
 #: Largest ``n_clusters`` :class:`DPKMeans` accepts: a public cap, so that refusing does not
 #: depend on the private number of rows. Every centre is a noisy average (a count with
@@ -261,7 +283,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         n_clusters: int = 8,
         epsilon: float = 1.0,
         delta: float = DEFAULT_DELTA,
-        method: str = "maxcover",
+        method: str = "lsh",
         radius: float | None = None,
         *,
         clip: bool = False,
@@ -277,6 +299,8 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         n_threads: int | None = None,
         seed: int | None = None,
         backend: str = "core",
+        max_depth: int | None = None,
+        private_scale: bool | None = None,
     ) -> None:
         self.n_clusters = n_clusters
         self.epsilon = epsilon
@@ -296,6 +320,8 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         self.n_threads = n_threads
         self.seed = seed
         self.backend = backend
+        self.max_depth = max_depth
+        self.private_scale = private_scale
 
     # ---- validation ------------------------------------------------------------------------
     def _params(self) -> dict[str, Any]:
@@ -359,7 +385,37 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         out["seed"] = (
             None if self.seed is None else as_index(self.seed, "seed", upper=(1 << 64) - 1)
         )
-        out["split"] = self._split(out["lloyd_steps"])
+        out["max_depth"] = (
+            LSH_DEPTH
+            if self.max_depth is None
+            else as_index(self.max_depth, "max_depth", lower=1, upper=MAX_DEPTH)
+        )
+        if self.private_scale is None:
+            out["private_scale"] = self.method == "lsh"
+        else:
+            out["private_scale"] = _as_bool(self.private_scale, "private_scale")
+            if out["private_scale"] and self.method != "lsh":
+                raise ValueError("private_scale=True is implemented for method='lsh' only")
+        if self.method != "lsh" and self.max_depth is not None:
+            raise ValueError("max_depth applies to method='lsh' only")
+        if self.method == "lsh":
+            if self.budget_split is not None and not isinstance(self.budget_split, Mapping):
+                raise TypeError(
+                    f"budget_split must be a dict, got {type(self.budget_split).__name__}"
+                )
+            overrides = (
+                None
+                if self.budget_split is None
+                else {
+                    k: as_real(v, f"budget_split[{k!r}]", numbers_only=True)
+                    for k, v in self.budget_split.items()
+                }
+            )
+            out["split"] = lsh_split(
+                overrides, private_scale=out["private_scale"], lloyd_steps=out["lloyd_steps"]
+            )
+        else:
+            out["split"] = self._split(out["lloyd_steps"])
         return out
 
     def _split(self, lloyd_steps: int) -> dict[str, float]:
@@ -423,6 +479,9 @@ class DPKMeans(ClusterMixin, BaseEstimator):
                 )
         if not private:
             return eps_size
+        if self.method == "lsh":
+            self._lsh_plan(prm, d, 1.0)  # refuses a budget too small for a step's lattice
+            return 0.0
         eps_rest = eps - eps_size
         split = prm["split"]
         if self.method == "maxcover":
@@ -455,7 +514,9 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         return eps_size
 
     def _needs_size(self, prm: dict[str, Any]) -> bool:
-        """Whether the schedule depends on the data-set size."""
+        """Whether the schedule depends on the data-set size (never for the LSH coreset)."""
+        if self.method == "lsh":
+            return False
         return self.method == "balcan" or prm["radii"] is None or prm["picks"] is None
 
     # ---- fitting -----------------------------------------------------------------------------
@@ -529,6 +590,8 @@ class DPKMeans(ClusterMixin, BaseEstimator):
                 stacklevel=2,
             )
 
+        if self.method == "lsh":
+            return self._fit_lsh(rows, prm, radius, seeds, ledger)
         rows.project(jl_matrix(d, p, seeds.substream(STREAM_JL)), radius)
         eps_rest = eps - eps_size
         part = {
@@ -612,7 +675,14 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             out.append(f"radius={radius:g} (taken from the data: NOT covered by the guarantee)")
         else:
             out.append(f"radius={radius:g}" + (" (rows clipped to it)" if prm["clip"] else ""))
-        out += [f"n_features={d}", f"proj_dim={p}"]
+        if self.method == "lsh":
+            out += [
+                f"n_features={d}",
+                f"max_depth={prm['max_depth']}",
+                f"private_scale={prm['private_scale']}",
+            ]
+        else:
+            out += [f"n_features={d}", f"proj_dim={p}"]
         if prm["n_samples"] is not None:
             out.append(f"n_samples={prm['n_samples']}")
         if self.method == "maxcover":
@@ -705,6 +775,143 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             )
         return centers, cand.shape[0]
 
+    # ---- the LSH-tree coreset ----------------------------------------------------------------
+    def _lsh_plan(
+        self, prm: dict[str, Any], d: int, r: float
+    ) -> tuple[float, LSHSchedule, float, float, float]:
+        """The GDP plan of an LSH fit whose rows lie in a ball of radius ``r``: ``(mu_scale,
+        schedule, sigma of a Lloyd count, sigma of a Lloyd sum, mu of all Lloyd rounds)``
+        (every ``mu`` an upper bound, the lattices' share included). Raises ``ValueError`` when a
+        step's share of ``mu`` is too small for its lattice (before any spend)."""
+        split = prm["split"]
+        mu = gdp_mu(prm["epsilon"], prm["delta"])
+        try:
+            schedule = LSHSchedule.plan(
+                mu * math.sqrt(split["tree"]),
+                mu * math.sqrt(split["counts"]),
+                mu * math.sqrt(split["sums"]),
+                r,
+                depth=prm["max_depth"],
+                threshold_sd=LSH_THRESHOLD_SD,
+                cell_threshold_sd=LSH_CELL_THRESHOLD_SD,
+                max_nodes=LSH_MAX_NODES,
+                branch_sd=LSH_BRANCH_SD,
+                dim=d,
+            )
+            sig_n = sig_s = math.inf
+            steps = prm["lloyd_steps"]
+            if steps:
+                mu_round = mu * math.sqrt(split["lloyd"] / steps)
+                sig_n = lattice_sigma(1.0, mu_round * math.sqrt(LLOYD_COUNT_SHARE))
+                sig_s = lattice_sigma(r, mu_round * math.sqrt(1.0 - LLOYD_COUNT_SHARE))
+        except ValueError as exc:
+            raise ValueError(
+                f"epsilon={prm['epsilon']:g}, delta={prm['delta']:g} are too small for "
+                f"method='lsh' with max_depth={prm['max_depth']} and "
+                f"lloyd_steps={prm['lloyd_steps']}: {exc}"
+            ) from None
+        mu_scale = mu * math.sqrt(split.get("scale", 0.0))
+        mu_lloyd = mu * math.sqrt(split["lloyd"]) if prm["lloyd_steps"] else 0.0
+        return mu_scale, schedule, sig_n, sig_s, mu_lloyd
+
+    def _fit_lsh(self, rows, prm, radius, seeds, ledger):  # type: ignore[no-untyped-def]
+        """``method="lsh"``: private scale, LSH-tree coreset, weighted k-means on it, private
+        Lloyd rounds on the data (:mod:`privlearn.cluster.lsh_coreset`); one mu-GDP release."""
+        k, d = prm["k"], rows.d
+        private = ledger is not None
+        centre, r, mu_scale_spent = np.zeros(d), radius, 0.0
+        if private:
+            ledger.spend(prm["epsilon"], prm["delta"], label="LSH coreset k-means (mu-GDP)")
+            mu_scale = self._lsh_plan(prm, d, radius)[0]
+            if prm["private_scale"]:
+                centre, r, mu_scale_spent = rows.private_scale(
+                    radius, mu_scale, seeds, prm["n_threads"]
+                )
+            _, schedule, sig_n, sig_s, mu_lloyd = self._lsh_plan(prm, d, r)
+        else:
+            schedule = LSHSchedule(
+                depth=prm["max_depth"], sigma_tree=0.0, sigma_count=0.0, sigma_sum=0.0,
+                threshold=1.0, cell_threshold=1.0, max_nodes=LSH_MAX_NODES, mu=0.0,
+                branch_threshold=1.0,
+            )
+            sig_n = sig_s = mu_lloyd = 0.0
+        H, t = lsh_hyperplanes(d, schedule.depth, seeds.substream(STREAM_LSH))
+        codes = rows.lsh_codes(centre, H, t, prm["n_threads"])
+        kept, _ = grow_tree(np.sort(codes), schedule, seeds)
+        del codes
+        n_cells = sum(int(p.size) for p in kept)
+        stats = rows.lsh_cell_sums(kept, schedule.depth, n_cells, centre, r, H, t, prm["n_threads"])
+        if private:
+            points, weights = release_coreset(stats, centre, r, schedule, seeds)
+        else:
+            counts, hi, lo = stats
+            keep = counts > 0
+            points = centre + fixed_point_value(hi, lo, fixed_point_exponent(r))[keep] / counts[
+                keep, None
+            ]
+            weights = counts[keep].astype(np.float64)
+        n_core = points.shape[0]
+        if n_core < k:  # k-means needs k points: the centre, with a negligible weight
+            points = np.vstack([points, np.tile(centre, (k - n_core, 1))])
+            weights = np.concatenate([weights, np.full(k - n_core, 1e-9)])
+        from privlearn.parallel import fork_safe_threads
+
+        km = KMeans(n_clusters=k, n_init=3, random_state=seeds() % (2**31))
+        with fork_safe_threads():
+            km.fit(points, sample_weight=weights)
+        centers = np.asarray(km.cluster_centers_, dtype=np.float64)
+        steps = prm["lloyd_steps"]
+        for _ in range(steps):
+            stats = rows.nearest_sums(centers, k, centre, r, prm["n_threads"])
+            if private:
+                centers = gaussian_centres(stats, centre, r, sig_n, sig_s, seeds, centers)
+            else:
+                counts, hi, lo = stats
+                ok = counts > 0
+                sums = fixed_point_value(hi, lo, fixed_point_exponent(r))
+                centers = centers.copy()
+                centers[ok] = centre + sums[ok] / counts[ok, None]
+        self.cluster_centers_ = centers
+        self.n_candidates_ = int(n_core)
+        self.radii_, self.picks_, self.n_levels_ = None, None, None
+        self.tree_levels_ = max(level for level, p in enumerate(kept) if p.size or level == 0)
+        self.scale_centre_, self.scale_radius_ = np.array(centre), float(r)
+        self.proj_dim_ = None
+        self.radius_ = radius
+        if ledger is not None:
+            ledger.close()
+        self.ledger_ = ledger
+        self.dataset_size_ = None
+        self.n_features_in_ = d
+        public = self._public_inputs(prm, radius, d, d)
+        size_text = "not used (the LSH schedule does not depend on it)"
+        if private:
+            mu_total = math.sqrt(mu_scale_spent**2 + schedule.mu**2 + mu_lloyd**2)
+            self.privacy_ = KMeansPrivacyStatement(
+                epsilon=analytic_gaussian_epsilon(mu_total, prm["delta"]),
+                delta=prm["delta"],
+                accountant=(
+                    f"Gaussian DP (every release a Gaussian, composed exactly: mu={mu_total:.6g}, "
+                    "Dong, Roth & Su 2022; (epsilon, delta) by the analytic conversion)"
+                ),
+                events=(GaussianEvent(1.0 / mu_total),),
+                neighboring="add_remove",
+                dataset_size=size_text,
+                public_inputs=public,
+            )
+        else:
+            self.privacy_ = KMeansPrivacyStatement(
+                math.inf, 0.0, "none (epsilon=inf: not private)", dataset_size=size_text,
+                public_inputs=public,
+            )
+        if prm["diagnostics"]:
+            self.diagnostics_ = KMeansDiagnostics(
+                n_samples=rows.n,
+                labels=assign(rows.X, centers),
+                inertia=kmeans_cost(rows.X, centers),
+            )
+        return self
+
     # ---- use -------------------------------------------------------------------------------
     def _check_fitted_X(self, X: Any) -> np.ndarray:
         if not hasattr(self, "cluster_centers_"):
@@ -765,6 +972,51 @@ class _LocalRows:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         labels = assign(self.Y if projected else self.X, centres)  # type: ignore[arg-type]
         return cluster_sums(self.X, labels, k, radius)
+
+    # the LSH coreset (method="lsh")
+    def lsh_codes(
+        self, centre: np.ndarray, H: np.ndarray, t: np.ndarray, n_threads: int | None
+    ) -> np.ndarray:
+        self._codes = _core.lsh_codes(self.X, centre, H, t, _threads(n_threads))
+        return self._codes
+
+    def lsh_cell_sums(
+        self,
+        kept: list[np.ndarray],
+        depth: int,
+        n_cells: int,
+        centre: np.ndarray,
+        radius: float,
+        H: np.ndarray,
+        t: np.ndarray,
+        n_threads: int | None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        del H, t  # the codes of lsh_codes
+        labels = cell_labels(self._codes, kept, depth)
+        del self._codes
+        return _core.clipped_cluster_sums(
+            self.X, labels, n_cells, centre, radius, fixed_point_exponent(radius),
+            _threads(n_threads),
+        )
+
+    def nearest_sums(
+        self, centres: np.ndarray, k: int, centre: np.ndarray, radius: float,
+        n_threads: int | None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        labels = assign(self.X, centres)
+        return _core.clipped_cluster_sums(
+            self.X, labels, k, centre, radius, fixed_point_exponent(radius), _threads(n_threads)
+        )
+
+    def private_scale(
+        self, radius: float, mu: float, seeds: SeedSource, n_threads: int | None
+    ) -> tuple[np.ndarray, float, float]:
+        return np.zeros(self.d), radius, 0.0
+
+
+def _threads(n_threads: int | None) -> int:
+    """The core's thread argument (0: its default)."""
+    return 0 if n_threads is None else int(n_threads)
 
 
 def _is_dask(X: Any) -> bool:

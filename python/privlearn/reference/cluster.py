@@ -14,7 +14,15 @@ import numpy as np
 
 from privlearn.reference.random import Stream
 
-__all__ = ["MAX_GRID_DIM", "MEMBER_OFFSET", "grid_cover", "grid_offsets", "maxcover_candidates"]
+__all__ = [
+    "MAX_GRID_DIM",
+    "MEMBER_OFFSET",
+    "clipped_cluster_sums",
+    "grid_cover",
+    "grid_offsets",
+    "lsh_codes",
+    "maxcover_candidates",
+]
 
 MAX_GRID_DIM = 16
 MEMBER_OFFSET = 1 << 34
@@ -204,3 +212,67 @@ def maxcover_candidates(
         np.array(n_grid, dtype=np.int64),
         np.array(n_offsets, dtype=np.int64),
     )
+
+
+# ---- the LSH-tree coreset's row passes (cpp/src/coreset.cpp) -------------------------------
+_HALF_BITS = 26
+_HALF_MASK = (1 << _HALF_BITS) - 1
+
+
+def lsh_codes(
+    X: np.ndarray, centre: np.ndarray, H: np.ndarray, thresholds: np.ndarray, n_threads: int = 0
+) -> np.ndarray:
+    """Hash codes of the rows (uint64): bit ``depth - 1 - j`` is
+    ``[<x, h_j> - <c, h_j> > t_j]``, each dot product summed over the columns in order (the
+    C++ core's operations, so the codes are identical)."""
+    del n_threads
+    X = np.asarray(X, dtype=np.float64)
+    H = np.asarray(H, dtype=np.float64)
+    depth = H.shape[0]
+    if not 1 <= depth <= 64:
+        raise ValueError(f"the code length must lie in [1, 64], got {depth}")
+    ch = np.zeros(depth)
+    for k in range(X.shape[1]):
+        ch = ch + centre[k] * H[:, k]
+    codes = np.zeros(X.shape[0], dtype=np.uint64)
+    for j in range(depth):
+        s = X[:, 0] * H[j, 0]
+        for k in range(1, X.shape[1]):
+            s = s + X[:, k] * H[j, k]
+        bit = ((s - ch[j]) > thresholds[j]).astype(np.uint64)
+        codes = (codes << np.uint64(1)) | bit
+    return codes
+
+
+def clipped_cluster_sums(
+    X: np.ndarray,
+    labels: np.ndarray,
+    n_cells: int,
+    centre: np.ndarray,
+    radius: float,
+    exponent: int,
+    n_threads: int = 0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-cell ``(counts, hi, lo)`` of the rows moved to ``centre`` and projected onto
+    ``B(0, radius)`` (label ``-1``: skipped), fixed-point parts as
+    :func:`privlearn.fixed_point.fixed_point_parts` (same integers as the C++ core)."""
+    del n_threads
+    X = np.asarray(X, dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.int64)
+    if labels.size and (labels.min() < -1 or labels.max() >= n_cells):
+        raise ValueError("labels must lie in [-1, n_cells)")
+    U = X - centre
+    sq = U[:, 0] * U[:, 0]
+    for k in range(1, X.shape[1]):
+        sq = sq + U[:, k] * U[:, k]
+    far = sq > radius * radius
+    scale = radius / np.sqrt(sq[far]) * (1.0 - 2.0**-50)
+    U[far] *= scale[:, None]
+    q = np.trunc(U * math.ldexp(1.0, 52 - exponent)).astype(np.int64)
+    keep = labels >= 0
+    counts = np.bincount(labels[keep], minlength=n_cells).astype(np.int64)
+    hi = np.zeros((n_cells, X.shape[1]), dtype=np.int64)
+    lo = np.zeros((n_cells, X.shape[1]), dtype=np.int64)
+    np.add.at(hi, labels[keep], q[keep] >> _HALF_BITS)
+    np.add.at(lo, labels[keep], q[keep] & _HALF_MASK)
+    return counts, hi, lo
