@@ -1,5 +1,5 @@
-"""DPKMeans (max cover) on row-chunked dask arrays: equal to the single-machine fit bit for
-bit."""
+"""DPKMeans (max cover and the LSH coreset) on row-chunked dask arrays: equal to the
+single-machine fit bit for bit."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def _data(n: int = N, d: int = 3, seed: int = 1) -> np.ndarray:
 
 
 def _fit_both(X, chunks, **kw):
-    kw = {"n_clusters": 3, "seed": 11, "radius": 1.0, **kw}
+    kw = {"n_clusters": 3, "seed": 11, "radius": 1.0, "method": "maxcover", **kw}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         a = DPKMeans(**kw).fit(X)
@@ -94,6 +94,74 @@ def test_hypothesis_chunks(client, cuts):
     _assert_same(a, b)
 
 
+# ---- method="lsh" (the default) on dask input (issue 21) ----
+def _fit_both_lsh(X, chunks, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = DPKMeans(**kw).fit(X)
+        b = DPKMeans(**kw).fit(da.from_array(X, chunks=(tuple(chunks), X.shape[1])))
+    return a, b
+
+
+def _assert_same_lsh(a: DPKMeans, b: DPKMeans) -> None:
+    assert a.cluster_centers_.dtype == b.cluster_centers_.dtype
+    assert np.array_equal(a.cluster_centers_, b.cluster_centers_)
+    assert a.privacy_ == b.privacy_
+    assert (a.n_candidates_, a.tree_levels_, a.radius_) == (
+        b.n_candidates_,
+        b.tree_levels_,
+        b.radius_,
+    )
+    assert np.array_equal(a.scale_centre_, b.scale_centre_)
+    assert a.scale_radius_ == b.scale_radius_
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"epsilon": 2.0},
+        {"epsilon": 1.0, "lloyd_steps": 2},
+        {"epsilon": np.inf},  # not private: exact cell means and Lloyd rounds
+        {"epsilon": 4.0, "radius": None},  # radius from the data (max of chunk maxima)
+        {"epsilon": 3.0, "clip": True},  # rows outside the ball clipped on the workers
+    ],
+)
+def test_lsh_uneven_chunks_equal_single_machine(client, kw):
+    X = _data(n=300, d=5, seed=3) * (1.3 if kw.get("clip") else 1.0)
+    kw = {"method": "lsh", "n_clusters": 3, "seed": 7, "radius": 1.0, **kw}
+    a, b = _fit_both_lsh(X, [7, 150, 1, 0, 142], **kw)
+    assert a.method == "lsh"
+    _assert_same_lsh(a, b)
+
+
+def test_lsh_is_the_default_on_dask(client):
+    X = _data(n=200, d=4, seed=5)
+    a, b = _fit_both_lsh(X, [60, 61, 79], n_clusters=4, seed=2, radius=1.0)
+    assert a.tree_levels_ is not None and a.radii_ is None  # the LSH coreset, not max cover
+    _assert_same_lsh(a, b)
+    c, d = _fit_both_lsh(X, [1] * 200, n_clusters=4, seed=2, radius=1.0)  # one-row chunks
+    _assert_same_lsh(a, d)
+    _assert_same_lsh(c, d)
+
+
+@settings(max_examples=5, deadline=None)
+@given(cuts=st.lists(st.integers(1, N - 1), min_size=0, max_size=5))
+def test_lsh_hypothesis_chunks(client, cuts):
+    bounds = sorted({0, N, *cuts})
+    chunks = [y - x for x, y in zip(bounds[:-1], bounds[1:])]
+    a, b = _fit_both_lsh(_data(), chunks, n_clusters=3, seed=4, radius=1.0, epsilon=2.0)
+    _assert_same_lsh(a, b)
+
+
+def test_lsh_seed_changes_the_fit(client):
+    X = _data(n=200, d=4, seed=5)
+    a, b = _fit_both_lsh(X, [100, 100], n_clusters=3, seed=1, radius=1.0, epsilon=1.0)
+    c, d = _fit_both_lsh(X, [100, 100], n_clusters=3, seed=2, radius=1.0, epsilon=1.0)
+    _assert_same_lsh(a, b)
+    _assert_same_lsh(c, d)
+    assert not np.array_equal(b.cluster_centers_, d.cluster_centers_)  # the noise is seeded
+
+
 def test_bad_input(client):
     X = _data()
     dX = da.from_array(X, chunks=(30, 3))
@@ -122,6 +190,9 @@ def test_caller_array_untouched(client):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         DPKMeans(n_clusters=3, radius=1.0, clip=True, seed=0).fit(da.from_array(X, chunks=(40, 3)))
+        DPKMeans(n_clusters=3, radius=1.0, clip=True, seed=0, method="maxcover").fit(
+            da.from_array(X, chunks=(40, 3))
+        )
     np.testing.assert_array_equal(X, before)
 
 

@@ -265,13 +265,13 @@ class DPKMeans(ClusterMixin, BaseEstimator):
 
     Notes
     -----
-    ``X`` may be a row-chunked ``dask.array`` (``method="maxcover"``, with a
-    ``dask.distributed`` client): the grid covers, counts and exact (fixed-point) cluster sums
-    are computed on the workers and merged, every pick and all noise are drawn once on the
-    driver at the same random addresses, so the fit equals the single-machine fit bit for bit
-    (:class:`privlearn.distributed.kmeans.DaskRows`). The driver is trusted: it sees the
-    noiseless cover counts and per-cluster sums. ``method="balcan"`` and ``diagnostics=True``
-    refuse dask input.
+    ``X`` may be a row-chunked ``dask.array`` (``method="lsh"`` or ``"maxcover"``, with a
+    ``dask.distributed`` client): the LSH codes, grid covers, counts and exact (fixed-point)
+    cluster sums are computed on the workers and merged, the tree, every pick and all noise are
+    drawn once on the driver at the same random addresses, so the fit equals the single-machine
+    fit bit for bit (:class:`privlearn.distributed.kmeans.DaskRows`). The driver is trusted: it
+    sees the rows' LSH codes, the noiseless cover counts and per-cell/cluster sums.
+    ``method="balcan"`` and ``diagnostics=True`` refuse dask input.
 
     Nothing computed on the raw training data outside the mechanisms is kept: use
     ``predict``/``transform``/``score`` (functions of the released centres) on any data,
@@ -541,10 +541,10 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             delattr(self, name)  # a refit never keeps a previous fit's attributes
         prm = self._params()
         if _is_dask(X):
-            if self.method != "maxcover":
+            if self.method not in ("lsh", "maxcover"):
                 raise NotImplementedError(
                     f"DPKMeans(method={self.method!r}) does not accept dask input; "
-                    "method='maxcover' does"
+                    "method='lsh' and method='maxcover' do"
                 )
             if prm["diagnostics"]:
                 raise ValueError(

@@ -1,4 +1,5 @@
-"""Dask back-end of :class:`privlearn.cluster.DPKMeans` (``method="maxcover"``).
+"""Dask back-end of :class:`privlearn.cluster.DPKMeans` (``method="lsh"`` and
+``method="maxcover"``).
 
 :class:`DaskRows` has the data operations of a single-machine fit (the estimator's
 ``_LocalRows``) on a row-chunked ``dask.array``; the estimator's driver code (budget, noisy
@@ -17,7 +18,12 @@ for bit (centres and ``privacy_``) for any chunking:
   ``cpp/src/grid.cpp``), and draws every pick itself at the ChaCha20 addresses of
   ``cpp/include/privlearn/cluster/maxcover.hpp`` (Gumbel of class ``c`` at offset ``c``,
   member by exact rejection from offset ``2**34``); after a pick, only the chunks holding
-  the picked grid point mark their newly covered points and return their cover decrements.
+  the picked grid point mark their newly covered points and return their cover decrements;
+- the LSH coreset (``method="lsh"``, :mod:`privlearn.cluster.lsh_coreset`): the SimHash codes
+  are per row (``_core.lsh_codes``; 8 bytes a row come to the driver, which grows the tree);
+  each worker recomputes its chunk's codes and cell labels and returns the integer
+  fixed-point cell sums of ``_core.clipped_cluster_sums``, added exactly on the driver (as
+  are the nearest-centre sums of the private Lloyd rounds).
 
 **Trust.** The driver is trusted: it sees the noiseless cover counts of every grid point and
 the exact per-cluster counts and sums (as the single-machine fit does); untrusted sites would
@@ -45,6 +51,8 @@ from privlearn.cluster._common import (
     row_sq_norms,
     warn_data_radius,
 )
+from privlearn.cluster.lsh_coreset import cell_labels
+from privlearn.fixed_point import fixed_point_exponent
 from privlearn.cluster.maxcover import _MAX_OFFSETS, MaxCoverResult
 
 __all__ = ["DaskRows", "maxcover_dask"]
@@ -152,6 +160,59 @@ class DaskRows:
         lo = np.sum([v for _, _, v in parts], axis=0, dtype=np.int64)
         return counts, hi, lo
 
+    # the LSH coreset (method="lsh")
+    def lsh_codes(
+        self, centre: np.ndarray, H: np.ndarray, t: np.ndarray, n_threads: int | None
+    ) -> np.ndarray:
+        """The SimHash codes of every row (``_core.lsh_codes`` chunk by chunk), in row order."""
+        parts = self.client.gather(
+            self.client.map(_lsh_codes, self._x, centre=centre, H=H, t=t, n_threads=n_threads)
+        )
+        return np.concatenate(parts).astype(np.uint64, copy=False)
+
+    def lsh_cell_sums(
+        self,
+        kept: list[np.ndarray],
+        depth: int,
+        n_cells: int,
+        centre: np.ndarray,
+        radius: float,
+        H: np.ndarray,
+        t: np.ndarray,
+        n_threads: int | None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per-cell ``(counts, hi, lo)`` of the clipped rows (the workers recompute their
+        chunk's codes from ``H`` and ``t``); exact integer sums over the chunks."""
+        futs = self.client.map(
+            _lsh_cell_sums, self._x, kept=kept, depth=depth, n_cells=n_cells, centre=centre,
+            radius=radius, H=H, t=t, n_threads=n_threads,
+        )  # fmt: skip
+        return _add_sums(self.client.gather(futs))
+
+    def nearest_sums(
+        self, centres: np.ndarray, k: int, centre: np.ndarray, radius: float,
+        n_threads: int | None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+        """Per-centre ``(counts, hi, lo)`` of the clipped rows nearest each centre."""
+        futs = self.client.map(
+            _nearest_sums, self._x, centres=centres, k=k, centre=centre, radius=radius,
+            n_threads=n_threads,
+        )  # fmt: skip
+        return _add_sums(self.client.gather(futs))
+
+    def private_scale(
+        self, radius: float, mu: float, seeds: Any, n_threads: int | None
+    ) -> tuple[np.ndarray, float, float]:
+        """As ``_LocalRows.private_scale``: the public centre (origin) and radius, no spend."""
+        return np.zeros(self.d), radius, 0.0
+
+
+def _add_sums(parts: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    counts = np.sum([np.asarray(c) for c, _, _ in parts], axis=0, dtype=np.int64)
+    hi = np.sum([np.asarray(h) for _, h, _ in parts], axis=0, dtype=np.int64)
+    lo = np.sum([np.asarray(v) for _, _, v in parts], axis=0, dtype=np.int64)
+    return counts, hi, lo
+
 
 # ---- worker side: per-chunk functions -----------------------------------------------------
 def _check_block(X: np.ndarray, first: int) -> np.ndarray:
@@ -183,6 +244,49 @@ def _cluster_sums(
     X: np.ndarray, Z: np.ndarray, centres: np.ndarray, k: int, radius: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return cluster_sums(X, assign(Z, centres), k, radius)
+
+
+def _threads(n_threads: int | None) -> int:
+    return 0 if n_threads is None else int(n_threads)
+
+
+def _lsh_codes(
+    X: np.ndarray, centre: np.ndarray, H: np.ndarray, t: np.ndarray, n_threads: int | None
+) -> np.ndarray:
+    from privlearn import _core
+
+    return np.asarray(_core.lsh_codes(X, centre, H, t, _threads(n_threads)))
+
+
+def _lsh_cell_sums(
+    X: np.ndarray,
+    kept: list[np.ndarray],
+    depth: int,
+    n_cells: int,
+    centre: np.ndarray,
+    radius: float,
+    H: np.ndarray,
+    t: np.ndarray,
+    n_threads: int | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    from privlearn import _core
+
+    labels = cell_labels(_lsh_codes(X, centre, H, t, n_threads), kept, depth)
+    return _core.clipped_cluster_sums(
+        X, labels, n_cells, centre, radius, fixed_point_exponent(radius), _threads(n_threads)
+    )
+
+
+def _nearest_sums(
+    X: np.ndarray, centres: np.ndarray, k: int, centre: np.ndarray, radius: float,
+    n_threads: int | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    from privlearn import _core
+
+    return _core.clipped_cluster_sums(
+        X, assign(X, centres), k, centre, radius, fixed_point_exponent(radius),
+        _threads(n_threads),
+    )  # fmt: skip
 
 
 def _cover_block(Y: np.ndarray, radius: float, unit: float, max_offsets: int) -> dict[str, Any]:
