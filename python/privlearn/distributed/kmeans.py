@@ -52,8 +52,8 @@ from privlearn.cluster._common import (
     warn_data_radius,
 )
 from privlearn.cluster.lsh_coreset import cell_labels
-from privlearn.fixed_point import fixed_point_exponent
 from privlearn.cluster.maxcover import _MAX_OFFSETS, MaxCoverResult
+from privlearn.fixed_point import fixed_point_exponent
 
 __all__ = ["DaskRows", "maxcover_dask"]
 
