@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from privlearn._checks import as_index, as_positive, as_real
-from privlearn.cluster._common import check_data, clip_rows, project_ball, row_sq_norms
+from privlearn.cluster._common import check_data, clip_rows, project_ball
 from privlearn.fixed_point import fixed_point_exponent, fixed_point_parts, fixed_point_value
 from privlearn.mechanisms import gaussian
 from privlearn.mechanisms._bits import as_seed
@@ -68,12 +68,45 @@ DEFAULT_QUANTILE = 0.98
 #: Default share of ``mu**2`` that :func:`private_scale` gives the centre (the rest goes to
 #: the radius).
 DEFAULT_CENTRE_SHARE = 0.5
-#: Rows per block when distances are computed (bounds the temporary ``X - c``).
-_BLOCK = 8192
+#: Entries per block of rows (4 MiB of float64: temporaries such as ``X - c`` stay small).
+_BLOCK_ENTRIES = 1 << 19
+
+
+def _block_rows(X: np.ndarray) -> int:
+    return max(1, _BLOCK_ENTRIES // max(1, X.shape[1]))
+
+
+def _sq_distances(X: np.ndarray, centre: np.ndarray | None = None) -> np.ndarray:
+    """``||x_i - centre||**2`` (``||x_i||**2`` without a centre) with the bits of
+    ``privlearn.cluster._common.row_sq_norms(X - centre)``: per row
+    ``(((y_0**2 + y_1**2) + y_2**2) + ...)`` in column order, so each row's value does not
+    depend on the other rows (a row partition gets the bits of the whole), computed on
+    transposed blocks so that every step reads contiguous memory."""
+    out = np.empty(X.shape[0])
+    step = _block_rows(X)
+    for start in range(0, X.shape[0], step):
+        T = X[start : start + step].T
+        T = T - centre[:, None] if centre is not None else np.ascontiguousarray(T)
+        acc = T[0] * T[0]
+        for j in range(1, T.shape[0]):
+            acc += T[j] * T[j]
+        out[start : start + step] = acc
+    return out
+
+
+def _checked_rows(X: Any, radius: float, clip: bool) -> np.ndarray:
+    """``clip_rows(check_data(X), radius, clip)`` (privlearn.cluster._common): the same
+    per-row map and errors; the norms are computed by :func:`_sq_distances` (faster on wide
+    data, same bits) and ``clip_rows`` runs only when a row lies outside the ball."""
+    X = check_data(X)
+    if (np.sqrt(_sq_distances(X)) > radius).any():
+        X = clip_rows(X, radius, clip)
+    return X
 
 
 def _sub_seed(seed: int | None, stream: int, index: int) -> int:
-    """A 63-bit seed from ``seed``'s ChaCha20 stream ``stream`` (independent per index)."""
+    """A 63-bit seed from ``seed``'s ChaCha20 stream ``stream`` (independent per index;
+    ``seed=None``: a key from the operating system)."""
     return int(Stream(seed, stream=stream).raws(index, 1)[0] >> np.uint64(1))
 
 
@@ -178,7 +211,7 @@ def centre_statistics(X: Any, radius: float, *, clip: bool = False) -> CentreSta
         Project rows outside the ball onto it (a per-row map: privacy is preserved).
     """
     radius = _check_radius(radius)
-    return _centre_statistics(clip_rows(check_data(X), radius, bool(clip)), radius)
+    return _centre_statistics(_checked_rows(X, radius, bool(clip)), radius)
 
 
 def _centre_statistics(X: np.ndarray, radius: float) -> CentreStatistics:
@@ -187,8 +220,9 @@ def _centre_statistics(X: np.ndarray, radius: float) -> CentreStatistics:
     exp = fixed_point_exponent(radius)
     hi = np.zeros(X.shape[1], dtype=np.int64)
     lo = np.zeros(X.shape[1], dtype=np.int64)
-    for start in range(0, X.shape[0], _BLOCK):
-        h, low = fixed_point_parts(X[start : start + _BLOCK], exp)
+    step = _block_rows(X)
+    for start in range(0, X.shape[0], step):
+        h, low = fixed_point_parts(X[start : start + step], exp)
         hi += h.sum(axis=0)
         lo += low.sum(axis=0)
     return CentreStatistics(int(X.shape[0]), hi, lo, radius)
@@ -372,17 +406,14 @@ def radius_histogram(
         raise TypeError(f"lattice must be a RadiusLattice, got {type(lattice).__name__}")
     X = check_data(X)
     if radius is not None:
-        X = clip_rows(X, _check_radius(radius), bool(clip))
+        X = _checked_rows(X, _check_radius(radius), bool(clip))
     c = np.asarray(centre, dtype=np.float64)
     if c.shape != (X.shape[1],) or not np.isfinite(c).all():
         raise ValueError(
             f"centre must be a finite vector of shape ({X.shape[1]},), got shape {c.shape}"
         )
-    counts = np.zeros(lattice.n_edges, dtype=np.int64)
-    for lo in range(0, X.shape[0], _BLOCK):
-        dist = np.sqrt(row_sq_norms(X[lo : lo + _BLOCK] - c))
-        counts += np.bincount(lattice.bins(dist), minlength=lattice.n_edges)
-    return counts
+    dist = np.sqrt(_sq_distances(X, c))
+    return np.bincount(lattice.bins(dist), minlength=lattice.n_edges).astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -440,14 +471,20 @@ def private_radius(
     noise of the tail sum grows with the number of bins summed, and a deep edge that passes
     by chance after a failure is not taken.
 
-    Choice of the quantile. Clipping to ``B(c, r)`` moves the rows beyond ``r``; the noise of
-    later steps grows linearly in ``r``. For MNIST (70,000 x 784, distances to the mean: median
-    6.8) the 0.9 / 0.95 / 0.98 / 0.99 / max quantiles are about 8.7 / 9.4 / 10.3 / 10.9 / 14.6
-    (measured on the exact mean): from 0.95 to 0.99 ``r`` grows by 16% while the clipped
-    fraction falls from 5% to 1% and the mean clipping displacement of a row by a factor of
-    about 6. For concentrated data (high dimension) the upper quantiles are close together, so
-    a high quantile costs little noise; 0.98 keeps clipping below the lattice's 19% resolution
-    (one step of ``2**(1/4)`` above the target quantile clips well under 2% of rows).
+    Choice of the quantile. Clipping to ``B(c, r)`` moves the rows beyond ``r`` (a bias,
+    concentrated on the clusters far from the centre, which are what the large-``k`` centres
+    serve); the noise of later steps grows linearly in ``r``. High-dimensional data are
+    concentrated, so their upper quantiles lie close together and a high quantile costs little
+    noise. MNIST (70,000 x 784 pixels / 255, ``R = 28``), distances to the exact mean: 0.5 /
+    0.9 / 0.95 / 0.98 / 0.99 / 1 quantiles 7.03 / 8.58 / 9.06 / 9.56 / 9.90 / 12.23; from
+    0.95 to 0.99 the radius grows by 9% (noise variance +19%) while the clipped fraction falls
+    from 5% to 1% and the mean squared clipping displacement from 0.024 to 0.003. The default
+    0.98 released the edge 9.90 (the 0.99 quantile; 1.0% of the rows clipped) in 10 of 10
+    runs at ``mu`` 0.05 and 0.1; 0.95 released 9.08 or 9.90 (3-5% clipped), 0.99 released
+    9.90 or 10.80 (9% more noise for 0.5% fewer rows clipped). The rule needs
+    ``(1 - quantile) n`` well above the noise of the tail sums (about
+    ``sqrt(j) / mu`` for the ``j``-th edge); below that it returns a large edge (at worst
+    ``upper``), never a small one by chance.
     """
     if not isinstance(lattice, RadiusLattice):
         raise TypeError(f"lattice must be a RadiusLattice, got {type(lattice).__name__}")
@@ -612,7 +649,7 @@ def private_scale(
     seed = as_seed(seed)
     if seed is None:  # one OS key for both releases
         seed = _sub_seed(None, _STREAM_SCALE, 0)
-    X = clip_rows(check_data(X), radius, bool(clip))
+    X = _checked_rows(X, radius, bool(clip))
     mu_c, mu_r = mu * math.sqrt(centre_share), mu * math.sqrt(1.0 - centre_share)
     # validate both budgets before anything is released
     _sigma_for(1.0, mu_r, lattice.n_edges)
