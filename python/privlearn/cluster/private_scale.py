@@ -24,12 +24,13 @@ most the ``mu`` given. ``(epsilon, delta)`` follows by the analytic Gaussian con
 
 The computation is split into exact *statistics* (integers, computable on any partition of the
 rows and added: :class:`CentreStatistics`, :func:`radius_histogram`) and the *release* (noise
-on the driver), so a Dask fit equals the single-machine fit bit for bit.
+on the driver, :func:`release_scale`), so a Dask fit equals the single-machine fit bit for bit.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +56,7 @@ __all__ = [
     "private_radius",
     "private_scale",
     "radius_histogram",
+    "release_scale",
 ]
 
 # stream ids of the sub-seeds (one purpose each; "scale" | k)
@@ -610,7 +612,9 @@ def private_scale(
     The centre first (:func:`private_centre`, ``centre_share * mu**2``), then the radius of
     the distances to the released centre (:func:`private_radius`, the rest of ``mu**2``, on
     ``RadiusLattice(2 * radius)`` unless ``lattice`` is given). The two releases compose
-    adaptively: ``mu`` spent ``= hypot(mu_centre, mu_radius) <= mu``.
+    adaptively: ``mu`` spent ``= hypot(mu_centre, mu_radius) <= mu``. The same as
+    :func:`release_scale` on ``centre_statistics(X, radius)`` and
+    ``radius_histogram(X, ., .)``.
 
     Parameters
     ----------
@@ -637,6 +641,106 @@ def private_scale(
     PrivateScale
     """
     radius = _check_radius(radius)
+    plan = _plan(
+        radius, mu, seed, quantile=quantile, centre_share=centre_share,
+        count_share=count_share, lattice=lattice,
+    )  # fmt: skip
+    X = _checked_rows(X, radius, bool(clip))
+    return plan.release(_centre_statistics(X, radius), lambda c, lat: radius_histogram(X, c, lat))
+
+
+def release_scale(
+    stats: CentreStatistics,
+    histogram: Callable[[np.ndarray, RadiusLattice], Any],
+    mu: float,
+    seed: int | None = None,
+    *,
+    quantile: float = DEFAULT_QUANTILE,
+    centre_share: float = DEFAULT_CENTRE_SHARE,
+    count_share: float | None = None,
+    lattice: RadiusLattice | None = None,
+) -> PrivateScale:
+    """:func:`private_scale` from statistics: the entry point of a distributed fit.
+
+    Parameters
+    ----------
+    stats : CentreStatistics
+        The exact statistics of all rows (e.g. the sum over partitions of
+        :func:`centre_statistics`).
+    histogram : callable
+        ``histogram(centre, lattice)`` returns the exact :func:`radius_histogram` of all rows
+        for the released ``centre`` (e.g. summed over partitions); called once, after the
+        centre is released.
+    mu, seed, quantile, centre_share, count_share, lattice
+        As in :func:`private_scale` (``R = stats.radius``).
+
+    Returns
+    -------
+    PrivateScale
+        Bit for bit the release of :func:`private_scale` on the same rows and seed.
+    """
+    if not isinstance(stats, CentreStatistics):
+        raise TypeError(f"stats must be CentreStatistics, got {type(stats).__name__}")
+    if not callable(histogram):
+        raise TypeError("histogram must be a callable histogram(centre, lattice)")
+    plan = _plan(
+        stats.radius, mu, seed, quantile=quantile, centre_share=centre_share,
+        count_share=count_share, lattice=lattice,
+    )  # fmt: skip
+    return plan.release(stats, histogram)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Checked parameters of one release (everything public, fixed before the data)."""
+
+    radius: float
+    mu_centre: float
+    mu_radius: float
+    seed: int
+    quantile: float
+    count_share: float | None
+    lattice: RadiusLattice
+
+    def release(
+        self, stats: CentreStatistics, histogram: Callable[[np.ndarray, RadiusLattice], Any]
+    ) -> PrivateScale:
+        share = self.count_share
+        if share is None:
+            share = default_count_share(stats.n_features)
+        # every noise scale is found (or refused) before anything is released
+        _sigma_for(1.0, self.mu_centre * math.sqrt(share), 1)
+        _sigma_for(self.radius, self.mu_centre * math.sqrt(1.0 - share), stats.n_features)
+        c = private_centre(
+            stats, self.mu_centre, _sub_seed(self.seed, _STREAM_SCALE, 1), count_share=share
+        )
+        hist = histogram(c.centre, self.lattice)
+        r = private_radius(
+            hist, self.lattice, self.mu_radius, _sub_seed(self.seed, _STREAM_SCALE, 2),
+            quantile=self.quantile,
+        )  # fmt: skip
+        return PrivateScale(
+            centre=c.centre,
+            radius=r.radius,
+            mu=math.hypot(c.mu, r.mu),
+            bound=self.radius,
+            quantile=self.quantile,
+            lattice=self.lattice,
+            centre_release=c,
+            radius_release=r,
+        )
+
+
+def _plan(
+    radius: float,
+    mu: Any,
+    seed: Any,
+    *,
+    quantile: Any,
+    centre_share: Any,
+    count_share: Any,
+    lattice: Any,
+) -> _Plan:
     mu = _check_mu(mu)
     quantile = _check_quantile(quantile)
     centre_share = _check_share(centre_share)
@@ -649,21 +753,6 @@ def private_scale(
     seed = as_seed(seed)
     if seed is None:  # one OS key for both releases
         seed = _sub_seed(None, _STREAM_SCALE, 0)
-    X = _checked_rows(X, radius, bool(clip))
     mu_c, mu_r = mu * math.sqrt(centre_share), mu * math.sqrt(1.0 - centre_share)
-    # validate both budgets before anything is released
     _sigma_for(1.0, mu_r, lattice.n_edges)
-    stats = _centre_statistics(X, radius)
-    c = private_centre(stats, mu_c, _sub_seed(seed, _STREAM_SCALE, 1), count_share=count_share)
-    hist = radius_histogram(X, c.centre, lattice)
-    r = private_radius(hist, lattice, mu_r, _sub_seed(seed, _STREAM_SCALE, 2), quantile=quantile)
-    return PrivateScale(
-        centre=c.centre,
-        radius=r.radius,
-        mu=math.hypot(c.mu, r.mu),
-        bound=radius,
-        quantile=quantile,
-        lattice=lattice,
-        centre_release=c,
-        radius_release=r,
-    )
+    return _Plan(radius, mu_c, mu_r, seed, quantile, count_share, lattice)
