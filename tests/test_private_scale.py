@@ -68,9 +68,7 @@ def test_statistics_of_a_partition_add_up_and_release_the_same_bits():
         a = ps.private_scale(X, R, 0.2, seed)
         b = ps.release_scale(summed, distributed, 0.2, seed)
         assert np.array_equal(a.centre, b.centre) and a.radius == b.radius and a.mu == b.mu
-        assert np.array_equal(
-            a.radius_release.noisy_histogram, b.radius_release.noisy_histogram
-        )
+        assert np.array_equal(a.radius_release.noisy_histogram, b.radius_release.noisy_histogram)
 
 
 def test_tiny_noise_gives_the_mean_and_the_empirical_quantile():
