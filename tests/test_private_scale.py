@@ -195,3 +195,12 @@ def test_small_data_fall_back_to_a_large_radius():
     X = _blobs(n=20)
     radii = [ps.private_scale(X, R, 0.05, s).radius for s in range(20)]
     assert min(radii) > np.linalg.norm(X - X.mean(0), axis=1).max()
+
+
+def test_mu_spent_never_exceeds_the_budget():
+    """Across budgets and splits (lattice inflation and rounding of the split included)."""
+    X = _blobs(n=200)
+    for mu in np.geomspace(0.003, 60.0, 40):
+        for share in (0.1, 0.5, 0.9):
+            sc = ps.private_scale(X, R, float(mu), 1, centre_share=share)
+            assert sc.mu <= mu, (mu, share, sc.mu)

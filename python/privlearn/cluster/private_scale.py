@@ -121,20 +121,23 @@ def _check_mu(mu: Any) -> float:
 
 def _sigma_for(sensitivity: float, mu: float, size: int) -> float:
     """Smallest ``sigma`` (up to 1e-12 relative) with
-    ``gaussian_privacy(sensitivity, sigma, size=size).mu <= mu``: the lattice inflation of the
-    sensitivity (``sqrt(size) * step``, at most ``2**-12 sigma``) is paid out of ``mu``.
+    ``gaussian_privacy(sensitivity, sigma, size=size).mu <= mu (1 - 1e-12)``: the lattice
+    inflation of the sensitivity (``sqrt(size) * step``, at most ``2**-12 sigma``) is paid out
+    of ``mu``, and the slack keeps ``hypot`` of the parts of a split budget within the whole
+    despite rounding.
 
     Raises
     ------
     ValueError
         When ``mu`` is too small to cover the lattice inflation (``mu <~ 2**-12``).
     """
-    sigma = sensitivity / mu
+    target = mu * (1.0 - 1e-12)
+    sigma = sensitivity / target
     for _ in range(64):
         privacy = gaussian_privacy(sensitivity, sigma, size=size)
-        if privacy.mu <= mu:
+        if privacy.mu <= target:
             return sigma
-        sigma = privacy.effective_sensitivity / mu * (1.0 + 1e-12)
+        sigma = privacy.effective_sensitivity / target * (1.0 + 1e-12)
     raise ValueError(
         f"mu={mu:.6g} is too small for a Gaussian release of {size} numbers: the lattice of "
         "privlearn.mechanisms.gaussian takes up to 2**-12 of mu itself; give this step more mu"
