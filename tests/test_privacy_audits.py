@@ -979,7 +979,8 @@ def test_scd_hidden_dual_state_saturating_canary_broken():
 # the claim. Measured with these seeds (1500 fits per side): bound 0.46 for the release
 # (T's median moves from 17.81 to 18.66, about mu**2 = 1 in units of its sd 1), 1.84 for the
 # twin (71.14 to 74.84, about 4 in units of 2), against the claim 1.160. The radius audit below
-# is a guard without a twin (one row moves the noisy tail sum by 1 of its sd ~4): 0.00.
+# is a guard (one row moves the noisy tail sum by 1 of its sd ~4): 0.00, and 3.26 for a
+# near-noiseless histogram (measured by hand, not a test).
 SCALE_FITS = 1500
 SCALE_RADIUS_FITS = 1000
 SCALE_MU = 1.0
@@ -1050,7 +1051,8 @@ def test_private_scale_radius_boundary_canary():
     """The released radius alone, with the data's quantile exactly at a lattice edge: D has
     90 rows at the origin and 10 at 0.5 e2 (a tail of exactly (1 - q) n = 10 rows for
     q = 0.9), D' adds x = -e1 beyond every edge that the tail passes, which tips the rule
-    (11 > 10.1 rows); a radius read from exact counts would follow it every time."""
+    (11 > 10.1 rows). Measured: bound 0.00; with the histogram's noise divided by 1000 (the
+    centre's kept) the same audit gives 3.26 (47% of the radii on D below 0.39, none on D')."""
     from privlearn.cluster.private_scale import private_scale
 
     X = np.zeros((100, 2))
