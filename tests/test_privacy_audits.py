@@ -961,3 +961,109 @@ def test_scd_hidden_dual_state_saturating_canary_broken():
     d0, d1 = _run(_hidden_canary(HIDDEN_BROKEN), D, D1, HIDDEN_FITS, _coef())
     result = _audit(d0, d1, epsilon=claimed.epsilon, delta=claimed.delta)
     assert result.bound > result.epsilon, f"the audit has no power: {result}"
+
+
+# ---- private scale (issue 21) ----
+# privlearn.cluster.private_scale releases a noisy count, a noisy coordinate sum (sensitivity
+# R) and a noisy histogram of the distances to the released centre (sensitivity 1), and claims
+# mu-GDP for the whole (mu**2 = mu_count**2 + mu_sum**2 + mu_radius**2, Dong, Roth & Su 2022),
+# i.e. (epsilon, delta)-DP by the analytic Gaussian conversion. D: 100 rows at 0.1 e1 (R = 1);
+# D' adds the canary x = -e1, of norm R and far from the mean, so it moves the count by 1, the
+# sum by R and its own distance bin by 1, each shift the full sensitivity. The statistic is
+# the likelihood-ratio direction of the three releases, T = count / sd_count**2 +
+# <sum, x> / sd_sum**2 + hist[bin(x)] / sd_hist**2 (bin(x): the bin of ||x - c|| for the
+# released centre c, a post-processing), whose shift between D and D' is mu times its
+# standard deviation: the sharpest threshold test of the claim. At delta 0.1 (see the canary
+# audits' power note) and mu = 1 the claim is epsilon 1.160; the broken twin halves every noise
+# scale (twice the sensitivity the noise is calibrated for: true mu 2, epsilon 3.81) and keeps
+# the claim. Measured with these seeds (1500 fits per side): bound 0.46 for the release
+# (T's median moves from 17.81 to 18.66, about mu**2 = 1 in units of its sd 1), 1.84 for the
+# twin (71.14 to 74.84, about 4 in units of 2), against the claim 1.160. The radius audit below
+# is a guard (one row moves the noisy tail sum by 1 of its sd ~4): 0.00, and 3.26 for a
+# near-noiseless histogram (measured by hand, not a test).
+SCALE_FITS = 1500
+SCALE_RADIUS_FITS = 1000
+SCALE_MU = 1.0
+
+
+def _scale_data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    X = np.zeros((100, 2))
+    X[:, 0] = 0.1
+    canary = np.array([-1.0, 0.0])
+    return X, np.vstack([X, canary]), canary
+
+
+def _scale_statistic(sc: Any, canary: np.ndarray) -> float:
+    c, r = sc.centre_release, sc.radius_release
+    dist = np.linalg.norm(canary - sc.centre)
+    b = int(sc.lattice.bins(np.array([dist]))[0])
+    return float(
+        c.noisy_count / c.count_sd**2
+        + canary @ c.noisy_sum / c.sum_sd**2
+        + r.noisy_histogram[b] / r.histogram_sd**2
+    )
+
+
+def _scale_draws(X: np.ndarray, canary: np.ndarray, seeds: range, claim: float) -> Draws:
+    from privlearn.cluster.private_scale import private_scale
+
+    values = np.array([_scale_statistic(private_scale(X, 1.0, SCALE_MU, s), canary) for s in seeds])
+    return Draws(values, (), claim, CANARY_DELTA)
+
+
+def _scale_claim() -> float:
+    from privlearn.cluster.private_scale import private_scale
+    from privlearn.mechanisms.gaussian import analytic_gaussian_epsilon
+
+    X, _, _ = _scale_data()
+    mu = private_scale(X, 1.0, SCALE_MU, 0).mu
+    assert mu <= SCALE_MU
+    return analytic_gaussian_epsilon(mu, CANARY_DELTA)
+
+
+def test_private_scale_far_row_canary():
+    """The count, sum and radius histogram of the private scale stay within their composed
+    GDP claim against a row of norm R far from the mean."""
+    X, X1, canary = _scale_data()
+    claim = _scale_claim()
+    d0 = _scale_draws(X, canary, range(SCALE_FITS), claim)
+    d1 = _scale_draws(X1, canary, range(SCALE_FITS, 2 * SCALE_FITS), claim)
+    result = _audit(d0, d1)
+    assert result.bound <= result.epsilon, str(result)
+
+
+def test_private_scale_far_row_canary_broken(monkeypatch):
+    """Power: every noise scale halved (the sensitivity claim doubled) while the claim is
+    kept: the audit refutes it."""
+    from privlearn.cluster import private_scale as ps
+
+    X, X1, canary = _scale_data()
+    claim = _scale_claim()
+    honest = ps._sigma_for
+    monkeypatch.setattr(ps, "_sigma_for", lambda *a: honest(*a) / 2.0)
+    d0 = _scale_draws(X, canary, range(SCALE_FITS), claim)
+    d1 = _scale_draws(X1, canary, range(SCALE_FITS, 2 * SCALE_FITS), claim)
+    result = _audit(d0, d1)
+    assert result.bound > result.epsilon, f"the audit has no power: {result}"
+
+
+def test_private_scale_radius_boundary_canary():
+    """The released radius alone, with the data's quantile exactly at a lattice edge: D has
+    90 rows at the origin and 10 at 0.5 e2 (a tail of exactly (1 - q) n = 10 rows for
+    q = 0.9), D' adds x = -e1 beyond every edge that the tail passes, which tips the rule
+    (11 > 10.1 rows). Measured: bound 0.00; with the histogram's noise divided by 1000 (the
+    centre's kept) the same audit gives 3.26 (47% of the radii on D below 0.39, none on D')."""
+    from privlearn.cluster.private_scale import private_scale
+
+    X = np.zeros((100, 2))
+    X[90:, 1] = 0.5
+    X1 = np.vstack([X, [-1.0, 0.0]])
+    claim = _scale_claim()
+
+    def draws(data: np.ndarray, seeds: range) -> Draws:
+        values = [private_scale(data, 1.0, SCALE_MU, s, quantile=0.9).radius for s in seeds]
+        return Draws(np.array(values), (), claim, CANARY_DELTA)
+
+    n = SCALE_RADIUS_FITS
+    result = _audit(draws(X, range(n)), draws(X1, range(n, 2 * n)))
+    assert result.bound <= result.epsilon, str(result)
