@@ -395,7 +395,7 @@ def test_kmeans_figure_adds_the_lsh_default_beside_the_paper_claim(saved, tmp_pa
     gm = float(np.exp(np.mean(np.log(np.array(lsh) / np.array(best)))))
     line = kmeans.lsh_standing(res)
     assert f"at {wins} of 2 k (geometric-mean cost ratio {gm:.3f})" in line
-    assert f"below one centre at {below} of 2 k" in line
+    assert f"k (geometric-mean cost ratio {gm:.3f}), below one centre at {below} of 2 k" in line
     assert f"- Beyond the paper: {line}" in summary
     # a run without LSH has no such line
     res.rows = [r for r in res.rows if r["method"] != "lsh"]

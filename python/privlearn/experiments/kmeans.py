@@ -327,11 +327,11 @@ def lsh_standing(res: KMeansResult) -> str:
                 f"k (geometric-mean cost ratio {gm:.3f})"
             )
         if base is not None:
-            text += ("; " if ratios else "") + f"below one centre at {below} of {ks} k"
+            text += (", " if ratios else "") + f"below one centre at {below} of {ks} k"
         parts.append(text)
     if not parts:
         return ""
-    return f"{LABELS['lsh']}, not in the paper: " + "; ".join(parts) + "."
+    return f"{LABELS['lsh']}: " + "; ".join(parts) + "."
 
 
 def _summary_rows(res: KMeansResult) -> list[dict[str, Any]]:
