@@ -63,7 +63,7 @@ def contenders(k: int, n: int) -> list[tuple[str, Any]]:
             (
                 f"maxcover-core-{threads}t",
                 lambda X, t=threads: (
-                    DPKMeans(k, 1.0, 1e-6, radius=RADIUS, seed=1, n_threads=t)
+                    DPKMeans(k, 1.0, 1e-6, method="maxcover", radius=RADIUS, seed=1, n_threads=t)
                     .fit(X)
                     .cluster_centers_
                 ),

@@ -36,7 +36,13 @@ radius = 12.0
 # points, as an evaluation outside the private release.
 fits = {
     eps: DPKMeans(
-        n_clusters=6, epsilon=eps, radius=radius, clip=True, n_samples=len(X), seed=0
+        n_clusters=6,
+        epsilon=eps,
+        method="maxcover",  # the paper's algorithm (the estimator's default is "lsh")
+        radius=radius,
+        clip=True,
+        n_samples=len(X),
+        seed=0,
     ).fit(X)
     for eps in (1.0, 8.0)
 }
