@@ -439,3 +439,45 @@ def test_bad_parameters_raise_before_any_spend(kw, exc):
 def test_tiny_epsilon_names_the_lattice_share():
     with pytest.raises(ValueError, match=r"too small for method='lsh'.*lattice"):
         DPKMeans(2, epsilon=1e-4, radius=1.0).fit(_blobs(20))
+
+
+# ---- kernel input gaps found while writing these tests (unreachable from DPKMeans, whose
+# ---- exponent is always fixed_point_exponent(radius) and whose rows are checked finite) ----
+@pytest.mark.xfail(
+    strict=True,
+    reason="core clipped_cluster_sums accepts an exponent too small for the radius: the "
+    "fixed-point cast overflows int64 (UB) and returns garbage sums instead of a ValueError",
+)
+def test_clipped_cluster_sums_refuses_an_exponent_too_small_for_the_radius():
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    with pytest.raises(ValueError):
+        _core.clipped_cluster_sums(X, np.zeros(20, np.int64), 1, np.zeros(3), 4.0, -20, 1)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="core clipped_cluster_sums casts a NaN row (or centre) to int64 (UB) and returns "
+    "garbage sums instead of a ValueError",
+)
+def test_clipped_cluster_sums_refuses_non_finite_rows():
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    X[1, 0] = np.nan
+    with pytest.raises(ValueError):
+        _core.clipped_cluster_sums(X, np.zeros(20, np.int64), 1, np.zeros(3), 1.0, 2, 1)
+
+
+def test_estimator_refuses_non_finite_rows_before_the_kernels():
+    X = _blobs(50)
+    X[3, 1] = np.nan
+    ledger = PrivacyLedger(10.0, 1e-3)
+    with pytest.raises(ValueError):
+        DPKMeans(3, radius=1.0, ledger=ledger).fit(X)
+    assert ledger.spent.epsilon == 0.0
+
+
+def test_fit_does_not_depend_on_the_thread_count():
+    X = _blobs(2000, seed=8)
+    a = DPKMeans(3, epsilon=1.0, radius=1.0, seed=4, n_threads=1).fit(X)
+    b = DPKMeans(3, epsilon=1.0, radius=1.0, seed=4, n_threads=2).fit(X)
+    np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)
+    assert a.n_candidates_ == b.n_candidates_ and a.tree_levels_ == b.tree_levels_
