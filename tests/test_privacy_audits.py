@@ -1067,3 +1067,66 @@ def test_private_scale_radius_boundary_canary():
     n = SCALE_RADIUS_FITS
     result = _audit(draws(X, range(n)), draws(X1, range(n, 2 * n)))
     assert result.bound <= result.epsilon, str(result)
+
+# ---- DPKMeans lsh (issue 21) ----
+# The LSH prefix tree keeps a node when its noisy count reaches the public threshold
+# ``3 sigma_tree``. Adversarial neighbours at a split: ``D`` is ``m`` copies of one point, ``D'``
+# one more copy, with ``m`` the threshold rounded, so the node holding the point sits at the
+# keep threshold and the extra row moves its count across it. ``max_depth=1`` and a budget
+# split that gives the tree almost all of ``mu`` (no private scale, no Lloyd round) make the
+# one level's release nearly the whole claim; the event is whether the fit shows a kept level-1
+# node (``tree_levels_ == 1``, a function of the released tree). Claim at ``delta = 0.1``,
+# epsilon 2 (``mu = 1.37``), as the canaries above: the tail events that witness a small delta
+# are out of reach of a few hundred fits. Measured (800 fits per side): 0.83 for the audited
+# fits, 2.78 for the twin whose every lattice sigma (and so threshold) is halved, true mu 2.7
+# (simulated over the binomial draws: median 2.8, above the claim of 2 in >99% of runs; with
+# 600 fits per side the median is 2.6 and one seed set gave 2.04). ~20-30 s per test.
+LSH_FITS = 800
+LSH_EPSILON = 2.0
+LSH_SPLIT_AUDIT = dict(scale=0.001, lloyd=0.001, tree=0.978, counts=0.01, sums=0.01)
+LSH_POINT = (0.5, 0.0)
+
+
+def _lsh_make(seed: int) -> DPKMeans:
+    return DPKMeans(
+        n_clusters=1, epsilon=LSH_EPSILON, delta=CANARY_DELTA, radius=1.0, max_depth=1,
+        private_scale=False, lloyd_steps=0, budget_split=LSH_SPLIT_AUDIT, seed=seed,
+    )  # fmt: skip
+
+
+def _lsh_split_data() -> tuple[tuple, tuple]:
+    """``m`` and ``m + 1`` copies of :data:`LSH_POINT`, ``m`` the planned keep threshold
+    (rounded; under a patched noise scale, the patched threshold)."""
+    est = _lsh_make(0)
+    schedule = est._lsh_plan(est._params(), len(LSH_POINT), 1.0)[1]
+    m = max(1, round(schedule.threshold))
+    X = np.tile(LSH_POINT, (m, 1))
+    return (X, None), (np.tile(LSH_POINT, (m + 1, 1)), None)
+
+
+def _tree_levels(est: Any) -> float:
+    return float(est.tree_levels_)
+
+
+def test_dpkmeans_lsh_node_at_the_keep_threshold():
+    """Guards the tree's noise and threshold: one row more at a node whose count sits at the
+    keep threshold is hidden within the claimed (epsilon, delta)."""
+    D, D1 = _lsh_split_data()
+    result = _audit(*_run(_lsh_make, D, D1, LSH_FITS, _tree_levels))
+    assert result.epsilon <= LSH_EPSILON, str(result)
+    assert result.bound <= result.epsilon, f"DPKMeans(method='lsh'): {result}"
+
+
+def test_dpkmeans_lsh_node_at_the_keep_threshold_broken(monkeypatch):
+    """Power: every lattice-calibrated sigma of the coreset halved (true mu doubled) while the
+    statement keeps the original claim: the same audit refutes it."""
+    from privlearn.cluster import lsh_coreset
+
+    claimed = _lsh_make(0).fit(np.tile(LSH_POINT, (3, 1))).privacy_
+    real = lsh_coreset.lattice_sigma
+    monkeypatch.setattr(lsh_coreset, "lattice_sigma", lambda s, mu: real(s, mu) / 2.0)
+    D, D1 = _lsh_split_data()
+    d0, d1 = _run(_lsh_make, D, D1, LSH_FITS, _tree_levels)
+    assert max(d0.epsilon, d1.epsilon) == claimed.epsilon  # the statement does not see it
+    result = _audit(d0, d1, epsilon=claimed.epsilon, delta=claimed.delta)
+    assert result.bound > result.epsilon, f"the audit has no power: {result}"
