@@ -441,24 +441,14 @@ def test_tiny_epsilon_names_the_lattice_share():
         DPKMeans(2, epsilon=1e-4, radius=1.0).fit(_blobs(20))
 
 
-# ---- kernel input gaps found while writing these tests (unreachable from DPKMeans, whose
-# ---- exponent is always fixed_point_exponent(radius) and whose rows are checked finite) ----
-@pytest.mark.xfail(
-    strict=True,
-    reason="core clipped_cluster_sums accepts an exponent too small for the radius: the "
-    "fixed-point cast overflows int64 (UB) and returns garbage sums instead of a ValueError",
-)
+# ---- kernel input checks (unreachable from DPKMeans, whose exponent is always
+# ---- fixed_point_exponent(radius) and whose rows are checked finite) ----
 def test_clipped_cluster_sums_refuses_an_exponent_too_small_for_the_radius():
     X = np.random.default_rng(0).normal(size=(20, 3))
     with pytest.raises(ValueError):
         _core.clipped_cluster_sums(X, np.zeros(20, np.int64), 1, np.zeros(3), 4.0, -20, 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core clipped_cluster_sums casts a NaN row (or centre) to int64 (UB) and returns "
-    "garbage sums instead of a ValueError",
-)
 def test_clipped_cluster_sums_refuses_non_finite_rows():
     X = np.random.default_rng(0).normal(size=(20, 3))
     X[1, 0] = np.nan

@@ -3,6 +3,7 @@
 #include "privlearn/cluster/coreset.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -19,19 +20,22 @@ constexpr int kHalfBits = 26;
 constexpr std::int64_t kHalfMask = (std::int64_t{1} << kHalfBits) - 1;
 constexpr Index kRowBlock = 1024;
 
-// u = x - c, projected onto B(0, radius) when ||u|| > radius (the norm summed in order).
-void centred_clipped(const double* x, const double* c, Index d, double radius, double* u) {
+// u = x - c, projected onto B(0, radius) when ||u|| > radius (the norm summed in order);
+// false for a row with a non-finite entry (u is then not used).
+bool centred_clipped(const double* x, const double* c, Index d, double radius, double* u) {
   double sq = 0.0;
   for (Index k = 0; k < d; ++k) {
     u[k] = x[k] - c[k];
     sq += u[k] * u[k];
   }
+  if (!std::isfinite(sq)) return false;
   if (sq > radius * radius) {
     // one binade-safe scale; the slack keeps the projected norm at or below radius after
     // rounding (the fixed-point truncation toward zero only shrinks it further)
     const double scale = radius / std::sqrt(sq) * (1.0 - 0x1p-50);
     for (Index k = 0; k < d; ++k) u[k] *= scale;
   }
+  return true;
 }
 
 }  // namespace
@@ -53,6 +57,9 @@ std::vector<std::uint64_t> lsh_codes(const MatRef& X, const VecRef& centre, cons
     ch[static_cast<std::size_t>(j)] = s;
   }
   const Index blocks = (n + kRowBlock - 1) / kRowBlock;
+  for (Index k = 0; k < d; ++k)
+    if (!std::isfinite(centre[k])) throw std::invalid_argument("lsh_codes: the centre must be finite");
+  std::atomic<bool> bad{false};
   const int threads = parallel::threads_for(
       n_threads, static_cast<double>(n) * static_cast<double>(d * depth) * parallel::kNsPerEntry);
 #if PRIVLEARN_HAS_OPENMP
@@ -67,6 +74,7 @@ std::vector<std::uint64_t> lsh_codes(const MatRef& X, const VecRef& centre, cons
         const double* h = H.row(j).data();
         double s = 0.0;
         for (Index k = 0; k < d; ++k) s += x[k] * h[k];
+        if (!std::isfinite(s)) bad.store(true, std::memory_order_relaxed);
         const bool bit = (s - ch[static_cast<std::size_t>(j)]) > thresholds[j];
         code = (code << 1) | static_cast<std::uint64_t>(bit);
       }
@@ -74,6 +82,7 @@ std::vector<std::uint64_t> lsh_codes(const MatRef& X, const VecRef& centre, cons
     }
   }
   (void)threads;
+  if (bad.load()) throw std::invalid_argument("lsh_codes: X or H has a non-finite entry");
   return codes;
 }
 
@@ -85,6 +94,13 @@ CellSums clipped_cluster_sums(const MatRef& X, const std::int64_t* labels, Index
   if (!(radius > 0.0) || !std::isfinite(radius))
     throw std::invalid_argument("clipped_cluster_sums: radius must be finite and > 0");
   if (n_cells < 0) throw std::invalid_argument("clipped_cluster_sums: n_cells must be >= 0");
+  if (exponent > 1000 || !(radius < std::ldexp(1.0, exponent - 1)))
+    throw std::invalid_argument(
+        "clipped_cluster_sums: exponent must give one binade of headroom above the radius "
+        "(fixed_point_exponent(radius)), got " + std::to_string(exponent));
+  for (Index k = 0; k < d; ++k)
+    if (!std::isfinite(centre[k]))
+      throw std::invalid_argument("clipped_cluster_sums: the centre must be finite");
   for (Index i = 0; i < n; ++i)
     if (labels[i] < -1 || labels[i] >= n_cells)
       throw std::invalid_argument("clipped_cluster_sums: label " + std::to_string(labels[i]) +
@@ -104,6 +120,7 @@ CellSums clipped_cluster_sums(const MatRef& X, const std::int64_t* labels, Index
   if (static_cast<double>(cells * width) * 16.0 > static_cast<double>(n * d)) threads = 1;
   const double to_units = std::ldexp(1.0, kFixedBits - exponent);
   const Index blocks = (n + kRowBlock - 1) / kRowBlock;
+  std::atomic<bool> bad{false};
   auto add_rows = [&](Index b_lo, Index b_hi, std::int64_t* cnt, std::int64_t* shi,
                       std::int64_t* slo, std::vector<double>& u, bool poll) {
     for (Index b = b_lo; b < b_hi; ++b) {
@@ -111,7 +128,10 @@ CellSums clipped_cluster_sums(const MatRef& X, const std::int64_t* labels, Index
       for (Index i = lo; i < hi; ++i) {
         const std::int64_t lab = labels[i];
         if (lab < 0) continue;
-        centred_clipped(X.row(i).data(), centre.data(), d, radius, u.data());
+        if (!centred_clipped(X.row(i).data(), centre.data(), d, radius, u.data())) {
+          bad.store(true, std::memory_order_relaxed);
+          continue;
+        }
         cnt[lab] += 1;
         std::int64_t* ph = shi + static_cast<std::size_t>(lab) * width;
         std::int64_t* pl = slo + static_cast<std::size_t>(lab) * width;
@@ -127,6 +147,7 @@ CellSums clipped_cluster_sums(const MatRef& X, const std::int64_t* labels, Index
   if (threads <= 1) {
     std::vector<double> u(width);
     add_rows(0, blocks, out.counts.data(), out.hi.data(), out.lo.data(), u, true);
+    if (bad.load()) throw std::invalid_argument("clipped_cluster_sums: X has a non-finite entry");
     return out;
   }
   std::vector<std::vector<std::int64_t>> pc(threads), ph(threads), pl(threads);
@@ -144,6 +165,7 @@ CellSums clipped_cluster_sums(const MatRef& X, const std::int64_t* labels, Index
              ph[t].data(), pl[t].data(), u, false);
   }
 #endif
+  if (bad.load()) throw std::invalid_argument("clipped_cluster_sums: X has a non-finite entry");
   for (int t = 0; t < threads; ++t) {
     if (pc[t].empty()) continue;
     for (std::size_t j = 0; j < cells; ++j) out.counts[j] += pc[t][j];

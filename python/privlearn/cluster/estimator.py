@@ -80,6 +80,7 @@ from privlearn.cluster.maxcover import (
     maxcover_candidates,
     maxcover_pick_epsilon,
 )
+from privlearn.cluster.private_scale import private_scale
 from privlearn.fixed_point import fixed_point_exponent, fixed_point_value
 from privlearn.mechanisms import discrete_laplace
 from privlearn.mechanisms._bits import spend
@@ -1011,7 +1012,11 @@ class _LocalRows:
     def private_scale(
         self, radius: float, mu: float, seeds: SeedSource, n_threads: int | None
     ) -> tuple[np.ndarray, float, float]:
-        return np.zeros(self.d), radius, 0.0
+        """The released centre and radius (:func:`privlearn.cluster.private_scale.private_scale`)
+        and the GDP ``mu`` they spent."""
+        del n_threads
+        scale = private_scale(self.X, radius, mu, seeds())
+        return np.array(scale.centre), float(scale.radius), float(scale.mu)
 
 
 def _threads(n_threads: int | None) -> int:

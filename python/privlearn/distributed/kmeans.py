@@ -203,8 +203,29 @@ class DaskRows:
     def private_scale(
         self, radius: float, mu: float, seeds: Any, n_threads: int | None
     ) -> tuple[np.ndarray, float, float]:
-        """As ``_LocalRows.private_scale``: the public centre (origin) and radius, no spend."""
-        return np.zeros(self.d), radius, 0.0
+        """As ``_LocalRows.private_scale``, from the chunks' exact statistics (added on the
+        driver; :func:`privlearn.cluster.private_scale.release_scale`): the same bits."""
+        from privlearn.cluster.private_scale import (
+            centre_statistics,
+            radius_histogram,
+            release_scale,
+        )
+
+        del n_threads
+        client = self.client
+        parts = client.gather(client.map(centre_statistics, self._x, radius=radius))
+        stats = parts[0]
+        for part in parts[1:]:
+            stats = stats + part
+
+        def histogram(centre: np.ndarray, lattice: Any) -> np.ndarray:
+            hists = client.gather(
+                client.map(radius_histogram, self._x, centre=centre, lattice=lattice)
+            )
+            return np.sum([np.asarray(h) for h in hists], axis=0, dtype=np.int64)
+
+        scale = release_scale(stats, histogram, mu, seeds())
+        return np.array(scale.centre), float(scale.radius), float(scale.mu)
 
 
 def _add_sums(parts: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

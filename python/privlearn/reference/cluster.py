@@ -231,6 +231,8 @@ def lsh_codes(
     depth = H.shape[0]
     if not 1 <= depth <= 64:
         raise ValueError(f"the code length must lie in [1, 64], got {depth}")
+    if not np.isfinite(centre).all():
+        raise ValueError("lsh_codes: the centre must be finite")
     ch = np.zeros(depth)
     for k in range(X.shape[1]):
         ch = ch + centre[k] * H[:, k]
@@ -240,6 +242,8 @@ def lsh_codes(
         for k in range(1, X.shape[1]):
             s = s + X[:, k] * H[j, k]
         bit = ((s - ch[j]) > thresholds[j]).astype(np.uint64)
+        if not np.isfinite(s).all():
+            raise ValueError("lsh_codes: X or H has a non-finite entry")
         codes = (codes << np.uint64(1)) | bit
     return codes
 
@@ -261,6 +265,12 @@ def clipped_cluster_sums(
     labels = np.asarray(labels, dtype=np.int64)
     if labels.size and (labels.min() < -1 or labels.max() >= n_cells):
         raise ValueError("labels must lie in [-1, n_cells)")
+    if exponent > 1000 or not radius < math.ldexp(1.0, exponent - 1):
+        raise ValueError("exponent must give one binade of headroom above the radius")
+    if not np.isfinite(centre).all():
+        raise ValueError("clipped_cluster_sums: the centre must be finite")
+    if not np.isfinite(X[labels >= 0]).all():
+        raise ValueError("clipped_cluster_sums: X has a non-finite entry")
     U = X - centre
     sq = U[:, 0] * U[:, 0]
     for k in range(1, X.shape[1]):
