@@ -471,3 +471,20 @@ def test_fit_does_not_depend_on_the_thread_count():
     b = DPKMeans(3, epsilon=1.0, radius=1.0, seed=4, n_threads=2).fit(X)
     np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)
     assert a.n_candidates_ == b.n_candidates_ and a.tree_levels_ == b.tree_levels_
+
+
+def test_nearest_centres_core_equals_twin_and_breaks_ties_low() -> None:
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(500, 12))
+    C = rng.normal(size=(9, 12))
+    C[6] = C[2]  # a tie: the lower index wins
+    got = _core.nearest_centres(X, C, 2)
+    assert np.array_equal(got, ref.nearest_centres(X, C))
+    brute = np.argmin(((X[:, None, :] - C[None]) ** 2).sum(-1), axis=1)
+    assert np.array_equal(got, brute)
+    assert not (got == 6).any()
+    with pytest.raises(ValueError):
+        _core.nearest_centres(X, np.ascontiguousarray(C[:, :3]), 1)
+    X[4, 0] = np.inf
+    with pytest.raises(ValueError):
+        _core.nearest_centres(X, C, 1)

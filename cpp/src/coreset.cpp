@@ -177,4 +177,44 @@ CellSums clipped_cluster_sums(const MatRef& X, const std::int64_t* labels, Index
   return out;
 }
 
+std::vector<std::int64_t> nearest_centres(const MatRef& X, const MatRef& C, int n_threads) {
+  const Index n = X.rows(), d = X.cols(), k = C.rows();
+  if (k < 1) throw std::invalid_argument("nearest_centres: C must have at least one row");
+  if (C.cols() != d) throw std::invalid_argument("nearest_centres: C must have X's columns");
+  std::vector<std::int64_t> out(static_cast<std::size_t>(n), 0);
+  std::atomic<bool> bad{false};
+  const Index blocks = (n + kRowBlock - 1) / kRowBlock;
+  const int threads = parallel::threads_for(
+      n_threads, static_cast<double>(n) * static_cast<double>(d * k) * parallel::kNsPerEntry);
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
+#endif
+  for (Index b = 0; b < blocks; ++b) {
+    const Index lo = b * kRowBlock, hi = std::min(n, lo + kRowBlock);
+    for (Index i = lo; i < hi; ++i) {
+      const double* x = X.row(i).data();
+      double best = 0.0;
+      std::int64_t arg = 0;
+      for (Index j = 0; j < k; ++j) {
+        const double* c = C.row(j).data();
+        double s = 0.0;
+        for (Index q = 0; q < d; ++q) {
+          const double diff = x[q] - c[q];
+          s += diff * diff;
+        }
+        if (!std::isfinite(s)) bad.store(true, std::memory_order_relaxed);
+        if (j == 0 || s < best) {
+          best = s;
+          arg = j;
+        }
+      }
+      out[static_cast<std::size_t>(i)] = arg;
+    }
+  }
+  (void)threads;
+  if (bad.load())
+    throw std::invalid_argument("nearest_centres: a squared distance is not finite");
+  return out;
+}
+
 }  // namespace privlearn::cluster

@@ -102,6 +102,18 @@ void bind_cluster(py::module_& m) {
       py::arg("thresholds"), py::arg("n_threads") = 0,
       "Hash codes of the rows: bit (depth-1-j) = [<x - centre, H[j]> > thresholds[j]] (uint64).");
   m.def(
+      "nearest_centres",
+      [](const MatRef& X, const MatRef& C, int n_threads) {
+        std::vector<std::int64_t> labels;
+        {
+          py::gil_scoped_release release;
+          labels = cluster::nearest_centres(X, C, n_threads);
+        }
+        return to_array(labels);
+      },
+      py::arg("X").noconvert(), py::arg("C").noconvert(), py::arg("n_threads") = 0,
+      "Index of the nearest row of C for every row of X (ties: lowest index), int64.");
+  m.def(
       "clipped_cluster_sums",
       [](const MatRef& X, const py::array_t<std::int64_t, py::array::c_style>& labels,
          Index n_cells, const VecRef& centre, double radius, int exponent, int n_threads) {

@@ -583,6 +583,9 @@ def lsh_codes(
     thresholds: npt.ArrayLike,
     n_threads: int = 0,
 ) -> npt.NDArray[np.uint64]: ...
+def nearest_centres(
+    X: npt.NDArray[np.float64], C: npt.NDArray[np.float64], n_threads: int = 0
+) -> npt.NDArray[np.int64]: ...
 def clipped_cluster_sums(
     X: npt.NDArray[np.float64],
     labels: npt.NDArray[np.int64],

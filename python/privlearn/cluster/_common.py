@@ -428,6 +428,11 @@ def gaussian_sigma(sensitivity: float, epsilon: float, delta: float, size: int) 
     )
 
 
+#: Rows whose fixed-point parts :func:`cluster_sums` holds at once (two int64 copies of a
+#: block, not of ``X``: the extra memory of a fit stays a fraction of ``X``).
+_SUM_BLOCK = 8192
+
+
 def cluster_sums(
     X: np.ndarray, labels: np.ndarray, n_clusters: int, radius: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -437,11 +442,12 @@ def cluster_sums(
     add up to the same integers (the Dask fit adds them on the driver)."""
     exp = fixed_point_exponent(radius)
     counts = np.bincount(labels, minlength=n_clusters).astype(np.int64)
-    hi, lo = fixed_point_parts(X, exp)
     hi_sum = np.zeros((n_clusters, X.shape[1]), dtype=np.int64)
     lo_sum = np.zeros((n_clusters, X.shape[1]), dtype=np.int64)
-    np.add.at(hi_sum, labels, hi)
-    np.add.at(lo_sum, labels, lo)
+    for start in range(0, X.shape[0], _SUM_BLOCK):  # the parts of one block at a time
+        hi, lo = fixed_point_parts(X[start : start + _SUM_BLOCK], exp)
+        np.add.at(hi_sum, labels[start : start + _SUM_BLOCK], hi)
+        np.add.at(lo_sum, labels[start : start + _SUM_BLOCK], lo)
     return counts, hi_sum, lo_sum
 
 

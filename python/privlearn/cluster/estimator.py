@@ -1004,7 +1004,7 @@ class _LocalRows:
         self, centres: np.ndarray, k: int, centre: np.ndarray, radius: float,
         n_threads: int | None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        labels = assign(self.X, centres)
+        labels = _core.nearest_centres(self.X, centres, _threads(n_threads))
         return _core.clipped_cluster_sums(
             self.X, labels, k, centre, radius, fixed_point_exponent(radius), _threads(n_threads)
         )

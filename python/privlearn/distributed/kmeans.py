@@ -305,8 +305,8 @@ def _nearest_sums(
     from privlearn import _core
 
     return _core.clipped_cluster_sums(
-        X, assign(X, centres), k, centre, radius, fixed_point_exponent(radius),
-        _threads(n_threads),
+        X, _core.nearest_centres(X, centres, _threads(n_threads)), k, centre, radius,
+        fixed_point_exponent(radius), _threads(n_threads),
     )  # fmt: skip
 
 

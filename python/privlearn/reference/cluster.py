@@ -22,6 +22,7 @@ __all__ = [
     "grid_offsets",
     "lsh_codes",
     "maxcover_candidates",
+    "nearest_centres",
 ]
 
 MAX_GRID_DIM = 16
@@ -286,3 +287,27 @@ def clipped_cluster_sums(
     np.add.at(hi, labels[keep], q[keep] >> _HALF_BITS)
     np.add.at(lo, labels[keep], q[keep] & _HALF_MASK)
     return counts, hi, lo
+
+
+def nearest_centres(X: np.ndarray, C: np.ndarray, n_threads: int = 0) -> np.ndarray:
+    """Index of the nearest row of ``C`` for every row of ``X``: squared distances summed over
+    the columns in order, ties to the lowest index (the C++ core's operations)."""
+    del n_threads
+    X = np.asarray(X, dtype=np.float64)
+    C = np.asarray(C, dtype=np.float64)
+    if C.shape[0] < 1 or C.shape[1] != X.shape[1]:
+        raise ValueError("C must have at least one row and X's columns")
+    best = np.zeros(X.shape[0])
+    arg = np.zeros(X.shape[0], dtype=np.int64)
+    for j in range(C.shape[0]):
+        diff = X[:, 0] - C[j, 0]
+        s = diff * diff
+        for q in range(1, X.shape[1]):
+            diff = X[:, q] - C[j, q]
+            s = s + diff * diff
+        if not np.isfinite(s).all():
+            raise ValueError("nearest_centres: a squared distance is not finite")
+        better = s < best if j else np.ones(X.shape[0], dtype=bool)
+        best = np.where(better, s, best)
+        arg = np.where(better, j, arg)
+    return arg

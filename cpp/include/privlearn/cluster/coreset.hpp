@@ -43,4 +43,9 @@ struct CellSums {
 CellSums clipped_cluster_sums(const MatRef& X, const std::int64_t* labels, Index n_cells,
                               const VecRef& centre, double radius, int exponent, int n_threads);
 
+// Index of the nearest row of C (k, d) for every row of X (squared distances summed over the
+// columns in order; ties: the lowest index). Throws std::invalid_argument on a shape mismatch,
+// an empty C or a non-finite distance.
+std::vector<std::int64_t> nearest_centres(const MatRef& X, const MatRef& C, int n_threads);
+
 }  // namespace privlearn::cluster
