@@ -472,7 +472,7 @@ def test_one_ledger_spans_every_private_estimator_and_transformer():
     ledger = PrivacyLedger(epsilon_cap=2.0, delta_cap=1e-5)
     DPFeatureScaler(epsilon=0.25, bounds=(-1.0, 1.0), seed=0, ledger=ledger).fit(X)
     DPSGDClassifier(epsilon=0.5, seed=0, ledger=ledger).fit(X, y)
-    DPKMeans(n_clusters=2, epsilon=0.5, radius=1.0, seed=0, ledger=ledger).fit(X)
+    DPKMeans(n_clusters=2, epsilon=0.5, radius=1.0, seed=0, ledger=ledger, method="maxcover").fit(X)
     cats = np.random.default_rng(0).integers(0, 5, size=(1000, 1))
     enc = ImpactEncoder(mode="laplace", epsilon=0.5, categories=[np.arange(5)], seed=0)
     enc.set_params(ledger=ledger).fit(cats, y)

@@ -301,7 +301,7 @@ def test_other_statements_do_not_list_the_seed_as_public():
     from privlearn.preprocessing import DPFeatureScaler
 
     X, _, _ = _data(300)
-    km = DPKMeans(n_clusters=2, radius=1.0, epsilon=1.0, seed=4).fit(X)
+    km = DPKMeans(n_clusters=2, radius=1.0, epsilon=1.0, seed=4, method="maxcover").fit(X)
     sc = DPFeatureScaler(bounds=(-1.0, 1.0), epsilon=1.0, seed=4).fit(X)
     for p in (km.privacy_, sc.privacy_):
         assert not any("seed" in s for s in p.public_inputs)
