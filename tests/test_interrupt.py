@@ -79,7 +79,8 @@ def fitted():
     "kmeans": """
 from privlearn.cluster import DPKMeans
 X = rng.normal(size=(20000, 4)); X /= np.maximum(1, np.linalg.norm(X, axis=1, keepdims=True))
-est = DPKMeans(n_clusters=200, method="maxcover", radius=1.0, proj_dim=4, grid_factor=0.5, n_samples=20000,
+est = DPKMeans(n_clusters=200, method="maxcover", radius=1.0, proj_dim=4, grid_factor=0.5,
+               n_samples=20000,
                picks=2000, n_threads=1, seed=1)
 def run():
     est.fit(X)

@@ -307,7 +307,8 @@ def fit(family):
         out = quadgrad_train(X, y, max_iter=3, n_threads=2).coef
     elif family == "kmeans":
         from privlearn.cluster import DPKMeans
-        out = DPKMeans(4, 1.0, method="maxcover", radius=1.0, n_samples=4000, seed=1, n_threads=2).fit(X)
+        est = DPKMeans(4, 1.0, method="maxcover", radius=1.0, n_samples=4000, seed=1, n_threads=2)
+        out = est.fit(X)
         out = out.cluster_centers_
     assert np.all(np.isfinite(out)), family
     return out
@@ -394,7 +395,8 @@ X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
 y = np.where(X[:, 0] > 0, 1.0, -1.0)
 
 def work(seed):
-    c = DPKMeans(3, 1.0, method="maxcover", radius=1.0, n_samples=3000, seed=seed, n_threads=2).fit(X)
+    est = DPKMeans(3, 1.0, method="maxcover", radius=1.0, n_samples=3000, seed=seed, n_threads=2)
+    c = est.fit(X)
     w = sgd_train(X, y, key=bytes(32), mechanism="none", epochs=1, batch_size=300,
                   n_threads=2).coef
     return c.cluster_centers_.shape, bool(np.isfinite(w).all())
