@@ -42,17 +42,21 @@ Contenders (all fitted on the same X for one (data set, k, epsilon, seed)):
 - ``diffprivlib``: diffprivlib's ``KMeans`` (DP Lloyd, pure epsilon) with the box implied by
   the public radius, ``bounds = [-R, R]`` on every coordinate (on MNIST the box [0, 1]^784 is
   also public and much tighter; we give every method only what the public radius implies);
-- ``sklearn``: scikit-learn's ``KMeans(n_init=3, random_state=seed)``, not private (run once
-  per (data set, k, seed): it does not depend on epsilon);
+- ``sklearn``: scikit-learn's ``KMeans(n_init=3, random_state=0)``, not private (run once
+  per (data set, k): it depends on neither epsilon nor the seeds);
 - ``one_centre``: the data mean, the loss of releasing one exact centre (a reference line).
 
 Measured: the normalized k-means loss (mean over rows of the squared distance to the nearest
 released centre, ``kmeans_cost(X, C) / n``), the wall seconds of each fit (the fit call alone;
-Google's call is timed inside its process, without imports and data loading), and the peak
-extra memory of a fit as a multiple of ``X.nbytes``: ``(VmHWM after - VmRSS before) / X.nbytes``
-in a fresh process that loaded ``X`` from a ``.npy`` file and ran a small warm-up fit first
-(``--no-memory`` skips it; one probe per (data set, k, method) at epsilon 1 and the first
-seed; Google's runner measures every one of its fits the same way).
+Google's call is timed inside its long-lived runner process, without the interpreter start,
+imports and data loading), and the peak extra memory of a fit as a multiple of ``X.nbytes``:
+``(VmHWM after - VmRSS before) / X.nbytes`` in a fresh process that loaded ``X`` from a
+``.npy`` file (and, except Google's, ran a 2,000-row warm-up fit first, so lazy imports do
+not count); one probe per (data set, k, method) at epsilon 1 and the first seed;
+``--no-memory`` skips them. ``--jobs 2`` runs the (data set, k, epsilon, seed) cells in two
+worker processes (faster on two idle cores; the times are then measured under each other's
+load). Parameters of the fits: DPKMeans ``n_threads`` from ``--threads`` (default: the core's
+own default); everything else at the library defaults.
 
 Writes ``bench/results/kmeans_compare.json`` (every fit, the machine, the verdicts),
 ``bench/results/kmeans_compare.md`` (tables) and the ``kmeans_compare`` row of
@@ -62,6 +66,7 @@ Writes ``bench/results/kmeans_compare.json`` (every fit, the machine, the verdic
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import importlib
 import json
@@ -93,7 +98,8 @@ EPSILONS = (0.5, 1.0, 3.0)
 SEEDS = (0, 1, 2, 3, 4)
 DATA_SEED = 0
 OTHER_METHODS = ("google", "diffprivlib", "sklearn", "one_centre")
-NO_EPSILON = ("sklearn", "one_centre")  # not private: one run per (data set, k, seed)
+NO_EPSILON = ("sklearn", "one_centre")  # not private: one run per (data set, k)
+SKLEARN_SEED = 0
 TARGET_TIME_RATIO = 2.0
 TARGET_MEMORY_X = 2.0
 TARGET_EPSILON = 1.0
@@ -169,15 +175,16 @@ def fit_centers(
     if method == "sklearn":
         from sklearn.cluster import KMeans
 
-        return KMeans(n_clusters=k, n_init=3, random_state=seed).fit(X).cluster_centers_
+        km = KMeans(n_clusters=k, n_init=3, random_state=SKLEARN_SEED)
+        return km.fit(X).cluster_centers_
     if method == "diffprivlib":
-        from diffprivlib.accountant import BudgetAccountant
-
         from privlearn.experiments.kmeans import diffprivlib_kmeans
 
-        cls = diffprivlib_kmeans()
+        cls = diffprivlib_kmeans()  # patches scikit-learn first (diffprivlib 0.6.6 on sklearn 1.9)
         if cls is None:
             raise ImportError("diffprivlib is not installed")
+        from diffprivlib.accountant import BudgetAccountant
+
         d = X.shape[1]
         bounds = (np.full(d, -radius), np.full(d, radius))
         est = cls(k, epsilon=eps, bounds=bounds, random_state=seed, accountant=BudgetAccountant())
@@ -196,31 +203,104 @@ def fit_centers(
     return est.fit(X).cluster_centers_
 
 
-def run_google(
+class GoogleServer:
+    """One long-lived ``google_kmeans_runner.py --serve`` process per benchmark process: Google's
+    fits are timed inside it (the call alone), without an interpreter start per fit."""
+
+    def __init__(self, src: Path, workdir: Path) -> None:
+        self.src, self.workdir = src, workdir
+        self.proc: subprocess.Popen[str] | None = None
+        self.log = workdir / f"google_{os.getpid()}.log"
+
+    def _start(self) -> subprocess.Popen[str]:
+        if self.proc is None or self.proc.poll() is not None:
+            cmd = [sys.executable, str(HERE / "google_kmeans_runner.py"), "--serve"]
+            self.proc = subprocess.Popen(
+                [*cmd, "--src", str(self.src)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self.log.open("a"),
+                text=True,
+            )
+        return self.proc
+
+    def fit(
+        self, xpath: Path, k: int, eps: float, seed: int, radius: float
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        proc = self._start()
+        assert proc.stdin is not None and proc.stdout is not None
+        out = self.workdir / f"g{os.getpid()}_centers.npy"
+        req = {"x": str(xpath), "k": k, "epsilon": eps, "delta": DELTA, "radius": radius}
+        req.update(seed=seed, out=str(out))
+        proc.stdin.write(json.dumps(req) + "\n")
+        proc.stdin.flush()
+        line = proc.stdout.readline()
+        if not line:
+            tail = [ln for ln in self.log.read_text().splitlines() if ln.strip()][-1:]
+            self.proc = None
+            raise RuntimeError("Google's runner died: " + (tail[0] if tail else "no output"))
+        info = json.loads(line)
+        if "error" in info:
+            raise RuntimeError("Google: " + info["error"])
+        centers = np.load(out)
+        out.unlink()
+        return centers, info
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            self.proc.wait(timeout=60)
+        self.proc = None
+
+
+_GOOGLE: dict[str, GoogleServer] = {}
+
+
+def google_fit(
     src: Path, xpath: Path, k: int, eps: float, seed: int, radius: float, workdir: Path
 ) -> tuple[np.ndarray, dict[str, Any]]:
-    """Google's centres and its runner's measurements (subprocess)."""
-    tag = f"g{os.getpid()}_{k}_{eps}_{seed}"
-    out, meta = workdir / f"{tag}_centers.npy", workdir / f"{tag}_meta.json"
+    """Google's centres and its runner's measurements (this process's serving subprocess)."""
+    key = f"{src}|{workdir}"
+    if key not in _GOOGLE:
+        _GOOGLE[key] = GoogleServer(src, workdir)
+    return _GOOGLE[key].fit(xpath, k, eps, seed, radius)
+
+
+def close_google() -> None:
+    for server in _GOOGLE.values():
+        server.close()
+    _GOOGLE.clear()
+
+
+def google_memory_probe(src: Path, spec: dict[str, Any], workdir: Path) -> dict[str, Any]:
+    """Peak extra memory of one Google fit in a fresh process (the runner's one-fit mode)."""
+    out, meta = workdir / "gprobe_centers.npy", workdir / "gprobe_meta.json"
     cmd = [
         sys.executable,
         str(HERE / "google_kmeans_runner.py"),
-        *("--src", str(src), "--x", str(xpath), "--k", str(k), "--epsilon", repr(eps)),
-        *("--delta", repr(DELTA), "--radius", repr(radius), "--seed", str(seed)),
+        *("--src", str(src), "--x", spec["xpath"], "--k", str(spec["k"])),
+        *("--epsilon", repr(spec["epsilon"]), "--delta", repr(DELTA)),
+        *("--radius", repr(spec["radius"]), "--seed", str(spec["seed"])),
         *("--out", str(out), "--meta", str(meta)),
     ]
-    t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
+    rec = {k: spec[k] for k in ("dataset", "k", "epsilon", "seed", "method")}
     if proc.returncode != 0:
         tail = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
-        raise RuntimeError("Google runner failed: " + (tail[-1] if tail else "no output"))
-    centers = np.load(out)
-    info = json.loads(meta.read_text())
-    info["process_wall_s"] = wall
-    out.unlink()
-    meta.unlink()
-    return centers, info
+        rec["error"] = tail[-1] if tail else f"exit {proc.returncode}"
+    else:
+        info = json.loads(meta.read_text())
+        nbytes = np.load(spec["xpath"], mmap_mode="r").nbytes
+        rec["peak_extra_bytes"] = info["peak_extra_bytes"]
+        rec["peak_extra_x"] = (
+            None if info["peak_extra_bytes"] is None else info["peak_extra_bytes"] / nbytes
+        )
+        rec["peak_reset"] = info["peak_reset"]
+        out.unlink(missing_ok=True)
+        meta.unlink(missing_ok=True)
+    print(json.dumps({"memory": rec}), flush=True)
+    return rec
 
 
 def _score(X: np.ndarray, centers: np.ndarray) -> float:
@@ -233,6 +313,7 @@ def _score(X: np.ndarray, centers: np.ndarray) -> float:
 
 
 _X_CACHE: dict[str, np.ndarray] = {}
+_WARMED: set[str] = set()
 
 
 def _load_x(xpath: str) -> np.ndarray:
@@ -252,12 +333,12 @@ def run_task(task: dict[str, Any]) -> list[dict[str, Any]]:
             "dataset": task["dataset"],
             "k": task["k"],
             "epsilon": None if method in NO_EPSILON else task["epsilon"],
-            "seed": task["seed"],
+            "seed": None if method in NO_EPSILON else task["seed"],
             "method": method,
         }
         try:
             if method == "google":
-                centers, info = run_google(
+                centers, info = google_fit(
                     Path(task["google_src"]),
                     Path(task["xpath"]),
                     task["k"],
@@ -267,14 +348,20 @@ def run_task(task: dict[str, Any]) -> list[dict[str, Any]]:
                     Path(task["workdir"]),
                 )
                 rec["seconds"] = info["seconds"]
-                rec["process_wall_s"] = info["process_wall_s"]
-                rec["peak_extra_bytes"] = info["peak_extra_bytes"]
-                rec["peak_extra_x"] = (
-                    None
-                    if info["peak_extra_bytes"] is None
-                    else info["peak_extra_bytes"] / X.nbytes
-                )
             else:
+                if method not in _WARMED:  # lazy imports and first-call set-up: not timed
+                    _WARMED.add(method)
+                    small = np.ascontiguousarray(X[: min(X.shape[0], 2000)])
+                    with contextlib.suppress(Exception):
+                        fit_centers(
+                            method,
+                            small,
+                            task["k"],
+                            task["epsilon"],
+                            0,
+                            task["radius"],
+                            task["threads"],
+                        )
                 t0 = time.perf_counter()
                 centers = fit_centers(
                     method,
@@ -482,7 +569,7 @@ def markdown(report: dict[str, Any]) -> str:
     lines += [
         "Normalized k-means loss = mean over rows of the squared distance to the nearest "
         f"released centre; delta = {DELTA:g}; mean over seeds {report['seeds']} "
-        "(sklearn and one centre do not depend on epsilon). Google's source: "
+        "(sklearn and one centre: one run, with a fixed random_state). Google's source: "
         f"{report['google']}.",
         "",
         "## Targets (epsilon 1)",
@@ -533,11 +620,9 @@ def markdown(report: dict[str, Any]) -> str:
             lines.append(f"| {k} | " + " | ".join(cells) + " |")
         lines.append("")
         mem_methods = [m for m in methods if m != "one_centre"]
-        if any(r["dataset"] == ds for r in mem) or any(
-            r["dataset"] == ds and r["method"] == "google" for r in res
-        ):
+        if any(r["dataset"] == ds for r in mem):
             lines += [
-                "Peak extra memory per fit / X.nbytes (fresh process; Google: mean of its runs):",
+                "Peak extra memory per fit / X.nbytes (one fit in a fresh process):",
                 "",
                 "| k | " + " | ".join(head[methods.index(m)] for m in mem_methods) + " |",
                 "|---" * (len(mem_methods) + 1) + "|",
@@ -545,10 +630,7 @@ def markdown(report: dict[str, Any]) -> str:
             for k in report["ks"]:
                 cells = []
                 for m in mem_methods:
-                    if m == "google":
-                        x = mean_of(res, ds, m, k, eps, "peak_extra_x")
-                    else:
-                        x = mean_of(mem, ds, m, k, eps, "peak_extra_x")
+                    x = mean_of(mem, ds, m, k, eps, "peak_extra_x")
                     cells.append(_f(x, ".2f") + ("x" if x is not None else ""))
                 lines.append(f"| {k} | " + " | ".join(cells) + " |")
             lines.append("")
@@ -691,7 +773,8 @@ def compare(args: argparse.Namespace, argv: list[str]) -> int:
                 for k in ks:
                     for seed in seeds:
                         for i, eps in enumerate(epsilons):
-                            ms = [m for m in methods if i == 0 or m not in NO_EPSILON]
+                            once = i == 0 and seed == seeds[0]
+                            ms = [m for m in methods if once or m not in NO_EPSILON]
                             tasks.append(
                                 {
                                     "dataset": ds,
@@ -715,27 +798,33 @@ def compare(args: argparse.Namespace, argv: list[str]) -> int:
                 else:
                     for task in tasks:
                         results.extend(run_task(task))
+                    close_google()
                 if args.memory:
                     eps = TARGET_EPSILON if TARGET_EPSILON in epsilons else epsilons[0]
                     for k in ks:
                         for m in methods:
-                            if m in ("google", "one_centre"):
+                            if m == "one_centre":
                                 continue
                             spec = {
                                 "dataset": ds,
                                 "xpath": str(xpath),
                                 "k": k,
                                 "epsilon": None if m in NO_EPSILON else eps,
-                                "seed": seeds[0],
+                                "seed": None if m in NO_EPSILON else seeds[0],
                                 "method": m,
                                 "radius": radius,
                                 "threads": args.threads,
                             }
-                            memory.append(probe_memory(spec))
+                            if m == "google":
+                                assert google_src is not None
+                                memory.append(google_memory_probe(google_src, spec, workdir))
+                            else:
+                                memory.append(probe_memory(spec))
                 del X
                 _X_CACHE.clear()
                 xpath.unlink()
     finally:
+        close_google()
         shutil.rmtree(workdir, ignore_errors=True)
     machine["background_load_cores"] = background.cores
     report: dict[str, Any] = {
@@ -759,11 +848,15 @@ def compare(args: argparse.Namespace, argv: list[str]) -> int:
         "notes": [
             "Every contender of one (data set, k, epsilon, seed) fits the same X; the data "
             "sets are fixed (seed 0), the seeds vary the algorithms' randomness.",
-            "Google runs in a subprocess; its seconds are the private_lsh_clustering call "
-            "alone (its ClusteringResult's per-row loss loop replaced by a holder of the "
-            "centres); the others' are the fit call in this process.",
+            "Google runs in a long-lived subprocess (google_kmeans_runner.py --serve); its "
+            "seconds are the private_lsh_clustering call alone (its ClusteringResult's per-row "
+            "loss loop replaced by a holder of the centres); the others' are the fit call in "
+            "this process.",
             "Peak extra memory: (VmHWM - VmRSS before the fit) / X.nbytes in a fresh process "
-            "after a 2,000-row warm-up fit (one probe per data set, k, method at epsilon 1).",
+            "(one probe per data set, k, method at epsilon 1 and the first seed; privlearn, "
+            "diffprivlib and sklearn after a 2,000-row warm-up fit; Google in its runner's "
+            "one-fit mode); the memory fields of the Google fit records come from the serving "
+            "process and may be lower.",
             "diffprivlib gets bounds [-R, R] per coordinate (the box implied by the public "
             "radius R); on MNIST R = sqrt(784) = 28.",
         ],
