@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import json
 import os
 import shutil
@@ -76,7 +77,8 @@ def locate_source() -> tuple[Path | None, str]:
     if (src / "clustering_algorithm.py").is_file():  # an extracted learning/clustering
         if src.name == "clustering":
             return src.parent, f"extracted folder {src}"
-        link_dir = _cache_root() / f"google-dp-link-{abs(hash(str(src.resolve())))}"
+        digest = hashlib.sha256(str(src.resolve()).encode()).hexdigest()[:12]
+        link_dir = _cache_root() / f"google-dp-link-{digest}"
         link_dir.mkdir(parents=True, exist_ok=True)
         link = link_dir / "clustering"
         if not link.exists():
