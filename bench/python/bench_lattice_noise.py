@@ -93,8 +93,14 @@ def main() -> None:
     result = {
         "bench": "lattice_noise",
         "config": {
-            "n": args.n, "d": args.d, "batch_size": args.batch_size, "sigma": args.sigma,
-            "steps": steps, "draws_per_epoch": draws, "reps": args.reps, "threads": 1,
+            "n": args.n,
+            "d": args.d,
+            "batch_size": args.batch_size,
+            "sigma": args.sigma,
+            "steps": steps,
+            "draws_per_epoch": draws,
+            "reps": args.reps,
+            "threads": 1,
             "data": "synthetic dense, adult-like shape (n = 30162, d = 104), rows in the unit ball",
         },  # fmt: skip
         "machine": {
