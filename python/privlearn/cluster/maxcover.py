@@ -377,7 +377,7 @@ def plan_maxcover(
     ``maxcover``, ``proxy``, ``average``, ``lloyd``, the last over ``lloyd_steps`` rounds; in
     each round :func:`averaging_count_fraction` to the count): a stage with share ``rho``
     gets ``eps_pick = sqrt(8 rho / n_picks)``, ``eps = sqrt(2 rho)`` (counts) or ``sigma =
-    radius / sqrt(2 rho)`` (sums). ``s`` is the largest (bisection, 1e-9 relative) whose
+    radius / sqrt(2 rho)`` (sums). ``s`` is the largest (bisection, 1e-14 relative) whose
     composed curve converts (Canonne, Kamath & Steinke 2020 / Balle et al. 2020, the tight
     conversion of :func:`privlearn.accounting.rdp_to_epsilon`) to at most ``epsilon`` at
     ``delta``; ``s`` does not depend on ``n_picks`` (only ``eps_pick`` does).
@@ -436,7 +436,7 @@ def plan_maxcover(
                 "alone costs more); raise epsilon or delta, or use fewer lloyd_steps"
             )
     hi = max(hi, 2.0 * lo)
-    while hi - lo > 1e-9 * hi:
+    while hi - lo > 1e-14 * hi:
         mid = 0.5 * (lo + hi)
         if total(mid) <= epsilon:
             lo = mid
