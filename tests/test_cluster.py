@@ -23,6 +23,7 @@ from sklearn.cluster import KMeans
 
 from privlearn import _core
 from privlearn import audit as A
+from privlearn.accounting import LaplaceEvent, PureDPEvent, SelfComposed
 from privlearn.cluster import (
     DPKMeans,
     default_picks,
@@ -33,7 +34,6 @@ from privlearn.cluster import (
     maxcover_privacy,
     proxy_counts,
 )
-from privlearn.accounting import LaplaceEvent, PureDPEvent, SelfComposed
 from privlearn.cluster.estimator import DEFAULT_SPLIT, proxy_threshold, proxy_weights
 from privlearn.cluster.maxcover import PLAN_ORDERS, MaxCoverPlan, plan_maxcover
 from privlearn.exceptions import PrivacyLeakWarning

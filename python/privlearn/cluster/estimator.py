@@ -206,12 +206,25 @@ class DPKMeans(ClusterMixin, BaseEstimator):
        a private greedy max cover on the grid of unit ``grid_factor * r / sqrt(p)`` with
        ``picks`` picks per radius (:func:`~privlearn.cluster.maxcover.default_picks`,
        ``k ceil(log2(N)/2)``), every pick by the exponential mechanism over the whole grid
-       (Claim 4.2); the per-pick parameter comes from the Gupta et al. (2010) set-cover bound
-       (:func:`~privlearn.cluster.maxcover.maxcover_pick_epsilon`);
+       (Claim 4.2);
     3. the proxy data set: candidates with noisy counts (:func:`proxy_counts`);
     4. scikit-learn ``KMeans`` with ``sample_weight`` on the proxy, the points assigned to the
        nearest of its ``k`` centres in the projected space, centres released in the original
        space by noisy averaging (Algorithm 1), then ``lloyd_steps`` DP Lloyd rounds (Section 7).
+
+    Where the paper leaves the choice open, the default (``accountant="rdp"``, issue 21) is
+    tighter: the whole fit (every pick as an ``eps_pick``-bounded-range choice,
+    ``eps_pick**2/8``-zCDP; the proxy and averaging counts as pure DP; the lattice Gaussian
+    sums) is composed by Renyi DP and calibrated to the caller's budget
+    (:func:`~privlearn.cluster.maxcover.plan_maxcover`: at ``epsilon = 1`` each pick gets
+    about 3x the Gupta et al. parameter and the final average about 2.5x less noise), and
+    released proxy counts below the public threshold ``ln(m) / eps_proxy`` (``m``
+    candidates, :func:`proxy_threshold`) are zeroed before the weighted k-means
+    (post-processing: the empty grid picks no longer pull centres). ``accountant="paper"``
+    keeps the paper's form: per-stage ``(epsilon, delta)`` added by basic composition, the
+    greedy cover by the Gupta et al. (2010) set-cover bound
+    (:func:`~privlearn.cluster.maxcover.maxcover_pick_epsilon`), the split
+    :data:`PAPER_SPLIT`, unthresholded proxy counts.
 
     ``method="balcan"``: the Balcan et al. (2017) baseline (:mod:`privlearn.cluster.balcan`),
     whose hierarchical grids have :func:`~privlearn.cluster.balcan.default_levels` ``(N, p)``
@@ -263,9 +276,10 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         Public number of picks per radius (override of the default above).
     lloyd_steps : int, default=1
     budget_split : dict, optional
-        Overrides of :data:`DEFAULT_SPLIT` (max-cover) or
-        :data:`~privlearn.cluster.balcan.BALCAN_SPLIT` (Balcan); fractions must sum to 1.
-        They split the epsilon left after the noisy count, and all of delta.
+        Overrides of :data:`DEFAULT_SPLIT` (max cover; :data:`PAPER_SPLIT` with
+        ``accountant="paper"``) or :data:`~privlearn.cluster.balcan.BALCAN_SPLIT` (Balcan);
+        fractions must sum to 1. They split the epsilon left after the noisy count (with
+        ``accountant="rdp"``: its zCDP budget), and all of delta.
     n_samples : int or None, default=None
         The public data-set size. ``None``: the size is private (a noisy count plans the run).
     ledger : PrivacyLedger or None, default=None
@@ -283,14 +297,24 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         known to whoever knows it).
     backend : {"core", "reference"}
         The max-cover routine: C++ core or the numpy twin (identical picks).
+    accountant : {"rdp", "paper"}, default="rdp"
+        Max cover only (Balcan et al. ignore it): ``"rdp"``, the whole fit composed by Renyi
+        DP with thresholded proxy counts (above); ``"paper"``, the paper's basic composition
+        with the Gupta et al. bound and :data:`PAPER_SPLIT`.
 
     Attributes
     ----------
     cluster_centers_ : ndarray (k, d)
         The private centres.
     privacy_ : KMeansPrivacyStatement
-        Total ``(epsilon, delta)`` (basic composition of the ledger's entries), the events, the
-        neighbouring relation (add/remove-one), how the size was treated and the public inputs.
+        Total ``(epsilon, delta)`` (basic composition of the ledger's entries: the noisy count
+        and, with ``accountant="rdp"``, one Renyi-DP entry for the whole max-cover fit), the
+        events, the accountant, the neighbouring relation (add/remove-one), how the size was
+        treated and the public inputs.
+    plan_ : MaxCoverPlan or None
+        The noise of every stage and the composed guarantee of a private max-cover fit with
+        ``accountant="rdp"`` (:func:`~privlearn.cluster.maxcover.plan_maxcover`; a function of
+        public inputs and the schedule), else ``None``.
     ledger_ : PrivacyLedger or None
     dataset_size_ : DatasetSize or None
         The size the schedule used (declared public, noisy count, or the exact size when

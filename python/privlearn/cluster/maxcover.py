@@ -1,6 +1,8 @@
 """Private candidate centres by greedy max cover on grids (Chaturvedi, Nguyen & Xu 2021,
-Algorithm 3 and Claims 4.1-4.2) and the privacy accounting of the adaptive greedy sequence
-(Gupta, Ligett, McSherry, Roth & Talwar 2010, Theorem 6.1, unweighted set cover)."""
+Algorithm 3 and Claims 4.1-4.2) and the privacy accounting of the adaptive greedy sequence:
+Gupta, Ligett, McSherry, Roth & Talwar 2010, Theorem 6.1 (unweighted set cover, the paper's
+accounting), or every pick as a bounded-range choice composed by zCDP with the fit's other
+stages (:func:`plan_maxcover`, Renyi DP; issue 21)."""
 
 from __future__ import annotations
 
