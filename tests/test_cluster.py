@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -395,6 +396,44 @@ def test_audit_coverage_exponential_mechanism() -> None:
         _pick_outputs(D, 2 * eps, n, 3), _pick_outputs(D1, 2 * eps, n, 4), covers, eps
     )
     assert not bad.passed, bad
+
+
+def _bounded_range_lower(out0: np.ndarray, out1: np.ndarray, event: Any, alpha: float) -> float:
+    """Clopper-Pearson lower bound on ``log(P1(A) / P0(A)) - log(P1(B) / P0(B))`` for the
+    event ``A`` and its complement ``B`` (four intervals, each at ``alpha / 4``): a width the
+    log-ratio of an ``eps``-bounded-range mechanism cannot exceed (``<= eps``), while a pure
+    ``eps``-DP mechanism may reach ``2 eps``."""
+    a0, a1 = int(event(out0).sum()), int(event(out1).sum())
+    n0, n1 = len(out0), len(out1)
+    lo_a1, _ = A.clopper_pearson(a1, n1, alpha / 4)
+    _, hi_a0 = A.clopper_pearson(a0, n0, alpha / 4)
+    lo_b0, _ = A.clopper_pearson(n0 - a0, n0, alpha / 4)
+    _, hi_b1 = A.clopper_pearson(n1 - a1, n1, alpha / 4)
+    return math.log(lo_a1 / hi_a0) + math.log(lo_b0 / hi_b1)
+
+
+def test_audit_pick_is_bounded_range() -> None:
+    """The zCDP accounting of the picks (:func:`bounded_range_rho`) rests on each pick being
+    ``eps_pick``-bounded range (the utility is monotone: adding a row raises covers by 0 or
+    1), not only ``eps_pick``-DP: the log-ratio between the covering and the other outputs
+    stays within ``eps``. Run at ``2 eps`` while claiming ``eps``, the same statistic refutes
+    the claim (the audit has power)."""
+    D = np.array([[0.5, 0.5], [0.52, 0.48]])
+    x_star = np.array([-0.5, -0.3])
+    D1 = np.vstack([D, x_star])
+    eps, n, alpha = 1.0, 12_000, 1e-6
+
+    def covers(out: np.ndarray) -> np.ndarray:
+        return np.linalg.norm(out - x_star, axis=1) <= 0.5
+
+    ok = _bounded_range_lower(_pick_outputs(D, eps, n, 11), _pick_outputs(D1, eps, n, 12), covers,
+                              alpha)
+    assert ok <= eps, ok
+    assert ok > 0.5 * eps, ok  # power: the true width is eps exactly
+    bad = _bounded_range_lower(
+        _pick_outputs(D, 2 * eps, n, 13), _pick_outputs(D1, 2 * eps, n, 14), covers, alpha
+    )
+    assert bad > eps, bad
 
 
 def test_audit_proxy_counts() -> None:
