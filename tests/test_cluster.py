@@ -332,7 +332,7 @@ def test_plan_refuses_a_budget_the_lattice_cannot_meet() -> None:
 
 
 def test_proxy_threshold_and_weights() -> None:
-    assert proxy_threshold(1000, 0.5) == pytest.approx(math.log(1000) / 0.5)
+    assert proxy_threshold(1000, 0.5) == pytest.approx(2 * math.log(1000) / 0.5)
     assert proxy_threshold(1, 0.5) == 0.0 and proxy_threshold(7, math.inf) == 0.0
     noisy = np.array([0.0, 5.0, 40.0, 2.0, 30.0, 0.0])
     np.testing.assert_array_equal(proxy_weights(noisy, 2, 10.0), [2, 4])
