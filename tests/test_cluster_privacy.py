@@ -128,8 +128,9 @@ def test_declared_size_is_public_and_free(method: str) -> None:
     assert not any("row count" in e.label for e in model.ledger_.entries)
     if method == "maxcover":
         assert model.radii_ == default_radii(300) and model.picks_ == default_picks(3, 300)
-        first = model.ledger_.entries[0]
-        assert first.label == "max cover" and first.epsilon == pytest.approx(0.3, rel=1e-12)
+        first = model.ledger_.entries[0]  # the whole fit, composed by Renyi DP (issue 21)
+        assert first.label == "max cover fit (Renyi DP)"
+        assert first.epsilon == pytest.approx(1.0, rel=1e-12)
     else:
         assert model.n_levels_ == default_levels(300, 4)
 
@@ -151,8 +152,8 @@ def test_private_size_budget_split(method: str) -> None:
     if method == "maxcover":
         assert model.radii_ == default_radii(size.value)
         assert model.picks_ == default_picks(3, size.value)
-        cover = [e for e in model.ledger_.entries if e.label == "max cover"][0]
-        assert cover.epsilon == pytest.approx(0.3 * rest, rel=1e-12)
+        cover = [e for e in model.ledger_.entries if e.label == "max cover fit (Renyi DP)"][0]
+        assert cover.epsilon == pytest.approx(rest, rel=1e-12)
     else:
         assert model.n_levels_ == default_levels(size.value, 4)
     for name in ("method=", "n_clusters=3", "epsilon=0.8", "delta=1e-06", "radius=5"):
@@ -167,8 +168,9 @@ def test_no_count_when_the_schedule_does_not_need_the_size() -> None:
     assert model.dataset_size_ is None
     assert model.privacy_.epsilon == pytest.approx(1.0, rel=1e-12)
     assert "not used" in model.privacy_.dataset_size
-    assert model.ledger_.entries[0].label == "max cover"
-    assert model.ledger_.entries[0].epsilon == pytest.approx(0.3, rel=1e-12)
+    assert model.ledger_.entries[0].label == "max cover fit (Renyi DP)"
+    assert model.ledger_.entries[0].epsilon == pytest.approx(1.0, rel=1e-12)
+    assert len(model.ledger_.entries) == 1
     assert model.radii_ == [1.0, 0.5] and model.picks_ == 6
     assert "picks=6" in model.privacy_.public_inputs
 

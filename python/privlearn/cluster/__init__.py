@@ -4,7 +4,7 @@
   exponential mechanism, proxy data set and noisy averaging (``method="maxcover"``), or the
   Balcan et al. (2017) baseline (``method="balcan"``).
 - :mod:`~privlearn.cluster.maxcover` -- the private greedy max cover and its accounting
-  (Gupta et al. 2010).
+  (Gupta et al. 2010; the Renyi-DP plan of a whole fit, :func:`plan_maxcover`).
 
 Under add/remove-one neighbours the number of rows is private: ``DPKMeans`` plans its schedule
 from a declared public size (``n_samples=``) or a noisy count, states both in ``privacy_``
@@ -20,17 +20,22 @@ from privlearn.cluster.estimator import (
     DEFAULT_SPLIT,
     MAX_CLUSTERS,
     MAX_GRID_FACTOR,
+    PAPER_SPLIT,
     DPKMeans,
     proxy_counts,
+    proxy_threshold,
 )
 from privlearn.cluster.maxcover import (
+    MaxCoverPlan,
     MaxCoverResult,
+    bounded_range_rho,
     default_picks,
     default_radii,
     greedy_cover_epsilon,
     maxcover_candidates,
     maxcover_pick_epsilon,
     maxcover_privacy,
+    plan_maxcover,
 )
 
 __all__ = [
@@ -40,7 +45,10 @@ __all__ = [
     "KMeansPrivacyStatement",
     "MAX_CLUSTERS",
     "MAX_GRID_FACTOR",
+    "PAPER_SPLIT",
+    "MaxCoverPlan",
     "MaxCoverResult",
+    "bounded_range_rho",
     "default_levels",
     "default_picks",
     "default_radii",
@@ -48,5 +56,7 @@ __all__ = [
     "maxcover_candidates",
     "maxcover_pick_epsilon",
     "maxcover_privacy",
+    "plan_maxcover",
     "proxy_counts",
+    "proxy_threshold",
 ]

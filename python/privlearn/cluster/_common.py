@@ -33,6 +33,7 @@ __all__ = [
     "cluster_sums",
     "noisy_average",
     "noisy_centres",
+    "noisy_centres_planned",
     "resolve_radius",
 ]
 
@@ -502,6 +503,33 @@ def noisy_centres(
         ledger.spend(epsilon, delta, label=label)
     noisy_counts = np.asarray(discrete_laplace(counts, 2.0 / epsilon, seeds()), dtype=np.float64)
     sigma = gaussian_sigma(radius, epsilon / 2.0, delta, d)
+    centers = np.empty((n_clusters, d))
+    for j in range(n_clusters):
+        noisy_sum = np.asarray(gaussian(sums[j], radius, sigma, seeds()), dtype=np.float64)
+        centers[j] = noisy_sum / max(noisy_counts[j], 1.0)
+    return project_ball(centers, radius)
+
+
+def noisy_centres_planned(
+    stats: tuple[np.ndarray, np.ndarray, np.ndarray],
+    radius: float,
+    count_scale: float,
+    sigma: float,
+    seeds: SeedSource,
+) -> np.ndarray:
+    """Private centres from the exact statistics of :func:`cluster_sums` with the noise given
+    (calibrated by the caller's accountant, e.g. :func:`privlearn.cluster.maxcover.
+    plan_maxcover`): per cluster the count plus exact discrete Laplace noise of scale
+    ``count_scale`` (``1 / count_scale``-DP) and the sum plus lattice Gaussian noise ``sigma``
+    (:func:`privlearn.mechanisms.gaussian`, sensitivity ``radius``: ``mu``-GDP with the
+    lattice's ``mu``), the centre ``noisy_sum / max(noisy_count, 1)`` projected onto the ball.
+    The mechanisms and the order of the random draws are those of :func:`noisy_centres`
+    (which calibrates its own noise and charges a ledger); nothing is charged here. Clusters
+    are disjoint: one row changes one count and one sum (parallel composition)."""
+    counts, hi, lo = stats
+    n_clusters, d = hi.shape
+    sums = fixed_point_value(hi, lo, fixed_point_exponent(radius))
+    noisy_counts = np.asarray(discrete_laplace(counts, count_scale, seeds()), dtype=np.float64)
     centers = np.empty((n_clusters, d))
     for j in range(n_clusters):
         noisy_sum = np.asarray(gaussian(sums[j], radius, sigma, seeds()), dtype=np.float64)

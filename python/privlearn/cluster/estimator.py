@@ -31,6 +31,7 @@ from privlearn.accounting import (
     LaplaceEvent,
     PrivacyLedger,
     PureDPEvent,
+    SelfComposed,
     public_size,
     resolve_size,
 )
@@ -50,6 +51,7 @@ from privlearn.cluster._common import (
     jl_matrix,
     kmeans_cost,
     noisy_centres,
+    noisy_centres_planned,
     project_rows,
     resolve_radius,
 )
@@ -73,12 +75,14 @@ from privlearn.cluster.lsh_coreset import (
     release_coreset,
 )
 from privlearn.cluster.maxcover import (
+    MaxCoverPlan,
     MaxCoverResult,
     count_offsets,
     default_picks,
     default_radii,
     maxcover_candidates,
     maxcover_pick_epsilon,
+    plan_maxcover,
 )
 from privlearn.cluster.private_scale import private_scale
 from privlearn.fixed_point import fixed_point_exponent, fixed_point_value
@@ -86,15 +90,25 @@ from privlearn.mechanisms import discrete_laplace
 from privlearn.mechanisms._bits import spend
 from privlearn.mechanisms.gaussian import analytic_gaussian_epsilon
 
-__all__ = ["DEFAULT_SPLIT", "MAX_CLUSTERS", "MAX_GRID_FACTOR", "DPKMeans", "proxy_counts"]
+__all__ = [
+    "DEFAULT_SPLIT",
+    "MAX_CLUSTERS",
+    "MAX_GRID_FACTOR",
+    "PAPER_SPLIT",
+    "DPKMeans",
+    "proxy_counts",
+    "proxy_threshold",
+    "proxy_weights",
+]
 
-#: Default budget split of the max-cover method (fractions of the epsilon left after the noisy
-#: row count, :data:`~privlearn.accounting.SIZE_EPSILON_FRACTION`; delta: "delta_*").
+#: Budget split of the max-cover method with ``accountant="paper"`` (basic composition, the
+#: paper's per-stage ``(epsilon, delta)``): fractions of the epsilon left after the noisy
+#: row count, :data:`~privlearn.accounting.SIZE_EPSILON_FRACTION`; delta: "delta_*".
 #: Chosen by experiment on the synthetic mixture (n = 50,000, k in {8, 64}, 2 seeds; mean cost
 #: at k = 64: 2.96e6 for (0.5, 0.2, 0.15, 0.15), 2.61e6 for (0.3, 0.1, 0.3, 0.3), 2.49e6 for
 #: this one). The final noisy averaging in the original space dominates the cost (its Gaussian
 #: noise grows with the dimension), so the last DP Lloyd round gets the largest share.
-DEFAULT_SPLIT: dict[str, float] = {
+PAPER_SPLIT: dict[str, float] = {
     "maxcover": 0.3,
     "proxy": 0.1,
     "average": 0.15,
@@ -103,7 +117,40 @@ DEFAULT_SPLIT: dict[str, float] = {
     "delta_average": 0.25,
     "delta_lloyd": 0.25,
 }
+#: Default budget split of the max-cover method (``accountant="rdp"``, :func:`~privlearn.
+#: cluster.maxcover.plan_maxcover`): the epsilon fractions are shares of one zCDP budget
+#: (``rho``) for the greedy picks, the proxy counts, the noisy averaging and the DP Lloyd
+#: rounds, the whole composed by Renyi DP at the caller's delta; ``delta_maxcover`` is the
+#: delta the Gupta et al. alternative for the picks would take (the plan uses it only where it
+#: beats zCDP); ``delta_average`` and ``delta_lloyd`` are not used (one conversion covers
+#: every Gaussian), they are kept so that ``budget_split`` takes the same keys.
+#:
+#: Chosen by experiment (issue 21; epsilon 1, delta 1e-6, radius 1, default schedule, proxy
+#: threshold ``2 ln(m) / eps_proxy``; loss = k-means cost / n at k = 8 / 32 / 64). Google's
+#: synthetic benchmark (100,000 x 100, 64 Gaussians), 20,000-row subsample, 4 seeds:
+#: (0.3, 0.1, 0.15, 0.45) 0.657 / 0.400 / 0.155, (0.2, 0.1, 0.2, 0.5) 0.654 / 0.395 / 0.149,
+#: (0.15, 0.1, 0.15, 0.6) 0.651 / 0.392 / 0.147, (0.1, 0.1, 0.1, 0.7) 0.652 / 0.386 / 0.138,
+#: (0.05, 0.1, 0.05, 0.8) 0.654 / 0.386 / 0.152, (0.15, 0.05, 0.1, 0.7) 0.655 / 0.388 / 0.154,
+#: (0.1, 0.15, 0.15, 0.6) 0.653 / 0.395 / 0.144, this one 0.654 / 0.392 / 0.151; all 100,000
+#: rows, 2 seeds: (0.3, 0.1, 0.15, 0.45) 0.647 / 0.373 / 0.078, (0.1, 0.1, 0.1, 0.7) 0.649 /
+#: 0.367 / 0.099, (0.05, 0.1, 0.05, 0.8) 0.652 / 0.368 / 0.088, this one 0.648 / 0.369 /
+#: 0.069 (the paper's accounting: 0.647 / 0.428 / 0.315). Small data wants the budget on the
+#: final averages, large data on the picks; this split is close to the best at both sizes.
+#: On the 8-Gaussian set (20,000 x 10) every split above gave 0.024-0.025 at every k.
+DEFAULT_SPLIT: dict[str, float] = {
+    "maxcover": 0.2,
+    "proxy": 0.1,
+    "average": 0.15,
+    "lloyd": 0.55,
+    "delta_maxcover": 0.5,
+    "delta_average": 0.25,
+    "delta_lloyd": 0.25,
+}
 _METHODS = ("lsh", "maxcover", "balcan")
+#: Accountants of the max-cover method: "rdp" (:func:`~privlearn.cluster.maxcover.
+#: plan_maxcover`) or "paper" (basic composition of the paper's stages, Gupta et al. for the
+#: greedy cover, unthresholded proxy counts: the form of Chaturvedi et al. 2021).
+_ACCOUNTANTS = ("rdp", "paper")
 
 #: Largest ``n_clusters`` :class:`DPKMeans` accepts: a public cap, so that refusing does not
 #: depend on the private number of rows. Every centre is a noisy average (a count with
@@ -134,22 +181,65 @@ _MIN_DEFAULT_RADIUS = 2.0**-16
 
 
 def proxy_counts(
-    Y: np.ndarray, candidates: np.ndarray, epsilon: float, seed: int | None
+    Y: np.ndarray,
+    candidates: np.ndarray,
+    epsilon: float,
+    seed: int | None,
+    *,
+    threshold: float = 0.0,
 ) -> np.ndarray:
     """Noisy proxy multiplicities (Algorithm 2, step 3): for each candidate ``c`` the number of
     points whose nearest candidate is ``c``, plus exact discrete Laplace noise of scale
     ``1/epsilon`` (the count vector has L1 sensitivity 1 under add/remove: ``epsilon``-DP,
-    Lemma 2.3), clamped at 0 (post-processing). ``epsilon = inf``: exact counts."""
+    Lemma 2.3), set to 0 where below ``threshold`` (post-processing; the paper clamps at 0,
+    ``threshold=0``; :func:`proxy_threshold`). ``epsilon = inf``: exact counts."""
     counts = np.bincount(assign(Y, candidates), minlength=candidates.shape[0]).astype(np.int64)
-    return _noisy_counts(counts, epsilon, seed)
+    return _noisy_counts(counts, epsilon, seed, threshold)
 
 
-def _noisy_counts(counts: np.ndarray, epsilon: float, seed: int | None) -> np.ndarray:
+def proxy_threshold(n_candidates: int, epsilon: float) -> float:
+    """The public threshold of the proxy counts: ``2 ln(m) / epsilon`` for ``m`` candidates.
+
+    At the fine radii almost every pick is a grid point with no data (the uniform part of the
+    exponential mechanism, Claim 4.2); each still gets a noisy count, and ``m`` zero counts
+    plus discrete Laplace noise of scale ``b = 1/epsilon`` have about ``(m / 2) e^(-t / b)``
+    values at or above ``t``: at ``t = b ln(m / beta)`` no phantom survives but with
+    probability about ``beta / 2``; ``beta = 1/m`` gives ``2 b ln(m)``, while a candidate
+    that serves a cluster of ``n_j >> 2 b ln(m)`` rows is kept. A surviving phantom weighs
+    about ``t``, as much as a small real candidate, so ``t = b ln(m)`` (half a phantom
+    expected) still lost a cluster on the 8-Gaussian set (k = 8: mean loss 0.064 against
+    0.025 for ``2 b ln(m)``, 2 seeds; equal elsewhere, :data:`DEFAULT_SPLIT`). ``m`` (the
+    number of distinct picks) and ``epsilon`` are public, so zeroing below it is
+    post-processing (issue 21 measured the phantom weight at 16% of n at k = 64 on Google's
+    synthetic benchmark; thresholding took the normalised loss from 0.322 to 0.116)."""
+    n_candidates = as_index(n_candidates, "n_candidates", lower=1, upper=1 << 62)
+    if math.isinf(epsilon):
+        return 0.0
+    return 2.0 * math.log(n_candidates) / epsilon
+
+
+def proxy_weights(noisy: np.ndarray, k: int, threshold: float) -> np.ndarray:
+    """Indices of the candidates the weighted k-means keeps (post-processing of the released
+    noisy counts): those with a count at or above ``threshold`` and above 0; when fewer than
+    ``k`` remain, the ``k`` largest counts (ties: lower index) so that k-means has ``k``
+    points (their weights are floored at 1e-6 by the caller)."""
+    noisy = np.asarray(noisy, dtype=np.float64)
+    keep = np.flatnonzero((noisy >= threshold) & (noisy > 0.0))
+    if keep.size >= k:
+        return keep
+    order = np.lexsort((np.arange(noisy.size), -noisy))  # largest first, ties by index
+    return np.sort(order[: min(k, noisy.size)])
+
+
+def _noisy_counts(
+    counts: np.ndarray, epsilon: float, seed: int | None, threshold: float = 0.0
+) -> np.ndarray:
     """:func:`proxy_counts` from the exact counts."""
     if math.isinf(epsilon):
         return counts.astype(np.float64)
     noisy = np.asarray(discrete_laplace(counts, 1.0 / epsilon, seed), dtype=np.float64)
-    return np.maximum(noisy, 0.0)
+    noisy = np.maximum(noisy, 0.0)
+    return np.where(noisy >= threshold, noisy, 0.0)
 
 
 class DPKMeans(ClusterMixin, BaseEstimator):
@@ -164,12 +254,25 @@ class DPKMeans(ClusterMixin, BaseEstimator):
        a private greedy max cover on the grid of unit ``grid_factor * r / sqrt(p)`` with
        ``picks`` picks per radius (:func:`~privlearn.cluster.maxcover.default_picks`,
        ``k ceil(log2(N)/2)``), every pick by the exponential mechanism over the whole grid
-       (Claim 4.2); the per-pick parameter comes from the Gupta et al. (2010) set-cover bound
-       (:func:`~privlearn.cluster.maxcover.maxcover_pick_epsilon`);
+       (Claim 4.2);
     3. the proxy data set: candidates with noisy counts (:func:`proxy_counts`);
     4. scikit-learn ``KMeans`` with ``sample_weight`` on the proxy, the points assigned to the
        nearest of its ``k`` centres in the projected space, centres released in the original
        space by noisy averaging (Algorithm 1), then ``lloyd_steps`` DP Lloyd rounds (Section 7).
+
+    Where the paper leaves the choice open, the default (``accountant="rdp"``, issue 21) is
+    tighter: the whole fit (every pick as an ``eps_pick``-bounded-range choice,
+    ``eps_pick**2/8``-zCDP; the proxy and averaging counts as pure DP; the lattice Gaussian
+    sums) is composed by Renyi DP and calibrated to the caller's budget
+    (:func:`~privlearn.cluster.maxcover.plan_maxcover`: at ``epsilon = 1`` each pick gets
+    2-7x the Gupta et al. parameter and the final average 2.5-2.8x less noise), and
+    released proxy counts below the public threshold ``2 ln(m) / eps_proxy`` (``m``
+    candidates, :func:`proxy_threshold`) are zeroed before the weighted k-means
+    (post-processing: the empty grid picks no longer pull centres). ``accountant="paper"``
+    keeps the paper's form: per-stage ``(epsilon, delta)`` added by basic composition, the
+    greedy cover by the Gupta et al. (2010) set-cover bound
+    (:func:`~privlearn.cluster.maxcover.maxcover_pick_epsilon`), the split
+    :data:`PAPER_SPLIT`, unthresholded proxy counts.
 
     ``method="balcan"``: the Balcan et al. (2017) baseline (:mod:`privlearn.cluster.balcan`),
     whose hierarchical grids have :func:`~privlearn.cluster.balcan.default_levels` ``(N, p)``
@@ -221,9 +324,10 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         Public number of picks per radius (override of the default above).
     lloyd_steps : int, default=1
     budget_split : dict, optional
-        Overrides of :data:`DEFAULT_SPLIT` (max-cover) or
-        :data:`~privlearn.cluster.balcan.BALCAN_SPLIT` (Balcan); fractions must sum to 1.
-        They split the epsilon left after the noisy count, and all of delta.
+        Overrides of :data:`DEFAULT_SPLIT` (max cover; :data:`PAPER_SPLIT` with
+        ``accountant="paper"``) or :data:`~privlearn.cluster.balcan.BALCAN_SPLIT` (Balcan);
+        fractions must sum to 1. They split the epsilon left after the noisy count (with
+        ``accountant="rdp"``: its zCDP budget), and all of delta.
     n_samples : int or None, default=None
         The public data-set size. ``None``: the size is private (a noisy count plans the run).
     ledger : PrivacyLedger or None, default=None
@@ -241,14 +345,24 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         known to whoever knows it).
     backend : {"core", "reference"}
         The max-cover routine: C++ core or the numpy twin (identical picks).
+    accountant : {"rdp", "paper"}, default="rdp"
+        Max cover only (Balcan et al. ignore it): ``"rdp"``, the whole fit composed by Renyi
+        DP with thresholded proxy counts (above); ``"paper"``, the paper's basic composition
+        with the Gupta et al. bound and :data:`PAPER_SPLIT`.
 
     Attributes
     ----------
     cluster_centers_ : ndarray (k, d)
         The private centres.
     privacy_ : KMeansPrivacyStatement
-        Total ``(epsilon, delta)`` (basic composition of the ledger's entries), the events, the
-        neighbouring relation (add/remove-one), how the size was treated and the public inputs.
+        Total ``(epsilon, delta)`` (basic composition of the ledger's entries: the noisy count
+        and, with ``accountant="rdp"``, one Renyi-DP entry for the whole max-cover fit), the
+        events, the accountant, the neighbouring relation (add/remove-one), how the size was
+        treated and the public inputs.
+    plan_ : MaxCoverPlan or None
+        The noise of every stage and the composed guarantee of a private max-cover fit with
+        ``accountant="rdp"`` (:func:`~privlearn.cluster.maxcover.plan_maxcover`; a function of
+        public inputs and the schedule), else ``None``.
     ledger_ : PrivacyLedger or None
     dataset_size_ : DatasetSize or None
         The size the schedule used (declared public, noisy count, or the exact size when
@@ -302,6 +416,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         backend: str = "core",
         max_depth: int | None = None,
         private_scale: bool | None = None,
+        accountant: str = "rdp",
     ) -> None:
         self.n_clusters = n_clusters
         self.epsilon = epsilon
@@ -323,6 +438,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         self.backend = backend
         self.max_depth = max_depth
         self.private_scale = private_scale
+        self.accountant = accountant
 
     # ---- validation ------------------------------------------------------------------------
     def _params(self) -> dict[str, Any]:
@@ -331,6 +447,10 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
         if not isinstance(self.backend, str) or self.backend not in ("core", "reference"):
             raise ValueError(f"backend must be 'core' or 'reference', got {self.backend!r}")
+        if not isinstance(self.accountant, str) or self.accountant not in _ACCOUNTANTS:
+            raise ValueError(
+                f"accountant must be one of {_ACCOUNTANTS}, got {self.accountant!r}"
+            )
         out: dict[str, Any] = {}
         out["k"] = as_index(self.n_clusters, "n_clusters", lower=1, upper=1 << 62)
         if out["k"] > MAX_CLUSTERS:
@@ -420,7 +540,10 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         return out
 
     def _split(self, lloyd_steps: int) -> dict[str, float]:
-        base = dict(DEFAULT_SPLIT if self.method == "maxcover" else _balcan.BALCAN_SPLIT)
+        if self.method == "maxcover":
+            base = dict(PAPER_SPLIT if self.accountant == "paper" else DEFAULT_SPLIT)
+        else:
+            base = dict(_balcan.BALCAN_SPLIT)
         if self.method == "balcan":
             base.update({"delta_candidates": 1 / 3, "delta_recovery": 1 / 3, "delta_lloyd": 1 / 3})
         if self.budget_split is not None:
@@ -485,6 +608,20 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             return 0.0
         eps_rest = eps - eps_size
         split = prm["split"]
+        if self.method == "maxcover" and self._tight():
+            try:  # the plan's budget does not depend on the schedule: checked with 1 pick
+                plan_maxcover(
+                    eps_rest, delta, n_picks=1, n_radii=1, split=split,
+                    lloyd_steps=prm["lloyd_steps"], radius=1.0, d=d,
+                )
+            except ValueError:
+                raise ValueError(
+                    f"epsilon={eps:g}, delta={delta:g} are too small for the noisy averaging "
+                    f"and lloyd_steps={prm['lloyd_steps']} Lloyd rounds: their Gaussian sums "
+                    f"on {d} coordinates cannot be calibrated (the lattice alone costs more); "
+                    "raise epsilon or delta, or use fewer lloyd_steps"
+                ) from None
+            return eps_size
         if self.method == "maxcover":
             n_radii = 1 if prm["radii"] is None else len(prm["radii"])
             delta_pick = delta * split["delta_maxcover"] / n_radii
@@ -513,6 +650,10 @@ class DPKMeans(ClusterMixin, BaseEstimator):
                     "raise epsilon or delta, or use fewer lloyd_steps"
                 ) from None
         return eps_size
+
+    def _tight(self) -> bool:
+        """Whether the fit is the max-cover method under the tight (Renyi DP) accountant."""
+        return self.method == "maxcover" and self.accountant == "rdp"
 
     def _needs_size(self, prm: dict[str, Any]) -> bool:
         """Whether the schedule depends on the data-set size (never for the LSH coreset)."""
@@ -602,6 +743,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         self.radii_: list[float] | None = None
         self.picks_: int | None = None
         self.n_levels_: int | None = None
+        self.plan_: MaxCoverPlan | None = None
         res: MaxCoverResult | None = None
         if self.method == "maxcover":
             centers, n_cand, res = self._fit_maxcover(
@@ -611,7 +753,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             centers, n_cand = self._fit_balcan(
                 rows.X, rows.Y, radius, part, size, seeds, ledger, events
             )
-        steps = prm["lloyd_steps"]
+        steps = 0 if self._tight() else prm["lloyd_steps"]  # tight max cover: its own rounds
         for step in range(steps):
             per = part["lloyd"] / steps
             per_d = part["delta_lloyd"] / steps
@@ -636,7 +778,9 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         if private:
             spent = ledger.spent  # type: ignore[union-attr]
             accountant = "pure (basic composition"
-            if self.method == "maxcover":
+            if self._tight():
+                accountant = self._plan_text(eps_size)
+            elif self.method == "maxcover":
                 accountant += "; Gupta et al. 2010 for the greedy cover"
             self.privacy_ = KMeansPrivacyStatement(
                 epsilon=spent.epsilon,
@@ -703,18 +847,57 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         sigma = gaussian_sigma(radius, eps / 2.0, delta, d)
         return Composed((LaplaceEvent(2.0 / eps), GaussianEvent(sigma / radius)))
 
+    def _plan_text(self, eps_size: float) -> str:
+        """The accountant of a tight max-cover fit, named for its statement (without the
+        closing parenthesis)."""
+        plan: MaxCoverPlan = self.plan_
+        if plan.accountant == "zcdp":
+            picks = "greedy picks as bounded range, eps_pick^2/8-zCDP each (Cesar & Rogers 2021)"
+        else:
+            picks = (
+                "greedy picks by Gupta et al. 2010 (tighter here than zCDP), added by basic "
+                "composition"
+            )
+        text = (
+            f"rdp (Renyi-DP composition of the max-cover fit at order {plan.best_order:g}: "
+            f"{picks}; proxy counts, noisy averaging and Lloyd rounds (discrete Laplace "
+            "counts as pure DP, lattice Gaussian sums); tight conversion"
+        )
+        if eps_size > 0.0:
+            text += "; basic composition with the noisy row count"
+        return text
+
     def _fit_maxcover(self, rows, radius, part, prm, size, seeds, ledger, events):  # type: ignore[no-untyped-def]
         k = prm["k"]
         radii = default_radii(size.value) if prm["radii"] is None else list(prm["radii"])
         picks = default_picks(k, size.value) if prm["picks"] is None else prm["picks"]
         self.radii_, self.picks_ = radii, picks
         private = ledger is not None
-        if private:
+        tight = self._tight()
+        plan: MaxCoverPlan | None = None
+        if private and tight:
+            eps_rest = sum(v for key, v in part.items() if not key.startswith("delta_"))
+            plan = plan_maxcover(
+                eps_rest,
+                prm["delta"],
+                n_picks=picks * len(radii),
+                n_radii=len(radii),
+                split=prm["split"],
+                lloyd_steps=prm["lloyd_steps"],
+                radius=radius,
+                d=rows.d,
+            )
+            self.plan_ = plan
+            ledger.spend(plan.epsilon, plan.delta, label="max cover fit (Renyi DP)")
+            eps_pick, eps_proxy = plan.eps_pick, plan.eps_proxy
+            events.append(SelfComposed(PureDPEvent(eps_pick), picks * len(radii)))
+        elif private:
             eps_pick = maxcover_pick_epsilon(part["maxcover"], part["delta_maxcover"], len(radii))
             ledger.spend(part["maxcover"], part["delta_maxcover"], label="max cover")
             events.append(PureDPEvent(part["maxcover"]))
+            eps_proxy = part["proxy"]
         else:
-            eps_pick = math.inf
+            eps_pick = eps_proxy = math.inf
         key = seeds.substream(STREAM_PICKS).key
         res = rows.maxcover(
             radii,
@@ -727,18 +910,37 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             n_threads=prm["n_threads"],
         )
         cand = np.unique(res.centers, axis=0)
-        if private:
+        if private and not tight:
             ledger.spend(part["proxy"], 0.0, label="proxy counts")
-            events.append(LaplaceEvent(1.0 / part["proxy"]))
-        weights = _noisy_counts(rows.nearest_counts(cand), part["proxy"], seeds() if private else 0)
+        if private:
+            events.append(LaplaceEvent(1.0 / eps_proxy))
+        weights = _noisy_counts(rows.nearest_counts(cand), eps_proxy, seeds() if private else 0)
+        points = cand
+        if tight:  # public threshold (post-processing): drop the phantom candidates
+            keep = proxy_weights(weights, k, proxy_threshold(cand.shape[0], eps_proxy))
+            points, weights = cand[keep], weights[keep]
         # KMeans needs k samples of positive weight: a tiny floor (post-processing)
         weights = weights + 1e-6
-        km = KMeans(n_clusters=min(k, cand.shape[0]), n_init=3, random_state=seeds() % (2**31))
+        km = KMeans(n_clusters=min(k, points.shape[0]), n_init=3, random_state=seeds() % (2**31))
         from privlearn.parallel import fork_safe_threads
 
         with fork_safe_threads():  # scikit-learn's OpenMP pool does not survive fork()
-            km.fit(cand, sample_weight=weights)
+            km.fit(points, sample_weight=weights)
         stats = rows.cluster_sums(km.cluster_centers_, k, radius, projected=True)
+        if plan is not None:
+            centers = noisy_centres_planned(
+                stats, radius, plan.rounds[0].count_scale, plan.rounds[0].sigma, seeds
+            )
+            for step, rnd in enumerate(plan.rounds):
+                if step:
+                    stats = rows.cluster_sums(centers, k, radius, projected=False)
+                    centers = noisy_centres_planned(
+                        stats, radius, rnd.count_scale, rnd.sigma, seeds
+                    )
+                events.append(
+                    Composed((LaplaceEvent(rnd.count_scale), GaussianEvent(1.0 / rnd.mu)))
+                )
+            return centers, cand.shape[0], res
         centers = noisy_centres(
             stats, radius, part["average"], part["delta_average"], seeds, ledger, "average"
         )
@@ -746,6 +948,10 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             events.append(
                 self._average_events(part["average"], part["delta_average"], radius, rows.d)
             )
+        elif tight:
+            for step in range(prm["lloyd_steps"]):
+                stats = rows.cluster_sums(centers, k, radius, projected=False)
+                centers = noisy_centres(stats, radius, math.inf, 0.0, seeds, None, f"lloyd {step}")
         return centers, cand.shape[0], res
 
     def _fit_balcan(self, X, Y, radius, part, size, seeds, ledger, events):  # type: ignore[no-untyped-def]
