@@ -273,7 +273,7 @@ def _independent_epsilon(plan: MaxCoverPlan, n_picks: int, delta: float) -> floa
 def test_statement_matches_an_independent_recomputation(eps: float, lloyd_steps: int, k: int):
     X, _ = _mixture(1500, k, 6, 4.0, seed=2)
     model = DPKMeans(
-        k, eps, 1e-6, radius=8.0, clip=True, seed=1, lloyd_steps=lloyd_steps
+        k, eps, 1e-6, radius=8.0, clip=True, seed=1, lloyd_steps=lloyd_steps, method="maxcover"
     ).fit(X)
     plan = model.plan_
     assert plan.accountant == "zcdp"
@@ -357,7 +357,8 @@ def test_tight_fit_beats_the_paper_form() -> None:
     for seed in range(3):
         for acc in costs:
             model = DPKMeans(
-                6, 1.0, 1e-6, radius=8.0, clip=True, seed=seed, n_samples=4000, accountant=acc
+                6, 1.0, 1e-6, radius=8.0, clip=True, seed=seed, n_samples=4000, accountant=acc,
+                method="maxcover",
             ).fit(X)
             costs[acc].append(model.score(X))
     assert np.mean(costs["rdp"]) < 0.5 * np.mean(costs["paper"]), costs
@@ -365,9 +366,9 @@ def test_tight_fit_beats_the_paper_form() -> None:
 
 def test_bad_accountant() -> None:
     with pytest.raises(ValueError, match="accountant"):
-        DPKMeans(2, accountant="pld").fit(np.zeros((5, 2)))
+        DPKMeans(2, accountant="pld", method="maxcover").fit(np.zeros((5, 2)))
     with pytest.raises(ValueError, match="accountant"):
-        DPKMeans(2, accountant=None).fit(np.zeros((5, 2)))
+        DPKMeans(2, accountant=None, method="maxcover").fit(np.zeros((5, 2)))
 
 
 # ---- privacy audits ----------------------------------------------------------------------------
@@ -458,7 +459,8 @@ def test_audit_proxy_counts() -> None:
 def test_no_privacy_close_to_sklearn(seed: int) -> None:
     X, _ = _mixture(3000, 5, 10, 6.0, seed=seed)
     oracle = KMeans(5, n_init=10, random_state=0).fit(X).inertia_
-    model = DPKMeans(5, math.inf, radius=8.0, clip=True, seed=seed, diagnostics=True).fit(X)
+    model = DPKMeans(5, math.inf, radius=8.0, clip=True, seed=seed, diagnostics=True,
+        method="maxcover").fit(X)
     assert model.score(X) <= 1.5 * oracle
     assert model.privacy_.epsilon == math.inf
     assert model.n_candidates_ >= 5
@@ -472,11 +474,11 @@ def test_no_privacy_close_to_sklearn(seed: int) -> None:
 def test_private_fit_is_useful_and_reproducible() -> None:
     X, _ = _mixture(6000, 4, 10, 8.0, seed=3)
     trivial = float(((X - X.mean(axis=0)) ** 2).sum())
-    a = DPKMeans(4, 1.0, 1e-6, radius=10.0, clip=True, seed=7).fit(X)
-    b = DPKMeans(4, 1.0, 1e-6, radius=10.0, clip=True, seed=7).fit(X)
+    a = DPKMeans(4, 1.0, 1e-6, radius=10.0, clip=True, seed=7, method="maxcover").fit(X)
+    b = DPKMeans(4, 1.0, 1e-6, radius=10.0, clip=True, seed=7, method="maxcover").fit(X)
     np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)
     assert a.score(X) < 0.5 * trivial  # it finds the clusters, privately
-    c = DPKMeans(4, 1.0, 1e-6, radius=10.0, clip=True, seed=8).fit(X)
+    c = DPKMeans(4, 1.0, 1e-6, radius=10.0, clip=True, seed=8, method="maxcover").fit(X)
     assert not np.array_equal(a.cluster_centers_, c.cluster_centers_)
 
 
@@ -484,14 +486,14 @@ def test_private_fit_is_useful_and_reproducible() -> None:
 def test_estimator_core_equals_reference(seed: int) -> None:
     X, _ = _mixture(400, 3, 6, 4.0, seed=seed)
     kw = dict(radius=7.0, clip=True, seed=seed, proj_dim=3)
-    core = DPKMeans(3, 1.0, 1e-6, backend="core", **kw).fit(X)
-    refm = DPKMeans(3, 1.0, 1e-6, backend="reference", **kw).fit(X)
+    core = DPKMeans(3, 1.0, 1e-6, backend="core", method="maxcover", **kw).fit(X)
+    refm = DPKMeans(3, 1.0, 1e-6, backend="reference", method="maxcover", **kw).fit(X)
     assert core.n_candidates_ == refm.n_candidates_
     np.testing.assert_allclose(core.cluster_centers_, refm.cluster_centers_, rtol=1e-10)
 
 
 def test_sklearn_api() -> None:
-    model = DPKMeans(3, 2.0, seed=1, radius=5.0)
+    model = DPKMeans(3, 2.0, seed=1, radius=5.0, method="maxcover")
     assert clone(model).get_params()["n_clusters"] == 3
     with pytest.raises(ValueError, match="not fitted"):
         model.predict(np.zeros((2, 2)))
@@ -528,19 +530,19 @@ def test_balcan_no_privacy_reasonable() -> None:
 def test_bad_input(kwargs: dict, X: np.ndarray | None, match: str) -> None:
     if X is None:
         X = np.random.default_rng(0).uniform(-0.5, 0.5, size=(10, 2))
-    params = {"n_clusters": 2, "radius": 1.0, "seed": 0, **kwargs}
+    params = {"n_clusters": 2, "radius": 1.0, "seed": 0, "method": "maxcover", **kwargs}
     with pytest.raises(ValueError, match=match):
         DPKMeans(**params).fit(X)
 
 
 def test_clip_and_leak_warning() -> None:
     X = np.ones((20, 2))
-    model = DPKMeans(2, 1.0, radius=0.5, clip=True, seed=0, n_samples=20).fit(X)
+    model = DPKMeans(2, 1.0, radius=0.5, clip=True, seed=0, n_samples=20, method="maxcover").fit(X)
     assert model.cluster_centers_.shape == (2, 2)
     with pytest.warns(PrivacyLeakWarning):
-        DPKMeans(2, 1.0, seed=0, n_samples=20).fit(X)
+        DPKMeans(2, 1.0, seed=0, n_samples=20, method="maxcover").fit(X)
     with pytest.raises(TypeError):
-        DPKMeans(2.5, 1.0, radius=2.0).fit(X)
+        DPKMeans(2.5, 1.0, radius=2.0, method="maxcover").fit(X)
 
 
 def test_core_rejects_bad_arguments() -> None:
@@ -655,7 +657,8 @@ def test_refusals_come_before_any_charge(kwargs: dict, match: str) -> None:
     charged (a bare RuntimeError or an IndexError after the charge before issue 19)."""
     ledger = _ledger()
     with pytest.raises(ValueError, match=match):
-        DPKMeans(**{"n_clusters": 3, "radius": 1.0, "seed": 0, "ledger": ledger, **kwargs}).fit(
+        kw = {"n_clusters": 3, "method": "maxcover", "radius": 1.0, "seed": 0, "ledger": ledger}
+        DPKMeans(**{**kw, **kwargs}).fit(
             _unit_rows()
         )
     assert ledger.spent.epsilon == 0.0 and ledger.spent.delta == 0.0
@@ -669,7 +672,7 @@ def test_private_size_k_above_n_is_not_refused_but_capped_publicly() -> None:
     assert MAX_CLUSTERS == 1024
     X = _unit_rows(n=20)
     with pytest.warns(UserWarning, match="noisy row count"):
-        model = DPKMeans(40, 1.0, radius=1.0, seed=0).fit(X)
+        model = DPKMeans(40, 1.0, radius=1.0, seed=0, method="maxcover").fit(X)
     assert model.cluster_centers_.shape == (40, 3)
 
 
@@ -705,7 +708,7 @@ def test_assign_never_returns_a_missing_cluster() -> None:
 
 def test_predict_on_huge_rows_is_a_valid_index() -> None:
     X = _unit_rows()
-    model = DPKMeans(3, 1.0, radius=1.0, seed=0, n_samples=300).fit(X)
+    model = DPKMeans(3, 1.0, radius=1.0, seed=0, n_samples=300, method="maxcover").fit(X)
     big = np.array([[1e300, 0.0, 0.0], [0.0, -1e200, 0.0], [1e154, 1e154, 1e154]])
     labels = model.predict(big)
     assert labels.min() >= 0 and labels.max() < 3
@@ -725,7 +728,7 @@ def test_sparse_and_pandas_input() -> None:
 
     X = _unit_rows()
     X[np.abs(X) < 0.3] = 0.0
-    kw = dict(n_clusters=3, epsilon=1.0, radius=1.0, seed=0, n_samples=300)
+    kw = dict(n_clusters=3, epsilon=1.0, radius=1.0, seed=0, n_samples=300, method="maxcover")
     want = DPKMeans(**kw).fit(X).cluster_centers_
     np.testing.assert_array_equal(DPKMeans(**kw).fit(sparse.csr_matrix(X)).cluster_centers_, want)
     bad = sparse.csr_matrix(X)
@@ -747,9 +750,9 @@ def test_float32_rounding_is_not_a_norm_violation() -> None:
     X = np.random.default_rng(0).normal(size=(300, 5)).astype(np.float32)
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     assert (np.linalg.norm(X.astype(np.float64), axis=1) > 1.0).any()
-    model = DPKMeans(3, 1.0, radius=1.0, seed=0, n_samples=300).fit(X)
+    model = DPKMeans(3, 1.0, radius=1.0, seed=0, n_samples=300, method="maxcover").fit(X)
     assert model.cluster_centers_.shape == (3, 5)
     X64 = X.astype(np.float64)
     X64[4] *= 1.0 + 1e-5
     with pytest.raises(ValueError, match=r"row 4 has norm 1\.0000\d+ > radius=1\.0 \(relative"):
-        DPKMeans(3, 1.0, radius=1.0, seed=0, n_samples=300).fit(X64)
+        DPKMeans(3, 1.0, radius=1.0, seed=0, n_samples=300, method="maxcover").fit(X64)

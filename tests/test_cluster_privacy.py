@@ -91,7 +91,8 @@ def test_audit_would_catch_an_exact_size_schedule() -> None:
             return np.array(
                 [
                     DPKMeans(
-                        2, EPS, radius=1.0, lloyd_steps=0, n_threads=1, seed=seed0 + i, n_samples=n
+                        2, EPS, radius=1.0, lloyd_steps=0, n_threads=1, seed=seed0 + i, n_samples=n,
+                        method="maxcover",
                     )
                     .fit(X)
                     .n_candidates_
@@ -108,7 +109,7 @@ def test_audit_would_catch_an_exact_size_schedule() -> None:
 def test_declared_size_mismatch_raises() -> None:
     X = _mixture(300, 0)
     with pytest.raises(ValueError, match="n_samples=299"):
-        DPKMeans(3, 1.0, radius=5.0, clip=True, n_samples=299, seed=0).fit(X)
+        DPKMeans(3, 1.0, radius=5.0, clip=True, n_samples=299, seed=0, method="maxcover").fit(X)
     with pytest.raises(ValueError, match="n_samples=301"):
         DPKMeans(3, 1.0, method="balcan", radius=5.0, clip=True, n_samples=301).fit(X)
 
@@ -163,7 +164,8 @@ def test_private_size_budget_split(method: str) -> None:
 def test_no_count_when_the_schedule_does_not_need_the_size() -> None:
     X = _mixture(400, 4)
     model = DPKMeans(
-        3, 1.0, radius=5.0, clip=True, radii=[1.0, 0.5], picks=6, seed=0, lloyd_steps=0
+        3, 1.0, radius=5.0, clip=True, radii=[1.0, 0.5], picks=6, seed=0, lloyd_steps=0,
+        method="maxcover",
     ).fit(X)
     assert model.dataset_size_ is None
     assert model.privacy_.epsilon == pytest.approx(1.0, rel=1e-12)
@@ -180,10 +182,10 @@ def test_more_clusters_than_rows_under_a_private_size() -> None:
     # count only); with a public size the refusal is fine
     X = _mixture(6, 5)
     with pytest.warns(UserWarning, match="noisy row count"):
-        model = DPKMeans(8, 1.0, radius=5.0, clip=True, seed=0).fit(X)
+        model = DPKMeans(8, 1.0, radius=5.0, clip=True, seed=0, method="maxcover").fit(X)
     assert model.cluster_centers_.shape == (8, 5)
     with pytest.raises(ValueError, match="n_clusters"):
-        DPKMeans(8, 1.0, radius=5.0, clip=True, n_samples=6).fit(X)
+        DPKMeans(8, 1.0, radius=5.0, clip=True, n_samples=6, method="maxcover").fit(X)
 
 
 # ---- (c) what a fitted estimator keeps ------------------------------------------------------
@@ -238,7 +240,8 @@ def test_pickle_size_does_not_grow_with_n(method: str) -> None:
 
 def test_diagnostics_are_opt_in_and_dropped_on_refit() -> None:
     X = _mixture(800, 9)
-    model = DPKMeans(3, 1.0, radius=5.0, clip=True, seed=0, diagnostics=True).fit(X)
+    model = DPKMeans(3, 1.0, radius=5.0, clip=True, seed=0, diagnostics=True,
+        method="maxcover").fit(X)
     diag = model.diagnostics_
     assert "NOT PRIVATE" in type(diag).__doc__
     assert diag.n_samples == 800 and diag.labels.shape == (800,)
@@ -295,6 +298,6 @@ def test_diagnostics_are_opt_in_and_dropped_on_refit() -> None:
 )
 def test_bad_parameters(kwargs: dict, exc: type, match: str) -> None:
     X = np.random.default_rng(0).uniform(-0.5, 0.5, size=(10, 2))
-    params = {"n_clusters": 2, "radius": 1.0, "seed": 0, **kwargs}
+    params = {"n_clusters": 2, "radius": 1.0, "seed": 0, "method": "maxcover", **kwargs}
     with pytest.raises(exc, match=match):
         DPKMeans(**params).fit(X)
