@@ -1,5 +1,8 @@
 """Differentially private k-means clustering.
 
+- :class:`DPKMeans` with ``method="lsh"`` (the default) -- a private LSH prefix-tree coreset
+  (:mod:`~privlearn.cluster.lsh_coreset`, after Chang, Ghazi, Kumar & Manurangsi 2021) on a
+  private scale (:func:`private_scale`), one Gaussian-DP release.
 - :class:`DPKMeans` -- Chaturvedi, Nguyen & Xu (2021), grid max cover with an efficient
   exponential mechanism, proxy data set and noisy averaging (``method="maxcover"``), or the
   Balcan et al. (2017) baseline (``method="balcan"``).
@@ -25,6 +28,7 @@ from privlearn.cluster.estimator import (
     proxy_counts,
     proxy_threshold,
 )
+from privlearn.cluster.lsh_coreset import LSH_SPLIT, LSHSchedule, gdp_mu
 from privlearn.cluster.maxcover import (
     MaxCoverPlan,
     MaxCoverResult,
@@ -37,26 +41,32 @@ from privlearn.cluster.maxcover import (
     maxcover_privacy,
     plan_maxcover,
 )
+from privlearn.cluster.private_scale import PrivateScale, private_scale
 
 __all__ = [
     "DEFAULT_SPLIT",
     "DPKMeans",
     "KMeansDiagnostics",
     "KMeansPrivacyStatement",
+    "LSHSchedule",
+    "LSH_SPLIT",
     "MAX_CLUSTERS",
     "MAX_GRID_FACTOR",
     "PAPER_SPLIT",
     "MaxCoverPlan",
     "MaxCoverResult",
+    "PrivateScale",
     "bounded_range_rho",
     "default_levels",
     "default_picks",
     "default_radii",
+    "gdp_mu",
     "greedy_cover_epsilon",
     "maxcover_candidates",
     "maxcover_pick_epsilon",
     "maxcover_privacy",
     "plan_maxcover",
+    "private_scale",
     "proxy_counts",
     "proxy_threshold",
 ]
