@@ -245,6 +245,24 @@ def _noisy_counts(
 class DPKMeans(ClusterMixin, BaseEstimator):
     """Differentially private k-means.
 
+    ``method="lsh"`` (the default): a private coreset from a tree of SimHash prefixes
+    (:mod:`privlearn.cluster.lsh_coreset`, after Chang, Ghazi, Kumar & Manurangsi 2021):
+
+    1. a private scale (``private_scale=True``, :func:`privlearn.cluster.private_scale`): a
+       noisy centre and a radius from a noisy histogram of the distances on a public lattice;
+    2. ``max_depth`` data-independent hyperplanes through the centre give every row a code; the
+       prefix tree grows by noisy counts against public thresholds (multiples of the noise);
+    3. the noisy counts and sums of the cells (rows clipped to the private ball) form a
+       weighted coreset (cells below a public threshold dropped);
+    4. weighted k-means++ and Lloyd on the coreset (scikit-learn), then ``lloyd_steps`` private
+       Lloyd rounds on the data.
+
+    Every release is Gaussian, so the fit is ``mu``-GDP with ``mu**2`` split by
+    ``budget_split`` (:data:`~privlearn.cluster.LSH_SPLIT`) and composed exactly (Dong, Roth &
+    Su 2022); ``(epsilon, delta)`` is the analytic conversion. Nothing depends on the number of
+    rows (no noisy count is spent). Measured against Google's DP LSH clustering, max cover,
+    Balcan et al. and diffprivlib in ``bench/results/kmeans_compare.md``.
+
     ``method="maxcover"``: Chaturvedi, Nguyen & Xu (2021), Algorithm 2:
 
     1. a data-independent Gaussian (Johnson-Lindenstrauss) map to ``proj_dim`` dimensions,
@@ -303,7 +321,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         the best cover and the exact size is used).
     delta : float, default=:data:`~privlearn.accounting.DEFAULT_DELTA`
         Total delta (a fixed public number, never a function of ``n``).
-    method : {"maxcover", "balcan"}
+    method : {"lsh", "maxcover", "balcan"}, default="lsh"
     radius : float or None
         Public radius ``Lambda``: the data lie in ``B(0, Lambda)``. ``None`` takes it from the
         data with a :class:`~privlearn.exceptions.PrivacyLeakWarning`.
@@ -345,6 +363,11 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         known to whoever knows it).
     backend : {"core", "reference"}
         The max-cover routine: C++ core or the numpy twin (identical picks).
+    max_depth : int or None
+        ``method="lsh"`` only: the code length (tree levels), in ``[1, 62]``; ``None``: 20.
+    private_scale : bool or None
+        ``method="lsh"`` only (``None``: True): estimate the centre and radius privately
+        (share ``budget_split["scale"]``) instead of clipping to the public ``B(0, radius)``.
     accountant : {"rdp", "paper"}, default="rdp"
         Max cover only (Balcan et al. ignore it): ``"rdp"``, the whole fit composed by Renyi
         DP with thresholded proxy counts (above); ``"paper"``, the paper's basic composition
@@ -371,8 +394,14 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         The max-cover schedule (``None`` for Balcan).
     n_levels_ : int or None
         Balcan's grid levels (``None`` for max cover).
+    tree_levels_ : int
+        ``method="lsh"``: the deepest level of the released tree (public: a function of the
+        noisy counts).
+    scale_centre_, scale_radius_ : ndarray (d,), float
+        ``method="lsh"``: the released centre and radius (the public origin and ``radius``
+        with ``private_scale=False``).
     n_candidates_ : int
-        Distinct candidate centres (max cover: the set ``C``; Balcan: the candidate set),
+        Distinct candidate centres (LSH: the coreset; max cover: the set ``C``; Balcan: the candidates),
         a function of the private picks / histograms and the schedule only.
     proj_dim_, radius_, n_features_in_ : int, float, int
     diagnostics_ : KMeansDiagnostics
