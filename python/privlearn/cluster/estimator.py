@@ -401,7 +401,8 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         ``method="lsh"``: the released centre and radius (the public origin and ``radius``
         with ``private_scale=False``).
     n_candidates_ : int
-        Distinct candidate centres (LSH: the coreset; max cover: the set ``C``; Balcan: the candidates),
+        Distinct candidate centres (LSH: the coreset; max cover: the set ``C``; Balcan: the
+        candidates),
         a function of the private picks / histograms and the schedule only.
     proj_dim_, radius_, n_features_in_ : int, float, int
     diagnostics_ : KMeansDiagnostics
