@@ -114,8 +114,34 @@ def balcan_candidates(
     return cand[:_MAX_CANDIDATES]
 
 
-def _swap_costs(D: np.ndarray, current: np.ndarray) -> np.ndarray:
-    """cost(S - s_i + c) for every position i and candidate c: (k, m)."""
+#: Bytes of the ``(rows, m, p)`` float64 temporary of one block of the distance matrix (the
+#: block's rows follow from it): the extra memory of the local search is the ``(n, m)`` float32
+#: matrix and a few blocks, not a multiple of it.
+_BLOCK_BYTES = 8 << 20
+
+
+def _block_rows(m: int, width: int) -> int:
+    """Rows per block when a row of the block's largest temporary has ``m * width`` bytes."""
+    return max(1, _BLOCK_BYTES // max(1, m * width))
+
+
+def _distances(Y: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """Squared distances ``||y_i - c_j||**2`` as float32, shape ``(n, m)``, built by blocks of
+    rows. Each entry is the same float64 sum over the ``p`` coordinates whatever the block
+    (the reduction runs over the last axis of each block's temporary), rounded once."""
+    m = candidates.shape[0]
+    D = np.empty((Y.shape[0], m), dtype=np.float32)
+    step = _block_rows(m, 8 * candidates.shape[1])
+    for lo in range(0, Y.shape[0], step):
+        block = Y[lo : lo + step]
+        D[lo : lo + block.shape[0]] = ((block[:, None, :] - candidates[None, :, :]) ** 2).sum(
+            axis=2
+        )
+    return D
+
+
+def _swap_costs_full(D: np.ndarray, current: np.ndarray) -> np.ndarray:
+    """:func:`_swap_costs` on the whole matrix at once (``(n, m)`` temporaries)."""
     k = current.size
     Dc = D[:, current]
     order = np.argsort(Dc, axis=1, kind="stable")
@@ -136,6 +162,49 @@ def _swap_costs(D: np.ndarray, current: np.ndarray) -> np.ndarray:
     return costs
 
 
+def _swap_costs(D: np.ndarray, current: np.ndarray) -> tuple[np.ndarray, float]:
+    """cost(S - s_i + c) for every position i and candidate c: (k, m); and cost(S).
+
+    Computed by blocks of rows (temporaries of a block, not of ``D``) with the bits of
+    :func:`_swap_costs_full`: a float32 column sum of a C-contiguous ``(rows, m)`` array with
+    ``m >= 2`` adds the rows one after the other, so the running sum of the earlier blocks,
+    put in front of the next block, continues the same sequence of additions (all terms are
+    ``>= +0``: starting from ``+0`` changes nothing). ``m == 1`` (a pairwise sum of one
+    column): the whole matrix at once (it is only ``4 n`` bytes)."""
+    n, m = D.shape
+    k = current.size
+    d1_all = np.empty(n, dtype=D.dtype)
+    if m < 2:
+        Dc = D[:, current]
+        d1_all[:] = Dc.min(axis=1)
+        return _swap_costs_full(D, current), float(d1_all.sum())
+    common = np.zeros(m, dtype=D.dtype)
+    # k == 1: the second-nearest distance is a float64 inf, so the differences are float64
+    parts = np.zeros((k, m), dtype=D.dtype if k > 1 else np.float64)
+    step = _block_rows(m, 4 * 4)
+    for lo in range(0, n, step):
+        Db = D[lo : lo + step]
+        rows = np.arange(Db.shape[0])
+        Dc = Db[:, current]
+        order = np.argsort(Dc, axis=1, kind="stable")
+        idx1 = order[:, 0]
+        d1 = Dc[rows, idx1]
+        d1_all[lo : lo + Db.shape[0]] = d1
+        d2 = Dc[rows, order[:, 1]] if k > 1 else np.full(Db.shape[0], np.inf)
+        common = np.concatenate([common[None], np.minimum(d1[:, None], Db)]).sum(axis=0)
+        for i in range(k):
+            mine = idx1 == i
+            if not mine.any():
+                continue
+            Dm = Db[mine]
+            diff = np.minimum(d2[mine][:, None], Dm) - np.minimum(d1[mine][:, None], Dm)
+            parts[i] = np.concatenate([parts[i][None], diff]).sum(axis=0)
+    costs = np.empty((k, m))
+    for i in range(k):
+        costs[i] = common + parts[i]
+    return costs, float(d1_all.sum())
+
+
 def balcan_local_search(
     Y: np.ndarray,
     candidates: np.ndarray,
@@ -146,14 +215,12 @@ def balcan_local_search(
     *,
     n_iter: int = 10,
 ) -> np.ndarray:
-    """Private k-means local search over ``candidates`` (step 2 above); returns k centres."""
+    """Private k-means local search over ``candidates`` (step 2 above); returns k centres.
+
+    Memory: the ``(n, m)`` float32 squared distances (``m <= 256`` candidates) and
+    temporaries of a block of rows."""
     m = candidates.shape[0]
-    D = np.empty((Y.shape[0], m), dtype=np.float32)
-    for lo in range(0, Y.shape[0], 65536):
-        block = Y[lo : lo + 65536]
-        D[lo : lo + block.shape[0]] = ((block[:, None, :] - candidates[None, :, :]) ** 2).sum(
-            axis=2
-        )
+    D = _distances(Y, candidates)
     init = seeds.substream(STREAM_INIT).choice_without_replacement(1 << 20, m, n_clusters)
     current = np.asarray(init, dtype=np.int64)
     private = not math.isinf(epsilon)
@@ -161,9 +228,9 @@ def balcan_local_search(
     if private and ledger is not None:
         ledger.spend(epsilon, 0.0, label="balcan local search")
     visited = [current.copy()]
-    visited_cost = [float(D[:, current].min(axis=1).sum())]
-    for _ in range(n_iter):
-        costs = _swap_costs(D, current)
+    costs, cost = _swap_costs(D, current)
+    visited_cost = [cost]
+    for it in range(n_iter):
         flat = costs.ravel()
         if private:
             pick = int(exponential(-flat, eps_it, 4.0, seeds()))
@@ -174,7 +241,11 @@ def balcan_local_search(
             current = current.copy()
             current[i] = c
         visited.append(current.copy())
-        visited_cost.append(float(D[:, current].min(axis=1).sum()))
+        if it + 1 < n_iter:  # the next step's swap costs and this solution's cost: one pass
+            costs, cost = _swap_costs(D, current)
+        else:
+            cost = float(D[:, current].min(axis=1).sum())
+        visited_cost.append(cost)
     scores = -np.asarray(visited_cost)
     final = int(exponential(scores, eps_it, 4.0, seeds())) if private else int(np.argmax(scores))
     return candidates[visited[final]]
