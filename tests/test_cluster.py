@@ -773,9 +773,16 @@ def test_balcan_blockwise_swap_costs_equal_the_whole_matrix(k: int, monkeypatch)
             D = (np.round(D * 4) / 4).astype(np.float32)  # ties
         current = rng.choice(m, k, replace=False)
         monkeypatch.setattr(balcan, "_BLOCK_BYTES", int(rng.integers(1, 4000)))
-        costs, cost = balcan._swap_costs(D, current)
+        costs, cost = balcan._swap_costs(balcan._Distances.of_matrix(D), current)
         assert np.array_equal(costs, balcan._swap_costs_full(D, current))
         assert cost == float(D[:, current].min(axis=1).sum())
+        # recomputed block by block (memory), from points and candidates
+        Y, C = rng.normal(size=(n, 3)), rng.normal(size=(m, 3))
+        full = ((Y[:, None, :] - C[None]) ** 2).sum(axis=2).astype(np.float32)
+        costs, cost = balcan._swap_costs(balcan._Distances(Y, C, keep=False), current)
+        assert np.array_equal(costs, balcan._swap_costs_full(full, current))
+        assert cost == balcan._swap_costs(balcan._Distances(Y, C, True), current, False)[1]
+        assert cost == float(full[:, current].min(axis=1).sum())
 
 
 def test_assign_by_blocks_equals_one_block(monkeypatch) -> None:
