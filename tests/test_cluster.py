@@ -756,3 +756,48 @@ def test_float32_rounding_is_not_a_norm_violation() -> None:
     X64[4] *= 1.0 + 1e-5
     with pytest.raises(ValueError, match=r"row 4 has norm 1\.0000\d+ > radius=1\.0 \(relative"):
         DPKMeans(3, 1.0, radius=1.0, seed=0, n_samples=300, method="maxcover").fit(X64)
+
+
+# ---- memory (issue 21) ----
+@pytest.mark.parametrize("k", [1, 2, 5])
+def test_balcan_blockwise_swap_costs_equal_the_whole_matrix(k: int, monkeypatch) -> None:
+    """The local search's swap costs by blocks of rows (no ``(n, m)`` temporaries) have the
+    bits of the whole-matrix computation, ties and a one-row last block included."""
+    from privlearn.cluster import balcan
+
+    rng = np.random.default_rng(k)
+    for trial in range(20):
+        n, m = int(rng.integers(1, 900)), int(rng.integers(max(k, 1), 40))
+        D = (rng.random((n, m)) ** 3).astype(np.float32)
+        if trial % 2:
+            D = (np.round(D * 4) / 4).astype(np.float32)  # ties
+        current = rng.choice(m, k, replace=False)
+        monkeypatch.setattr(balcan, "_BLOCK_BYTES", int(rng.integers(1, 4000)))
+        costs, cost = balcan._swap_costs(balcan._Distances.of_matrix(D), current)
+        assert np.array_equal(costs, balcan._swap_costs_full(D, current))
+        assert cost == float(D[:, current].min(axis=1).sum())
+        # recomputed block by block (memory), from points and candidates
+        Y, C = rng.normal(size=(n, 3)), rng.normal(size=(m, 3))
+        full = ((Y[:, None, :] - C[None]) ** 2).sum(axis=2).astype(np.float32)
+        costs, cost = balcan._swap_costs(balcan._Distances(Y, C, keep=False), current)
+        assert np.array_equal(costs, balcan._swap_costs_full(full, current))
+        assert cost == balcan._swap_costs(balcan._Distances(Y, C, True), current, False)[1]
+        assert cost == float(full[:, current].min(axis=1).sum())
+
+
+def test_assign_by_blocks_equals_one_block(monkeypatch) -> None:
+    """:func:`assign` by small blocks of rows (memory: no ``|X|`` or copy of ``X``) gives the
+    labels of one block, rows above the overflow-safe range included."""
+    from privlearn.cluster import _common
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(997, 5))
+    X[[3, 500, 996]] *= 2.0**600  # assigned by the scaled path
+    C = rng.normal(size=(7, 5))
+    whole = _common.assign(X, C)
+    monkeypatch.setattr(_common, "_ASSIGN_BLOCK_ENTRIES", 37)
+    assert np.array_equal(_common.assign(X, C), whole)
+    easy = np.ones(997, dtype=bool)
+    easy[[3, 500, 996]] = False
+    brute = np.argmin(((X[easy, None, :] - C[None]) ** 2).sum(axis=2), axis=1)
+    assert np.array_equal(whole[easy], brute)

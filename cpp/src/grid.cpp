@@ -9,6 +9,10 @@
 #include <string>
 #include <unordered_map>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "privlearn/checks.hpp"
 #include "privlearn/parallel.hpp"
 
@@ -65,6 +69,14 @@ struct CoordEq {
                        sizeof(std::int32_t) * static_cast<std::size_t>(dim)) == 0;
   }
 };
+
+// Hands the heap's free memory back to the system (glibc keeps freed small vectors in its
+// arenas: without this, freeing the per-block work arrays would not lower the footprint).
+inline void release_free_memory() noexcept {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
 
 }  // namespace
 
@@ -148,9 +160,10 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
   // the block, block_lid[b] as the index into it of each incidence of the block
   std::vector<std::vector<std::int32_t>> block_lid(packed ? static_cast<std::size_t>(n_blocks) : 0);
   // packed: phase 1 leaves block_keys[b] grouped by key shard (kShards groups, each in order of
-  // first discovery in the block), block_sidx[b] the key's index in that order of discovery and
-  // block_sptr[b] the group boundaries: phase 2 works shard by shard, reading memory in order
-  std::vector<std::vector<std::int32_t>> block_sidx(packed ? static_cast<std::size_t>(n_blocks) : 0);
+  // first discovery in the block), block_lid[b] the index of each incidence's key in that
+  // grouped order and block_sptr[b] the group boundaries: phase 2 works shard by shard, reading
+  // memory in order. (The order of discovery within the block is the order of first appearance
+  // in block_lid[b].)
   std::vector<std::vector<std::int32_t>> block_sptr(packed ? static_cast<std::size_t>(n_blocks) : 0);
   std::vector<std::int64_t> counts(static_cast<std::size_t>(n), 0);
   // Thread policy (parallel::threads_for): a point costs at least its n_off x p table sums.
@@ -251,19 +264,19 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
           }
           // counting sort of the block's distinct keys by shard (stable: index order kept)
           std::vector<std::int32_t>& sp = block_sptr[static_cast<std::size_t>(b)];
-          std::vector<std::int32_t>& si = block_sidx[static_cast<std::size_t>(b)];
           sp.assign(kShards + 1, 0);
           for (const std::uint64_t key : uniq) ++sp[shard_of(key) + 1];
           for (std::size_t q = 0; q < kShards; ++q) sp[q + 1] += sp[q];
-          si.resize(uniq.size());
+          std::vector<std::int32_t> at(uniq.size());  // index in discovery order -> grouped
           std::vector<std::uint64_t> grouped(uniq.size());
           std::int32_t fill[kShards];
           std::copy(sp.begin(), sp.end() - 1, fill);
           for (std::size_t e = 0; e < uniq.size(); ++e) {
             const auto q = static_cast<std::size_t>(fill[shard_of(uniq[e])]++);
-            si[q] = static_cast<std::int32_t>(e);
+            at[e] = static_cast<std::int32_t>(q);
             grouped[q] = uniq[e];
           }
+          for (std::int32_t& x : lid) x = at[static_cast<std::size_t>(x)];
           block_keys[static_cast<std::size_t>(b)].swap(grouped);
         }
       } catch (...) {
@@ -289,7 +302,9 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
   const std::int64_t total = gc.point_ptr.back();
   checks::require(total < (std::int64_t{1} << 31) - 1,
                   "too many (point, grid point) incidences for int32 ids");
-  gc.point_grid.resize(static_cast<std::size_t>(total));
+  std::vector<std::int64_t>().swap(counts);
+  // packed: point_grid is filled at the end from the blocks' arrays, block by block
+  if (!packed) gc.point_grid.resize(static_cast<std::size_t>(total));
   const std::uint64_t field = (std::uint64_t{1} << bits) - 1;
   auto decode = [&](std::uint64_t key, std::int32_t* out) {
     for (Index j = 0; j < p; ++j)
@@ -298,26 +313,26 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
   };
   const std::uint64_t empty = ~std::uint64_t{0};  // never a key: keys use at most 63 bits
   if (packed) {
-    // Ids in order of first discovery, i.e. of the first (block, index in the block's distinct
-    // keys) where a key occurs (the blocks' distinct keys are in order of first appearance in
-    // the block). Computed in parallel, independently of the thread count:
+    // Ids in order of first discovery, i.e. of the first (block, index in order of discovery in
+    // the block) where a key occurs. Computed in parallel, independently of the thread count,
+    // in place in block_keys (memory: no per-key work array):
     //   1. per shard (parallel over the kShards shards): visit the shard's keys in (block,
-    //      index) order with a shard-local table: a key's first visit is its first discovery;
-    //      first[pos] = -1 there, else the position of that first discovery (pos = global
-    //      position in the concatenated, shard-grouped key lists: a shard writes its own
-    //      contiguous range of each block, so the threads do not share cache lines);
-    //   2. new keys per block, prefix sums: block b's new keys get ids base[b], base[b] + 1, ...
-    //      in index order (parallel over blocks), and their coordinates;
-    //   3. the other keys copy the id of their first discovery (an earlier block), then the
-    //      block-local indices of the incidences are mapped to ids (parallel over blocks).
+    //      grouped index) order with a shard-local table (the grouping keeps the order of
+    //      discovery within a shard): a key's first visit is its first discovery, where the
+    //      key stays; at any later visit it is replaced by kLink | (block << 31) | index of the
+    //      first discovery;
+    //   2. per block: the new keys (first discoveries) are numbered base[b], base[b] + 1, ...
+    //      in order of discovery (first appearance in block_lid[b]), their coordinates decoded
+    //      and the key replaced by its id;
+    //   3. per block: each incidence's key index becomes its id (a link read from the earlier
+    //      block's ids), in place in block_lid[b]; point_grid is their concatenation.
+    constexpr std::uint64_t kLink = std::uint64_t{1} << 63;  // keys use at most 63 bits
     std::vector<std::int64_t> block_off(static_cast<std::size_t>(n_blocks) + 1, 0);
     for (Index b = 0; b < n_blocks; ++b)
       block_off[static_cast<std::size_t>(b) + 1] =
           block_off[static_cast<std::size_t>(b)] +
           static_cast<std::int64_t>(block_keys[static_cast<std::size_t>(b)].size());
     const std::int64_t n_keys = block_off.back();  // <= total < 2^31
-    std::vector<std::int32_t> first(static_cast<std::size_t>(n_keys));
-    std::vector<std::int32_t> gid(static_cast<std::size_t>(n_keys));
     // ~20 ns per key (a probe of a shard table, mostly in cache), ~1 ns per incidence
     const int shard_threads =
         parallel::threads_for(n_threads, 20.0 * static_cast<double>(n_keys));
@@ -331,39 +346,37 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
       try {
         std::size_t cap = 1 << 10;
         std::vector<std::uint64_t> keys(cap, empty);
-        std::vector<std::int32_t> pos(cap, -1);
+        std::vector<std::uint64_t> where(cap, 0);
         std::size_t used = 0;
         for (Index b = 0; b < n_blocks; ++b) {
-          const std::vector<std::uint64_t>& bk = block_keys[static_cast<std::size_t>(b)];
+          std::vector<std::uint64_t>& bk = block_keys[static_cast<std::size_t>(b)];
           const std::vector<std::int32_t>& sp = block_sptr[static_cast<std::size_t>(b)];
-          const std::int64_t off = block_off[static_cast<std::size_t>(b)];
           for (std::int32_t q = sp[static_cast<std::size_t>(s)];
                q < sp[static_cast<std::size_t>(s) + 1]; ++q) {
             const std::uint64_t key = bk[static_cast<std::size_t>(q)];
             const std::size_t mask = cap - 1;
             std::size_t slot = static_cast<std::size_t>(mix(key)) & mask;
             while (keys[slot] != empty && keys[slot] != key) slot = (slot + 1) & mask;
-            const auto here = static_cast<std::int32_t>(off + q);
             if (keys[slot] != empty) {
-              first[static_cast<std::size_t>(here)] = pos[slot];
+              bk[static_cast<std::size_t>(q)] = where[slot];
               continue;
             }
-            first[static_cast<std::size_t>(here)] = -1;
             keys[slot] = key;
-            pos[slot] = here;
+            where[slot] = kLink | (static_cast<std::uint64_t>(b) << 31) |
+                          static_cast<std::uint64_t>(q);
             if (2 * ++used > cap) {  // grow and rehash (load factor below 1/2)
               std::vector<std::uint64_t> k2(2 * cap, empty);
-              std::vector<std::int32_t> p2(2 * cap, -1);
+              std::vector<std::uint64_t> w2(2 * cap, 0);
               const std::size_t m2 = 2 * cap - 1;
               for (std::size_t r = 0; r < cap; ++r) {
                 if (keys[r] == empty) continue;
                 std::size_t t = static_cast<std::size_t>(mix(keys[r])) & m2;
                 while (k2[t] != empty) t = (t + 1) & m2;
                 k2[t] = keys[r];
-                p2[t] = pos[r];
+                w2[t] = where[r];
               }
               keys.swap(k2);
-              pos.swap(p2);
+              where.swap(w2);
               cap *= 2;
             }
           }
@@ -381,9 +394,7 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
     std::vector<std::int64_t> base(static_cast<std::size_t>(n_blocks) + 1, 0);
     for (Index b = 0; b < n_blocks; ++b) {
       std::int64_t fresh = 0;
-      for (std::int64_t q = block_off[static_cast<std::size_t>(b)];
-           q < block_off[static_cast<std::size_t>(b) + 1]; ++q)
-        fresh += first[static_cast<std::size_t>(q)] < 0;
+      for (const std::uint64_t v : block_keys[static_cast<std::size_t>(b)]) fresh += (v & kLink) == 0;
       base[static_cast<std::size_t>(b) + 1] = base[static_cast<std::size_t>(b)] + fresh;
     }
     gc.coords.resize(static_cast<std::size_t>(base.back() * p));
@@ -393,20 +404,16 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
     for (Index b = 0; b < n_blocks; ++b) {
       try {
         std::vector<std::uint64_t>& bk = block_keys[static_cast<std::size_t>(b)];
-        const std::vector<std::int32_t>& si = block_sidx[static_cast<std::size_t>(b)];
-        const auto off = static_cast<std::size_t>(block_off[static_cast<std::size_t>(b)]);
-        // the new keys back in order of discovery (bk and first are in shard order)
-        std::vector<std::int32_t> at(bk.size(), -1);
-        for (std::size_t q = 0; q < bk.size(); ++q)
-          if (first[off + q] < 0) at[static_cast<std::size_t>(si[q])] = static_cast<std::int32_t>(q);
+        const std::vector<std::int32_t>& lid = block_lid[static_cast<std::size_t>(b)];
+        std::vector<std::uint8_t> done(bk.size(), 0);
         std::int64_t id = base[static_cast<std::size_t>(b)];
-        for (const std::int32_t q : at) {
-          if (q < 0) continue;
-          gid[off + static_cast<std::size_t>(q)] = static_cast<std::int32_t>(id);
-          decode(bk[static_cast<std::size_t>(q)], gc.coords.data() + id * p);
-          ++id;
+        for (const std::int32_t q : lid) {
+          const auto qq = static_cast<std::size_t>(q);
+          if (done[qq] || (bk[qq] & kLink) != 0) continue;
+          done[qq] = 1;
+          decode(bk[qq], gc.coords.data() + id * p);
+          bk[qq] = static_cast<std::uint64_t>(id++);
         }
-        std::vector<std::uint64_t>().swap(bk);
       } catch (...) {
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp atomic write
@@ -415,36 +422,33 @@ GridCover grid_cover(const MatRef& Y, double radius, double unit,
       }
     }
     if (failed) throw std::bad_alloc();
-    // 3. ids of the other keys, then one gather per incidence (dynamic chunks of 16 blocks: a
-    // thread on a quiet core takes over the blocks of a descheduled one)
+    // 3. the incidences' ids, in place (dynamic chunks of 16 blocks: a thread on a quiet core
+    // takes over the blocks of a descheduled one)
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp parallel for num_threads(block_threads) schedule(dynamic, 16) if (block_threads > 1)
 #endif
     for (Index b = 0; b < n_blocks; ++b) {
-      try {
-        std::vector<std::int32_t>& si = block_sidx[static_cast<std::size_t>(b)];
-        const auto lo = static_cast<std::size_t>(block_off[static_cast<std::size_t>(b)]);
-        const auto hi = static_cast<std::size_t>(block_off[static_cast<std::size_t>(b) + 1]);
-        std::vector<std::int32_t> by_index(hi - lo);  // the block's ids in order of discovery
-        for (std::size_t q = lo; q < hi; ++q) {
-          if (first[q] >= 0) gid[q] = gid[static_cast<std::size_t>(first[q])];
-          by_index[static_cast<std::size_t>(si[q - lo])] = gid[q];
+      const std::vector<std::uint64_t>& bk = block_keys[static_cast<std::size_t>(b)];
+      for (std::int32_t& x : block_lid[static_cast<std::size_t>(b)]) {
+        std::uint64_t v = bk[static_cast<std::size_t>(x)];
+        if ((v & kLink) != 0) {
+          const auto fb = static_cast<std::size_t>((v & ~kLink) >> 31);
+          const auto fq = static_cast<std::size_t>(v & ((std::uint64_t{1} << 31) - 1));
+          v = block_keys[fb][fq];
         }
-        std::vector<std::int32_t>& lid = block_lid[static_cast<std::size_t>(b)];
-        std::int32_t* out =
-            gc.point_grid.data() + gc.point_ptr[static_cast<std::size_t>(b * block)];
-        for (std::size_t e = 0; e < lid.size(); ++e)
-          out[e] = by_index[static_cast<std::size_t>(lid[e])];
-        std::vector<std::int32_t>().swap(lid);
-        std::vector<std::int32_t>().swap(si);
-      } catch (...) {
-#if PRIVLEARN_HAS_OPENMP
-#pragma omp atomic write
-#endif
-        failed = true;
+        x = static_cast<std::int32_t>(v);
       }
     }
-    if (failed) throw std::bad_alloc();
+    std::vector<std::vector<std::uint64_t>>().swap(block_keys);
+    release_free_memory();
+    gc.point_grid.reserve(static_cast<std::size_t>(total));  // filled block by block
+    for (Index b = 0; b < n_blocks; ++b) {
+      std::vector<std::int32_t>& lid = block_lid[static_cast<std::size_t>(b)];
+      gc.point_grid.insert(gc.point_grid.end(), lid.begin(), lid.end());
+      std::vector<std::int32_t>().swap(lid);
+      if ((b & 255) == 255) release_free_memory();
+    }
+    release_free_memory();
     (void)shard_threads;
     (void)block_threads;
   } else {

@@ -332,6 +332,9 @@ def project_rows(X: np.ndarray, G: np.ndarray, radius: float) -> np.ndarray:
 #: on plain squared distances, which cannot overflow (``d * (2 * 2**400)**2 < 2**1024``).
 _ASSIGN_SAFE = 2.0**400
 
+#: Entries per block of :func:`assign` (rows times columns): 8 MiB of float64.
+_ASSIGN_BLOCK_ENTRIES = 1 << 20
+
 
 def assign(points: np.ndarray, centers: np.ndarray) -> np.ndarray:
     """Index of the nearest centre of every point (ties: lowest index), always in
@@ -348,13 +351,23 @@ def assign(points: np.ndarray, centers: np.ndarray) -> np.ndarray:
     if points.shape[0] == 0:
         return labels
     if centers.size and float(np.abs(centers).max()) > _ASSIGN_SAFE:
-        hard = np.ones(points.shape[0], dtype=bool)
-    else:
-        hard = np.abs(points).max(axis=1) > _ASSIGN_SAFE
-    easy = ~hard
-    if easy.any():
-        labels[easy] = cKDTree(centers).query(points[easy], k=1)[1]
-    if hard.any():
+        labels[:] = _assign_scaled(points, centers)
+        return labels
+    # by blocks of rows: the temporaries (|x|, the easy rows' copy) are a block's, not X's
+    hard = np.empty(points.shape[0], dtype=bool)
+    tree = cKDTree(centers)
+    step = max(1, _ASSIGN_BLOCK_ENTRIES // max(1, points.shape[1]))
+    for lo in range(0, points.shape[0], step):
+        block = points[lo : lo + step]
+        hb = hard[lo : lo + step]
+        hb[:] = np.abs(block).max(axis=1) > _ASSIGN_SAFE
+        if hb.any():
+            easy = ~hb
+            if easy.any():
+                labels[lo : lo + step][easy] = tree.query(block[easy], k=1)[1]
+        else:
+            labels[lo : lo + step] = tree.query(block, k=1)[1]
+    if hard.any():  # rare: all of them at once, as before
         labels[hard] = _assign_scaled(points[hard], centers)
     return labels
 

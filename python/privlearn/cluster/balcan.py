@@ -31,6 +31,7 @@ the ratios ``8 : 1 : 2 : 2`` and scale them to sum to ``eps`` (documented deviat
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -114,8 +115,66 @@ def balcan_candidates(
     return cand[:_MAX_CANDIDATES]
 
 
-def _swap_costs(D: np.ndarray, current: np.ndarray) -> np.ndarray:
-    """cost(S - s_i + c) for every position i and candidate c: (k, m)."""
+#: Bytes of the ``(rows, m, p)`` float64 temporary of one block of the distance matrix (the
+#: block's rows follow from it): the extra memory of the local search is the ``(n, m)`` float32
+#: matrix and a few blocks, not a multiple of it.
+_BLOCK_BYTES = 4 << 20
+
+
+def _block_rows(m: int, width: int) -> int:
+    """Rows per block when a row of the block's largest temporary has ``m * width`` bytes."""
+    return max(1, _BLOCK_BYTES // max(1, m * width))
+
+
+def _distance_block(block: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """Squared distances ``||y_i - c_j||**2`` of a block of rows as float32: each entry is the
+    float64 sum over the ``p`` coordinates (the last axis of the block's temporary, whatever
+    the block's rows), rounded once."""
+    return ((block[:, None, :] - candidates[None, :, :]) ** 2).sum(axis=2).astype(np.float32)
+
+
+def _distances(Y: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """The ``(n, m)`` float32 squared distances, built by blocks of rows."""
+    m = candidates.shape[0]
+    D = np.empty((Y.shape[0], m), dtype=np.float32)
+    step = _block_rows(m, 8 * candidates.shape[1])
+    for lo in range(0, Y.shape[0], step):
+        D[lo : lo + step] = _distance_block(Y[lo : lo + step], candidates)
+    return D
+
+
+class _Distances:
+    """The ``(n, m)`` float32 squared distances of the local search: kept whole (``keep``) or
+    recomputed block by block at every pass (the same bits, :func:`_distance_block`)."""
+
+    def __init__(
+        self, Y: np.ndarray, candidates: np.ndarray, keep: bool, D: np.ndarray | None = None
+    ) -> None:
+        self.Y, self.candidates = Y, candidates
+        self.n, self.m = Y.shape[0], candidates.shape[0]
+        self.step = _block_rows(self.m, 8 * candidates.shape[1])
+        self.D = D if D is not None else (_distances(Y, candidates) if keep else None)
+
+    @classmethod
+    def of_matrix(cls, D: np.ndarray) -> _Distances:
+        """A kept matrix ``D`` (tests)."""
+        return cls(np.zeros((D.shape[0], 1)), np.zeros((D.shape[1], 1)), True, D)
+
+    def blocks(self) -> Iterator[tuple[int, np.ndarray]]:
+        """``(first row, block)`` over the rows in order."""
+        for lo in range(0, self.n, self.step):
+            if self.D is not None:
+                yield lo, self.D[lo : lo + self.step]
+            else:
+                yield lo, _distance_block(self.Y[lo : lo + self.step], self.candidates)
+
+    def matrix(self) -> np.ndarray:
+        """The whole matrix (kept, or built once)."""
+        return self.D if self.D is not None else _distances(self.Y, self.candidates)
+
+
+def _swap_costs_full(D: np.ndarray, current: np.ndarray) -> np.ndarray:
+    """:func:`_swap_costs` on the whole matrix at once (``(n, m)`` temporaries)."""
     k = current.size
     Dc = D[:, current]
     order = np.argsort(Dc, axis=1, kind="stable")
@@ -136,6 +195,55 @@ def _swap_costs(D: np.ndarray, current: np.ndarray) -> np.ndarray:
     return costs
 
 
+def _swap_costs(
+    dist: _Distances, current: np.ndarray, swaps: bool = True
+) -> tuple[np.ndarray | None, float]:
+    """cost(S - s_i + c) for every position i and candidate c: (k, m) (None unless
+    ``swaps``); and cost(S).
+
+    Computed by blocks of rows (temporaries of a block, not of the matrix) with the bits of
+    :func:`_swap_costs_full`: a float32 column sum of a C-contiguous ``(rows, m)`` array with
+    ``m >= 2`` adds the rows one after the other, so the running sum of the earlier blocks,
+    put in front of the next block, continues the same sequence of additions (all terms are
+    ``>= +0``: starting from ``+0`` changes nothing). ``m == 1`` (a pairwise sum of one
+    column): the whole matrix at once (it is only ``4 n`` bytes)."""
+    n, m = dist.n, dist.m
+    k = current.size
+    d1_all = np.empty(n, dtype=np.float32)
+    if m < 2:
+        D = dist.matrix()
+        d1_all[:] = D[:, current].min(axis=1)
+        return (_swap_costs_full(D, current) if swaps else None), float(d1_all.sum())
+    common = np.zeros(m, dtype=np.float32)
+    # k == 1: the second-nearest distance is a float64 inf, so the differences are float64
+    parts = np.zeros((k, m), dtype=np.float32 if k > 1 else np.float64)
+    for lo, Db in dist.blocks():
+        rows = np.arange(Db.shape[0])
+        Dc = Db[:, current]
+        if not swaps:
+            d1_all[lo : lo + Db.shape[0]] = Dc.min(axis=1)
+            continue
+        order = np.argsort(Dc, axis=1, kind="stable")
+        idx1 = order[:, 0]
+        d1 = Dc[rows, idx1]
+        d1_all[lo : lo + Db.shape[0]] = d1
+        d2 = Dc[rows, order[:, 1]] if k > 1 else np.full(Db.shape[0], np.inf)
+        common = np.concatenate([common[None], np.minimum(d1[:, None], Db)]).sum(axis=0)
+        for i in range(k):
+            mine = idx1 == i
+            if not mine.any():
+                continue
+            Dm = Db[mine]
+            diff = np.minimum(d2[mine][:, None], Dm) - np.minimum(d1[mine][:, None], Dm)
+            parts[i] = np.concatenate([parts[i][None], diff]).sum(axis=0)
+    if not swaps:
+        return None, float(d1_all.sum())
+    costs = np.empty((k, m))
+    for i in range(k):
+        costs[i] = common + parts[i]
+    return costs, float(d1_all.sum())
+
+
 def balcan_local_search(
     Y: np.ndarray,
     candidates: np.ndarray,
@@ -145,15 +253,17 @@ def balcan_local_search(
     ledger: PrivacyLedger | None,
     *,
     n_iter: int = 10,
+    max_matrix_bytes: int | None = None,
 ) -> np.ndarray:
-    """Private k-means local search over ``candidates`` (step 2 above); returns k centres."""
+    """Private k-means local search over ``candidates`` (step 2 above); returns k centres.
+
+    Memory: the ``(n, m)`` float32 squared distances (``m <= 256`` candidates) are kept when
+    they take at most ``max_matrix_bytes`` (None: always), else recomputed block by block at
+    each of the ``n_iter + 1`` passes (slower, the same bits); plus temporaries of a block of
+    rows. :class:`~privlearn.cluster.DPKMeans` keeps them up to ``1.5 X.nbytes``."""
     m = candidates.shape[0]
-    D = np.empty((Y.shape[0], m), dtype=np.float32)
-    for lo in range(0, Y.shape[0], 65536):
-        block = Y[lo : lo + 65536]
-        D[lo : lo + block.shape[0]] = ((block[:, None, :] - candidates[None, :, :]) ** 2).sum(
-            axis=2
-        )
+    keep = max_matrix_bytes is None or m < 2 or 4 * Y.shape[0] * m <= max_matrix_bytes
+    D = _Distances(Y, candidates, keep)
     init = seeds.substream(STREAM_INIT).choice_without_replacement(1 << 20, m, n_clusters)
     current = np.asarray(init, dtype=np.int64)
     private = not math.isinf(epsilon)
@@ -161,9 +271,10 @@ def balcan_local_search(
     if private and ledger is not None:
         ledger.spend(epsilon, 0.0, label="balcan local search")
     visited = [current.copy()]
-    visited_cost = [float(D[:, current].min(axis=1).sum())]
-    for _ in range(n_iter):
-        costs = _swap_costs(D, current)
+    costs, cost = _swap_costs(D, current)
+    assert costs is not None
+    visited_cost = [cost]
+    for it in range(n_iter):
         flat = costs.ravel()
         if private:
             pick = int(exponential(-flat, eps_it, 4.0, seeds()))
@@ -174,7 +285,11 @@ def balcan_local_search(
             current = current.copy()
             current[i] = c
         visited.append(current.copy())
-        visited_cost.append(float(D[:, current].min(axis=1).sum()))
+        if it + 1 < n_iter:  # the next step's swap costs and this solution's cost: one pass
+            costs, cost = _swap_costs(D, current)
+        else:
+            cost = _swap_costs(D, current, swaps=False)[1]
+        visited_cost.append(cost)
     scores = -np.asarray(visited_cost)
     final = int(exponential(scores, eps_it, 4.0, seeds())) if private else int(np.argmax(scores))
     return candidates[visited[final]]

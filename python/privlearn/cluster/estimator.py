@@ -1000,7 +1000,9 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             u = stream.uniform(1 << 31, extra) ** (1.0 / Y.shape[1])
             g = g / np.linalg.norm(g, axis=1, keepdims=True) * u[:, None]
             cand = np.concatenate([cand, g], axis=0)
-        centres_proj = _balcan.balcan_local_search(Y, cand, k, part["local_search"], seeds, ledger)
+        centres_proj = _balcan.balcan_local_search(  # memory: its matrix up to 1.5 X.nbytes
+            Y, cand, k, part["local_search"], seeds, ledger, max_matrix_bytes=3 * X.nbytes // 2
+        )
         if private:
             events.append(PureDPEvent(part["local_search"]))
         centers = _balcan.balcan_recover(
