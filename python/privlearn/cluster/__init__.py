@@ -2,7 +2,7 @@
 
 - :class:`DPKMeans` with ``method="lsh"`` (the default) -- a private LSH prefix-tree coreset
   (:mod:`~privlearn.cluster.lsh_coreset`, after Chang, Ghazi, Kumar & Manurangsi 2021) on a
-  private scale (:func:`private_scale`), one Gaussian-DP release.
+  private scale (:mod:`~privlearn.cluster.private_scale`), one Gaussian-DP release.
 - :class:`DPKMeans` -- Chaturvedi, Nguyen & Xu (2021), grid max cover with an efficient
   exponential mechanism, proxy data set and noisy averaging (``method="maxcover"``), or the
   Balcan et al. (2017) baseline (``method="balcan"``).
@@ -41,7 +41,7 @@ from privlearn.cluster.maxcover import (
     maxcover_privacy,
     plan_maxcover,
 )
-from privlearn.cluster.private_scale import PrivateScale, private_scale
+from privlearn.cluster.private_scale import PrivateScale
 
 __all__ = [
     "DEFAULT_SPLIT",
@@ -66,7 +66,6 @@ __all__ = [
     "maxcover_pick_epsilon",
     "maxcover_privacy",
     "plan_maxcover",
-    "private_scale",
     "proxy_counts",
     "proxy_threshold",
 ]

@@ -248,8 +248,9 @@ class DPKMeans(ClusterMixin, BaseEstimator):
     ``method="lsh"`` (the default): a private coreset from a tree of SimHash prefixes
     (:mod:`privlearn.cluster.lsh_coreset`, after Chang, Ghazi, Kumar & Manurangsi 2021):
 
-    1. a private scale (``private_scale=True``, :func:`privlearn.cluster.private_scale`): a
-       noisy centre and a radius from a noisy histogram of the distances on a public lattice;
+    1. a private scale (``private_scale=True``,
+       :func:`privlearn.cluster.private_scale.private_scale`): a noisy centre and a radius
+       from a noisy histogram of the distances on a public lattice;
     2. ``max_depth`` data-independent hyperplanes through the centre give every row a code; the
        prefix tree grows by noisy counts against public thresholds (multiples of the noise);
     3. the noisy counts and sums of the cells (rows clipped to the private ball) form a
