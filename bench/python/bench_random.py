@@ -400,8 +400,14 @@ def update_readme(path: Path, row: str, bench: str = BENCH) -> None:
             lines[i] = row
             break
     else:
-        # append after the last table line (or at the end when there is no table)
-        last = max((i for i, line in enumerate(lines) if line.startswith("|")), default=None)
+        # append after the last row of the benchmark table (the first table: later sections
+        # have tables of their own), or at the end when there is none
+        head = next((i for i, line in enumerate(lines) if line.startswith("| benchmark |")), None)
+        last = None
+        if head is not None:
+            last = head
+            while last + 1 < len(lines) and lines[last + 1].startswith("|"):
+                last += 1
         if last is None:
             lines += [
                 "",
