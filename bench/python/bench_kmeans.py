@@ -36,8 +36,7 @@ Contenders (all fitted on the same X for one (data set, k, epsilon, seed)):
 - ``google``: ``clustering_algorithm.private_lsh_clustering`` with Google's defaults, run
   from outside privlearn's tree in a subprocess by ``google_kmeans_runner.py``; its source is
   found through ``$PRIVLEARN_GOOGLE_DP`` (a git mirror or clone of google/differential-privacy,
-  a checkout, or an extracted ``learning/clustering``; default
-  ``/work/.mirror/google+differential-privacy/repo``), and skipped with a note when absent or
+  a checkout, or an extracted ``learning/clustering``), and skipped with a note when unset or
   when its imports (absl, dp_accounting) fail;
 - ``diffprivlib``: diffprivlib's ``KMeans`` (DP Lloyd, pure epsilon) with the box implied by
   the public radius, ``bounds = [-R, R]`` on every coordinate (on MNIST the box [0, 1]^784 is

@@ -3,8 +3,8 @@ one data set, in its own process, for ``bench_kmeans.py``.
 
 Google's code is never copied into privlearn's tree: :func:`locate_source` finds it through
 the environment variable ``PRIVLEARN_GOOGLE_DP`` (a git clone or mirror of the repository, a
-checkout of it, or an extracted ``learning/clustering`` folder), by default the mirror at
-``/work/.mirror/google+differential-privacy/repo``; from a git directory it extracts
+checkout of it, or an extracted ``learning/clustering`` folder; unset: Google is skipped with
+a note); from a git directory it extracts
 ``learning/clustering`` (``git archive``) into ``~/.cache/privlearn-bench/google-dp-<commit>``.
 The parent process (the benchmark) then starts this file as a subprocess with that folder on
 the import path::
@@ -43,7 +43,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-DEFAULT_MIRROR = "/work/.mirror/google+differential-privacy/repo"
 ENV_VAR = "PRIVLEARN_GOOGLE_DP"
 SUBDIR = "learning/clustering"
 
@@ -68,9 +67,10 @@ def locate_source() -> tuple[Path | None, str]:
     """
     raw = os.environ.get(ENV_VAR)
     if raw is None:
-        if not Path(DEFAULT_MIRROR).exists():
-            return None, f"no source: set {ENV_VAR} (and {DEFAULT_MIRROR} does not exist)"
-        raw = DEFAULT_MIRROR
+        return None, (
+            f"no source: set {ENV_VAR} to a clone of google/differential-privacy (or its "
+            "learning/clustering folder)"
+        )
     src = Path(raw).expanduser()
     if not src.exists():
         return None, f"{ENV_VAR}={raw} does not exist"

@@ -333,7 +333,7 @@ def gaussian_centres(
 #: Default split of the fit's ``mu**2`` (GDP) between its Gaussian releases. Chosen on
 #: Google's synthetic benchmark (100,000 x 100, 64 Gaussians), the 8-Gaussian 20k x 10 set and
 #: MNIST (70,000 x 784) at epsilon 1, delta 1e-6, k in {2, 8, 16, 32, 64}, 2 seeds
-#: (/work/scratch experiments of issue 21; ``bench/python/bench_kmeans.py`` has the full grid):
+#: (prototype runs of issue 21; ``bench/python/bench_kmeans.py`` has the full grid):
 #: one private Lloyd round on the full data after the coreset k-means lowered the loss on MNIST
 #: by 10-20% (k = 8: 47.3 -> 43.1; the coreset alone is noisy in 784 dimensions) and on
 #: Google's benchmark at k = 64 (0.033 -> 0.028), and cost at most 1% elsewhere.
