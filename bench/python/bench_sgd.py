@@ -78,6 +78,7 @@ from typing import Any, Callable
 import numpy as np
 import scipy.sparse as sp
 
+from privlearn.experiments.peers import sklearn_logreg_shim
 from privlearn.linear import sgd_train as core_sgd_train
 from privlearn.random import key_from_seed
 from privlearn.reference.linear import sgd_train as reference_sgd_train
@@ -397,66 +398,16 @@ def opacus_contender(data: Dataset, threads: int, seed: int = 0) -> Contender:
     )
 
 
-@contextlib.contextmanager
-def _sklearn_logreg_compat() -> Iterator[None]:
-    """diffprivlib 0.6.6 passes ``multi_class`` (and ``penalty='l2'``) to scikit-learn's
-    LogisticRegression, whose constructor no longer takes ``multi_class`` (removed in 1.8).
-    While a diffprivlib model is constructed, drop the arguments scikit-learn does not know."""
-    import inspect
-
-    import sklearn.linear_model as lm
-
-    original = lm.LogisticRegression.__init__
-    params = inspect.signature(original).parameters
-    if "multi_class" in params:
-        yield
-        return
-
-    def init(self: Any, *args: Any, **kwargs: Any) -> None:
-        kwargs = {k: v for k, v in kwargs.items() if k in params}
-        if params["penalty"].default == "deprecated":
-            kwargs.pop("penalty", None)  # 'l2' is the default behaviour (l1_ratio = 0)
-        original(self, *args, **kwargs)
-
-    lm.LogisticRegression.__init__ = init  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        lm.LogisticRegression.__init__ = original  # type: ignore[method-assign]
-
-
 def import_diffprivlib() -> tuple[Any, list[str]]:
-    """diffprivlib's LogisticRegression class and the compatibility shims that were needed."""
-    shims: list[str] = []
-    try:
-        import diffprivlib  # noqa: F401
-    except ImportError as exc:
-        if "DOUBLE" not in str(exc) and "DTYPE" not in str(exc):
-            raise
-        from privlearn.experiments._common import patch_sklearn_for_diffprivlib
+    """diffprivlib's LogisticRegression class and the compatibility shims that were needed
+    (:mod:`privlearn.experiments.peers`)."""
+    from privlearn.experiments.peers import SHIMS_APPLIED
+    from privlearn.experiments.peers import import_diffprivlib as _import
 
-        patch_sklearn_for_diffprivlib()
-        for mod in [m for m in sys.modules if m.startswith("diffprivlib")]:
-            del sys.modules[mod]
-        import diffprivlib  # noqa: F401
-
-        shims.append(
-            "diffprivlib imports sklearn.tree._tree.DOUBLE/DTYPE, removed in this scikit-learn: "
-            "set to np.float64/np.float32 (used by its random forest only)"
-        )
-    import inspect
-
-    import sklearn.linear_model as lm
-    from diffprivlib.models import LogisticRegression
-
-    with _sklearn_logreg_compat():
-        LogisticRegression(epsilon=1.0, data_norm=1.0)  # fails here when the shim is not enough
-    if "multi_class" not in inspect.signature(lm.LogisticRegression.__init__).parameters:
-        shims.append(
-            "diffprivlib passes multi_class='ovr' to scikit-learn's LogisticRegression, which no "
-            "longer takes it: dropped at construction (binary problem, so 'ovr' changes nothing)"
-        )
-    return LogisticRegression, shims
+    dpl = _import()
+    with sklearn_logreg_shim():
+        dpl.models.LogisticRegression(epsilon=1.0, data_norm=1.0)  # fails if the shim is short
+    return dpl.models.LogisticRegression, list(SHIMS_APPLIED)
 
 
 def diffprivlib_contender(data: Dataset, threads: int, LogisticRegression: Any) -> Contender:
@@ -466,7 +417,7 @@ def diffprivlib_contender(data: Dataset, threads: int, LogisticRegression: Any) 
 
     def fit(X: np.ndarray, y: np.ndarray) -> tuple[float, tuple[np.ndarray, float]]:
         counter[0] += 1
-        with _sklearn_logreg_compat():
+        with sklearn_logreg_shim():
             model = LogisticRegression(epsilon=1.0, data_norm=1.0, random_state=counter[0])
         with blas_threads(threads), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # scipy L-BFGS-B deprecation notices

@@ -45,8 +45,6 @@ Run: ``PRIVLEARN_DATA=../shared/data python bench/python/bench_workflow.py [--qu
 from __future__ import annotations
 
 import argparse
-import contextlib
-import inspect
 import json
 import math
 import os
@@ -54,7 +52,6 @@ import platform
 import sys
 import time
 import warnings
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,7 +71,9 @@ from privlearn.accounting import (
     calibrate_noise,
 )
 from privlearn.accounting.rdp import DEFAULT_ORDERS, rdp_pure_dp
-from privlearn.experiments._common import derive_seed, patch_sklearn_for_diffprivlib
+from privlearn.experiments._common import derive_seed
+from privlearn.experiments.peers import import_diffprivlib as _import_diffprivlib
+from privlearn.experiments.peers import sklearn_logreg_shim
 from privlearn.linear import DPSGDClassifier
 from privlearn.model_selection import PrivateHyperparameterSearch
 from privlearn.model_selection import repetitions as rep
@@ -119,39 +118,9 @@ GRIDS = {
 
 
 # ---- diffprivlib under this scikit-learn ------------------------------------------------------
-@contextlib.contextmanager
-def sklearn_logreg_shim() -> Iterator[None]:
-    """diffprivlib 0.6.6 hands ``multi_class`` (and ``penalty``) to scikit-learn's
-    LogisticRegression, whose constructor lost ``multi_class`` in 1.8: while a diffprivlib
-    model is built and fitted, drop the arguments the installed constructor does not take.
-    (diffprivlib fits one-vs-rest itself, with ``epsilon / n_classes`` per class.)"""
-    import sklearn.linear_model as lm
-
-    original = lm.LogisticRegression.__init__
-    params = inspect.signature(original).parameters
-    if "multi_class" in params:
-        yield
-        return
-
-    def init(self: Any, *args: Any, **kwargs: Any) -> None:
-        kwargs = {k: v for k, v in kwargs.items() if k in params}
-        if params["penalty"].default == "deprecated":
-            kwargs.pop("penalty", None)  # "l2" is the default (l1_ratio = 0)
-        original(self, *args, **kwargs)
-
-    init.__signature__ = inspect.signature(original)  # type: ignore[attr-defined]
-    lm.LogisticRegression.__init__ = init  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        lm.LogisticRegression.__init__ = original  # type: ignore[method-assign]
-
-
 def import_diffprivlib() -> Any:
-    patch_sklearn_for_diffprivlib()  # DOUBLE / DTYPE for its forest module
-    from diffprivlib.models import LogisticRegression as DPLogisticRegression
-
-    return DPLogisticRegression
+    """diffprivlib's LogisticRegression (shims: :mod:`privlearn.experiments.peers`)."""
+    return _import_diffprivlib().models.LogisticRegression
 
 
 # ---- data -------------------------------------------------------------------------------------

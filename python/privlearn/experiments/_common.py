@@ -32,7 +32,6 @@ __all__ = [
     "missing_data_reason",
     "new_figure",
     "parallel_map",
-    "patch_sklearn_for_diffprivlib",
     "require_matplotlib",
     "save_figure",
     "write_csv",
@@ -248,21 +247,3 @@ def claim_verdict(per_part: dict[str, bool], unit: str = "") -> str:
         suffix = f" {unit}" if unit else ""
         return f"does not hold (holds on {ok} of {len(per_part)}{suffix})"
     return "does not hold"
-
-
-def patch_sklearn_for_diffprivlib() -> bool:
-    """Let diffprivlib 0.6.6 import under scikit-learn >= 1.9; returns whether a patch was needed.
-
-    diffprivlib's forest module imports ``DOUBLE`` / ``DTYPE`` from ``sklearn.tree._tree``, which
-    scikit-learn 1.9 no longer defines; only its random forest uses them. We give them their
-    former values (``np.float64`` / ``np.float32``). Used by the reproductions and benchmarks that
-    run diffprivlib as a peer, never by the library itself.
-    """
-    import sklearn.tree._tree as tree
-
-    patched = False
-    for name, value in (("DOUBLE", np.float64), ("DTYPE", np.float32)):
-        if not hasattr(tree, name):
-            setattr(tree, name, value)
-            patched = True
-    return patched

@@ -59,7 +59,6 @@ from privlearn.experiments._common import (
     missing_data_reason,
     new_figure,
     parallel_map,
-    patch_sklearn_for_diffprivlib,
     require_matplotlib,
     save_figure,
     write_csv,
@@ -93,13 +92,13 @@ _FULL_ROWS = {"synthetic": 50_000, "mnist": 70_000}
 
 def diffprivlib_kmeans() -> Any:
     """diffprivlib's ``KMeans`` class, or ``None`` when diffprivlib is not installed (imported
-    after :func:`~privlearn.experiments._common.patch_sklearn_for_diffprivlib`)."""
+    through :func:`~privlearn.experiments.peers.import_diffprivlib`)."""
+    from privlearn.experiments.peers import PeerUnavailable, import_diffprivlib
+
     try:
-        patch_sklearn_for_diffprivlib()
-        from diffprivlib.models import KMeans
-    except ImportError:
+        return import_diffprivlib().models.KMeans
+    except PeerUnavailable:
         return None
-    return KMeans
 
 
 def _load(dataset: str, n: int | None, data_home: Any) -> tuple[np.ndarray, float, np.ndarray]:
