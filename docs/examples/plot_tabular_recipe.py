@@ -17,11 +17,13 @@ The steps, one scikit-learn :class:`~sklearn.pipeline.Pipeline` around a
    than where the rows lie: ``age`` (public range [0, 120]) and ``hours-per-week`` ([0, 168]:
    the hours of a week) get private 1% / 99% quantiles from
    :class:`~privlearn.preprocessing.DPFeatureScaler`. ``education-num`` has the exact public
-   range 1-16 of the schema (no budget). ``capital-gain`` and ``capital-loss`` are more than
-   90% zeros with a long tail: their 5%-95% range is [0, 0] or nearly, so a quantile clip would
-   cut exactly the informative rows; a public ``log1p`` map with the schema's range
-   [0, 99,999] costs nothing. ``fnlwgt`` is the census sampling weight, not a property of the
-   person: dropped.
+   range 1-16 of the schema (no budget). ``capital-gain`` and ``capital-loss`` are mostly zeros
+   with a long tail (most people report no capital income): a quantile clip would cut exactly
+   the informative rows (or collapse the column: a 5%-95% range of [0, 0]); a public ``log1p``
+   map with the schema's range [0, 99,999] costs nothing. ``fnlwgt`` is the census sampling
+   weight, not a property of the person: dropped. These choices come from the schema and
+   public knowledge of the census; looking at the private rows to make them would itself
+   leak.
 2. **Categoricals.** Small columns (workclass, education, marital status, relationship, race,
    sex) are one-hot coded with the PUBLIC level lists of the schema; a missing value (``?`` in
    the file, NaN in the frame) becomes an all-zero block. The two larger ones, ``occupation``
@@ -156,7 +158,9 @@ print(ledger)
 # * ``total spent`` / ``cap`` / ``remaining``: (1, 1e-6) of (1, 1e-6): the released pipeline
 #   (bounds, codes, weights) is (1, 1e-6)-DP. Nothing is left for another release.
 #
-# Each fit's own statement gives the detail. The bounds and the codes:
+# Each fit's own statement gives the detail. The bounds and the codes (the released bounds
+# are noisy: at ε = 0.025 per quantile, a bound can land years away from the exact 1% or 99%
+# quantile; a looser clip costs resolution, not privacy):
 columns = recipe["columns"]
 print(columns.named_transformers_["bounds"].privacy_)
 print("released bounds:", columns.named_transformers_["bounds"].lower_,
