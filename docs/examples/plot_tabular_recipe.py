@@ -204,16 +204,19 @@ for epsilon in epsilons:
 print(f"majority class  accuracy {max(np.mean(y_test), 1 - np.mean(y_test)):.3f}")
 
 # %%
-fig, ax = plt.subplots(figsize=(6, 4), layout="constrained")
-ax.plot(epsilons, auc, "o-", label="private recipe: ROC AUC")
-ax.plot(epsilons, acc, "s-", label="private recipe: accuracy")
-ax.axhline(base_auc, ls="--", color="C0", label="non-private AUC")
-ax.axhline(base_acc, ls="--", color="C1", label="non-private accuracy")
-ax.set_xscale("log")
-ax.set_xticks(epsilons, [f"{e:g}" for e in epsilons])
-ax.set_xlabel("total ε of the pipeline (δ = 1e-6)")
-ax.set_ylabel("test score (16,281 rows)")
-ax.legend(loc="lower right")
+fig, axes = plt.subplots(1, 2, figsize=(8, 3.6), layout="constrained")
+for ax, private, reference, name in (
+    (axes[0], auc, base_auc, "ROC AUC"),
+    (axes[1], acc, base_acc, "accuracy"),
+):
+    ax.plot(epsilons, private, "o-", label="private recipe")
+    ax.axhline(reference, ls="--", color="k", label="non-private")
+    ax.set_xscale("log")
+    ax.minorticks_off()
+    ax.set_xticks(epsilons, [f"{e:g}" for e in epsilons])
+    ax.set_xlabel("total ε of the pipeline (δ = 1e-6)")
+    ax.set_ylabel(f"test {name} (16,281 rows)")
+    ax.legend(loc="lower right")
 plt.show()
 
 # %%
