@@ -176,14 +176,22 @@ def _diffprivlib(
 
 def run(
     epsilons: Sequence[float] = EPSILONS,
-    seeds: Sequence[int] = SEEDS,
+    seeds: Sequence[int] | int | None = SEEDS,
     quick: bool = False,
 ) -> list[dict[str, Any]]:
-    """Fit every contender at every total epsilon and seed; one dict per (contender, epsilon,
-    seed) with ``contender``, ``epsilon``, ``delta``, ``seed``, ``auc``, ``accuracy``,
-    ``seconds`` (and ``skipped`` with the reason where a peer cannot run). ``quick``: the
-    first seed only."""
-    seeds = tuple(seeds)[:1] if quick else tuple(seeds)
+    """Fit every contender at every total epsilon and seed.
+
+    ``seeds``: the seeds, or their number (``range(seeds)``; None: :data:`SEEDS`);
+    ``quick``: the first seed only. Returns JSON-able rows, one per (contender, epsilon,
+    seed): ``contender``, ``epsilon`` (the total spent; None for the non-private baseline),
+    ``delta``, ``seed``, ``auc``, ``accuracy``, ``seconds``, or ``skipped`` with the reason
+    where a peer cannot run."""
+    if seeds is None:
+        seeds = SEEDS
+    seeds = tuple(range(seeds)) if isinstance(seeds, int) else tuple(seeds)
+    if not seeds:
+        raise ValueError("seeds must name at least one seed")
+    seeds = seeds[:1] if quick else seeds
     train, test = load_adult_frame("train"), load_adult_frame("test")
     y, y_test = train.pop("income").to_numpy(), test.pop("income").to_numpy()
     try:
@@ -196,7 +204,7 @@ def run(
     t0 = time.perf_counter()
     base = nonprivate_model().fit(train, y)
     rows.append(dict(
-        contender="nonprivate", epsilon=math.inf, delta=0.0, seed=None,
+        contender="nonprivate", epsilon=None, delta=0.0, seed=None,
         **_scores(y_test, base.decision_function(test), base.predict(test)),
         seconds=time.perf_counter() - t0,
     ))  # fmt: skip
@@ -269,7 +277,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     epsilons = tuple(float(e) for e in args.epsilons.split(","))
     t0 = time.perf_counter()
-    rows = run(epsilons, seeds=range(args.seeds), quick=args.quick)
+    rows = run(epsilons, seeds=args.seeds, quick=args.quick)
     print(table(rows))
     n_seeds = len({r["seed"] for r in rows if r["contender"] == "privlearn"})
     per_fit = np.median([r["seconds"] for r in rows if r["contender"] == "privlearn"])
