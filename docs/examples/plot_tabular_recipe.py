@@ -30,13 +30,18 @@ The steps, one scikit-learn :class:`~sklearn.pipeline.Pipeline` around a
    (14 levels) and ``native-country`` (41 levels, 90% one level), are impact coded by
    :class:`~privlearn.encoding.ImpactEncoder` in its Laplace mode: one number per column,
    learned from the outcome through noisy counts, with the schema's levels plus "missing"
-   declared public.
+   declared public. On Adult this is a demonstration more than a gain: with 32,561 rows,
+   one-hot coding these two columns as well (no budget for codes, 90% to the model) scores
+   the same (mean test AUC over 3 seeds 0.888 / 0.894 at ε = 0.5 / 1, against 0.886 / 0.893
+   here). Impact codes pay off where a column has hundreds of levels or more, each too rare
+   for a noisy weight of its own (:ref:`sphx_glr_auto_examples_plot_impact_coding.py`).
 3. **The model.** :class:`~privlearn.linear.DPSGDClassifier` at its defaults (Gaussian
    DP-SGD, chosen by experiment), the label set ``{0, 1}`` declared public.
 4. **One budget.** The total ε is split 10% bounds / 10% codes / 80% model; δ = 1e-6 is
    the model's alone (the other two releases are pure ε-DP). The model needs most of the
-   budget: two quantiles of 32,000 rows are accurate at a small ε, and noisy category counts
-   matter only for the rare levels.
+   budget: four quantiles of 32,000 rows are accurate enough at a small ε, and noisy category
+   counts matter only for the rare levels. Over 3 seeds, 5/5/90, 10/10/80 and 20/20/60 give a
+   mean test AUC of 0.881, 0.886 and 0.882 at ε = 0.5 (0.893, 0.893 and 0.891 at ε = 1).
 """
 
 import matplotlib.pyplot as plt
