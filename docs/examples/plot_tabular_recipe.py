@@ -33,7 +33,7 @@ The steps, one scikit-learn :class:`~sklearn.pipeline.Pipeline` around a
    declared public. On Adult this is a demonstration more than a gain: with 32,561 rows,
    one-hot coding these two columns as well (no budget for codes, 90% to the model) scores
    the same (mean test AUC over 3 seeds 0.888 / 0.894 at ε = 0.5 / 1, against 0.886 / 0.893
-   here). Impact codes pay off where a column has hundreds of levels or more, each too rare
+   here). Impact codes are made for columns with hundreds of levels or more, each too rare
    for a noisy weight of its own (:ref:`sphx_glr_auto_examples_plot_impact_coding.py`).
 3. **The model.** :class:`~privlearn.linear.DPSGDClassifier` at its defaults (Gaussian
    DP-SGD, chosen by experiment), the label set ``{0, 1}`` declared public.
