@@ -266,3 +266,61 @@ def test_process_cluster_smoke():
         Xd, yd = _chunked(X, y, (50, 70))
         run = dist_sgd_train(Xd, yd, key=key_from_seed(6), client=c, **SGD_KW)
     np.testing.assert_array_equal(run.coef, ref.coef)
+
+
+# ---- sparse chunks (issue 22) ----
+def _sparse_chunked(X, chunks):
+    sp = pytest.importorskip("scipy.sparse")
+    return da.from_array(X, chunks=(chunks, X.shape[1])).map_blocks(sp.csr_matrix)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda ledger: DPSGDClassifier(seed=3, epochs=1, ledger=ledger),
+        lambda ledger: DPSCDClassifier(seed=3, epochs=1, ledger=ledger),
+        lambda ledger: DPSGDRegressor(seed=3, epochs=1, ledger=ledger),
+        lambda ledger: DPSCDRegressor(seed=3, epochs=1, ledger=ledger),
+    ],
+    ids=["sgd-clf", "scd-clf", "sgd-reg", "scd-reg"],
+)
+def test_sparse_chunks_are_refused_before_any_charge(client, make):
+    """A dask array of scipy.sparse chunks used to fail on the workers with numpy's "setting an
+    array element with a sequence."; it is refused from its meta, naming the two fixes, before
+    the ledger is charged."""
+    from privlearn.accounting import PrivacyLedger
+
+    X, y = _data(n=60)
+    ledger = PrivacyLedger(10.0, 1e-3)
+    Xs = _sparse_chunked(X, (30, 30))
+    with pytest.raises(TypeError, match=r"sparse chunks \(scipy\.sparse\.csr_matrix\)") as err:
+        make(ledger).fit(Xs, da.from_array(y, chunks=30))
+    assert "toarray()" in str(err.value) and "csr_matrix" in str(err.value)
+    assert ledger.spent.epsilon == 0.0 and ledger.spent.delta == 0.0
+
+
+def test_sparse_chunks_refused_by_the_trainers(client):
+    sp = pytest.importorskip("scipy.sparse")
+    X, y = _data(n=40)
+    Xs = da.from_array(sp.csr_matrix(X), chunks=(20, 5))  # from a CSR matrix: sparse meta too
+    for train, kw in [(dist_sgd_train, SGD_KW), (dist_scd_train, SCD_KW)]:
+        with pytest.raises(TypeError, match="sparse chunks"):
+            train(Xs, da.from_array(y, chunks=20), key=key_from_seed(1), **kw)
+    ys = da.from_array(y[:, None], chunks=(20, 1)).map_blocks(sp.csr_matrix)
+    with pytest.raises(TypeError, match="y is a dask array with sparse chunks"):
+        dist_sgd_train(_chunked(X, y, 20)[0], ys, key=key_from_seed(1), **SGD_KW)
+    # a meta that hides the sparse chunks: the workers refuse them with the same message
+    lying = _chunked(X, y, 20)[0].map_blocks(sp.csr_matrix, meta=np.empty((0, 0)))
+    with pytest.raises(TypeError, match="sparse chunks"):
+        dist_sgd_train(lying, da.from_array(y, chunks=20), key=key_from_seed(1), **SGD_KW)
+
+
+def test_densified_sparse_chunks_fit_as_in_memory(client):
+    """The fix the refusal names (densify the chunks) gives the in-memory fit bit for bit."""
+    X, y = _data(n=60, seed=3)
+    Xs = _sparse_chunked(X, (25, 35))
+    dense = Xs.map_blocks(lambda b: b.toarray(), dtype=Xs.dtype)
+    kw = dict(seed=5, epochs=1, classes=[-1.0, 1.0])
+    single = DPSGDClassifier(**kw).fit(X, y)
+    dist = DPSGDClassifier(**kw).fit(dense, da.from_array(y, chunks=(25, 35)))
+    np.testing.assert_array_equal(dist.coef_, single.coef_)

@@ -53,6 +53,7 @@ from privlearn.cluster._common import (
 )
 from privlearn.cluster.lsh_coreset import cell_labels
 from privlearn.cluster.maxcover import _MAX_OFFSETS, MaxCoverResult
+from privlearn.distributed.linear import check_dense_chunk, check_dense_chunks
 from privlearn.fixed_point import fixed_point_exponent
 
 __all__ = ["DaskRows", "maxcover_dask"]
@@ -78,7 +79,8 @@ class DaskRows:
         Unknown chunk sizes, not 2-D, no rows or columns, non-finite values (naming the row),
         or no ``dask.distributed`` client.
     TypeError
-        A non-numeric dtype.
+        A non-numeric dtype, or chunks that are not dense numpy arrays (sparse chunks:
+        densify them, or fit a CSR matrix in memory).
     """
 
     def __init__(self, X: Any) -> None:
@@ -90,6 +92,7 @@ class DaskRows:
             )
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D (n_samples, n_features), got {X.ndim}-D")
+        check_dense_chunks(X, "X")  # sparse chunks: refused from the meta, nothing computed
         if any(math.isnan(c) for c in X.chunks[0]) or any(math.isnan(c) for c in X.chunks[1]):
             raise ValueError(
                 "X has unknown chunk sizes: call X.compute_chunk_sizes() first (the rows of "
@@ -237,6 +240,7 @@ def _add_sums(parts: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 # ---- worker side: per-chunk functions -----------------------------------------------------
 def _check_block(X: np.ndarray, first: int) -> np.ndarray:
+    check_dense_chunk(X, "X")
     X = np.ascontiguousarray(X, dtype=np.float64)
     finite = np.isfinite(X).all(axis=1)
     if not finite.all():

@@ -58,6 +58,7 @@ from privlearn._linear_common import (
 __all__ = [
     "DaskRows",
     "as_dask_rows",
+    "check_dense_chunks",
     "is_dask_array",
     "scd_train",
     "sgd_train",
@@ -71,6 +72,60 @@ def is_dask_array(X: Any) -> bool:
 
     da = sys.modules.get("dask.array")
     return da is not None and isinstance(X, da.Array)
+
+
+def _sparse_kind(obj: Any) -> str | None:
+    """``"scipy.sparse"`` or ``"sparse"`` (pydata) when ``obj`` is a sparse matrix/array of one
+    of them, else ``None`` (without importing either library)."""
+    import sys
+
+    scipy_sparse = sys.modules.get("scipy.sparse")
+    if scipy_sparse is not None and scipy_sparse.issparse(obj):
+        return "scipy.sparse"
+    module = type(obj).__module__ or ""
+    if module == "sparse" or module.startswith("sparse."):
+        return "sparse"
+    return None
+
+
+def sparse_chunks_message(name: str, kind: str, chunk_type: str) -> str:
+    """The refusal of a dask array with sparse chunks: what is wrong and the two fixes."""
+    densify = "b.todense()" if kind == "sparse" else "b.toarray()"
+    return (
+        f"{name} is a dask array with sparse chunks ({chunk_type}): a fit on Dask needs dense "
+        f"numpy chunks. Densify the chunks ({name}.map_blocks(lambda b: {densify}, "
+        f"dtype={name}.dtype)), or, if the data fit in memory, fit a scipy.sparse.csr_matrix "
+        "directly (the in-memory fits accept CSR input)"
+    )
+
+
+def check_dense_chunks(X: Any, name: str = "X") -> None:
+    """Refuse a ``dask.array`` whose chunks are not dense numpy arrays, from its ``_meta`` (the
+    chunk type dask infers; nothing is computed): sparse chunks (``scipy.sparse`` matrices,
+    pydata ``sparse`` arrays) raise ``TypeError`` naming the fixes, as do other array types
+    (CuPy, ...). The workers check each chunk again (:func:`check_dense_chunk`) for a ``_meta``
+    that does not tell the truth."""
+    meta = getattr(X, "_meta", None)
+    if meta is None or isinstance(meta, np.ndarray):
+        return
+    kind = _sparse_kind(meta)
+    if kind is not None:
+        raise TypeError(sparse_chunks_message(name, kind, f"{kind}.{type(meta).__name__}"))
+    chunk_type = f"{type(meta).__module__}.{type(meta).__name__}"
+    raise TypeError(
+        f"{name} is a dask array with chunks of type {chunk_type}: a fit on Dask needs dense "
+        f"numpy chunks (convert them with {name}.map_blocks(numpy.asarray))"
+    )
+
+
+def check_dense_chunk(block: Any, name: str = "X") -> None:
+    """A worker's check of one chunk (its type, before any conversion): ``TypeError`` for a
+    sparse chunk, as :func:`check_dense_chunks`."""
+    if isinstance(block, np.ndarray):
+        return
+    kind = _sparse_kind(block)
+    if kind is not None:
+        raise TypeError(sparse_chunks_message(name, kind, f"{kind}.{type(block).__name__}"))
 
 
 class DaskRows:
@@ -104,6 +159,7 @@ def as_dask_rows(X: Any, name: str = "X") -> DaskRows:
         raise TypeError(f"{name} must be a dask.array.Array, got {type(X).__name__}")
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D, got {X.ndim} dimension(s)")
+    check_dense_chunks(X, name)
     if any(math.isnan(c) for c in X.chunks[0]) or any(math.isnan(c) for c in X.chunks[1]):
         raise ValueError(
             f"{name} has unknown chunk sizes: call {name}.compute_chunk_sizes() first (the "
@@ -132,6 +188,7 @@ def as_dask_target(y: Any, rows: DaskRows, name: str = "y", *, numeric: bool = T
         if y.ndim != 1:
             raise ValueError(f"{name} must be 1-D, got shape {y.shape}")
         y = da.from_array(y, chunks=(rows.row_chunks,))
+    check_dense_chunks(y, name)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
     if y.ndim != 1:
@@ -171,6 +228,8 @@ class _RowsWorker:
     def __init__(self, offsets: list[int], xs: list[np.ndarray], ys: list[np.ndarray]) -> None:
         self.chunks = []
         for offset, X, y in zip(offsets, xs, ys):
+            check_dense_chunk(X, "X")
+            check_dense_chunk(y, "y")
             X = np.ascontiguousarray(X, dtype=np.float64)
             y = np.ascontiguousarray(y, dtype=np.float64).reshape(-1)
             self.chunks.append((int(offset), X, y))
