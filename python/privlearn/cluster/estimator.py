@@ -1177,10 +1177,30 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         return euclidean_distances(self._check_fitted_X(X), self.cluster_centers_)
 
     def score(self, X: Any, y: Any = None) -> float:
-        """The k-means cost ``sum_i min_j ||x_i - c_j||**2`` of ``X`` (lower is better; unlike
-        scikit-learn's ``KMeans.score``, which returns its negative)."""
+        """The negative k-means cost of ``X`` under the fitted centres (higher is better), as
+        scikit-learn's ``KMeans.score``.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            Any data with the training data's features.
+        y : ignored
+
+        Returns
+        -------
+        float
+            ``-sum_i min_j ||x_i - c_j||**2`` (the k-means objective of Chaturvedi, Nguyen &
+            Xu 2021, Section 2.1, negated), ``<= 0``.
+
+        Notes
+        -----
+        A diagnostic computed exactly on the ``X`` passed in, **not a private release**: it
+        is covered by no guarantee, and on the training data it reveals the private rows'
+        cost. Only the centres are private; publish a score of private data only through a
+        mechanism of its own.
+        """
         del y
-        return kmeans_cost(self._check_fitted_X(X), self.cluster_centers_)
+        return -kmeans_cost(self._check_fitted_X(X), self.cluster_centers_)
 
 
 class _LocalRows:
