@@ -4,6 +4,8 @@ report the same ``privacy_``."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -324,3 +326,57 @@ def test_densified_sparse_chunks_fit_as_in_memory(client):
     single = DPSGDClassifier(**kw).fit(X, y)
     dist = DPSGDClassifier(**kw).fit(dense, da.from_array(y, chunks=(25, 35)))
     np.testing.assert_array_equal(dist.coef_, single.coef_)
+
+
+# ---- progress (issue 22) ----
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: DPSGDClassifier(seed=3, epochs=2, classes=[-1.0, 1.0], verbose=v),
+        lambda v: DPSCDRegressor(seed=3, epochs=2, verbose=v),
+    ],
+    ids=["sgd-clf", "scd-reg"],
+)
+def test_dask_fit_progress_bar(client, capsys, monkeypatch, make):
+    """A Dask fit shows a tqdm bar of its steps on stderr (verbose=1 on a terminal, verbose=2
+    always), none with verbose=0; the fit is bit-identical either way."""
+    X, y = _data(n=120, seed=6)
+    Xd, yd = _chunked(X, y, (50, 70))
+    capsys.readouterr()
+    quiet = make(0).fit(Xd, yd)
+    out = capsys.readouterr()
+    assert out.err == "" and out.out == ""
+    # verbose=1: tqdm's rule, a bar only when stderr is a terminal (the capture is not one)
+    make(1).fit(Xd, yd)
+    assert "step" not in capsys.readouterr().err
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    shown = make(1).fit(Xd, yd)
+    err = capsys.readouterr().err
+    assert "on dask" in err and f"/{shown.n_steps_} [" in err and "step" in err, err[-300:]
+    monkeypatch.undo()
+    forced = make(2).fit(Xd, yd)
+    assert f"/{forced.n_steps_} [" in capsys.readouterr().err
+    for fit in (shown, forced):
+        np.testing.assert_array_equal(fit.coef_, quiet.coef_)
+        np.testing.assert_array_equal(fit.intercept_, quiet.intercept_)
+        assert fit.privacy_ == quiet.privacy_
+
+
+def test_progress_of_the_trainers_and_bad_verbose(client, capsys):
+    X, y = _data(n=80, seed=7)
+    Xd, yd = _chunked(X, y, 40)
+    quiet = dist_scd_train(Xd, yd, key=key_from_seed(2), verbose=0, **SCD_KW)
+    assert capsys.readouterr().err == ""
+    loud = dist_scd_train(Xd, yd, key=key_from_seed(2), verbose=2, **SCD_KW)
+    assert "DP-SCD on dask" in capsys.readouterr().err
+    np.testing.assert_array_equal(loud.v, quiet.v)
+    codes = np.arange(80) % 3
+    dist_softmax_train(
+        Xd, da.from_array(codes, chunks=40), key=key_from_seed(2), n_classes=3, verbose=2,
+        **SOFTMAX_KW,
+    )  # fmt: skip
+    assert "multinomial" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="verbose must lie in"):
+        DPSGDClassifier(verbose=-1).fit(Xd, yd)
+    with pytest.raises(TypeError, match="verbose must be an integer"):
+        DPSGDClassifier(verbose="yes").fit(X, y)

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from privlearn import _core
-from privlearn._checks import as_threads
+from privlearn._checks import as_index, as_threads
 from privlearn._linear_common import (
     SCD_DEFAULTS,
     SGD_DEFAULTS,
@@ -58,8 +58,10 @@ from privlearn._linear_common import (
 __all__ = [
     "DaskRows",
     "as_dask_rows",
+    "as_verbose",
     "check_dense_chunks",
     "is_dask_array",
+    "progress_bar",
     "scd_train",
     "sgd_train",
     "softmax_sgd_train",
@@ -72,6 +74,42 @@ def is_dask_array(X: Any) -> bool:
 
     da = sys.modules.get("dask.array")
     return da is not None and isinstance(X, da.Array)
+
+
+def as_verbose(verbose: Any) -> int:
+    """The ``verbose`` parameter of a fit: an int >= 0 (or a bool). ``0``: no progress bar;
+    ``1``: a tqdm bar on stderr when stderr is a terminal; ``2`` or more: a bar in any case
+    (a log file, a notebook)."""
+    if isinstance(verbose, (bool, np.bool_)):
+        return int(verbose)
+    return as_index(verbose, "verbose", upper=1 << 30)
+
+
+class _NoBar:
+    """What :func:`progress_bar` returns for ``verbose=0``: a bar that shows nothing."""
+
+    def update(self, n: int = 1) -> None:
+        del n
+
+    def set_postfix_str(self, s: str = "") -> None:
+        del s
+
+    def close(self) -> None:
+        pass
+
+
+def progress_bar(verbose: int, total: int | None, desc: str, unit: str) -> Any:
+    """A tqdm progress bar on stderr (``tqdm.auto``, removed when closed) as ``verbose`` says
+    (:func:`as_verbose`); it only reports, so a fit's result never depends on it."""
+    if verbose <= 0:
+        return _NoBar()
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        return _NoBar()
+    return tqdm(
+        total=total, desc=desc, unit=unit, leave=False, disable=None if verbose == 1 else False
+    )
 
 
 def _sparse_kind(obj: Any) -> str | None:
@@ -406,6 +444,7 @@ def sgd_train(
     w0: Any = None,
     n_threads: int | None = None,
     client: Any = None,
+    verbose: int = 1,
     **kw: Any,
 ) -> SGDRun:
     """:func:`privlearn.linear.sgd_train` on a row-chunked ``dask.array`` (Gaussian or no
@@ -423,6 +462,9 @@ def sgd_train(
         to each worker's partial sums.
     client : distributed.Client, optional
         The cluster (default: the current client).
+    verbose : int, default=1
+        A tqdm bar of the steps on stderr: 0 none, 1 when stderr is a terminal, 2 always
+        (:func:`as_verbose`). It does not change the result.
 
     Returns
     -------
@@ -446,11 +488,17 @@ def sgd_train(
     args, extra = spec.core_args(as_threads(n_threads))
     _core.sgd_check_distributed(n, d, *args, **extra)
     steps = sgd_step_count(n, spec)
+    verbose = as_verbose(verbose)
     client = _client(client)
     with _workers(client, rows, y, _SgdWorker, (n, args, extra)) as actors:
-        for t in range(steps):
-            units = _summed_units([a.partial_sum(w, t) for a in actors], d)
-            w = _core.sgd_apply_units(w, units, t, *args, **extra)
+        bar = progress_bar(verbose, steps, "DP-SGD on dask", "step")
+        try:
+            for t in range(steps):
+                units = _summed_units([a.partial_sum(w, t) for a in actors], d)
+                w = _core.sgd_apply_units(w, units, t, *args, **extra)
+                bar.update()
+        finally:
+            bar.close()
     check_sgd_iterate(w)
     return SGDRun(
         coef=np.asarray(w),
@@ -469,6 +517,7 @@ def softmax_sgd_train(
     W0: Any = None,
     n_threads: int | None = None,
     client: Any = None,
+    verbose: int = 1,
     **kw: Any,
 ) -> SoftmaxRun:
     """:func:`privlearn.linear.softmax.softmax_sgd_train` (multinomial Gaussian DP-SGD, Poisson
@@ -482,6 +531,9 @@ def softmax_sgd_train(
         ``[0, n_classes)``); ``record_every`` must be 0.
     client : distributed.Client, optional
         The cluster (default: the current client).
+    verbose : int, default=1
+        A tqdm bar of the steps on stderr: 0 none, 1 when stderr is a terminal, 2 always
+        (:func:`as_verbose`). It does not change the result.
 
     Returns
     -------
@@ -497,11 +549,17 @@ def softmax_sgd_train(
     args, extra = spec.core_args(as_threads(n_threads))
     _core.softmax_check_distributed(n, d, k, *args, **extra)
     steps = softmax_step_count(n, spec)
+    verbose = as_verbose(verbose)
     client = _client(client)
     with _workers(client, rows, y, _SoftmaxWorker, (n, k, args, extra), n_classes=k) as actors:
-        for t in range(steps):
-            units = _summed_units([a.partial_sum(w, t) for a in actors], d * k)
-            w = _core.softmax_apply_units(w, units, d, k, t, *args, **extra)
+        bar = progress_bar(verbose, steps, "DP-SGD (multinomial) on dask", "step")
+        try:
+            for t in range(steps):
+                units = _summed_units([a.partial_sum(w, t) for a in actors], d * k)
+                w = _core.softmax_apply_units(w, units, d, k, t, *args, **extra)
+                bar.update()
+        finally:
+            bar.close()
     check_softmax_iterate(w, k)
     return SoftmaxRun(
         coef=np.asarray(w).reshape(d, k),
@@ -519,6 +577,7 @@ def scd_train(
     n_threads: int | None = None,
     client: Any = None,
     return_dual: bool = False,
+    verbose: int = 1,
     **kw: Any,
 ) -> SCDRun:
     """:func:`privlearn.linear.scd_train` (``variant="dual"``, Poisson batches, ``clip > 0``)
@@ -534,6 +593,9 @@ def scd_train(
     return_dual : bool, default=False
         Gather the final dual variables into ``dual_coef`` (n values; a diagnostic, not
         released by the estimators). Otherwise ``dual_coef`` is empty.
+    verbose : int, default=1
+        A tqdm bar of the steps on stderr: 0 none, 1 when stderr is a terminal, 2 always
+        (:func:`as_verbose`). It does not change the result.
 
     Returns
     -------
@@ -547,24 +609,30 @@ def scd_train(
     args, extra = spec.core_args(as_threads(n_threads))
     _core.scd_check_distributed(n, m, *args, **extra)
     steps = scd_step_count(n, m, spec)
+    verbose = as_verbose(verbose)
     client = _client(client)
     v = np.zeros(m)
     alpha = np.empty(0)
     labels = spec.loss != "squared"
     with _workers(client, rows, y, _ScdWorker, (n, args, extra), labels=labels) as actors:
-        for t in range(steps):
-            results = [p.result() for p in [a.partial_step(v, t) for a in actors]]
-            bad = [b for _, b in results if b >= 0]
-            if bad:
-                raise ValueError(
-                    f"row {min(bad)} of X contains NaN or infinite values or has a squared norm "
-                    "beyond DBL_MAX (DP-SCD assumes ||x_j|| <= 1: scale the rows), or v "
-                    "overflowed"
-                )
-            units = np.zeros(m, dtype=np.int64)
-            for u, _ in results:
-                units += u
-            v = _core.scd_apply_units(v, units, t, *args, **extra)
+        bar = progress_bar(verbose, steps, "DP-SCD on dask", "step")
+        try:
+            for t in range(steps):
+                results = [p.result() for p in [a.partial_step(v, t) for a in actors]]
+                bad = [b for _, b in results if b >= 0]
+                if bad:
+                    raise ValueError(
+                        f"row {min(bad)} of X contains NaN or infinite values or has a squared "
+                        "norm beyond DBL_MAX (DP-SCD assumes ||x_j|| <= 1: scale the rows), or "
+                        "v overflowed"
+                    )
+                units = np.zeros(m, dtype=np.int64)
+                for u, _ in results:
+                    units += u
+                v = _core.scd_apply_units(v, units, t, *args, **extra)
+                bar.update()
+        finally:
+            bar.close()
         if return_dual:
             alpha = np.empty(n)
             for part in [a.dual_variables(steps) for a in actors]:
