@@ -91,8 +91,8 @@ class _NoBar:
     def update(self, n: int = 1) -> None:
         del n
 
-    def set_postfix_str(self, s: str = "") -> None:
-        del s
+    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
+        del s, refresh
 
     def close(self) -> None:
         pass
