@@ -379,4 +379,4 @@ def test_progress_of_the_trainers_and_bad_verbose(client, capsys):
     with pytest.raises(ValueError, match="verbose must lie in"):
         DPSGDClassifier(verbose=-1, classes=[-1.0, 1.0]).fit(Xd, yd)
     with pytest.raises(TypeError, match="verbose must be an integer"):
-        DPSGDClassifier(verbose="yes").fit(X, y)
+        DPSGDClassifier(verbose="yes", classes=[-1.0, 1.0]).fit(X, y)

@@ -463,8 +463,8 @@ def sgd_train(
     client : distributed.Client, optional
         The cluster (default: the current client).
     verbose : int, default=1
-        A tqdm bar of the steps on stderr: 0 none, 1 when stderr is a terminal, 2 always
-        (:func:`as_verbose`). It does not change the result.
+        A tqdm bar of the steps on stderr: 0 none, 1 when stderr is a terminal, 2 always. It
+        does not change the result.
 
     Returns
     -------
@@ -532,8 +532,8 @@ def softmax_sgd_train(
     client : distributed.Client, optional
         The cluster (default: the current client).
     verbose : int, default=1
-        A tqdm bar of the steps on stderr: 0 none, 1 when stderr is a terminal, 2 always
-        (:func:`as_verbose`). It does not change the result.
+        A tqdm bar of the steps on stderr: 0 none, 1 when stderr is a terminal, 2 always. It
+        does not change the result.
 
     Returns
     -------
@@ -594,8 +594,8 @@ def scd_train(
         Gather the final dual variables into ``dual_coef`` (n values; a diagnostic, not
         released by the estimators). Otherwise ``dual_coef`` is empty.
     verbose : int, default=1
-        A tqdm bar of the steps on stderr: 0 none, 1 when stderr is a terminal, 2 always
-        (:func:`as_verbose`). It does not change the result.
+        A tqdm bar of the steps on stderr: 0 none, 1 when stderr is a terminal, 2 always. It
+        does not change the result.
 
     Returns
     -------
