@@ -436,6 +436,9 @@ def _summed_units(parts: list[Any], size: int) -> np.ndarray:
 
 
 # ---- trainers ----------------------------------------------------------------------------------
+_LOADING = "loading the rows onto the workers"  # the bar's note until the first step
+
+
 def sgd_train(
     X: Any,
     y: Any,
@@ -490,15 +493,17 @@ def sgd_train(
     steps = sgd_step_count(n, spec)
     verbose = as_verbose(verbose)
     client = _client(client)
-    with _workers(client, rows, y, _SgdWorker, (n, args, extra)) as actors:
-        bar = progress_bar(verbose, steps, "DP-SGD on dask", "step")
-        try:
+    bar = progress_bar(verbose, steps, "DP-SGD on dask", "step")
+    try:
+        bar.set_postfix_str(_LOADING)
+        with _workers(client, rows, y, _SgdWorker, (n, args, extra)) as actors:
+            bar.set_postfix_str("")
             for t in range(steps):
                 units = _summed_units([a.partial_sum(w, t) for a in actors], d)
                 w = _core.sgd_apply_units(w, units, t, *args, **extra)
                 bar.update()
-        finally:
-            bar.close()
+    finally:
+        bar.close()
     check_sgd_iterate(w)
     return SGDRun(
         coef=np.asarray(w),
@@ -551,15 +556,17 @@ def softmax_sgd_train(
     steps = softmax_step_count(n, spec)
     verbose = as_verbose(verbose)
     client = _client(client)
-    with _workers(client, rows, y, _SoftmaxWorker, (n, k, args, extra), n_classes=k) as actors:
-        bar = progress_bar(verbose, steps, "DP-SGD (multinomial) on dask", "step")
-        try:
+    bar = progress_bar(verbose, steps, "DP-SGD (multinomial) on dask", "step")
+    try:
+        bar.set_postfix_str(_LOADING)
+        with _workers(client, rows, y, _SoftmaxWorker, (n, k, args, extra), n_classes=k) as actors:
+            bar.set_postfix_str("")
             for t in range(steps):
                 units = _summed_units([a.partial_sum(w, t) for a in actors], d * k)
                 w = _core.softmax_apply_units(w, units, d, k, t, *args, **extra)
                 bar.update()
-        finally:
-            bar.close()
+    finally:
+        bar.close()
     check_softmax_iterate(w, k)
     return SoftmaxRun(
         coef=np.asarray(w).reshape(d, k),
@@ -614,9 +621,11 @@ def scd_train(
     v = np.zeros(m)
     alpha = np.empty(0)
     labels = spec.loss != "squared"
-    with _workers(client, rows, y, _ScdWorker, (n, args, extra), labels=labels) as actors:
-        bar = progress_bar(verbose, steps, "DP-SCD on dask", "step")
-        try:
+    bar = progress_bar(verbose, steps, "DP-SCD on dask", "step")
+    try:
+        bar.set_postfix_str(_LOADING)
+        with _workers(client, rows, y, _ScdWorker, (n, args, extra), labels=labels) as actors:
+            bar.set_postfix_str("")
             for t in range(steps):
                 results = [p.result() for p in [a.partial_step(v, t) for a in actors]]
                 bad = [b for _, b in results if b >= 0]
@@ -631,13 +640,13 @@ def scd_train(
                     units += u
                 v = _core.scd_apply_units(v, units, t, *args, **extra)
                 bar.update()
-        finally:
-            bar.close()
-        if return_dual:
-            alpha = np.empty(n)
-            for part in [a.dual_variables(steps) for a in actors]:
-                for offset, a in part.result():
-                    alpha[offset : offset + a.shape[0]] = a
+            if return_dual:
+                alpha = np.empty(n)
+                for part in [a.dual_variables(steps) for a in actors]:
+                    for offset, a in part.result():
+                        alpha[offset : offset + a.shape[0]] = a
+    finally:
+        bar.close()
     check_scd_result(v, "coefficient")
     return SCDRun(
         coef=v / (spec.alpha * spec.n_eff(n)),
