@@ -360,7 +360,7 @@ def test_tight_fit_beats_the_paper_form() -> None:
                 6, 1.0, 1e-6, radius=8.0, clip=True, seed=seed, n_samples=4000, accountant=acc,
                 method="maxcover",
             ).fit(X)
-            costs[acc].append(model.score(X))
+            costs[acc].append(-model.score(X))
     assert np.mean(costs["rdp"]) < 0.5 * np.mean(costs["paper"]), costs
 
 
@@ -461,13 +461,13 @@ def test_no_privacy_close_to_sklearn(seed: int) -> None:
     oracle = KMeans(5, n_init=10, random_state=0).fit(X).inertia_
     model = DPKMeans(5, math.inf, radius=8.0, clip=True, seed=seed, diagnostics=True,
         method="maxcover").fit(X)
-    assert model.score(X) <= 1.5 * oracle
+    assert -model.score(X) <= 1.5 * oracle
     assert model.privacy_.epsilon == math.inf
     assert model.n_candidates_ >= 5
     # training labels and cost only as the opt-in (non-private) diagnostics
     assert not hasattr(model, "labels_") and not hasattr(model, "inertia_")
     np.testing.assert_array_equal(model.predict(X), model.diagnostics_.labels)
-    assert model.diagnostics_.inertia == pytest.approx(model.score(X), rel=1e-9)
+    assert model.diagnostics_.inertia == pytest.approx(-model.score(X), rel=1e-9)
     np.testing.assert_array_equal(model.fit_predict(X), model.diagnostics_.labels)
 
 
@@ -477,7 +477,7 @@ def test_private_fit_is_useful_and_reproducible() -> None:
     a = DPKMeans(4, 1.0, 1e-6, radius=10.0, clip=True, seed=7, method="maxcover").fit(X)
     b = DPKMeans(4, 1.0, 1e-6, radius=10.0, clip=True, seed=7, method="maxcover").fit(X)
     np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)
-    assert a.score(X) < 0.5 * trivial  # it finds the clusters, privately
+    assert -a.score(X) < 0.5 * trivial  # it finds the clusters, privately
     c = DPKMeans(4, 1.0, 1e-6, radius=10.0, clip=True, seed=8, method="maxcover").fit(X)
     assert not np.array_equal(a.cluster_centers_, c.cluster_centers_)
 
@@ -503,7 +503,7 @@ def test_balcan_no_privacy_reasonable() -> None:
     X, _ = _mixture(2000, 4, 8, 6.0, seed=2)
     oracle = KMeans(4, n_init=10, random_state=0).fit(X).inertia_
     model = DPKMeans(4, math.inf, method="balcan", radius=8.0, clip=True, seed=0).fit(X)
-    assert model.score(X) <= 3.0 * oracle
+    assert -model.score(X) <= 3.0 * oracle
 
 
 # ---- bad input ---------------------------------------------------------------------------------
@@ -801,3 +801,23 @@ def test_assign_by_blocks_equals_one_block(monkeypatch) -> None:
     easy[[3, 500, 996]] = False
     brute = np.argmin(((X[easy, None, :] - C[None]) ** 2).sum(axis=2), axis=1)
     assert np.array_equal(whole[easy], brute)
+
+
+# ---- score sign (issue 22) ----
+def test_score_is_the_negative_cost_as_in_sklearn() -> None:
+    """``score`` follows scikit-learn's ``KMeans.score``: the NEGATIVE k-means cost, so that
+    higher is better (it used to return the positive cost)."""
+    X, _ = _mixture(600, 3, 4, 5.0, seed=1)
+    model = DPKMeans(3, math.inf, radius=8.0, clip=True, seed=0, method="maxcover").fit(X)
+    d2 = ((X[:, None, :] - model.cluster_centers_[None, :, :]) ** 2).sum(axis=2)
+    cost = float(d2.min(axis=1).sum())
+    assert model.score(X) == pytest.approx(-cost, rel=1e-12)
+    assert model.score(X) < 0.0
+    # the same convention as sklearn's KMeans.score: a sklearn model with the same centres
+    sk = KMeans(3, n_init=1, random_state=0).fit(X)
+    sk.cluster_centers_ = model.cluster_centers_.copy()
+    assert model.score(X) == pytest.approx(sk.score(X), rel=1e-9)
+    # higher is better: centres far from the data score lower
+    far = DPKMeans(3, math.inf, radius=8.0, clip=True, seed=0, method="maxcover").fit(X)
+    far.cluster_centers_ = model.cluster_centers_ + 50.0
+    assert far.score(X) < model.score(X)

@@ -245,7 +245,7 @@ def test_diagnostics_are_opt_in_and_dropped_on_refit() -> None:
     diag = model.diagnostics_
     assert "NOT PRIVATE" in type(diag).__doc__
     assert diag.n_samples == 800 and diag.labels.shape == (800,)
-    assert diag.inertia == pytest.approx(model.score(X), rel=1e-9)
+    assert diag.inertia == pytest.approx(-model.score(X), rel=1e-9)
     assert diag.maxcover is not None
     model.set_params(diagnostics=False).fit(X)
     assert not hasattr(model, "diagnostics_")

@@ -216,3 +216,24 @@ def test_caller_data_untouched(client):
     ImpactEncoder(**_params("continuous", "jackknife")).fit_transform(ddf, dy).compute()
     pd.testing.assert_frame_equal(X, before)
     np.testing.assert_array_equal(y, ys["continuous"])
+
+
+# ---- sparse chunks (issue 22) ----
+def test_sparse_chunks_are_refused_before_any_charge(client):
+    """A dask array with sparse chunks (X or y) is refused with a TypeError naming the sparse
+    chunks and the fixes, before the ledger is charged."""
+    sp = pytest.importorskip("scipy.sparse")
+    from privlearn.accounting import PrivacyLedger
+
+    X, ys = _data()
+    ddf, dy = _split(X, ys["multiclass"], [60, 60])
+    ledger = PrivacyLedger(10.0)
+    codes = np.stack([X["b"].to_numpy(), ys["multiclass"]], axis=1).astype(float)
+    Xs = da.from_array(codes, chunks=(60, 2)).map_blocks(sp.csr_matrix)
+    with pytest.raises(TypeError, match=r"X is a dask array with sparse chunks"):
+        ImpactEncoder(mode="laplace", ledger=ledger).fit(Xs, dy)
+    ys_sparse = da.from_array(ys["multiclass"][:, None].astype(float), chunks=(60, 1))
+    ys_sparse = ys_sparse.map_blocks(sp.csr_matrix)
+    with pytest.raises(TypeError, match=r"y is a dask array with sparse chunks"):
+        ImpactEncoder(mode="laplace", ledger=ledger, target_type="multiclass").fit(ddf, ys_sparse)
+    assert ledger.spent.epsilon == 0.0

@@ -204,3 +204,66 @@ def test_needs_a_distributed_client(monkeypatch):
     monkeypatch.setattr(distributed, "get_client", no_client)
     with pytest.raises(ValueError, match="distributed Client"):
         DPKMeans(radius=1.0, seed=0).fit(da.from_array(_data(), chunks=(30, 3)))
+
+
+# ---- sparse chunks (issue 22) ----
+@pytest.mark.parametrize("method", ["lsh", "maxcover"])
+def test_sparse_chunks_are_refused_before_any_charge(client, method):
+    """Sparse chunks used to fail on the workers with numpy's "setting an array element with a
+    sequence."; they are refused from the array's meta (nothing computed), naming the fixes,
+    before a shared ledger is charged."""
+    sp = pytest.importorskip("scipy.sparse")
+    from privlearn.accounting import PrivacyLedger
+
+    X = _data()
+    ledger = PrivacyLedger(10.0, 1e-3)
+    for Xs in [
+        da.from_array(X, chunks=(30, 3)).map_blocks(sp.csr_matrix),
+        da.from_array(sp.csr_matrix(X), chunks=(30, 3)),
+    ]:
+        with pytest.raises(TypeError, match=r"sparse chunks \(scipy\.sparse\.csr_matrix\)"):
+            DPKMeans(radius=1.0, seed=0, method=method, ledger=ledger).fit(Xs)
+    assert ledger.spent.epsilon == 0.0
+    # a meta that hides them: the first pass on the workers names them the same way
+    lying = da.from_array(X, chunks=(30, 3)).map_blocks(sp.csr_matrix, meta=np.empty((0, 0)))
+    with pytest.raises(TypeError, match="sparse chunks"):
+        DPKMeans(radius=1.0, seed=0, method=method).fit(lying)
+    # the named fix (densified chunks) fits as in memory
+    dense = da.from_array(X, chunks=(30, 3)).map_blocks(sp.csr_matrix)
+    dense = dense.map_blocks(lambda b: b.toarray(), dtype=dense.dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # few distinct candidates on 90 rows
+        a = DPKMeans(n_clusters=3, radius=1.0, seed=4, method=method).fit(X)
+        b = DPKMeans(n_clusters=3, radius=1.0, seed=4, method=method).fit(dense)
+    np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)
+
+
+# ---- progress (issue 22) ----
+@pytest.mark.parametrize("method", ["lsh", "maxcover"])
+def test_dask_fit_progress_bar(client, capsys, monkeypatch, method):
+    """A Dask fit shows a tqdm bar of its rounds on the workers (verbose=1 on a terminal,
+    verbose=2 always), none with verbose=0; the centres and statement are bit-identical."""
+    import sys
+
+    dX = da.from_array(_data(), chunks=(30, 3))
+    kw = dict(n_clusters=3, radius=1.0, seed=5, method=method)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        capsys.readouterr()
+        quiet = DPKMeans(verbose=0, **kw).fit(dX)
+        assert capsys.readouterr().err == ""
+        DPKMeans(verbose=1, **kw).fit(dX)  # the capture is no terminal: no bar
+        assert "DPKMeans on dask" not in capsys.readouterr().err
+        monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+        shown = DPKMeans(verbose=1, **kw).fit(dX)
+        err = capsys.readouterr().err
+        monkeypatch.undo()
+        forced = DPKMeans(verbose=2, **kw).fit(dX)
+        err2 = capsys.readouterr().err
+    assert "DPKMeans on dask" in err and "round" in err, err[-300:]
+    assert "DPKMeans on dask" in err2
+    for fit in (shown, forced):
+        np.testing.assert_array_equal(fit.cluster_centers_, quiet.cluster_centers_)
+        assert fit.privacy_ == quiet.privacy_
+    with pytest.raises(ValueError, match="verbose must lie in"):
+        DPKMeans(verbose=-2, **kw).fit(dX)

@@ -4,6 +4,8 @@ report the same ``privacy_``."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -266,3 +268,115 @@ def test_process_cluster_smoke():
         Xd, yd = _chunked(X, y, (50, 70))
         run = dist_sgd_train(Xd, yd, key=key_from_seed(6), client=c, **SGD_KW)
     np.testing.assert_array_equal(run.coef, ref.coef)
+
+
+# ---- sparse chunks (issue 22) ----
+def _sparse_chunked(X, chunks):
+    sp = pytest.importorskip("scipy.sparse")
+    return da.from_array(X, chunks=(chunks, X.shape[1])).map_blocks(sp.csr_matrix)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda ledger: DPSGDClassifier(seed=3, epochs=1, ledger=ledger),
+        lambda ledger: DPSCDClassifier(seed=3, epochs=1, ledger=ledger),
+        lambda ledger: DPSGDRegressor(seed=3, epochs=1, ledger=ledger),
+        lambda ledger: DPSCDRegressor(seed=3, epochs=1, ledger=ledger),
+    ],
+    ids=["sgd-clf", "scd-clf", "sgd-reg", "scd-reg"],
+)
+def test_sparse_chunks_are_refused_before_any_charge(client, make):
+    """A dask array of scipy.sparse chunks used to fail on the workers with numpy's "setting an
+    array element with a sequence."; it is refused from its meta, naming the two fixes, before
+    the ledger is charged."""
+    from privlearn.accounting import PrivacyLedger
+
+    X, y = _data(n=60)
+    ledger = PrivacyLedger(10.0, 1e-3)
+    Xs = _sparse_chunked(X, (30, 30))
+    with pytest.raises(TypeError, match=r"sparse chunks \(scipy\.sparse\.csr_matrix\)") as err:
+        make(ledger).fit(Xs, da.from_array(y, chunks=30))
+    assert "toarray()" in str(err.value) and "csr_matrix" in str(err.value)
+    assert ledger.spent.epsilon == 0.0 and ledger.spent.delta == 0.0
+
+
+def test_sparse_chunks_refused_by_the_trainers(client):
+    sp = pytest.importorskip("scipy.sparse")
+    X, y = _data(n=40)
+    Xs = da.from_array(sp.csr_matrix(X), chunks=(20, 5))  # from a CSR matrix: sparse meta too
+    for train, kw in [(dist_sgd_train, SGD_KW), (dist_scd_train, SCD_KW)]:
+        with pytest.raises(TypeError, match="sparse chunks"):
+            train(Xs, da.from_array(y, chunks=20), key=key_from_seed(1), **kw)
+    ys = da.from_array(y[:, None], chunks=(20, 1)).map_blocks(sp.csr_matrix)
+    with pytest.raises(TypeError, match="y is a dask array with sparse chunks"):
+        dist_sgd_train(_chunked(X, y, 20)[0], ys, key=key_from_seed(1), **SGD_KW)
+    # a meta that hides the sparse chunks: the workers refuse them with the same message
+    lying = _chunked(X, y, 20)[0].map_blocks(sp.csr_matrix, meta=np.empty((0, 0)))
+    with pytest.raises(TypeError, match="sparse chunks"):
+        dist_sgd_train(lying, da.from_array(y, chunks=20), key=key_from_seed(1), **SGD_KW)
+
+
+def test_densified_sparse_chunks_fit_as_in_memory(client):
+    """The fix the refusal names (densify the chunks) gives the in-memory fit bit for bit."""
+    X, y = _data(n=60, seed=3)
+    Xs = _sparse_chunked(X, (25, 35))
+    dense = Xs.map_blocks(lambda b: b.toarray(), dtype=Xs.dtype)
+    kw = dict(seed=5, epochs=1, classes=[-1.0, 1.0])
+    single = DPSGDClassifier(**kw).fit(X, y)
+    dist = DPSGDClassifier(**kw).fit(dense, da.from_array(y, chunks=(25, 35)))
+    np.testing.assert_array_equal(dist.coef_, single.coef_)
+
+
+# ---- progress (issue 22) ----
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: DPSGDClassifier(seed=3, epochs=2, classes=[-1.0, 1.0], verbose=v),
+        lambda v: DPSCDRegressor(seed=3, epochs=2, verbose=v),
+    ],
+    ids=["sgd-clf", "scd-reg"],
+)
+def test_dask_fit_progress_bar(client, capsys, monkeypatch, make):
+    """A Dask fit shows a tqdm bar of its steps on stderr (verbose=1 on a terminal, verbose=2
+    always), none with verbose=0; the fit is bit-identical either way."""
+    X, y = _data(n=120, seed=6)
+    Xd, yd = _chunked(X, y, (50, 70))
+    capsys.readouterr()
+    quiet = make(0).fit(Xd, yd)
+    out = capsys.readouterr()
+    assert out.err == "" and out.out == ""
+    # verbose=1: tqdm's rule, a bar only when stderr is a terminal (the capture is not one)
+    make(1).fit(Xd, yd)
+    assert "step" not in capsys.readouterr().err
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    shown = make(1).fit(Xd, yd)
+    err = capsys.readouterr().err
+    assert "on dask" in err and f"/{shown.n_steps_} [" in err and "step" in err, err[-300:]
+    monkeypatch.undo()
+    forced = make(2).fit(Xd, yd)
+    assert f"/{forced.n_steps_} [" in capsys.readouterr().err
+    for fit in (shown, forced):
+        np.testing.assert_array_equal(fit.coef_, quiet.coef_)
+        np.testing.assert_array_equal(fit.intercept_, quiet.intercept_)
+        assert fit.privacy_ == quiet.privacy_
+
+
+def test_progress_of_the_trainers_and_bad_verbose(client, capsys):
+    X, y = _data(n=80, seed=7)
+    Xd, yd = _chunked(X, y, 40)
+    quiet = dist_scd_train(Xd, yd, key=key_from_seed(2), verbose=0, **SCD_KW)
+    assert capsys.readouterr().err == ""
+    loud = dist_scd_train(Xd, yd, key=key_from_seed(2), verbose=2, **SCD_KW)
+    assert "DP-SCD on dask" in capsys.readouterr().err
+    np.testing.assert_array_equal(loud.v, quiet.v)
+    codes = np.arange(80) % 3
+    dist_softmax_train(
+        Xd, da.from_array(codes, chunks=40), key=key_from_seed(2), n_classes=3, verbose=2,
+        **SOFTMAX_KW,
+    )  # fmt: skip
+    assert "multinomial" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="verbose must lie in"):
+        DPSGDClassifier(verbose=-1, classes=[-1.0, 1.0]).fit(Xd, yd)
+    with pytest.raises(TypeError, match="verbose must be an integer"):
+        DPSGDClassifier(verbose="yes", classes=[-1.0, 1.0]).fit(X, y)

@@ -32,7 +32,7 @@ radius = 12.0
 
 # %%
 # Private fits at two budgets, and scikit-learn's non-private k-means for comparison. The
-# cost of :meth:`~privlearn.cluster.DPKMeans.score` (lower is better) is computed on the same
+# cost, minus :meth:`~privlearn.cluster.DPKMeans.score` (lower is better), is computed on the same
 # points, as an evaluation outside the private release.
 fits = {
     eps: DPKMeans(
@@ -48,7 +48,7 @@ fits = {
 }
 lloyd = KMeans(n_clusters=6, n_init=4, random_state=0).fit(X)
 for eps, km in fits.items():
-    print(f"epsilon = {eps}: k-means cost {km.score(X):.4g}")
+    print(f"epsilon = {eps}: k-means cost {-km.score(X):.4g}")
 print(f"non-private Lloyd: k-means cost {lloyd.inertia_:.4g}")
 print(fits[1.0].privacy_)
 

@@ -85,6 +85,7 @@ from privlearn.cluster.maxcover import (
     plan_maxcover,
 )
 from privlearn.cluster.private_scale import private_scale
+from privlearn.distributed.linear import as_verbose
 from privlearn.fixed_point import fixed_point_exponent, fixed_point_value
 from privlearn.mechanisms import discrete_laplace
 from privlearn.mechanisms._bits import spend
@@ -359,6 +360,10 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         these are computed on the raw data and are not covered by ``privacy_``.
     n_threads : int or None
         ``None``: the core's default; ``-1``: all cores; ``k >= 1``.
+    verbose : int, default=1
+        Progress of a fit on a ``dask.array``: a tqdm bar of the rounds on the workers (passes
+        over the data and max-cover picks) on stderr (0: none; 1: when stderr is a terminal;
+        2: always). It never changes the result. An in-memory fit shows none.
     seed : int or None, default=None
         ``None``: OS entropy (production); an int makes the fit reproducible (and the noise
         known to whoever knows it).
@@ -443,6 +448,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         ledger: Any = None,
         diagnostics: bool = False,
         n_threads: int | None = None,
+        verbose: int = 1,
         seed: int | None = None,
         backend: str = "core",
         max_depth: int | None = None,
@@ -465,6 +471,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         self.ledger = ledger
         self.diagnostics = diagnostics
         self.n_threads = n_threads
+        self.verbose = verbose
         self.seed = seed
         self.backend = backend
         self.max_depth = max_depth
@@ -534,6 +541,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             else as_index(self.n_samples, "n_samples", lower=1, upper=1 << 62)
         )
         out["n_threads"] = as_threads(self.n_threads)
+        out["verbose"] = as_verbose(self.verbose)
         out["seed"] = (
             None if self.seed is None else as_index(self.seed, "seed", upper=(1 << 64) - 1)
         )
@@ -726,9 +734,16 @@ class DPKMeans(ClusterMixin, BaseEstimator):
                 )
             from privlearn.distributed.kmeans import DaskRows
 
-            rows: Any = DaskRows(X)
+            rows: Any = DaskRows(X, verbose=prm["verbose"])
         else:
             rows = _LocalRows(X)
+        try:
+            return self._fit_rows(rows, prm)
+        finally:
+            rows.close()  # the progress bar of a fit on dask
+
+    def _fit_rows(self, rows: Any, prm: dict[str, Any]) -> DPKMeans:
+        """:meth:`fit` on its validated parameters and rows (``_LocalRows`` or ``DaskRows``)."""
         n, d = rows.n, rows.d
         eps, delta, k = prm["epsilon"], prm["delta"], prm["k"]
         private = not math.isinf(eps)
@@ -1177,10 +1192,30 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         return euclidean_distances(self._check_fitted_X(X), self.cluster_centers_)
 
     def score(self, X: Any, y: Any = None) -> float:
-        """The k-means cost ``sum_i min_j ||x_i - c_j||**2`` of ``X`` (lower is better; unlike
-        scikit-learn's ``KMeans.score``, which returns its negative)."""
+        """The negative k-means cost of ``X`` under the fitted centres (higher is better), as
+        scikit-learn's ``KMeans.score``.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            Any data with the training data's features.
+        y : ignored
+
+        Returns
+        -------
+        float
+            ``-sum_i min_j ||x_i - c_j||**2`` (the k-means objective of Chaturvedi, Nguyen &
+            Xu 2021, Section 2.1, negated), ``<= 0``.
+
+        Notes
+        -----
+        A diagnostic computed exactly on the ``X`` passed in, **not a private release**: it
+        is covered by no guarantee, and on the training data it reveals the private rows'
+        cost. Only the centres are private; publish a score of private data only through a
+        mechanism of its own.
+        """
         del y
-        return kmeans_cost(self._check_fitted_X(X), self.cluster_centers_)
+        return -kmeans_cost(self._check_fitted_X(X), self.cluster_centers_)
 
 
 class _LocalRows:
@@ -1192,6 +1227,9 @@ class _LocalRows:
         self.X = check_data(X)
         self.n, self.d = self.X.shape
         self.Y: np.ndarray | None = None
+
+    def close(self) -> None:
+        """Nothing to release (the Dask twin closes its progress bar)."""
 
     def resolve_radius(self, radius: float | None, clip: bool) -> float:
         self.X, out = resolve_radius(self.X, radius, clip, stacklevel=5)

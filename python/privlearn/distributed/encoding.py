@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from privlearn._labels import declared_classes
+from privlearn.distributed.linear import check_dense_chunks
 from privlearn.encoding._input import (
     _check_y,
     as_binary_target,
@@ -218,6 +219,8 @@ def fit_transform_dask(enc: Any, X: Any, y: Any, groups: Any = None) -> Any:
 
 # ---- input checks ---------------------------------------------------------------------------
 def _check_frame(X: Any) -> None:
+    if isinstance(X, da.Array):
+        check_dense_chunks(X, "X")  # sparse chunks: named (with the fixes) before the advice
     if not isinstance(X, dd.DataFrame):
         raise TypeError(
             "ImpactEncoder takes a dask.dataframe.DataFrame for distributed input, got "
@@ -244,6 +247,7 @@ def _partitions_like(X: Any, v: Any, name: str) -> list[Any]:
     if isinstance(v, da.Array):
         if v.ndim not in (1, 2) or (v.ndim == 2 and v.shape[1] != 1):
             raise ValueError(f"{name} must be 1-D, got a dask array of shape {v.shape}")
+        check_dense_chunks(v, name)
         if any(np.isnan(c) for c in v.chunks[0]):
             raise ValueError(
                 f"{name} has unknown chunk sizes: call {name}.compute_chunk_sizes() (or build "

@@ -53,6 +53,12 @@ from privlearn.cluster._common import (
 )
 from privlearn.cluster.lsh_coreset import cell_labels
 from privlearn.cluster.maxcover import _MAX_OFFSETS, MaxCoverResult
+from privlearn.distributed.linear import (
+    as_verbose,
+    check_dense_chunk,
+    check_dense_chunks,
+    progress_bar,
+)
 from privlearn.fixed_point import fixed_point_exponent
 
 __all__ = ["DaskRows", "maxcover_dask"]
@@ -71,6 +77,9 @@ class DaskRows:
     X : dask.array.Array of shape (n_samples, n_features)
         Real numbers, chunked along the rows with known chunk sizes (chunks along the columns
         are merged).
+    verbose : int, default=1
+        A tqdm bar of the fit's rounds on the workers (passes over the data and max-cover
+        picks; :func:`~privlearn.distributed.linear.as_verbose`), closed by :meth:`close`.
 
     Raises
     ------
@@ -78,10 +87,11 @@ class DaskRows:
         Unknown chunk sizes, not 2-D, no rows or columns, non-finite values (naming the row),
         or no ``dask.distributed`` client.
     TypeError
-        A non-numeric dtype.
+        A non-numeric dtype, or chunks that are not dense numpy arrays (sparse chunks:
+        densify them, or fit a CSR matrix in memory).
     """
 
-    def __init__(self, X: Any) -> None:
+    def __init__(self, X: Any, verbose: int = 1) -> None:
         from distributed import get_client
 
         if not isinstance(X, da.Array):
@@ -90,6 +100,7 @@ class DaskRows:
             )
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D (n_samples, n_features), got {X.ndim}-D")
+        check_dense_chunks(X, "X")  # sparse chunks: refused from the meta, nothing computed
         if any(math.isnan(c) for c in X.chunks[0]) or any(math.isnan(c) for c in X.chunks[1]):
             raise ValueError(
                 "X has unknown chunk sizes: call X.compute_chunk_sizes() first (the rows of "
@@ -122,6 +133,16 @@ class DaskRows:
         self.first = [f for f, s in zip(self.first, sizes) if s > 0]
         self._x = self.client.map(_check_block, self._x, self.first)
         self._y: list[Any] = []
+        self._bar = progress_bar(as_verbose(verbose), None, "DPKMeans on dask", " rounds")
+
+    def close(self) -> None:
+        """Close the progress bar (the end of the fit)."""
+        self._bar.close()
+
+    def _done(self, stage: str) -> None:
+        """One round on the workers is done (a pass over the chunks or a pick)."""
+        self._bar.set_postfix_str(stage, refresh=False)
+        self._bar.update()
 
     # ---- the operations of _LocalRows ---------------------------------------------------
     def resolve_radius(self, radius: float | None, clip: bool) -> float:
@@ -129,22 +150,25 @@ class DaskRows:
         if radius is None:
             warn_data_radius(stacklevel=5)
             norms = self.client.gather(self.client.map(_max_norm, self._x))
+            self._done("data radius")
             radius = data_radius(max(norms))
         radius = float(radius)
         if not (math.isfinite(radius) and radius > 0.0):
             raise ValueError(f"radius must be a finite number > 0, got {radius}")
         self._x = self.client.map(_clip_block, self._x, self.first, radius=radius, clip=clip)
         self.client.gather(self.client.map(_n_rows, self._x))  # raise a row error now
+        self._done("row check")
         return radius
 
     def project(self, G: np.ndarray, radius: float) -> None:
         self._y = self.client.map(project_rows, self._x, G=G, radius=radius)
 
     def maxcover(self, radii: list[float], **kwargs: Any) -> MaxCoverResult:
-        return maxcover_dask(self.client, self._y, radii, **kwargs)
+        return maxcover_dask(self.client, self._y, radii, progress=self._done, **kwargs)
 
     def nearest_counts(self, candidates: np.ndarray) -> np.ndarray:
         parts = self.client.gather(self.client.map(_nearest_counts, self._y, candidates=candidates))
+        self._done("proxy counts")
         return np.sum(parts, axis=0, dtype=np.int64)
 
     def cluster_sums(
@@ -155,6 +179,7 @@ class DaskRows:
             radius=radius,
         )  # fmt: skip
         parts = self.client.gather(futs)
+        self._done("cluster sums")
         counts = np.sum([c for c, _, _ in parts], axis=0, dtype=np.int64)
         hi = np.sum([h for _, h, _ in parts], axis=0, dtype=np.int64)
         lo = np.sum([v for _, _, v in parts], axis=0, dtype=np.int64)
@@ -168,6 +193,7 @@ class DaskRows:
         parts = self.client.gather(
             self.client.map(_lsh_codes, self._x, centre=centre, H=H, t=t, n_threads=n_threads)
         )
+        self._done("LSH codes")
         return np.concatenate(parts).astype(np.uint64, copy=False)
 
     def lsh_cell_sums(
@@ -187,7 +213,9 @@ class DaskRows:
             _lsh_cell_sums, self._x, kept=kept, depth=depth, n_cells=n_cells, centre=centre,
             radius=radius, H=H, t=t, n_threads=n_threads,
         )  # fmt: skip
-        return _add_sums(self.client.gather(futs))
+        out = _add_sums(self.client.gather(futs))
+        self._done("coreset cell sums")
+        return out
 
     def nearest_sums(
         self, centres: np.ndarray, k: int, centre: np.ndarray, radius: float,
@@ -198,7 +226,9 @@ class DaskRows:
             _nearest_sums, self._x, centres=centres, k=k, centre=centre, radius=radius,
             n_threads=n_threads,
         )  # fmt: skip
-        return _add_sums(self.client.gather(futs))
+        out = _add_sums(self.client.gather(futs))
+        self._done("Lloyd round")
+        return out
 
     def private_scale(
         self, radius: float, mu: float, seeds: Any, n_threads: int | None
@@ -214,6 +244,7 @@ class DaskRows:
         del n_threads
         client = self.client
         parts = client.gather(client.map(centre_statistics, self._x, radius=radius))
+        self._done("private scale")
         stats = parts[0]
         for part in parts[1:]:
             stats = stats + part
@@ -222,6 +253,7 @@ class DaskRows:
             hists = client.gather(
                 client.map(radius_histogram, self._x, centre=centre, lattice=lattice)
             )
+            self._done("private scale")
             return np.sum([np.asarray(h) for h in hists], axis=0, dtype=np.int64)
 
         scale = release_scale(stats, histogram, mu, seeds())
@@ -237,6 +269,7 @@ def _add_sums(parts: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 # ---- worker side: per-chunk functions -----------------------------------------------------
 def _check_block(X: np.ndarray, first: int) -> np.ndarray:
+    check_dense_chunk(X, "X")
     X = np.ascontiguousarray(X, dtype=np.float64)
     finite = np.isfinite(X).all(axis=1)
     if not finite.all():
@@ -392,12 +425,15 @@ def maxcover_dask(
     backend: str = "core",
     n_threads: int | None = None,
     max_offsets: int = _MAX_OFFSETS,
+    progress: Any = None,
 ) -> MaxCoverResult:
     """:func:`privlearn.cluster.maxcover_candidates` on chunks of ``Y`` held by the workers
     (futures of ``(n_i, p)`` arrays, in row order), with the same picks.
 
     ``backend`` and ``n_threads`` are accepted for the signature (the chunks' incidences come
     from ``_core.grid_cover``, the picks from the driver); the picks equal both backends'.
+    ``progress``, if given, is called with a short text after each round on the workers (the
+    grid covers of a radius, each pick): a progress report, it does not change the picks.
     """
     from privlearn import _core
     from privlearn.random import Stream
@@ -422,6 +458,8 @@ def maxcover_dask(
             _cover_block, chunks, radius=radius, unit=unit, max_offsets=max_offsets, pure=False
         )
         summaries = client.gather(client.map(_cover_summary, inc))
+        if progress is not None:
+            progress(f"grid cover, radius {ell + 1} of {len(radii)}")
         sizes = [c.shape[0] for c, _ in summaries]
         if sum(sizes):
             allc = np.concatenate([c for c, _ in summaries], axis=0)
@@ -487,6 +525,8 @@ def maxcover_dask(
                 for i, (ids, dec, k) in zip(steps, client.gather(list(steps.values()))):
                     np.subtract.at(cover, gid[starts[i] + ids], dec)
                     newly += k
+            if progress is not None:
+                progress(f"max cover pick {row + 1} of {len(radii) * picks}")
             level.append(ell)
             covered_out.append(newly)
             remainder.append(1 if choice == 0 else 0)

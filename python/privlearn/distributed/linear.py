@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from privlearn import _core
-from privlearn._checks import as_threads
+from privlearn._checks import as_index, as_threads
 from privlearn._linear_common import (
     SCD_DEFAULTS,
     SGD_DEFAULTS,
@@ -58,7 +58,10 @@ from privlearn._linear_common import (
 __all__ = [
     "DaskRows",
     "as_dask_rows",
+    "as_verbose",
+    "check_dense_chunks",
     "is_dask_array",
+    "progress_bar",
     "scd_train",
     "sgd_train",
     "softmax_sgd_train",
@@ -71,6 +74,96 @@ def is_dask_array(X: Any) -> bool:
 
     da = sys.modules.get("dask.array")
     return da is not None and isinstance(X, da.Array)
+
+
+def as_verbose(verbose: Any) -> int:
+    """The ``verbose`` parameter of a fit: an int >= 0 (or a bool). ``0``: no progress bar;
+    ``1``: a tqdm bar on stderr when stderr is a terminal; ``2`` or more: a bar in any case
+    (a log file, a notebook)."""
+    if isinstance(verbose, (bool, np.bool_)):
+        return int(verbose)
+    return as_index(verbose, "verbose", upper=1 << 30)
+
+
+class _NoBar:
+    """What :func:`progress_bar` returns for ``verbose=0``: a bar that shows nothing."""
+
+    def update(self, n: int = 1) -> None:
+        del n
+
+    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
+        del s, refresh
+
+    def close(self) -> None:
+        pass
+
+
+def progress_bar(verbose: int, total: int | None, desc: str, unit: str) -> Any:
+    """A tqdm progress bar on stderr (``tqdm.auto``, removed when closed) as ``verbose`` says
+    (:func:`as_verbose`); it only reports, so a fit's result never depends on it."""
+    if verbose <= 0:
+        return _NoBar()
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        return _NoBar()
+    return tqdm(
+        total=total, desc=desc, unit=unit, leave=False, disable=None if verbose == 1 else False
+    )
+
+
+def _sparse_kind(obj: Any) -> str | None:
+    """``"scipy.sparse"`` or ``"sparse"`` (pydata) when ``obj`` is a sparse matrix/array of one
+    of them, else ``None`` (without importing either library)."""
+    import sys
+
+    scipy_sparse = sys.modules.get("scipy.sparse")
+    if scipy_sparse is not None and scipy_sparse.issparse(obj):
+        return "scipy.sparse"
+    module = type(obj).__module__ or ""
+    if module == "sparse" or module.startswith("sparse."):
+        return "sparse"
+    return None
+
+
+def sparse_chunks_message(name: str, kind: str, chunk_type: str) -> str:
+    """The refusal of a dask array with sparse chunks: what is wrong and the two fixes."""
+    densify = "b.todense()" if kind == "sparse" else "b.toarray()"
+    return (
+        f"{name} is a dask array with sparse chunks ({chunk_type}): a fit on Dask needs dense "
+        f"numpy chunks. Densify the chunks ({name}.map_blocks(lambda b: {densify}, "
+        f"dtype={name}.dtype)), or, if the data fit in memory, fit a scipy.sparse.csr_matrix "
+        "directly (the in-memory fits accept CSR input)"
+    )
+
+
+def check_dense_chunks(X: Any, name: str = "X") -> None:
+    """Refuse a ``dask.array`` whose chunks are not dense numpy arrays, from its ``_meta`` (the
+    chunk type dask infers; nothing is computed): sparse chunks (``scipy.sparse`` matrices,
+    pydata ``sparse`` arrays) raise ``TypeError`` naming the fixes, as do other array types
+    (CuPy, ...). The workers check each chunk again (:func:`check_dense_chunk`) for a ``_meta``
+    that does not tell the truth."""
+    meta = getattr(X, "_meta", None)
+    if meta is None or isinstance(meta, np.ndarray):
+        return
+    kind = _sparse_kind(meta)
+    if kind is not None:
+        raise TypeError(sparse_chunks_message(name, kind, f"{kind}.{type(meta).__name__}"))
+    chunk_type = f"{type(meta).__module__}.{type(meta).__name__}"
+    raise TypeError(
+        f"{name} is a dask array with chunks of type {chunk_type}: a fit on Dask needs dense "
+        f"numpy chunks (convert them with {name}.map_blocks(numpy.asarray))"
+    )
+
+
+def check_dense_chunk(block: Any, name: str = "X") -> None:
+    """A worker's check of one chunk (its type, before any conversion): ``TypeError`` for a
+    sparse chunk, as :func:`check_dense_chunks`."""
+    if isinstance(block, np.ndarray):
+        return
+    kind = _sparse_kind(block)
+    if kind is not None:
+        raise TypeError(sparse_chunks_message(name, kind, f"{kind}.{type(block).__name__}"))
 
 
 class DaskRows:
@@ -104,6 +197,7 @@ def as_dask_rows(X: Any, name: str = "X") -> DaskRows:
         raise TypeError(f"{name} must be a dask.array.Array, got {type(X).__name__}")
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D, got {X.ndim} dimension(s)")
+    check_dense_chunks(X, name)
     if any(math.isnan(c) for c in X.chunks[0]) or any(math.isnan(c) for c in X.chunks[1]):
         raise ValueError(
             f"{name} has unknown chunk sizes: call {name}.compute_chunk_sizes() first (the "
@@ -132,6 +226,7 @@ def as_dask_target(y: Any, rows: DaskRows, name: str = "y", *, numeric: bool = T
         if y.ndim != 1:
             raise ValueError(f"{name} must be 1-D, got shape {y.shape}")
         y = da.from_array(y, chunks=(rows.row_chunks,))
+    check_dense_chunks(y, name)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
     if y.ndim != 1:
@@ -171,6 +266,8 @@ class _RowsWorker:
     def __init__(self, offsets: list[int], xs: list[np.ndarray], ys: list[np.ndarray]) -> None:
         self.chunks = []
         for offset, X, y in zip(offsets, xs, ys):
+            check_dense_chunk(X, "X")
+            check_dense_chunk(y, "y")
             X = np.ascontiguousarray(X, dtype=np.float64)
             y = np.ascontiguousarray(y, dtype=np.float64).reshape(-1)
             self.chunks.append((int(offset), X, y))
@@ -339,6 +436,9 @@ def _summed_units(parts: list[Any], size: int) -> np.ndarray:
 
 
 # ---- trainers ----------------------------------------------------------------------------------
+_LOADING = "loading the rows onto the workers"  # the bar's note until the first step
+
+
 def sgd_train(
     X: Any,
     y: Any,
@@ -347,6 +447,7 @@ def sgd_train(
     w0: Any = None,
     n_threads: int | None = None,
     client: Any = None,
+    verbose: int = 1,
     **kw: Any,
 ) -> SGDRun:
     """:func:`privlearn.linear.sgd_train` on a row-chunked ``dask.array`` (Gaussian or no
@@ -364,6 +465,9 @@ def sgd_train(
         to each worker's partial sums.
     client : distributed.Client, optional
         The cluster (default: the current client).
+    verbose : int, default=1
+        A tqdm bar of the steps on stderr: 0 none, 1 when stderr is a terminal, 2 always. It
+        does not change the result.
 
     Returns
     -------
@@ -387,11 +491,19 @@ def sgd_train(
     args, extra = spec.core_args(as_threads(n_threads))
     _core.sgd_check_distributed(n, d, *args, **extra)
     steps = sgd_step_count(n, spec)
+    verbose = as_verbose(verbose)
     client = _client(client)
-    with _workers(client, rows, y, _SgdWorker, (n, args, extra)) as actors:
-        for t in range(steps):
-            units = _summed_units([a.partial_sum(w, t) for a in actors], d)
-            w = _core.sgd_apply_units(w, units, t, *args, **extra)
+    bar = progress_bar(verbose, steps, "DP-SGD on dask", "step")
+    try:
+        bar.set_postfix_str(_LOADING)
+        with _workers(client, rows, y, _SgdWorker, (n, args, extra)) as actors:
+            bar.set_postfix_str("")
+            for t in range(steps):
+                units = _summed_units([a.partial_sum(w, t) for a in actors], d)
+                w = _core.sgd_apply_units(w, units, t, *args, **extra)
+                bar.update()
+    finally:
+        bar.close()
     check_sgd_iterate(w)
     return SGDRun(
         coef=np.asarray(w),
@@ -410,6 +522,7 @@ def softmax_sgd_train(
     W0: Any = None,
     n_threads: int | None = None,
     client: Any = None,
+    verbose: int = 1,
     **kw: Any,
 ) -> SoftmaxRun:
     """:func:`privlearn.linear.softmax.softmax_sgd_train` (multinomial Gaussian DP-SGD, Poisson
@@ -423,6 +536,9 @@ def softmax_sgd_train(
         ``[0, n_classes)``); ``record_every`` must be 0.
     client : distributed.Client, optional
         The cluster (default: the current client).
+    verbose : int, default=1
+        A tqdm bar of the steps on stderr: 0 none, 1 when stderr is a terminal, 2 always. It
+        does not change the result.
 
     Returns
     -------
@@ -438,11 +554,19 @@ def softmax_sgd_train(
     args, extra = spec.core_args(as_threads(n_threads))
     _core.softmax_check_distributed(n, d, k, *args, **extra)
     steps = softmax_step_count(n, spec)
+    verbose = as_verbose(verbose)
     client = _client(client)
-    with _workers(client, rows, y, _SoftmaxWorker, (n, k, args, extra), n_classes=k) as actors:
-        for t in range(steps):
-            units = _summed_units([a.partial_sum(w, t) for a in actors], d * k)
-            w = _core.softmax_apply_units(w, units, d, k, t, *args, **extra)
+    bar = progress_bar(verbose, steps, "DP-SGD (multinomial) on dask", "step")
+    try:
+        bar.set_postfix_str(_LOADING)
+        with _workers(client, rows, y, _SoftmaxWorker, (n, k, args, extra), n_classes=k) as actors:
+            bar.set_postfix_str("")
+            for t in range(steps):
+                units = _summed_units([a.partial_sum(w, t) for a in actors], d * k)
+                w = _core.softmax_apply_units(w, units, d, k, t, *args, **extra)
+                bar.update()
+    finally:
+        bar.close()
     check_softmax_iterate(w, k)
     return SoftmaxRun(
         coef=np.asarray(w).reshape(d, k),
@@ -460,6 +584,7 @@ def scd_train(
     n_threads: int | None = None,
     client: Any = None,
     return_dual: bool = False,
+    verbose: int = 1,
     **kw: Any,
 ) -> SCDRun:
     """:func:`privlearn.linear.scd_train` (``variant="dual"``, Poisson batches, ``clip > 0``)
@@ -475,6 +600,9 @@ def scd_train(
     return_dual : bool, default=False
         Gather the final dual variables into ``dual_coef`` (n values; a diagnostic, not
         released by the estimators). Otherwise ``dual_coef`` is empty.
+    verbose : int, default=1
+        A tqdm bar of the steps on stderr: 0 none, 1 when stderr is a terminal, 2 always. It
+        does not change the result.
 
     Returns
     -------
@@ -488,29 +616,37 @@ def scd_train(
     args, extra = spec.core_args(as_threads(n_threads))
     _core.scd_check_distributed(n, m, *args, **extra)
     steps = scd_step_count(n, m, spec)
+    verbose = as_verbose(verbose)
     client = _client(client)
     v = np.zeros(m)
     alpha = np.empty(0)
     labels = spec.loss != "squared"
-    with _workers(client, rows, y, _ScdWorker, (n, args, extra), labels=labels) as actors:
-        for t in range(steps):
-            results = [p.result() for p in [a.partial_step(v, t) for a in actors]]
-            bad = [b for _, b in results if b >= 0]
-            if bad:
-                raise ValueError(
-                    f"row {min(bad)} of X contains NaN or infinite values or has a squared norm "
-                    "beyond DBL_MAX (DP-SCD assumes ||x_j|| <= 1: scale the rows), or v "
-                    "overflowed"
-                )
-            units = np.zeros(m, dtype=np.int64)
-            for u, _ in results:
-                units += u
-            v = _core.scd_apply_units(v, units, t, *args, **extra)
-        if return_dual:
-            alpha = np.empty(n)
-            for part in [a.dual_variables(steps) for a in actors]:
-                for offset, a in part.result():
-                    alpha[offset : offset + a.shape[0]] = a
+    bar = progress_bar(verbose, steps, "DP-SCD on dask", "step")
+    try:
+        bar.set_postfix_str(_LOADING)
+        with _workers(client, rows, y, _ScdWorker, (n, args, extra), labels=labels) as actors:
+            bar.set_postfix_str("")
+            for t in range(steps):
+                results = [p.result() for p in [a.partial_step(v, t) for a in actors]]
+                bad = [b for _, b in results if b >= 0]
+                if bad:
+                    raise ValueError(
+                        f"row {min(bad)} of X contains NaN or infinite values or has a squared "
+                        "norm beyond DBL_MAX (DP-SCD assumes ||x_j|| <= 1: scale the rows), or "
+                        "v overflowed"
+                    )
+                units = np.zeros(m, dtype=np.int64)
+                for u, _ in results:
+                    units += u
+                v = _core.scd_apply_units(v, units, t, *args, **extra)
+                bar.update()
+            if return_dual:
+                alpha = np.empty(n)
+                for part in [a.dual_variables(steps) for a in actors]:
+                    for offset, a in part.result():
+                        alpha[offset : offset + a.shape[0]] = a
+    finally:
+        bar.close()
     check_scd_result(v, "coefficient")
     return SCDRun(
         coef=v / (spec.alpha * spec.n_eff(n)),

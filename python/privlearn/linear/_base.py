@@ -31,7 +31,7 @@ import numpy as np
 
 from privlearn._checks import as_index, as_threads
 from privlearn.accounting.size import DatasetSize, check_delta, planned_size_cap
-from privlearn.distributed.linear import DaskRows
+from privlearn.distributed.linear import DaskRows, as_verbose
 from privlearn.linear._common import (
     BACKENDS,
     PATH_POINTS,
@@ -206,6 +206,7 @@ class PrivateLinearModel(LinearModelBase):
         backend = _choice(self.backend, "backend", BACKENDS)
         seed = _seed(self.seed)
         as_threads(self.n_threads)
+        verbose = as_verbose(self.verbose)
         fit_intercept = _flag(self.fit_intercept, "fit_intercept")
         diagnostics = _flag(self.diagnostics, "diagnostics")
         record_every = None
@@ -273,6 +274,8 @@ class PrivateLinearModel(LinearModelBase):
             import privlearn.reference.linear as trainers
         train = getattr(trainers, self._trainer_name(setup))
         kwargs = self._trainer_kwargs(setup, plan)
+        if distributed:
+            kwargs["verbose"] = verbose  # a Dask fit shows a progress bar of its steps
         key = Stream(seed).key
         runs, coefs, intercepts = [], [], []
         for k, y_task in enumerate(tasks):

@@ -580,6 +580,10 @@ _TAIL_PARAMS = """
         end); ``None`` gives about 150 points. Ignored otherwise.
     n_threads : int or None, default=None
         Threads of the core's batch gradient (results do not depend on it).
+    verbose : int, default=1
+        Progress of a fit on a ``dask.array``: a tqdm bar of the steps on stderr (0: none; 1:
+        when stderr is a terminal; 2: always). It never changes the result. An in-memory fit
+        runs in one call of the core and shows none.
     seed : int or None, default=None
         Named ``seed`` rather than ``random_state`` because it is not a numpy RandomState: it
         selects the 256-bit ChaCha20 key of :class:`privlearn.random.Stream`. ``None`` (the
@@ -738,6 +742,7 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         diagnostics: bool = False,
         record_every: int | None = None,
         n_threads: int | None = None,
+        verbose: int = 1,
         seed: int | None = None,
         backend: str = "core",
     ) -> None:
@@ -763,6 +768,7 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         self.diagnostics = diagnostics
         self.record_every = record_every
         self.n_threads = n_threads
+        self.verbose = verbose
         self.seed = seed
         self.backend = backend
 
@@ -867,6 +873,7 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
         diagnostics: bool = False,
         record_every: int | None = None,
         n_threads: int | None = None,
+        verbose: int = 1,
         seed: int | None = None,
         backend: str = "core",
     ) -> None:
@@ -887,6 +894,7 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
         self.diagnostics = diagnostics
         self.record_every = record_every
         self.n_threads = n_threads
+        self.verbose = verbose
         self.seed = seed
         self.backend = backend
 

@@ -767,6 +767,10 @@ _COMMON_PARAMS = """
         ``None`` gives about 150 points. Ignored otherwise.
     n_threads : int or None, default=None
         Threads of the core's batch update (``"dual"``); results do not depend on it.
+    verbose : int, default=1
+        Progress of a fit on a ``dask.array``: a tqdm bar of the steps on stderr (0: none; 1:
+        when stderr is a terminal; 2: always). It never changes the result. An in-memory fit
+        runs in one call of the core and shows none.
     seed : int or None, default=None
         Named ``seed`` rather than ``random_state`` because it is not a numpy RandomState: it
         selects the 256-bit ChaCha20 key of :class:`privlearn.random.Stream`. ``None`` (the
@@ -899,6 +903,7 @@ class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
         diagnostics: bool = False,
         record_every: int | None = None,
         n_threads: int | None = None,
+        verbose: int = 1,
         seed: int | None = None,
         backend: str = "core",
     ) -> None:
@@ -922,6 +927,7 @@ class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
         self.diagnostics = diagnostics
         self.record_every = record_every
         self.n_threads = n_threads
+        self.verbose = verbose
         self.seed = seed
         self.backend = backend
 
@@ -1001,6 +1007,7 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         diagnostics: bool = False,
         record_every: int | None = None,
         n_threads: int | None = None,
+        verbose: int = 1,
         seed: int | None = None,
         backend: str = "core",
     ) -> None:
@@ -1022,6 +1029,7 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         self.diagnostics = diagnostics
         self.record_every = record_every
         self.n_threads = n_threads
+        self.verbose = verbose
         self.seed = seed
         self.backend = backend
 
