@@ -450,7 +450,14 @@ def test_function_transformers_must_be_declared_row_wise(data):
         (DPSGDClassifier(n_samples=3000), {}, ValueError, "n_samples"),
         (DPSGDClassifier(epsilon=float("inf")), {}, ValueError, "not private"),
         (_gaussian(epsilon=1.0), {}, ValueError, "score_epsilon is required"),
-        (_gaussian(epsilon=1.0), dict(epsilon=2.0, score_epsilon=0.1), ValueError, "pure-DP"),
+        (_gaussian(epsilon=1.0), dict(epsilon=0.5, score_epsilon=0.4), ValueError,
+         "nothing is left for training"),
+        (_gaussian(epsilon=1.0), dict(epsilon=0.0), ValueError, "epsilon must be finite"),
+        (_gaussian(epsilon=1.0), dict(epsilon=float("nan")), ValueError, "epsilon"),
+        (_gaussian(epsilon=1.0), dict(epsilon="1"), TypeError, "epsilon"),
+        (_gaussian(epsilon=1.0), dict(epsilon=1.0, eta=float("nan")), ValueError, "eta"),
+        (_gaussian(epsilon=1.0), dict(epsilon=1.0, repetitions="poisson", mean_repetitions=0.0),
+         ValueError, "mean_repetitions"),
     ],
 )  # fmt: skip
 def test_search_bad_input(data, est, kw, exc, match):
