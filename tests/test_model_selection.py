@@ -643,3 +643,138 @@ def test_noise_multiplier_candidates_report_an_a_priori_epsilon(data):
         for s in (1, 2, 3)
     }  # fmt: skip
     assert len(eps) == 1 and math.isfinite(eps.pop())
+
+
+# ---- a total budget for every candidate kind (issue 22) ------------------------------------
+def _gaussian_poisson(**kw):
+    base = dict(mechanism="gaussian", batch_size=50, epochs=2, seed=0, classes=["a", "b"])
+    return DPSGDClassifier(**{**base, **kw})
+
+
+def _dp_accounting_total(grid_steps, sigmas, score_eps, eta, mean, delta):
+    """The search's total computed with Google's dp_accounting: each Gaussian candidate's RDP
+    by its RDP accountant (Poisson-subsampled Gaussian, add/remove-one), the max over
+    candidates and the pure score curve min(e, alpha e^2 / 2), Papernot-Steinke Theorem 2
+    (their implementation) and dp_accounting's RDP -> (eps, delta) conversion."""
+    dpa = pytest.importorskip("dp_accounting")
+    rdp_acc = pytest.importorskip("dp_accounting.rdp.rdp_privacy_accountant")
+    orders = [float(a) for a in DEFAULT_ORDERS]
+    curves = []
+    for (q, steps), sigma in zip(grid_steps, sigmas):
+        acc = rdp_acc.RdpAccountant(orders)
+        acc.compose(
+            dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma)), steps)
+        )
+        curves.append(np.asarray(acc._rdp))
+    o = np.asarray(orders)
+    rep = np.maximum(np.max(curves, axis=0), np.minimum(score_eps, 0.5 * o * score_eps**2))
+    total = rdp_acc._compute_rdp_repeat_and_select(orders, list(rep), mean, eta)
+    return rdp_acc.compute_epsilon(orders, list(total), delta)[0]
+
+
+def test_total_budget_plans_gaussian_candidates(data):
+    """Issue 22, item 5: epsilon= is the search's total for Gaussian (PLD-calibrated) DP-SGD
+    candidates. The planned noise multipliers, put through dp_accounting's RDP accountant and
+    its implementation of Papernot-Steinke Theorem 2, give the requested total (the old search
+    refused: 'pure-DP candidates only')."""
+    X, y = data
+    n, m = len(y), len(y) - round(0.2 * len(y))
+    grid = {"batch_size": [50, 200], "eta0": [0.5, 2.0]}
+    search = PrivateHyperparameterSearch(
+        _gaussian_poisson(), grid, epsilon=1.0, eta=0.0, mean_repetitions=3.0, n_samples=n,
+        seed=3,
+    ).fit(X, y)  # fmt: skip
+    p = search.privacy_
+    assert p.epsilon <= 1.0 and p.epsilon == pytest.approx(1.0, abs=1e-6)
+    assert p.target_epsilon == 1.0 and p.delta == pytest.approx(1e-6)
+    sigmas = p.planned_noise
+    assert len(sigmas) == 4 and all(s is not None and s > 0 for s in sigmas)
+    # the same schedule gets the same noise, whatever its learning rate; larger batches
+    # (larger sampling rate) need more noise
+    grid_list = search.candidates_
+    by_b = {c["batch_size"]: s for c, s in zip(grid_list, sigmas)}
+    assert all(math.isclose(s, by_b[c["batch_size"]]) for c, s in zip(grid_list, sigmas))
+    assert by_b[200] > by_b[50]
+    schedule = [(b / m, -(-2 * m // b)) for b in (50, 200)]
+    assert search.best_estimator_.n_steps_ in [s for _, s in schedule]
+    ref = _dp_accounting_total(schedule, [by_b[50], by_b[200]], p.score_epsilon, 0.0, 3.0, p.delta)
+    assert ref == pytest.approx(1.0, rel=2e-3)  # independent accountant, its own orders' rounding
+    text = str(p)
+    assert "total epsilon 1 requested" in text and "noise_multiplier=" in text
+    assert "accountant:" in text and "Theorem 2" in text
+    assert len(p.plan) == 4
+
+
+def test_total_budget_is_monotone_in_the_noise(data):
+    X, y = data
+    sigmas = []
+    for eps in (0.5, 1.0, 3.0):
+        s = PrivateHyperparameterSearch(
+            _gaussian_poisson(), {"batch_size": [100]}, epsilon=eps, mean_repetitions=2.0,
+            n_samples=len(y), seed=0,
+        ).fit(X, y)  # fmt: skip
+        assert s.privacy_.epsilon == pytest.approx(eps, abs=1e-6)
+        sigmas.append(s.privacy_.planned_noise[0])
+    assert sigmas[0] > sigmas[1] > sigmas[2]
+
+
+def test_total_budget_pure_candidates_keep_the_old_plan(data):
+    """Pure candidates: the per-repetition epsilon and the (2 + eta) eps bound as before."""
+    X, y = data
+    p = PrivateHyperparameterSearch(
+        DPSGDClassifier(batch_size=50, seed=0), {"eta0": [0.5, 1.0]}, epsilon=1.5, seed=0,
+    ).fit(X, y).privacy_  # fmt: skip
+    per = plan_repetition_epsilon(
+        1.5, 1e-6, distribution="truncated_negative_binomial", eta=1.0, gamma=0.1
+    )
+    assert p.candidate_epsilons == pytest.approx((per, per), rel=1e-9)
+    assert p.delta == 0.0 and p.epsilon == pytest.approx(1.5, rel=1e-9)
+    assert p.planned_noise == (None, None) and all("(pure)" in s for s in p.plan)
+
+
+def test_total_budget_mixed_candidates(data):
+    """A Gaussian candidate (fixed-size batches, replace-one) beside a pure one: both planned
+    from one total by the RDP route (the pure (2 + eta) eps bound does not apply to the
+    mixture), and the pure one gets less than it would alone."""
+    X, y = data
+    grid = [
+        {"mechanism": ["gaussian"], "sampling": ["fixed"]},
+        {"mechanism": ["l2-laplace"], "sampling": ["disjoint"]},
+    ]
+    ledger = PrivacyLedger(2.0, 1e-5)
+    search = PrivateHyperparameterSearch(
+        DPSGDClassifier(batch_size=50, seed=0), grid, epsilon=2.0, delta=1e-5,
+        mean_repetitions=3.0, seed=0, ledger=ledger,
+    ).fit(X, y)  # fmt: skip
+    p = search.privacy_
+    assert p.epsilon <= 2.0 and p.epsilon == pytest.approx(2.0, abs=1e-6)
+    assert p.delta == 1e-5 and p.neighboring == "replace_one"
+    assert p.planned_noise[0] is not None and p.planned_noise[1] is None
+    assert "noise_multiplier=" in p.plan[0] and "(pure)" in p.plan[1]
+    per = plan_repetition_epsilon(
+        2.0, 1e-5, distribution="truncated_negative_binomial", eta=1.0,
+        gamma=negative_binomial_gamma(1.0, 3.0),
+    )  # fmt: skip
+    assert 0 < p.candidate_epsilons[1] < per
+    # the total is Theorem 2 (written out above) on the repetition curve, tightly converted
+    g = negative_binomial_gamma(1.0, 3.0)
+    o = np.asarray(p.orders)
+    ref = rdp_to_epsilon(o, _theorem2(o, np.asarray(p.repetition_rdp), 1.0, g), 1e-5)[0]
+    assert ref == pytest.approx(p.epsilon, rel=1e-9)
+    assert len(ledger) == 1  # charged once, with the total
+
+
+def test_total_budget_refuses_a_grid_that_sets_the_noise(data):
+    X, y = data
+    ledger = PrivacyLedger(5.0, 1e-4)
+    with pytest.raises(ValueError, match="must not set noise_multiplier"):
+        PrivateHyperparameterSearch(
+            _gaussian_poisson(epsilon=None), {"noise_multiplier": [1.0, 2.0]}, epsilon=1.0,
+            n_samples=len(y), ledger=ledger,
+        ).fit(X, y)  # fmt: skip
+    with pytest.raises(ValueError, match="nothing is left for training"):
+        PrivateHyperparameterSearch(
+            _gaussian_poisson(), {"batch_size": [50]}, epsilon=0.2, score_epsilon=0.2,
+            n_samples=len(y), ledger=ledger,
+        ).fit(X, y)  # fmt: skip
+    assert len(ledger) == 0

@@ -104,6 +104,9 @@ class SearchPrivacy:
     accountant : str
         The accounting chain of the total: the candidates' curves, the theorem and the
         conversion to ``(epsilon, delta)``.
+    planned_noise : tuple of (float or None)
+        With a target: each candidate's planned ``noise_multiplier`` parameter (None for a
+        pure-DP candidate, whose planned epsilon is in ``candidate_epsilons``); empty otherwise.
     """
 
     epsilon: float
@@ -126,6 +129,7 @@ class SearchPrivacy:
     target_epsilon: float | None = None
     plan: tuple[str, ...] = ()
     accountant: str = ""
+    planned_noise: tuple[float | None, ...] = ()
 
     def __str__(self) -> str:
         if self.distribution == "poisson":
@@ -944,6 +948,7 @@ class PrivateHyperparameterSearch(BaseEstimator):
             plans.append(plan)
             drys.append(dry)
         notes: tuple[str, ...] = ()
+        noise: list[float | None] = []
         if per is not None and not all_pure:
             assert score_eps is not None
             knobs = [_knob(dry, p, orders, row_wise) for dry, p in zip(drys, plans)]
@@ -966,7 +971,10 @@ class PrivateHyperparameterSearch(BaseEstimator):
                             "events differ from the planned ones; it cannot be planned from a "
                             "total (give each candidate its budget and leave epsilon=None)"
                         )
-                    notes_list.append(f"noise_multiplier={v:.6g} (own epsilon {plan.epsilon:.4g})")
+                    notes_list.append(
+                        f"noise_multiplier={k.parameter(v):.6g} (own epsilon {plan.epsilon:.4g})"
+                    )
+                    noise.append(k.parameter(v))
                 else:
                     cur = _dry_plan(est, train_idx.size, d, labels_c, orders, row_wise)
                     assert per is not None and cur.pure is not None and cur.pure > 0.0
@@ -975,10 +983,12 @@ class PrivateHyperparameterSearch(BaseEstimator):
                     cur = _dry_plan(est, train_idx.size, d, labels_c, orders, row_wise)
                     plan = self._scale_to(est, cur, v, train_idx.size, d, yt, cfg, value=start)
                     notes_list.append(f"epsilon={plan.epsilon:.6g} (pure)")
+                    noise.append(None)
                 plans.append(plan)
             notes = tuple(f"#{i} {n}" for i, n in enumerate(notes_list))
         elif train_budget is not None:
             notes = tuple(f"#{i} epsilon={p.epsilon:.6g} (pure)" for i, p in enumerate(plans))
+            noise = [None] * len(plans)
         pures = [p.pure for p in plans]
         if all_pure != all(p is not None for p in pures):
             raise ValueError(
@@ -1040,6 +1050,7 @@ class PrivateHyperparameterSearch(BaseEstimator):
             orders=tuple(orders.tolist()), repetition_rdp=tuple(rep_rdp.tolist()),
             best_order=order, neighboring=relation, public_inputs=public, size=size,
             target_epsilon=cfg["target"], plan=notes, accountant=accountant,
+            planned_noise=tuple(noise),
         )  # fmt: skip
 
         # 4. one charge: the whole search, before any private row is used for training
