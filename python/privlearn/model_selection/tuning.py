@@ -518,13 +518,18 @@ class PrivateHyperparameterSearch(BaseEstimator):
         The candidate configurations (:class:`sklearn.model_selection.ParameterGrid`).
     epsilon : float or None, default=None
         ``None``: each candidate runs with its own budget (its parameters) and ``privacy_``
-        reports the total. A float: the search's total epsilon, ``privacy_.epsilon <= epsilon``
-        (pure-DP candidates only). The per-repetition pure epsilon ``e`` is solved from it
-        (:func:`~privlearn.model_selection.repetitions.plan_repetition_epsilon`); each
-        candidate's ``epsilon`` parameters are then scaled until its planned total (its
-        ``privacy_.epsilon``, e.g. ``epochs * epsilon`` with ``epsilon_split="per_pass"``) is
-        at most the training share of ``e`` (``e`` with ``"parallel"`` composition,
-        ``e - score_epsilon`` with ``"sequential"``).
+        reports the total. A float: the search's TOTAL epsilon (at ``delta``), for every kind
+        of candidate; ``privacy_.epsilon <= epsilon``, equal to it within a relative 1e-9.
+        Pure-DP candidates only: the per-repetition pure epsilon ``e`` is solved from it
+        (:func:`~privlearn.model_selection.repetitions.plan_repetition_epsilon`, with the
+        ``(2 + eta) e`` bound); each candidate's ``epsilon`` parameters are then scaled until
+        its planned total (its ``privacy_.epsilon``, e.g. ``epochs * epsilon`` with
+        ``epsilon_split="per_pass"``) is at most the training share of ``e`` (``e`` with
+        ``"parallel"`` composition, ``e - score_epsilon`` with ``"sequential"``). Otherwise
+        (Gaussian candidates, e.g. the default DP-SGD and DP-SCD, alone or beside pure ones)
+        each Gaussian candidate's ``noise_multiplier`` (its ``epsilon`` set to None) and each
+        pure candidate's total are solved so that Papernot & Steinke's total of the whole
+        grid meets ``epsilon`` (see Notes); the grid must not set ``noise_multiplier``.
     delta : float or None, default=None
         Delta of the total's conversion; ``None``: :data:`privlearn.accounting.DEFAULT_DELTA`.
     repetitions : {"truncated_negative_binomial", "poisson"}, default="truncated_negative_binomial"
@@ -540,9 +545,11 @@ class PrivateHyperparameterSearch(BaseEstimator):
         Share of the rows in the validation split (see Notes).
     score_epsilon : float or None, default=None
         Epsilon of one noisy validation count (scale ``1/score_epsilon``; the count of
-        correct predictions has sensitivity 1). ``None``: the per-repetition pure epsilon
-        (half of it with ``"sequential"`` composition and a target ``epsilon``); required for
-        RDP candidates.
+        correct predictions has sensitivity 1). ``None``: with a target ``epsilon`` and pure
+        candidates, the per-repetition pure epsilon (half of it with ``"sequential"``
+        composition); with a target and Gaussian candidates, ``SCORE_SHARE`` (a quarter) of
+        it; without a target, the candidates' largest pure epsilon (required for Gaussian
+        candidates).
     composition : {"parallel", "sequential"}, default="parallel"
         How training and score combine in one repetition (see
         :func:`~privlearn.model_selection.repetitions.repetition_rdp`).
@@ -595,6 +602,18 @@ class PrivateHyperparameterSearch(BaseEstimator):
     the best repetition's output (model, configuration, noisy score) only: ``K`` and the
     other runs are not released (the search keeps no ``n_repetitions_``, and charges a ledger
     once; note that the run time reveals ``K``).
+
+    *A total for every candidate kind.* With ``epsilon=`` and a candidate that is not pure
+    DP, each candidate's curve is modelled from its dry fit: the events of its Gaussian step
+    with the noise multiplier replaced (the sampling and the number of steps are fixed by the
+    public schedule), plus the pure curves ``min(eps, alpha eps^2 / 2)`` of its pure steps
+    (or of the whole candidate). Two monotone solves by bisection: the multiplier (pure:
+    epsilon) that would meet the total if the candidate were alone in the grid, then one
+    common factor on all of them so that the max over the grid meets it. The planned
+    candidates are fitted dry once more and their curves must equal the model. The statement
+    (``privacy_.plan``, ``planned_noise``, ``accountant``) says the total, the plan and the
+    accounting chain. Everything depends on the public inputs only (the grid, the search's
+    settings, the declared size).
 
     *The split.* Drawn once and shared by every repetition; the theorems apply to ``Q`` on the
     pair (training, validation) and the split is a data-independent mixture. Replace-one
