@@ -86,7 +86,7 @@ SCALER_SHARE = 0.15
 #: logarithmic (eta = 0) with E[K] = 3 over a fixed grid of Gaussian DPSGDClassifier
 #: configurations; epsilon= is the search's total, the candidates' noise is planned from it.
 SEARCH = dict(eta=0.0, mean_repetitions=3.0)
-GRID = {"batch_size": [128, 512], "epochs": [10], "eta0": [2.0, 4.0]}
+GRID = {"batch_size": [256, 512], "epochs": [20], "eta0": [2.0, 4.0]}
 SPLIT_SEED = 20240513
 
 
