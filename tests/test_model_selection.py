@@ -822,3 +822,20 @@ def test_user_guide_search_example_runs_as_written(require_data, monkeypatch):
     assert ledger.spent.epsilon <= 1.0 + 1e-12
     auc = roc_auc_score(ns["y_test"], search.decision_function(ns["Z_test"]))
     assert auc > 0.75
+
+
+def test_total_budget_plans_dpscd_candidates(data):
+    """DP-SCD (the other Gaussian default): its noise multiplier is planned from the total as
+    well, and the fitted candidates report the planned multiplier."""
+    from privlearn.linear import DPSCDClassifier
+
+    X, y = data
+    search = PrivateHyperparameterSearch(
+        DPSCDClassifier(classes=["a", "b"], epochs=2, seed=0), {"batch_size": [50, 200]},
+        epsilon=1.0, eta=0.0, mean_repetitions=2.0, n_samples=len(y), seed=0,
+    ).fit(X, y)  # fmt: skip
+    p = search.privacy_
+    assert p.epsilon <= 1.0 and p.epsilon == pytest.approx(1.0, abs=1e-6)
+    assert all(s is not None for s in p.planned_noise) and len(set(p.planned_noise)) == 2
+    best = search.best_estimator_.privacy_
+    assert any(math.isclose(best.sigma, s, rel_tol=1e-12) for s in p.planned_noise)
