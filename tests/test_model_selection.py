@@ -839,3 +839,27 @@ def test_total_budget_plans_dpscd_candidates(data):
     assert all(s is not None for s in p.planned_noise) and len(set(p.planned_noise)) == 2
     best = search.best_estimator_.privacy_
     assert any(math.isclose(best.sigma, s, rel_tol=1e-12) for s in p.planned_noise)
+
+
+def test_total_budget_keeps_a_pure_step_inside_a_gaussian_candidate(data):
+    """A pipeline candidate (private scaler, pure, then Gaussian DP-SGD): the plan moves only
+    the Gaussian step's noise; the scaler keeps its own epsilon, which is part of the total."""
+    from sklearn.pipeline import make_pipeline
+
+    from privlearn.preprocessing import DPFeatureScaler
+
+    X, y = data
+    pipe = make_pipeline(
+        DPFeatureScaler(epsilon=0.1, bounds=(-1.0, 1.0), seed=0),
+        _gaussian_poisson(batch_size=100),
+    )
+    grid = {"dpsgdclassifier__eta0": [1.0, 2.0]}
+    kw = dict(mean_repetitions=2.0, n_samples=len(y), seed=0)
+    with_scaler = PrivateHyperparameterSearch(pipe, grid, epsilon=2.0, **kw).fit(X, y)
+    alone = PrivateHyperparameterSearch(
+        _gaussian_poisson(batch_size=100), {"eta0": [1.0, 2.0]}, epsilon=2.0, **kw
+    ).fit(X, y)
+    assert with_scaler.privacy_.epsilon == pytest.approx(2.0, abs=1e-6)
+    assert with_scaler.best_estimator_[0].privacy_.epsilon == 0.1
+    # the scaler's share leaves the Gaussian step more noise than without it
+    assert with_scaler.privacy_.planned_noise[0] > alone.privacy_.planned_noise[0]

@@ -901,10 +901,6 @@ class PrivateHyperparameterSearch(BaseEstimator):
         labels = np.unique(y)
         estimators = [clone(self.estimator).set_params(**p) for p in cfg["candidates"]]
         per = self._per_repetition(cfg)
-        if per is not None:  # a budget for the first dry runs (the plan below sets the real one)
-            for est in estimators:
-                _set_matching(est, "epsilon", per)
-                _set_matching(est, "noise_multiplier", None)
 
         # 1. the candidates' relation, and whether they would count the rows (dry runs)
         n_fixed = n - _n_validation(n, cfg["frac"])
@@ -995,6 +991,7 @@ class PrivateHyperparameterSearch(BaseEstimator):
                     )
                     noise.append(k.parameter(v))
                 else:
+                    _set_matching(est, "epsilon", per)  # every epsilon parameter, one value
                     cur = _dry_plan(est, train_idx.size, d, labels_c, orders, row_wise)
                     assert per is not None and cur.pure is not None and cur.pure > 0.0
                     start = per * v / cur.pure  # totals are linear in the epsilon parameters
