@@ -700,7 +700,8 @@ def test_total_budget_plans_gaussian_candidates(data):
     ref = _dp_accounting_total(schedule, [by_b[50], by_b[200]], p.score_epsilon, 0.0, 3.0, p.delta)
     assert ref == pytest.approx(1.0, rel=2e-3)  # independent accountant, its own orders' rounding
     text = str(p)
-    assert "total epsilon 1 requested" in text and "noise_multiplier=" in text
+    assert "total epsilon 1 requested (spent 1 at delta 1e-06)" in text
+    assert "noise_multiplier=" in text
     assert "accountant:" in text and "Theorem 2" in text
     assert len(p.plan) == 4
 

@@ -54,8 +54,8 @@ MAX_SEARCH_MEAN_REPETITIONS = 1000.0
 #: accuracy, and under parallel composition its curve then stays below the training curves at
 #: the orders that set the total.
 SCORE_SHARE = 0.25
-#: Relative accuracy of the total planned from ``epsilon=``: the planned total lies in
-#: ``[(1 - 1e-9) epsilon - PLAN_RTOL epsilon, epsilon]``.
+#: Relative width of the bisections that plan a total from ``epsilon=`` (the target is first
+#: lowered by this fraction, so the planned total never exceeds ``epsilon``).
 PLAN_RTOL = 1e-9
 
 
@@ -147,8 +147,8 @@ class SearchPrivacy:
         )
         if self.target_epsilon is not None:
             budget = [
-                f"  total epsilon {self.target_epsilon:.6g} requested at delta {self.delta:.6g}"
-                f" (spent {self.epsilon:.6g}); per-candidate plan, solved from the total: "
+                f"  total epsilon {self.target_epsilon:.6g} requested (spent {self.epsilon:.6g} "
+                f"at delta {self.delta:.6g}); per-candidate plan, solved from the total: "
                 + "; ".join(self.plan)
             ]
         else:
