@@ -83,9 +83,10 @@ DELTA = DEFAULT_DELTA
 #: Share of the total epsilon given to the scaler when it estimates quantiles.
 SCALER_SHARE = 0.15
 #: The documented search (docs/user_guide/preprocessing_tuning.rst), as written there: K
-#: logarithmic (eta = 0) with E[K] = 3 over a fixed grid of Gaussian DPSGDClassifier
-#: configurations; epsilon= is the search's total, the candidates' noise is planned from it.
-SEARCH = dict(eta=0.0, mean_repetitions=3.0)
+#: truncated negative binomial with eta = -0.5 and E[K] = 2, a 10% validation split, over a
+#: fixed grid of Gaussian DPSGDClassifier configurations; epsilon= is the search's total, the
+#: candidates' noise is planned from it.
+SEARCH = dict(eta=-0.5, mean_repetitions=2.0, validation_fraction=0.1)
 GRID = {"batch_size": [256, 512], "epochs": [20], "eta0": [2.0, 4.0]}
 SPLIT_SEED = 20240513
 
