@@ -450,7 +450,14 @@ def test_function_transformers_must_be_declared_row_wise(data):
         (DPSGDClassifier(n_samples=3000), {}, ValueError, "n_samples"),
         (DPSGDClassifier(epsilon=float("inf")), {}, ValueError, "not private"),
         (_gaussian(epsilon=1.0), {}, ValueError, "score_epsilon is required"),
-        (_gaussian(epsilon=1.0), dict(epsilon=2.0, score_epsilon=0.1), ValueError, "pure-DP"),
+        (_gaussian(epsilon=1.0), dict(epsilon=0.5, score_epsilon=0.4), ValueError,
+         "nothing is left for training"),
+        (_gaussian(epsilon=1.0), dict(epsilon=0.0), ValueError, "epsilon must be finite"),
+        (_gaussian(epsilon=1.0), dict(epsilon=float("nan")), ValueError, "epsilon"),
+        (_gaussian(epsilon=1.0), dict(epsilon="1"), TypeError, "epsilon"),
+        (_gaussian(epsilon=1.0), dict(epsilon=1.0, eta=float("nan")), ValueError, "eta"),
+        (_gaussian(epsilon=1.0), dict(epsilon=1.0, repetitions="poisson", mean_repetitions=0.0),
+         ValueError, "mean_repetitions"),
     ],
 )  # fmt: skip
 def test_search_bad_input(data, est, kw, exc, match):
@@ -636,3 +643,224 @@ def test_noise_multiplier_candidates_report_an_a_priori_epsilon(data):
         for s in (1, 2, 3)
     }  # fmt: skip
     assert len(eps) == 1 and math.isfinite(eps.pop())
+
+
+# ---- a total budget for every candidate kind (issue 22) ------------------------------------
+def _gaussian_poisson(**kw):
+    base = dict(mechanism="gaussian", batch_size=50, epochs=2, seed=0, classes=["a", "b"])
+    return DPSGDClassifier(**{**base, **kw})
+
+
+def _dp_accounting_total(grid_steps, sigmas, score_eps, eta, mean, delta):
+    """The search's total computed with Google's dp_accounting: each Gaussian candidate's RDP
+    by its RDP accountant (Poisson-subsampled Gaussian, add/remove-one), the max over
+    candidates and the pure score curve min(e, alpha e^2 / 2), Papernot-Steinke Theorem 2
+    (their implementation) and dp_accounting's RDP -> (eps, delta) conversion."""
+    dpa = pytest.importorskip("dp_accounting")
+    rdp_acc = pytest.importorskip("dp_accounting.rdp.rdp_privacy_accountant")
+    orders = [float(a) for a in DEFAULT_ORDERS]
+    curves = []
+    for (q, steps), sigma in zip(grid_steps, sigmas):
+        acc = rdp_acc.RdpAccountant(orders)
+        acc.compose(
+            dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma)), steps)
+        )
+        curves.append(np.asarray(acc._rdp))
+    o = np.asarray(orders)
+    rep = np.maximum(np.max(curves, axis=0), np.minimum(score_eps, 0.5 * o * score_eps**2))
+    total = rdp_acc._compute_rdp_repeat_and_select(orders, list(rep), mean, eta)
+    return rdp_acc.compute_epsilon(orders, list(total), delta)[0]
+
+
+def test_total_budget_plans_gaussian_candidates(data):
+    """Issue 22, item 5: epsilon= is the search's total for Gaussian (PLD-calibrated) DP-SGD
+    candidates. The planned noise multipliers, put through dp_accounting's RDP accountant and
+    its implementation of Papernot-Steinke Theorem 2, give the requested total (the old search
+    refused: 'pure-DP candidates only')."""
+    X, y = data
+    n, m = len(y), len(y) - round(0.2 * len(y))
+    grid = {"batch_size": [50, 200], "eta0": [0.5, 2.0]}
+    search = PrivateHyperparameterSearch(
+        _gaussian_poisson(), grid, epsilon=1.0, eta=0.0, mean_repetitions=3.0, n_samples=n,
+        seed=3,
+    ).fit(X, y)  # fmt: skip
+    p = search.privacy_
+    assert p.epsilon <= 1.0 and p.epsilon == pytest.approx(1.0, abs=1e-6)
+    assert p.target_epsilon == 1.0 and p.delta == pytest.approx(1e-6)
+    sigmas = p.planned_noise
+    assert len(sigmas) == 4 and all(s is not None and s > 0 for s in sigmas)
+    # the same schedule gets the same noise, whatever its learning rate; larger batches
+    # (larger sampling rate) need more noise
+    grid_list = search.candidates_
+    by_b = {c["batch_size"]: s for c, s in zip(grid_list, sigmas)}
+    assert all(math.isclose(s, by_b[c["batch_size"]]) for c, s in zip(grid_list, sigmas))
+    assert by_b[200] > by_b[50]
+    schedule = [(b / m, -(-2 * m // b)) for b in (50, 200)]
+    assert search.best_estimator_.n_steps_ in [s for _, s in schedule]
+    ref = _dp_accounting_total(schedule, [by_b[50], by_b[200]], p.score_epsilon, 0.0, 3.0, p.delta)
+    assert ref == pytest.approx(1.0, rel=2e-3)  # independent accountant, its own orders' rounding
+    text = str(p)
+    assert "total epsilon 1 requested (spent 1 at delta 1e-06)" in text
+    assert "noise_multiplier=" in text
+    assert "accountant:" in text and "Theorem 2" in text
+    assert len(p.plan) == 4
+
+
+def test_total_budget_is_monotone_in_the_noise(data):
+    X, y = data
+    sigmas = []
+    for eps in (0.5, 1.0, 3.0):
+        s = PrivateHyperparameterSearch(
+            _gaussian_poisson(), {"batch_size": [100]}, epsilon=eps, mean_repetitions=2.0,
+            n_samples=len(y), seed=0,
+        ).fit(X, y)  # fmt: skip
+        assert s.privacy_.epsilon == pytest.approx(eps, abs=1e-6)
+        sigmas.append(s.privacy_.planned_noise[0])
+    assert sigmas[0] > sigmas[1] > sigmas[2]
+
+
+def test_total_budget_pure_candidates_keep_the_old_plan(data):
+    """Pure candidates: the per-repetition epsilon and the (2 + eta) eps bound as before."""
+    X, y = data
+    p = PrivateHyperparameterSearch(
+        DPSGDClassifier(batch_size=50, seed=0), {"eta0": [0.5, 1.0]}, epsilon=1.5, seed=0,
+    ).fit(X, y).privacy_  # fmt: skip
+    per = plan_repetition_epsilon(
+        1.5, 1e-6, distribution="truncated_negative_binomial", eta=1.0, gamma=0.1
+    )
+    assert p.candidate_epsilons == pytest.approx((per, per), rel=1e-9)
+    assert p.delta == 0.0 and p.epsilon == pytest.approx(1.5, rel=1e-9)
+    assert p.planned_noise == (None, None) and all("(pure)" in s for s in p.plan)
+
+
+def test_total_budget_mixed_candidates(data):
+    """A Gaussian candidate (fixed-size batches, replace-one) beside a pure one: both planned
+    from one total by the RDP route (the pure (2 + eta) eps bound does not apply to the
+    mixture), and the pure one gets less than it would alone."""
+    X, y = data
+    grid = [
+        {"mechanism": ["gaussian"], "sampling": ["fixed"]},
+        {"mechanism": ["l2-laplace"], "sampling": ["disjoint"]},
+    ]
+    ledger = PrivacyLedger(2.0, 1e-5)
+    search = PrivateHyperparameterSearch(
+        DPSGDClassifier(batch_size=50, seed=0), grid, epsilon=2.0, delta=1e-5,
+        mean_repetitions=3.0, seed=0, ledger=ledger,
+    ).fit(X, y)  # fmt: skip
+    p = search.privacy_
+    assert p.epsilon <= 2.0 and p.epsilon == pytest.approx(2.0, abs=1e-6)
+    assert p.delta == 1e-5 and p.neighboring == "replace_one"
+    assert p.planned_noise[0] is not None and p.planned_noise[1] is None
+    assert "noise_multiplier=" in p.plan[0] and "(pure)" in p.plan[1]
+    per = plan_repetition_epsilon(
+        2.0, 1e-5, distribution="truncated_negative_binomial", eta=1.0,
+        gamma=negative_binomial_gamma(1.0, 3.0),
+    )  # fmt: skip
+    assert 0 < p.candidate_epsilons[1] < per
+    # the total is Theorem 2 (written out above) on the repetition curve, tightly converted
+    g = negative_binomial_gamma(1.0, 3.0)
+    o = np.asarray(p.orders)
+    ref = rdp_to_epsilon(o, _theorem2(o, np.asarray(p.repetition_rdp), 1.0, g), 1e-5)[0]
+    assert ref == pytest.approx(p.epsilon, rel=1e-9)
+    assert len(ledger) == 1  # charged once, with the total
+
+
+def test_total_budget_refuses_a_grid_that_sets_the_noise(data):
+    X, y = data
+    ledger = PrivacyLedger(5.0, 1e-4)
+    with pytest.raises(ValueError, match="must not set noise_multiplier"):
+        PrivateHyperparameterSearch(
+            _gaussian_poisson(epsilon=None), {"noise_multiplier": [1.0, 2.0]}, epsilon=1.0,
+            n_samples=len(y), ledger=ledger,
+        ).fit(X, y)  # fmt: skip
+    with pytest.raises(ValueError, match="nothing is left for training"):
+        PrivateHyperparameterSearch(
+            _gaussian_poisson(), {"batch_size": [50]}, epsilon=0.2, score_epsilon=0.2,
+            n_samples=len(y), ledger=ledger,
+        ).fit(X, y)  # fmt: skip
+    assert len(ledger) == 0
+
+
+def _guide_block(marker: str) -> str:
+    """The python code block of the user guide that follows ``marker``."""
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "docs/user_guide/preprocessing_tuning.rst").read_text()
+    rest = text[text.index(marker) :]
+    rest = rest[rest.index(".. code-block:: python") :].split("\n")[2:]
+    lines = []
+    for line in rest:
+        if line.strip() and not line.startswith("   "):
+            break
+        lines.append(line[3:])
+    return "\n".join(lines)
+
+
+def test_user_guide_search_example_runs_as_written(require_data, monkeypatch):
+    """The documented search on adult (issue 22, item 5), run as written on a quarter of the
+    rows (load_adult subsampled; everything else verbatim): the search's total is the
+    requested one, scaler + search fit the ledger's cap, and the model is useful."""
+    from sklearn.metrics import roc_auc_score
+
+    import privlearn.data
+
+    home = require_data("adult/adult.data", "adult/adult.test")
+    full = privlearn.data.load_adult
+
+    def quarter(subset="train", **kw):
+        out = full(subset, data_home=home, **kw)
+        return (out[0][::4], out[1][::4], *out[2:])
+
+    monkeypatch.setattr(privlearn.data, "load_adult", quarter)
+    code = _guide_block("the recommended workflow on a real table")
+    assert "epsilon=0.85 * total" in code and "PrivateHyperparameterSearch(" in code
+    ns: dict = {}
+    exec(compile(code, "preprocessing_tuning.rst", "exec"), ns)
+    search, ledger = ns["search"], ns["ledger"]
+    p = search.privacy_
+    assert p.epsilon <= 0.85 and p.epsilon == pytest.approx(0.85, abs=1e-6)
+    assert p.target_epsilon == 0.85 and len(p.planned_noise) == 4
+    assert ledger.spent.epsilon <= 1.0 + 1e-12
+    auc = roc_auc_score(ns["y_test"], search.decision_function(ns["Z_test"]))
+    assert auc > 0.75
+
+
+def test_total_budget_plans_dpscd_candidates(data):
+    """DP-SCD (the other Gaussian default): its noise multiplier is planned from the total as
+    well, and the fitted candidates report the planned multiplier."""
+    from privlearn.linear import DPSCDClassifier
+
+    X, y = data
+    search = PrivateHyperparameterSearch(
+        DPSCDClassifier(classes=["a", "b"], epochs=2, seed=0), {"batch_size": [50, 200]},
+        epsilon=1.0, eta=0.0, mean_repetitions=2.0, n_samples=len(y), seed=0,
+    ).fit(X, y)  # fmt: skip
+    p = search.privacy_
+    assert p.epsilon <= 1.0 and p.epsilon == pytest.approx(1.0, abs=1e-6)
+    assert all(s is not None for s in p.planned_noise) and len(set(p.planned_noise)) == 2
+    best = search.best_estimator_.privacy_
+    assert any(math.isclose(best.sigma, s, rel_tol=1e-12) for s in p.planned_noise)
+
+
+def test_total_budget_keeps_a_pure_step_inside_a_gaussian_candidate(data):
+    """A pipeline candidate (private scaler, pure, then Gaussian DP-SGD): the plan moves only
+    the Gaussian step's noise; the scaler keeps its own epsilon, which is part of the total."""
+    from sklearn.pipeline import make_pipeline
+
+    from privlearn.preprocessing import DPFeatureScaler
+
+    X, y = data
+    pipe = make_pipeline(
+        DPFeatureScaler(epsilon=0.1, bounds=(-1.0, 1.0), seed=0),
+        _gaussian_poisson(batch_size=100),
+    )
+    grid = {"dpsgdclassifier__eta0": [1.0, 2.0]}
+    kw = dict(mean_repetitions=2.0, n_samples=len(y), seed=0)
+    with_scaler = PrivateHyperparameterSearch(pipe, grid, epsilon=2.0, **kw).fit(X, y)
+    alone = PrivateHyperparameterSearch(
+        _gaussian_poisson(batch_size=100), {"eta0": [1.0, 2.0]}, epsilon=2.0, **kw
+    ).fit(X, y)
+    assert with_scaler.privacy_.epsilon == pytest.approx(2.0, abs=1e-6)
+    assert with_scaler.best_estimator_[0].privacy_.epsilon == 0.1
+    # the scaler's share leaves the Gaussian step more noise than without it
+    assert with_scaler.privacy_.planned_noise[0] > alone.privacy_.planned_noise[0]

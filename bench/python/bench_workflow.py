@@ -1,9 +1,10 @@
-"""The whole private workflow on real data (issue 13): raw features -> private scaling ->
-privately tuned model, against privlearn's default estimator, diffprivlib and a non-private
+"""The whole private workflow on real data (issues 13 and 22): raw features -> private scaling
+-> privately tuned model, against privlearn's default estimator, diffprivlib and a non-private
 reference, at a TOTAL epsilon of 0.5, 1 and 3.
 
 Data sets (``PRIVLEARN_DATA``, see ``../shared/data/README.md``), one fixed seeded split
-each, identical for every contender:
+each, identical for every contender (``--datasets``; default adult, the credit-like public
+table of issue 22):
 
 - ``adult``: :func:`privlearn.data.load_adult` (6 raw numeric columns + one-hot), the UCI
   train / test files. Public bounds per numeric column from the census schema, private
@@ -22,11 +23,13 @@ each, identical for every contender:
 Contenders, all from the same private preprocessing (one :class:`DPFeatureScaler` fit per
 data set, epsilon and seed; its epsilon is deducted from every private contender):
 
-- ``privlearn_tuned``: :class:`~privlearn.model_selection.PrivateHyperparameterSearch`
-  (Papernot & Steinke 2022) over a small grid of Gaussian :class:`DPSGDClassifier`
-  (multinomial on MNIST). Each candidate's epsilon is solved so that the search's total
-  (including its noisy count of the training split) fits what the scaler left; a
-  :class:`~privlearn.accounting.PrivacyLedger` with the total cap holds scaler and search.
+- ``privlearn_tuned``: the documented search (``docs/user_guide/preprocessing_tuning.rst``):
+  :class:`~privlearn.model_selection.PrivateHyperparameterSearch` (Papernot & Steinke 2022)
+  over the fixed grid :data:`GRID` of Gaussian :class:`DPSGDClassifier` with
+  ``epsilon=`` the total the scaler left: the search plans every candidate's noise
+  multiplier from that total itself (no hand bisection); the size is declared public
+  (``n_samples=``). A :class:`~privlearn.accounting.PrivacyLedger` with the total cap holds
+  scaler and search.
 - ``privlearn_default``: ``DPSGDClassifier(mechanism="gaussian", epsilon=rest)``, every other
   parameter at its default (recorded in the JSON).
 - ``diffprivlib``: ``diffprivlib.models.LogisticRegression(epsilon=rest, data_norm=1)`` (rows
@@ -38,6 +41,10 @@ scaler and diffprivlib are pure DP); totals compose by basic composition and the
 epsilon is the true total (scaler + model). Metrics: test accuracy, ROC AUC on the binary
 sets. Results: ``bench/results/workflow.json`` and a markdown table on stdout.
 
+Two more sections are run when their modules are present beside this file (each skipped with
+its reason otherwise): ``workflow_recipe.run(...)`` (the raw-data recipe) and
+``workflow_regression.run(...)`` (the regressors).
+
 Run: ``PRIVLEARN_DATA=../shared/data python bench/python/bench_workflow.py [--quick]``
 (``pip install "diffprivlib>=0.6"``: the ``experiments`` extra).
 """
@@ -45,6 +52,7 @@ Run: ``PRIVLEARN_DATA=../shared/data python bench/python/bench_workflow.py [--qu
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import os
@@ -59,24 +67,14 @@ from typing import Any
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score, roc_auc_score
-from sklearn.model_selection import ParameterGrid
 
 import privlearn
-from privlearn.accounting import (
-    DEFAULT_DELTA,
-    GaussianEvent,
-    PoissonSampled,
-    PrivacyLedger,
-    RDPAccountant,
-    calibrate_noise,
-)
-from privlearn.accounting.rdp import DEFAULT_ORDERS, rdp_pure_dp
+from privlearn.accounting import DEFAULT_DELTA, PrivacyLedger
 from privlearn.experiments._common import derive_seed
 from privlearn.experiments.peers import import_diffprivlib as _import_diffprivlib
 from privlearn.experiments.peers import sklearn_logreg_shim
 from privlearn.linear import DPSGDClassifier
 from privlearn.model_selection import PrivateHyperparameterSearch
-from privlearn.model_selection import repetitions as rep
 from privlearn.preprocessing import DPFeatureScaler
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "workflow.json"
@@ -84,37 +82,13 @@ EPSILONS = (0.5, 1.0, 3.0)
 DELTA = DEFAULT_DELTA
 #: Share of the total epsilon given to the scaler when it estimates quantiles.
 SCALER_SHARE = 0.15
-#: Share of the search's budget spent on its one noisy count of the training split.
-COUNT_SHARE = 0.02
-#: Search settings (public): K ~ truncated negative binomial.
-SEARCH = dict(
-    repetitions="truncated_negative_binomial",
-    eta=0.0,
-    mean_repetitions=4.0,
-    validation_fraction=0.2,
-    composition="parallel",
-)
-#: Score epsilon of one repetition, as a fraction of a candidate's epsilon.
-SCORE_FRACTION = 0.5
-#: The planned total is kept this far below the budget (the real plan uses the noisy count
-#: of the training split, the estimate here its expected size).
-PLAN_MARGIN = 0.998
+#: The documented search (docs/user_guide/preprocessing_tuning.rst), as written there: K
+#: truncated negative binomial with eta = -0.5 and E[K] = 2, a 10% validation split, over a
+#: fixed grid of Gaussian DPSGDClassifier configurations; epsilon= is the search's total, the
+#: candidates' noise is planned from it.
+SEARCH = dict(eta=-0.5, mean_repetitions=2.0, validation_fraction=0.1)
+GRID = {"batch_size": [256, 512], "epochs": [20], "eta0": [2.0, 4.0]}
 SPLIT_SEED = 20240513
-
-# The grid (public; fixed before the runs from the geometry of the scaled data: every feature
-# lies in [-1/sqrt(d), 1/sqrt(d)], so useful weights are large and the step must be large).
-BASE = dict(
-    mechanism="gaussian",
-    delta=DELTA,
-    learning_rate="constant",
-    alpha=0.0,
-    fit_intercept=True,
-    clip=1.0,
-)
-GRIDS = {
-    "binary": {"batch_size": [256, 1024], "epochs": [10], "eta0": [2.0, 8.0]},
-    "multiclass": {"batch_size": [256], "epochs": [5, 10], "eta0": [2.0, 8.0]},
-}
 
 
 # ---- diffprivlib under this scikit-learn ------------------------------------------------------
@@ -248,52 +222,6 @@ def load_mnist_data(n_train: int) -> Data:
     )  # fmt: skip
 
 
-# ---- planning the search's budget ---------------------------------------------------------------
-def search_total(
-    e: float, grid: list[dict[str, Any]], m: int, count_eps: float
-) -> tuple[float, float]:
-    """The search's (epsilon, delta) when every candidate is planned to ``(e, DELTA)`` on
-    ``m`` training rows: the same arithmetic as PrivateHyperparameterSearch.fit (each candidate's
-    RDP curve from its calibrated sigma -- calibrated by the PLD accountant, as the estimator --
-    the max over candidates and the score, Papernot-Steinke Theorem 2, plus the noisy count)."""
-    orders = np.asarray(DEFAULT_ORDERS, dtype=np.float64)
-    curves = []
-    for params in grid:
-        b, epochs = params["batch_size"], params["epochs"]
-        steps = -(-(epochs * m) // b)
-        q = min(1.0, b / m)
-        # as the estimator: the tightest accountant of its sampler (the PLD for Poisson batches)
-        sigma = calibrate_noise(e, DELTA, q=q, steps=steps, sampling="poisson", n=m)
-        acc = RDPAccountant(orders, neighboring="add_remove")
-        acc.compose(PoissonSampled(q, GaussianEvent(sigma)), count=steps)
-        curves.append(acc.rdp)
-    score = rdp_pure_dp(SCORE_FRACTION * e, orders)
-    curve = rep.repetition_rdp(curves, score, SEARCH["composition"])
-    gamma = rep.negative_binomial_gamma(SEARCH["eta"], SEARCH["mean_repetitions"])
-    eps, delta, _ = rep.repeat_epsilon(
-        orders, curve, DELTA, distribution=SEARCH["repetitions"], eta=SEARCH["eta"], gamma=gamma
-    )
-    return eps + count_eps, delta
-
-
-def plan_candidate_epsilon(budget: float, grid: list[dict[str, Any]], m: int) -> float:
-    """Largest candidate epsilon (bisection) whose planned search total is <= the budget."""
-    count_eps = COUNT_SHARE * budget
-    target = PLAN_MARGIN * budget
-    lo, hi = 1e-3, budget
-    if search_total(lo, grid, m, count_eps)[0] > target:
-        raise RuntimeError(f"budget {budget} too small for the search")
-    for _ in range(30):
-        mid = math.sqrt(lo * hi)
-        if search_total(mid, grid, m, count_eps)[0] <= target:
-            lo = mid
-        else:
-            hi = mid
-        if hi / lo < 1.002:
-            break
-    return lo
-
-
 # ---- one run ----------------------------------------------------------------------------------
 def metrics(model: Any, X: np.ndarray, y: np.ndarray, binary: bool) -> dict[str, float]:
     out = {"accuracy": float(accuracy_score(y, model.predict(X)))}
@@ -313,7 +241,7 @@ def fit_scaler(data: Data, eps_scaler: float, seed: int, ledger: Any) -> DPFeatu
 
 
 def run_cell(
-    data: Data, total: float, seed_idx: int, cand_eps: float, DPLR: Any, cache: dict[str, Any]
+    data: Data, total: float, seed_idx: int, DPLR: Any, cache: dict[str, Any]
 ) -> dict[str, Any]:
     """All contenders at one (data set, total epsilon, seed)."""
     s = lambda *p: derive_seed("workflow", data.name, total, seed_idx, *p) % (1 << 63)  # noqa: E731
@@ -330,15 +258,14 @@ def run_cell(
     assert math.isclose(scaler.privacy_.epsilon, eps_scaler)
     scaler_stmt = str(scaler.privacy_)
 
-    # (a) privately tuned DP-SGD
+    # (a) the documented search, its total = what the scaler left
     t0 = time.perf_counter()
-    grid = GRIDS["binary" if data.binary else "multiclass"]
     search = PrivateHyperparameterSearch(
-        DPSGDClassifier(**BASE, epsilon=cand_eps, n_threads=1),
-        grid,
+        DPSGDClassifier(classes=np.unique(data.y)),  # the public label schema
+        GRID,
+        epsilon=rest,
         delta=DELTA,
-        score_epsilon=SCORE_FRACTION * cand_eps,
-        n_samples=Z.shape[0],  # the size is declared public (the search refuses a noisy count)
+        n_samples=Z.shape[0],  # the size is declared public
         seed=s("search"),
         ledger=ledger,
         **SEARCH,
@@ -351,6 +278,7 @@ def run_cell(
         delta=search.privacy_.delta,
         seconds=t_scaler + time.perf_counter() - t0,
         best_params=search.best_params_,
+        plan=list(search.privacy_.plan),
         privacy=f"scaler: {scaler_stmt}\nsearch: {search.privacy_}\nledger: {ledger}",
     )
 
@@ -439,14 +367,13 @@ def configs(DPLR: Any) -> dict[str, Any]:
             "shared by the private contenders, its epsilon deducted from each"
         ),
         "privlearn_tuned": {
-            "estimator": {**BASE, "sampling": "poisson (default)"},
-            "grids": GRIDS,
+            "estimator": "DPSGDClassifier(classes=<public label schema>), Gaussian defaults",
+            "grid": GRID,
             "search": {
                 **SEARCH,
-                "score_epsilon": f"{SCORE_FRACTION} * candidate epsilon",
-                "count_epsilon": f"{COUNT_SHARE} * (total - scaler epsilon)",
-                "candidate_epsilon": "largest e with planned search total <= "
-                f"{PLAN_MARGIN} * (total - scaler epsilon) (bisection)",
+                "epsilon": "total - scaler epsilon (the search plans each candidate's noise)",
+                "n_samples": "len(X) (declared public)",
+                "score_epsilon": "default (a quarter of the per-repetition pure epsilon)",
             },
         },  # fmt: skip
         "privlearn_default": {
@@ -480,11 +407,39 @@ def table(results: dict[str, Any], metric: str = "accuracy") -> str:
     return "\n".join(lines)
 
 
+#: Sections written by other modules beside this file: (module, what it runs).
+SECTIONS = (
+    ("workflow_recipe", "the raw-data recipe"),
+    ("workflow_regression", "the regressors vs diffprivlib LinearRegression and the mean"),
+)
+
+
+def extra_sections(quick: bool, seeds: int) -> dict[str, Any]:
+    """Run each module of :data:`SECTIONS` that can be imported (``module.run(quick=...,
+    seeds=..., epsilons=...)`` returns a JSON-able result); a missing one is skipped with its
+    reason."""
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    out: dict[str, Any] = {}
+    for name, what in SECTIONS:
+        try:
+            module = importlib.import_module(name)
+        except ImportError as exc:
+            print(f"{name} ({what}): skipped: {exc}", flush=True)
+            out[name] = {"skipped": str(exc)}
+            continue
+        out[name] = module.run(quick=quick, seeds=seeds, epsilons=EPSILONS)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="1 seed, smaller subsamples")
     parser.add_argument("--seeds", type=int, default=None)
-    parser.add_argument("--datasets", default="adult,phishing,kddcup99,mnist")
+    parser.add_argument(
+        "--datasets", default="adult", help="comma-separated: adult, phishing, kddcup99, mnist"
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     # the data folder beside the checkout (as the tests use it) unless PRIVLEARN_DATA says
@@ -514,21 +469,18 @@ def main(argv: list[str] | None = None) -> int:
             "n_classes": int(np.unique(data.y).size),
             "quantile_features": len(data.quantile_features),
         }
-        grid = list(ParameterGrid(GRIDS["binary" if data.binary else "multiclass"]))
-        m = int(round(len(data.y) * (1.0 - SEARCH["validation_fraction"])))
         results[name] = {}
         cache: dict[str, Any] = {}
         for total in EPSILONS:
-            rest = total - (SCALER_SHARE * total if data.quantile_features else 0.0)
-            cand = plan_candidate_epsilon(rest, grid, m)
-            plans[f"{name}/{total}"] = {
-                "scaler_epsilon": total - rest,
-                "search_budget": rest,
-                "candidate_epsilon": cand,
-                "planned_search_total": search_total(cand, grid, m, COUNT_SHARE * rest)[0],
-            }
-            runs = [run_cell(data, total, k, cand, DPLR, cache) for k in range(seeds)]
+            runs = [run_cell(data, total, k, DPLR, cache) for k in range(seeds)]
             results[name][str(total)] = {c: summarize([r[c] for r in runs]) for c in CONTENDERS}
+            eps_scaler = SCALER_SHARE * total if data.quantile_features else 0.0
+            plans[f"{name}/{total}"] = {
+                "scaler_epsilon": eps_scaler,
+                "search_budget": total - eps_scaler,
+                "search_epsilon_spent": [r["privlearn_tuned"]["epsilon"] for r in runs],
+                "candidate_plan_first_seed": runs[0]["privlearn_tuned"]["plan"],
+            }
             acc = {c: results[name][str(total)][c]["accuracy"]["mean"] for c in CONTENDERS}
             print(f"{name} eps={total}: " + ", ".join(f"{c}={v:.4f}" for c, v in acc.items()),
                   f"({time.perf_counter() - start:.0f} s)", flush=True)  # fmt: skip
@@ -536,7 +488,8 @@ def main(argv: list[str] | None = None) -> int:
     runtime = time.perf_counter() - start
     doc = {
         "benchmark": "bench/python/bench_workflow.py" + (" --quick" if args.quick else ""),
-        "issue": "13: raw features -> private scaling -> privately tuned model",
+        "issue": "13, 22: raw features -> private scaling -> the documented private search "
+        "(epsilon= a total) vs the default estimator, diffprivlib and non-private",
         "seeds": seeds,
         "epsilons": list(EPSILONS),
         "delta": DELTA,
@@ -555,6 +508,7 @@ def main(argv: list[str] | None = None) -> int:
         "table_accuracy": table(results, "accuracy"),
         "table_roc_auc": table({k: v for k, v in results.items() if k != "mnist"}, "roc_auc"),
     }
+    doc["sections"] = extra_sections(args.quick, seeds)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=1, default=str) + "\n")
     print(doc["table_accuracy"])

@@ -9,6 +9,7 @@ functions of numbers) is in :mod:`privlearn.model_selection.repetitions`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from privlearn.accounting import (
     PrivacyStatement,
     RDPAccountant,
 )
+from privlearn.accounting.events import DiscreteGaussianEvent, Event, GaussianEvent
 from privlearn.accounting.rdp import DEFAULT_ORDERS, _as_orders, rdp_pure_dp
 from privlearn.accounting.size import DatasetSize
 from privlearn.mechanisms._bits import spend
@@ -45,6 +47,16 @@ _ROW_MAPS = (Normalizer, UnitBallProjector)
 #: Largest ``mean_repetitions`` the search accepts (public): each repetition is a whole fit,
 #: so a larger mean is not a tuning run (``E[K] = 1e5`` ran for minutes on a small grid).
 MAX_SEARCH_MEAN_REPETITIONS = 1000.0
+#: Default epsilon of one noisy validation count when the total is planned for candidates that
+#: are not all pure DP: this share of the per-repetition pure epsilon that the total allows
+#: (:func:`~privlearn.model_selection.repetitions.plan_repetition_epsilon`). The count has
+#: sensitivity 1 on a validation split of thousands of rows, so a small epsilon costs little
+#: accuracy, and under parallel composition its curve then stays below the training curves at
+#: the orders that set the total.
+SCORE_SHARE = 0.25
+#: Relative width of the bisections that plan a total from ``epsilon=`` (the target is first
+#: lowered by this fraction, so the planned total never exceeds ``epsilon``).
+PLAN_RTOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -82,6 +94,19 @@ class SearchPrivacy:
     size : DatasetSize or None
         The public training size given to candidates that keep the size private (from the
         declared ``n_samples``; nothing spent); None when none needed it.
+    target_epsilon : float or None
+        The total the search was asked to meet (``epsilon=``); None when each candidate ran
+        with its own budget.
+    plan : tuple of str
+        How each candidate's noise was planned from the total, in grid order (e.g.
+        ``"noise_multiplier=1.23"`` for a Gaussian candidate, ``"epsilon=0.33"`` for a pure
+        one); empty without a target.
+    accountant : str
+        The accounting chain of the total: the candidates' curves, the theorem and the
+        conversion to ``(epsilon, delta)``.
+    planned_noise : tuple of (float or None)
+        With a target: each candidate's planned ``noise_multiplier`` parameter (None for a
+        pure-DP candidate, whose planned epsilon is in ``candidate_epsilons``); empty otherwise.
     """
 
     epsilon: float
@@ -101,6 +126,10 @@ class SearchPrivacy:
     neighboring: str | None
     public_inputs: str
     size: DatasetSize | None = None
+    target_epsilon: float | None = None
+    plan: tuple[str, ...] = ()
+    accountant: str = ""
+    planned_noise: tuple[float | None, ...] = ()
 
     def __str__(self) -> str:
         if self.distribution == "poisson":
@@ -116,11 +145,21 @@ class SearchPrivacy:
             if self.repetition_epsilon is not None
             else "RDP curve (max over candidates)"
         )
+        if self.target_epsilon is not None:
+            budget = [
+                f"  total epsilon {self.target_epsilon:.6g} requested (spent {self.epsilon:.6g} "
+                f"at delta {self.delta:.6g}); per-candidate plan, solved from the total: "
+                + "; ".join(self.plan)
+            ]
+        else:
+            budget = ["  no total requested: each candidate ran with its own budget"]
         return "\n".join(
             [
                 f"({self.epsilon:.6g}, {self.delta:.6g})-DP private hyperparameter search",
                 f"  {k}; the best of K independent repetitions is released",
                 f"  by {self.theorem}",
+                *budget,
+                *([f"  accountant: {self.accountant}"] if self.accountant else []),
                 f"  one repetition: {per}; candidates' epsilons "
                 f"{', '.join(f'{e:.6g}' for e in self.candidate_epsilons)}; noisy validation "
                 f"count epsilon {self.score_epsilon:.6g}; {self.composition} composition of "
@@ -256,19 +295,176 @@ def _cost(est: Any, orders: np.ndarray, row_wise: tuple[str, ...]) -> _Plan:
     return _Plan(curve, pure, total_eps, relation, counts)
 
 
-def _dry_plan(
-    est: Any, rows: int, d: int, labels: np.ndarray, orders: np.ndarray, row_wise: tuple[str, ...]
-) -> _Plan:
-    """Fit a clone of ``est`` on a public stand-in (zeros, ``rows`` x ``d``, the labels repeated)
-    and read its privacy. No private row is read and nothing is charged (candidates carry no
-    ledger: refused in :meth:`PrivateHyperparameterSearch._check_params`)."""
+def _dry_fit(est: Any, rows: int, d: int, labels: np.ndarray) -> Any:
+    """A clone of ``est`` fitted on a public stand-in (zeros, ``rows`` x ``d``, the labels
+    repeated). No private row is read and nothing is charged (candidates carry no ledger:
+    refused in :meth:`PrivateHyperparameterSearch._check_params`)."""
     dry = clone(est)
     _set_matching(dry, "seed", 0)
     stand_in_y = np.resize(labels, rows)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # warnings about the stand-in, not the private rows
         dry.fit(np.zeros((rows, d)), stand_in_y)
-    return _cost(dry, orders, row_wise)
+    return dry
+
+
+def _dry_plan(
+    est: Any, rows: int, d: int, labels: np.ndarray, orders: np.ndarray, row_wise: tuple[str, ...]
+) -> _Plan:
+    """The privacy of ``est`` read from a dry fit on a public stand-in (:func:`_dry_fit`)."""
+    return _cost(_dry_fit(est, rows, d, labels), orders, row_wise)
+
+
+def _scaled_noise(event: Event, factor: float) -> Event:
+    """``event`` with every Gaussian noise multiplier (nested ones too) multiplied by
+    ``factor``; the sampling, counts and other mechanisms are kept."""
+    if isinstance(event, (GaussianEvent, DiscreteGaussianEvent)):
+        return dataclasses.replace(event, noise_multiplier=event.noise_multiplier * factor)
+    changes: dict[str, Any] = {}
+    for f in dataclasses.fields(event):  # type: ignore[arg-type]
+        v = getattr(event, f.name)
+        if isinstance(v, Event):
+            changes[f.name] = _scaled_noise(v, factor)
+        elif isinstance(v, tuple) and v and all(isinstance(x, Event) for x in v):
+            changes[f.name] = tuple(_scaled_noise(x, factor) for x in v)
+    return dataclasses.replace(event, **changes) if changes else event  # type: ignore[type-var]
+
+
+def _noise_multipliers(event: Event) -> set[float]:
+    """The Gaussian noise multipliers inside ``event``."""
+    if isinstance(event, (GaussianEvent, DiscreteGaussianEvent)):
+        return {float(event.noise_multiplier)}
+    out: set[float] = set()
+    for f in dataclasses.fields(event):  # type: ignore[arg-type]
+        v = getattr(event, f.name)
+        for x in v if isinstance(v, tuple) else (v,):
+            if isinstance(x, Event):
+                out |= _noise_multipliers(x)
+    return out
+
+
+@dataclass(frozen=True)
+class _Knob:
+    """How the plan of a total moves one candidate's privacy.
+
+    ``kind="pure"``: the candidate is pure DP; the plan sets its pure total ``value`` (its
+    ``epsilon`` parameters are rescaled, :meth:`PrivateHyperparameterSearch._scale_to`); its
+    curve is taken as ``rdp_pure_dp(value)``, an upper bound of the sum of its steps' curves.
+    ``kind="gaussian"``: one private step adds Gaussian noise with one noise multiplier; the
+    plan sets it (``value``, the step's ``noise_multiplier`` parameter, its ``epsilon`` set to
+    None); the curve is that of the step's events with the multiplier replaced, plus the
+    ``fixed`` curve of the candidate's other (pure) steps."""
+
+    kind: str
+    relation: str | None
+    fixed: np.ndarray
+    events: tuple[Event, ...] = ()
+    sigma0: float = 1.0
+    prefix: str = ""
+    param_ratio: float = 1.0  # the noise_multiplier parameter per unit of the events' multiplier
+
+    def parameter(self, value: float) -> float:
+        """The ``noise_multiplier`` parameter giving events with multiplier ``value`` (they
+        differ by the sensitivity convention: e.g. fixed-size batches, sensitivity ``2C``)."""
+        return value * self.param_ratio
+
+    def key(self) -> tuple[Any, ...]:
+        """Candidates with equal keys have equal curves for equal values."""
+        unit = tuple(_scaled_noise(e, 1.0 / self.sigma0) for e in self.events)
+        return (self.kind, self.relation, self.fixed.tobytes(), repr(unit))
+
+    def curve(self, value: float, orders: np.ndarray) -> np.ndarray:
+        if self.kind == "pure":
+            return rdp_pure_dp(value, orders)
+        acc = RDPAccountant(orders, neighboring=self.relation)
+        for e in self.events:
+            acc.compose(_scaled_noise(e, value / self.sigma0))
+        return self.fixed + acc.rdp
+
+
+def _knob(dry: Any, plan: _Plan, orders: np.ndarray, row_wise: tuple[str, ...]) -> _Knob:
+    """The :class:`_Knob` of a dry-fitted candidate (ValueError when its noise cannot be
+    planned from a total)."""
+    if plan.pure is not None:
+        return _Knob("pure", plan.relation, np.zeros(orders.shape))
+    fixed = np.zeros(orders.shape)
+    tuned: list[tuple[str, Any]] = []
+    for name, step in _steps(dry):
+        p = getattr(step, "privacy_", None)
+        if p is None:
+            continue
+        if float(getattr(p, "delta", 0.0)) == 0.0:
+            fixed = fixed + rdp_pure_dp(float(p.epsilon), orders)
+        else:
+            tuned.append((name, step))
+    what = type(tuned[0][1]).__name__ if tuned else type(dry).__name__
+    if len(tuned) != 1:
+        raise ValueError(
+            f"candidate {what}: epsilon= plans one Gaussian step per candidate (its "
+            f"noise_multiplier); this candidate has {len(tuned)} steps that are not pure DP"
+        )
+    name, step = tuned[0]
+    stmt = (
+        step.privacy_
+        if isinstance(step.privacy_, PrivacyStatement)
+        else getattr(step.privacy_, "statement", None)
+    )
+    if "noise_multiplier" not in step.get_params() or stmt is None or not stmt.events:
+        raise ValueError(
+            f"candidate {what}: epsilon= plans the noise of Gaussian candidates through their "
+            "noise_multiplier parameter and their events; this one has neither"
+        )
+    sigmas = set().union(*(_noise_multipliers(e) for e in stmt.events))
+    if len(sigmas) != 1:
+        raise ValueError(
+            f"candidate {what}: its events carry {len(sigmas)} different noise multipliers; "
+            "epsilon= plans candidates with one"
+        )
+    sigma0 = sigmas.pop()
+    # the parameter behind the events' multiplier, as the statement reports it (checked by a
+    # dry fit once planned)
+    param = getattr(step.privacy_, "noise_multiplier", None) or getattr(
+        step.privacy_, "sigma", None
+    )
+    ratio = float(param) / sigma0 if param else 1.0
+    return _Knob(
+        "gaussian", stmt.neighboring, fixed, tuple(stmt.events), sigma0,
+        f"{name}__" if name else "", ratio,
+    )  # fmt: skip
+
+
+def _solve(f: Any, lo: float, hi: float, target: float, *, increasing: bool, what: str) -> float:
+    """The value at the boundary of ``{x : f(x) <= target}`` (``f`` monotone, positive ``x``),
+    by doubling a bracket from ``[lo, hi]`` and bisection in ``log x`` to a relative width of
+    ``PLAN_RTOL``; the feasible end is returned."""
+
+    def ok(x: float) -> bool:
+        return bool(f(x) <= target)
+
+    # feasible side: small x when f increases, large x when it decreases
+    good, bad = (lo, hi) if increasing else (hi, lo)
+    step = 0.5 if increasing else 2.0
+    for _ in range(80):
+        if ok(good):
+            break
+        good *= step
+    else:
+        raise ValueError(f"no {what} meets the total")
+    for _ in range(80):
+        if not ok(bad):
+            break
+        good, bad = bad, bad / step
+    else:
+        return good  # pragma: no cover - a total that nothing reaches
+    for _ in range(200):
+        if abs(math.log(bad / good)) <= PLAN_RTOL:
+            break
+        mid = math.sqrt(good * bad)
+        if ok(mid):
+            good = mid
+        else:
+            bad = mid
+    return good
 
 
 def _stand_in_labels(est: Any, y: np.ndarray) -> np.ndarray:
@@ -322,13 +518,18 @@ class PrivateHyperparameterSearch(BaseEstimator):
         The candidate configurations (:class:`sklearn.model_selection.ParameterGrid`).
     epsilon : float or None, default=None
         ``None``: each candidate runs with its own budget (its parameters) and ``privacy_``
-        reports the total. A float: the search's total epsilon, ``privacy_.epsilon <= epsilon``
-        (pure-DP candidates only). The per-repetition pure epsilon ``e`` is solved from it
-        (:func:`~privlearn.model_selection.repetitions.plan_repetition_epsilon`); each
-        candidate's ``epsilon`` parameters are then scaled until its planned total (its
-        ``privacy_.epsilon``, e.g. ``epochs * epsilon`` with ``epsilon_split="per_pass"``) is
-        at most the training share of ``e`` (``e`` with ``"parallel"`` composition,
-        ``e - score_epsilon`` with ``"sequential"``).
+        reports the total. A float: the search's TOTAL epsilon (at ``delta``), for every kind
+        of candidate; ``privacy_.epsilon <= epsilon``, equal to it within a relative 1e-9.
+        Pure-DP candidates only: the per-repetition pure epsilon ``e`` is solved from it
+        (:func:`~privlearn.model_selection.repetitions.plan_repetition_epsilon`, with the
+        ``(2 + eta) e`` bound); each candidate's ``epsilon`` parameters are then scaled until
+        its planned total (its ``privacy_.epsilon``, e.g. ``epochs * epsilon`` with
+        ``epsilon_split="per_pass"``) is at most the training share of ``e`` (``e`` with
+        ``"parallel"`` composition, ``e - score_epsilon`` with ``"sequential"``). Otherwise
+        (Gaussian candidates, e.g. the default DP-SGD and DP-SCD, alone or beside pure ones)
+        each Gaussian candidate's ``noise_multiplier`` (its ``epsilon`` set to None) and each
+        pure candidate's total are solved so that Papernot & Steinke's total of the whole
+        grid meets ``epsilon`` (see Notes); the grid must not set ``noise_multiplier``.
     delta : float or None, default=None
         Delta of the total's conversion; ``None``: :data:`privlearn.accounting.DEFAULT_DELTA`.
     repetitions : {"truncated_negative_binomial", "poisson"}, default="truncated_negative_binomial"
@@ -344,9 +545,11 @@ class PrivateHyperparameterSearch(BaseEstimator):
         Share of the rows in the validation split (see Notes).
     score_epsilon : float or None, default=None
         Epsilon of one noisy validation count (scale ``1/score_epsilon``; the count of
-        correct predictions has sensitivity 1). ``None``: the per-repetition pure epsilon
-        (half of it with ``"sequential"`` composition and a target ``epsilon``); required for
-        RDP candidates.
+        correct predictions has sensitivity 1). ``None``: with a target ``epsilon`` and pure
+        candidates, the per-repetition pure epsilon (half of it with ``"sequential"``
+        composition); with a target and Gaussian candidates, ``SCORE_SHARE`` (a quarter) of
+        it; without a target, the candidates' largest pure epsilon (required for Gaussian
+        candidates).
     composition : {"parallel", "sequential"}, default="parallel"
         How training and score combine in one repetition (see
         :func:`~privlearn.model_selection.repetitions.repetition_rdp`).
@@ -399,6 +602,18 @@ class PrivateHyperparameterSearch(BaseEstimator):
     the best repetition's output (model, configuration, noisy score) only: ``K`` and the
     other runs are not released (the search keeps no ``n_repetitions_``, and charges a ledger
     once; note that the run time reveals ``K``).
+
+    *A total for every candidate kind.* With ``epsilon=`` and a candidate that is not pure
+    DP, each candidate's curve is modelled from its dry fit: the events of its Gaussian step
+    with the noise multiplier replaced (the sampling and the number of steps are fixed by the
+    public schedule), plus the pure curves ``min(eps, alpha eps^2 / 2)`` of its pure steps
+    (or of the whole candidate). Two monotone solves by bisection: the multiplier (pure:
+    epsilon) that would meet the total if the candidate were alone in the grid, then one
+    common factor on all of them so that the max over the grid meets it. The planned
+    candidates are fitted dry once more and their curves must equal the model. The statement
+    (``privacy_.plan``, ``planned_noise``, ``accountant``) says the total, the plan and the
+    accounting chain. Everything depends on the public inputs only (the grid, the search's
+    settings, the declared size).
 
     *The split.* Drawn once and shared by every repetition; the theorems apply to ``Q`` on the
     pair (training, validation) and the split is a data-independent mixture. Replace-one
@@ -532,6 +747,12 @@ class PrivateHyperparameterSearch(BaseEstimator):
                 "ledger=...), which is charged once with the whole search's guarantee"
             )
         for params in candidates:
+            if target is not None and _matching(params, "noise_multiplier"):
+                raise ValueError(
+                    "with epsilon= (a total) the search plans each candidate's noise: the grid "
+                    "must not set noise_multiplier (leave epsilon=None to give the candidates "
+                    "their own noise)"
+                )
             if _matching(params, "n_samples"):
                 raise ValueError("candidates must not declare n_samples (the split sets it)")
             if _matching(params, "ledger"):
@@ -551,17 +772,21 @@ class PrivateHyperparameterSearch(BaseEstimator):
             row_wise=row_wise,
         )  # fmt: skip
 
-    def _budgets(self, cfg: dict[str, Any]) -> tuple[float | None, float | None]:
-        """``(training budget, score epsilon)`` of one repetition for a target total (both
-        None without a target): the per-repetition pure epsilon ``e`` of
-        :func:`~privlearn.model_selection.repetitions.plan_repetition_epsilon` is the max of
-        the two ("parallel") or their sum ("sequential")."""
+    def _per_repetition(self, cfg: dict[str, Any]) -> float | None:
+        """The per-repetition pure epsilon ``e`` that the target total allows
+        (:func:`~privlearn.model_selection.repetitions.plan_repetition_epsilon`); None without
+        a target."""
         if cfg["target"] is None:
-            return None, cfg["score_eps"]
-        per = _rep.plan_repetition_epsilon(
+            return None
+        return _rep.plan_repetition_epsilon(
             cfg["target"], cfg["delta"], distribution=self.repetitions, eta=cfg["eta"],
             gamma=cfg["gamma"], mu=cfg["mean"], orders=cfg["orders"],
         )  # fmt: skip
+
+    def _budgets(self, cfg: dict[str, Any], per: float) -> tuple[float, float]:
+        """``(training budget, score epsilon)`` of one repetition of pure-DP candidates for a
+        target total: the per-repetition pure epsilon ``per`` is the max of the two
+        ("parallel") or their sum ("sequential")."""
         score = cfg["score_eps"]
         if self.composition == "parallel":
             if score is None:
@@ -580,6 +805,68 @@ class PrivateHyperparameterSearch(BaseEstimator):
                 f"composition training and score share the per-repetition epsilon {per:.6g}"
             )
         return per - score, score
+
+    def _total_of(self, cfg: dict[str, Any], score_rdp: np.ndarray) -> Any:
+        """``curves -> the search's epsilon`` (no pure bound: some candidate is not pure)."""
+
+        def total(curves: list[np.ndarray]) -> float:
+            rep_rdp = _rep.repetition_rdp(curves, score_rdp, self.composition)
+            return _rep.repeat_epsilon(
+                cfg["orders"], rep_rdp, cfg["delta"], distribution=self.repetitions,
+                eta=cfg["eta"], gamma=cfg["gamma"], mu=cfg["mean"],
+            )[0]  # fmt: skip
+
+        return total
+
+    def _plan_total(self, knobs: list[_Knob], score_eps: float, cfg: dict[str, Any]) -> list[float]:
+        """Each candidate's noise (Gaussian: noise multiplier; pure: its pure total) so that
+        the search's total meets ``cfg["target"]``.
+
+        The total is Papernot & Steinke's Theorem 2 (Theorem 6 for Poisson ``K``) on the
+        max over candidates of their RDP curves with the score's, converted by the tight
+        RDP conversion (:func:`~privlearn.model_selection.repetitions.repeat_epsilon`). Two
+        one-dimensional solves, both monotone:
+
+        1. for each distinct candidate alone, the noise whose search total (that candidate
+           the only one in the grid) is the target: its value ``v_c`` (bisection);
+        2. a common factor ``z >= 1``, Gaussian multipliers ``z v_c`` and pure totals
+           ``v_c / z``, the smallest with the total of the whole grid at most the target
+           (the max of curves costs more than any one of them; bisection in ``log z``).
+
+        Candidates keep the relative noise that would make each of them meet the target on
+        its own. Everything is a function of public inputs (the grid, the settings, the
+        public training size of the dry fits)."""
+        orders = cfg["orders"]
+        target = cfg["target"] * (1.0 - PLAN_RTOL)
+        total = self._total_of(cfg, rdp_pure_dp(score_eps, orders))
+        floor = total([np.zeros(orders.shape)])
+        if not floor < target:
+            raise ValueError(
+                f"the noisy validation counts (score_epsilon={score_eps:.6g}) and the random "
+                f"number of repetitions alone cost epsilon {floor:.6g} >= the total "
+                f"epsilon={cfg['target']:g}: nothing is left for training; lower "
+                "score_epsilon or mean_repetitions, or raise epsilon or delta"
+            )
+        keys = [k.key() for k in knobs]
+        distinct = {key: k for key, k in zip(keys, knobs)}
+        base: dict[Any, float] = {}
+        for key, k in distinct.items():
+            one = lambda v, k=k: total([k.curve(v, orders)])  # noqa: E731
+            if k.kind == "pure":
+                base[key] = _solve(one, target, 2 * target, target, increasing=True,
+                                   what="pure candidate epsilon")  # fmt: skip
+            else:
+                base[key] = _solve(one, k.sigma0, 2 * k.sigma0, target, increasing=False,
+                                   what="noise multiplier")  # fmt: skip
+
+        def value(key: Any, z: float) -> float:
+            return base[key] * z if distinct[key].kind == "gaussian" else base[key] / z
+
+        def joint(z: float) -> float:
+            return total([k.curve(value(key, z), orders) for key, k in distinct.items()])
+
+        z = _solve(joint, 1.0, 2.0, target, increasing=False, what="common noise factor")
+        return [value(key, z) for key in keys]
 
     # ---- fitting ---------------------------------------------------------------------------
     def fit(self, X: Any, y: Any) -> PrivateHyperparameterSearch:
@@ -613,10 +900,7 @@ class PrivateHyperparameterSearch(BaseEstimator):
         seed = self.seed
         labels = np.unique(y)
         estimators = [clone(self.estimator).set_params(**p) for p in cfg["candidates"]]
-        train_budget, score_eps = self._budgets(cfg)
-        if train_budget is not None:
-            for est in estimators:
-                _set_matching(est, "epsilon", train_budget)
+        per = self._per_repetition(cfg)
 
         # 1. the candidates' relation, and whether they would count the rows (dry runs)
         n_fixed = n - _n_validation(n, cfg["frac"])
@@ -625,6 +909,16 @@ class PrivateHyperparameterSearch(BaseEstimator):
         if len(relations) > 1:
             raise ValueError("the candidates use different neighbouring relations")
         relation = relations.pop() if relations else None
+        # (a candidate that counts its rows is Gaussian: its first plan holds the count only)
+        all_pure = all(p.pure is not None and not p.counts for p in first)
+        score_eps = cfg["score_eps"]
+        train_budget = None
+        if per is not None and all_pure:  # pure candidates: the per-repetition epsilon
+            train_budget, score_eps = self._budgets(cfg, per)
+            for est in estimators:
+                _set_matching(est, "epsilon", train_budget)
+        elif per is not None and score_eps is None:
+            score_eps = SCORE_SHARE * per
         size = None
         if any(p.counts for p in first):
             if cfg["n_samples"] is None:
@@ -655,9 +949,10 @@ class PrivateHyperparameterSearch(BaseEstimator):
         Xt, yt, Xv, yv = X[train_idx], y[train_idx], X[val_idx], y[val_idx]
 
         # 3. the plans on the training split's public stand-in, scaled to the target
-        plans = []
+        plans, drys = [], []
         for est in estimators:
-            plan = _dry_plan(est, train_idx.size, d, _stand_in_labels(est, yt), orders, row_wise)
+            dry = _dry_fit(est, train_idx.size, d, _stand_in_labels(est, yt))
+            plan = _cost(dry, orders, row_wise)
             if plan.counts:
                 raise ValueError(
                     f"candidate {type(est).__name__} still draws its own noisy count: its "
@@ -666,8 +961,56 @@ class PrivateHyperparameterSearch(BaseEstimator):
             if train_budget is not None:
                 plan = self._scale_to(est, plan, train_budget, train_idx.size, d, yt, cfg)
             plans.append(plan)
+            drys.append(dry)
+        notes: tuple[str, ...] = ()
+        noise: list[float | None] = []
+        if per is not None and not all_pure:
+            assert score_eps is not None
+            knobs = [_knob(dry, p, orders, row_wise) for dry, p in zip(drys, plans)]
+            values = self._plan_total(knobs, score_eps, cfg)
+            plans, notes_list = [], []
+            for est, k, v in zip(estimators, knobs, values):
+                labels_c = _stand_in_labels(est, yt)
+                if k.kind == "gaussian":
+                    est.set_params(
+                        **{
+                            k.prefix + "noise_multiplier": k.parameter(v),
+                            k.prefix + "epsilon": None,
+                        }
+                    )
+                    plan = _dry_plan(est, train_idx.size, d, labels_c, orders, row_wise)
+                    if not np.allclose(plan.curve, k.curve(v, orders), rtol=1e-9, atol=0.0):
+                        raise ValueError(
+                            f"candidate {type(est).__name__}: with noise_multiplier="
+                            f"{k.parameter(v):.6g} its "
+                            "events differ from the planned ones; it cannot be planned from a "
+                            "total (give each candidate its budget and leave epsilon=None)"
+                        )
+                    notes_list.append(
+                        f"noise_multiplier={k.parameter(v):.6g} (own epsilon {plan.epsilon:.4g})"
+                    )
+                    noise.append(k.parameter(v))
+                else:
+                    _set_matching(est, "epsilon", per)  # every epsilon parameter, one value
+                    cur = _dry_plan(est, train_idx.size, d, labels_c, orders, row_wise)
+                    assert per is not None and cur.pure is not None and cur.pure > 0.0
+                    start = per * v / cur.pure  # totals are linear in the epsilon parameters
+                    _set_matching(est, "epsilon", start)
+                    cur = _dry_plan(est, train_idx.size, d, labels_c, orders, row_wise)
+                    plan = self._scale_to(est, cur, v, train_idx.size, d, yt, cfg, value=start)
+                    notes_list.append(f"epsilon={plan.epsilon:.6g} (pure)")
+                    noise.append(None)
+                plans.append(plan)
+            notes = tuple(f"#{i} {n}" for i, n in enumerate(notes_list))
+        elif train_budget is not None:
+            notes = tuple(f"#{i} epsilon={p.epsilon:.6g} (pure)" for i, p in enumerate(plans))
+            noise = [None] * len(plans)
         pures = [p.pure for p in plans]
-        all_pure = all(p is not None for p in pures)
+        if all_pure != all(p is not None for p in pures):
+            raise ValueError(
+                "the candidates' dry fits on the training split disagree with the first ones "
+                "about being pure DP: their statements depend on more than the public inputs"
+            )
         if score_eps is None:
             if not all_pure:
                 raise ValueError("score_epsilon is required when a candidate is not pure DP")
@@ -690,6 +1033,14 @@ class PrivateHyperparameterSearch(BaseEstimator):
             raise RuntimeError(  # pragma: no cover - the plan above guarantees it
                 f"the planned total {eps:.6g} exceeds the target epsilon={cfg['target']:g}"
             )
+        accountant = (
+            "each candidate's RDP curve from its own events (a PLD-calibrated candidate too; "
+            "pure steps min(eps, alpha eps^2 / 2)), max over candidates with the score's, "
+            "the theorem above, tight RDP -> (eps, delta) conversion (Canonne, Kamath, "
+            "Steinke 2020; Balle et al. 2020)"
+        )
+        if order is None:
+            accountant = "pure DP: (2 + eta) x the per-repetition epsilon"
         if self.repetitions == "poisson":
             theorem = "Papernot & Steinke 2022, Theorem 6 (Poisson K), RDP -> (eps, delta)"
         elif order is None:
@@ -714,6 +1065,8 @@ class PrivateHyperparameterSearch(BaseEstimator):
             score_epsilon=score_eps, composition=self.composition,
             orders=tuple(orders.tolist()), repetition_rdp=tuple(rep_rdp.tolist()),
             best_order=order, neighboring=relation, public_inputs=public, size=size,
+            target_epsilon=cfg["target"], plan=notes, accountant=accountant,
+            planned_noise=tuple(noise),
         )  # fmt: skip
 
         # 4. one charge: the whole search, before any private row is used for training
@@ -780,14 +1133,16 @@ class PrivateHyperparameterSearch(BaseEstimator):
         d: int,
         yt: np.ndarray,
         cfg: dict[str, Any],
+        value: float | None = None,
     ) -> _Plan:
         """Scale ``est``'s ``epsilon`` parameters until its planned pure total is at most
         ``budget`` (a candidate's total need not be its ``epsilon``: ``epochs * epsilon`` with
         ``epsilon_split="per_pass"``). Totals are linear in the parameter for the pure
         mechanisms, so one rescaling suffices; a few more (each shrinking by the ratio) cover
-        rounding."""
+        rounding. ``value``: the current value of the ``epsilon`` parameters (``budget``
+        when None)."""
         labels = np.unique(yt)
-        value = budget
+        value = budget if value is None else value
         for _ in range(8):
             if plan.pure is None:
                 raise ValueError(
