@@ -47,12 +47,9 @@ CONTINUATION = "# continued"
 # except under CI (``CI=true``), which installs the ``test`` extra and must run every block.
 OPTIONAL_MODULES = {"dask", "distributed"}
 
-# Blocks another change of issue 22 rewrites; a pending block is expected to fail as it stands
-# and runs normally as soon as its text changes. (Lead: drop the entry after the merge.)
-PENDING = {
-    "473bed76ab383ef0": "the PrivateHyperparameterSearch block (issue 22 item 5) is rewritten "
-    "to run standalone on always-present data",
-}
+# Blocks expected to fail as they stand (none now); a pending block runs normally as soon as its
+# text changes.
+PENDING: dict[str, str] = {}
 
 
 def _blocks(text: str) -> list[tuple[int, str]]:
