@@ -1039,12 +1039,14 @@ def test_make_large_categorical_design_seed_and_uniform_levels():
 # -------------------------------------------------------------------------------- inventory
 
 
+@pytest.mark.needs_data
 def test_inventory_on_real_data(require_data, data_home):
     require_data(KDD, "helr/edin.txt")
     rows = dataset_inventory(data_home)
     assert len(rows) == 14
     for row in rows:
-        assert set(row) == {"dataset", "file", "path", "found", "size", "sha256"}
+        assert set(row) == {"dataset", "file", "path", "found", "source", "size", "sha256"}
+        assert row["source"] == ("data folder" if row["found"] else "missing")
         assert row["path"] == str(data_home / row["file"])
         if row["found"]:
             assert row["size"] == os.path.getsize(row["path"])
@@ -1070,3 +1072,20 @@ def test_inventory_empty_folder(tmp_path):
     assert found[0]["sha256"] == hashlib.sha256(b"1\t0\n").hexdigest()
     with pytest.raises(TypeError):
         dataset_inventory(tmp_path, checksums="yes")
+
+
+def test_inventory_lists_embedded_copies(no_data_home):
+    (no_data_home / "helr").mkdir()
+    (no_data_home / "helr" / "lbw.txt").write_bytes(b"1\t0\n")
+    by_file = {r["file"]: r for r in dataset_inventory()}
+    assert by_file["helr/lbw.txt"]["source"] == "data folder"  # the data folder comes first
+    assert by_file["helr/lbw.txt"]["size"] == 4
+    edin = by_file["helr/edin.txt"]
+    assert edin["source"] == "embedded" and edin["found"]
+    assert edin["path"] == str(pdata.EMBEDDED_DIR / "helr" / "edin.txt.gz")
+    assert edin["sha256"] == hashlib.sha256(Path(edin["path"]).read_bytes()).hexdigest()
+    assert by_file[KDD]["source"] == "missing" and not by_file[KDD]["found"]
+    assert by_file["helr/nhanes3.txt"]["source"] == "missing"
+    assert {r["file"] for r in by_file.values() if r["source"] == "embedded"} == set(
+        pdata.EMBEDDED_FILES
+    ) - {"helr/lbw.txt"}
