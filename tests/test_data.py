@@ -1089,3 +1089,18 @@ def test_inventory_lists_embedded_copies(no_data_home):
     assert {r["file"] for r in by_file.values() if r["source"] == "embedded"} == set(
         pdata.EMBEDDED_FILES
     ) - {"helr/lbw.txt"}
+
+
+# ------------------------------------------------------------- the missing-data test policy
+
+
+def test_missing_data_policy(monkeypatch):
+    from conftest import missing_data_is_failure, no_data_run
+
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("PRIVLEARN_NO_DATA_RUN", raising=False)
+    assert not missing_data_is_failure() and not no_data_run()  # a developer machine: skip
+    monkeypatch.setenv("CI", "true")
+    assert missing_data_is_failure()  # CI: a missing file fails
+    monkeypatch.setenv("PRIVLEARN_NO_DATA_RUN", "1")
+    assert no_data_run() and not missing_data_is_failure()  # the deliberate no-data run: skip
