@@ -562,6 +562,7 @@ ADULT_COLUMNS: tuple[str, ...] = (
     "native-country",
     "income",
 )
+"""The 15 fields of the UCI Adult files, in file order (``adult.names``)."""
 
 ADULT_NUMERIC_COLUMNS: tuple[str, ...] = (
     "age",
