@@ -1104,3 +1104,17 @@ def test_missing_data_policy(monkeypatch):
     assert missing_data_is_failure()  # CI: a missing file fails
     monkeypatch.setenv("PRIVLEARN_NO_DATA_RUN", "1")
     assert no_data_run() and not missing_data_is_failure()  # the deliberate no-data run: skip
+
+
+def test_reproductions_name_the_embedded_data(no_data_home):
+    from privlearn.experiments import kmeans, quadgrad, song13
+
+    X, y, note = song13.prepare_dataset("kddcup99", 400)
+    assert X.shape == (400, 9) and set(np.unique(y).tolist()) == {-1.0, 1.0}
+    assert "EMBEDDED 50,000-row subsample" in note
+    # an explicit data folder is used alone: no stand-in
+    with pytest.raises(FileNotFoundError):
+        song13.prepare_dataset("kddcup99", 400, data_home=no_data_home)
+    assert kmeans._mnist_test_only(None) and not kmeans._mnist_test_only(no_data_home)
+    assert quadgrad._source("lbw", None) == "embedded"
+    assert quadgrad._source("mnist38", None) == "missing"

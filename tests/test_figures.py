@@ -179,6 +179,9 @@ def test_quick_reproduction_figures_fit(
     pngs = sorted(p.name for p in written if p.suffix == ".png")
     assert pngs and sorted(k.split("/")[1] for k in saved.problems) == pngs
     saved.assert_clean()
+    if name == "impact":  # the real-data table (Adult: the data folder or the embedded copy)
+        summary = (tmp_path / name / "summary.md").read_text(encoding="utf-8")
+        assert "## Real data: UCI Adult" in summary and "| bayes cross |" in summary
     if name == "quadgrad":
         summary = (tmp_path / name / "summary.md").read_text(encoding="utf-8")
         embedded = not (Path(data_home) / "helr" / "lbw.txt").is_file()
