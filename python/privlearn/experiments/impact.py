@@ -744,8 +744,9 @@ def adult_table(
     lines = [
         "## Real data: UCI Adult (categorical columns only)",
         "",
-        f"Data: {where}. {n_seeds} seeds; per seed {ADULT_N_TRAIN:,} training rows drawn from "
-        "adult.data, adult.test split in half into calibration (chooses the Laplace sigma) and "
+        f"Data: {where}. {n_seeds} seed{'s' if n_seeds != 1 else ''}; per seed "
+        f"{ADULT_N_TRAIN:,} training rows drawn from adult.data, adult.test split in half into "
+        "calibration (chooses the Laplace sigma) and "
         "test rows. The 8 categorical columns (public level lists of adult.names, `?` as its "
         "own level) are coded; the logistic model sees only the codes. epsilon: code book "
         "privacy for the chosen sigma, per seed (8 columns); inf = not private (sigma = 0 "
