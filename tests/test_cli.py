@@ -11,6 +11,7 @@ import privlearn
 from privlearn import cli
 
 
+@pytest.mark.needs_data
 def test_info_reports_build_and_data(require_data, capsys):
     home = require_data("helr/edin.txt")
     assert cli.main(["info", "--data-home", str(home)]) == 0
@@ -22,6 +23,7 @@ def test_info_reports_build_and_data(require_data, capsys):
     assert "helr" in out.split("found:")[1].splitlines()[0]
 
 
+@pytest.mark.needs_data
 def test_datasets_lists_files_with_checksums(require_data, capsys):
     home = require_data("helr/edin.txt")
     assert cli.main(["datasets", "--data-home", str(home)]) == 0
@@ -35,6 +37,25 @@ def test_datasets_lists_files_with_checksums(require_data, capsys):
 def test_datasets_on_an_empty_folder(tmp_path, capsys):
     assert cli.main(["datasets", "--data-home", str(tmp_path), "--no-checksums"]) == 0
     assert "0 of 14 files found" in capsys.readouterr().out
+
+
+def test_datasets_and_info_name_the_embedded_copies(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PRIVLEARN_DATA", str(tmp_path))
+    assert cli.main(["datasets", "--no-checksums"]) == 0
+    out = capsys.readouterr().out
+    edin = next(line for line in out.splitlines() if line.startswith("helr       helr/edin.txt"))
+    assert "embedded" in edin and "missing" not in edin
+    kdd = next(line for line in out.splitlines() if "kddcup.data_10_percent.gz" in line)
+    assert "missing" in kdd  # only a subsample of KDD Cup 1999 is embedded
+    assert "10 of 14 files found (10 of them embedded" in out
+    assert "embedded subsample: kddcup99/" in out
+    assert cli.main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert "embedded (the copies shipped in the package" in out
+    assert "missing: kddcup99" in out
+    # an explicit data folder is used alone
+    assert cli.main(["datasets", "--data-home", str(tmp_path), "--no-checksums"]) == 0
+    assert "0 of 14 files found\n" in capsys.readouterr().out
 
 
 def test_reproduce_lists_and_rejects_unknown_names(capsys):

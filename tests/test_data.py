@@ -30,9 +30,11 @@ from privlearn.data import (
     dataset_inventory,
     get_data_home,
     load_adult,
+    load_adult_frame,
     load_helr,
     load_idash,
     load_kddcup99,
+    load_kddcup99_embedded,
     load_mnist,
     load_mnist38,
     load_msd,
@@ -150,8 +152,9 @@ def test_missing_file_names_file_and_folder(tmp_path, call, relative):
 
 def test_missing_file_uses_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("PRIVLEARN_DATA", str(tmp_path))
+    # nhanes3 is not embedded in the package: its absence is reported with the env folder
     with pytest.raises(FileNotFoundError, match=re.escape(str(tmp_path))):
-        load_helr("edin")
+        load_helr("nhanes3")
 
 
 def test_nhanes3_is_accepted_but_absent(require_data, data_home):
@@ -371,6 +374,171 @@ def test_adult_parsing_on_small_files(tmp_path):
     )
     with pytest.raises(ValueError, match="Martian"):
         load_adult("train", data_home=tmp_path)
+
+
+def _adult_line(label: str) -> str:
+    return (
+        "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, "
+        f"White, Male, 2174, 0, 40, United-States, {label}\n"
+    )
+
+
+def test_load_adult_frame_on_small_files(tmp_path):
+    (tmp_path / "adult").mkdir()
+    (tmp_path / "adult" / "adult.test").write_text(
+        "|1x3 Cross validator\n"
+        + _adult_line(">50K.")
+        + "50, ?, 83311, Bachelors, 13, Divorced, ?, Husband, White, Female, 0, 0, 13, ?, "
+        "<=50K.\n\n"
+    )
+    frame = load_adult_frame("test", data_home=tmp_path)
+    assert list(frame.columns) == list(pdata.ADULT_COLUMNS)
+    assert frame.shape == (2, 15)
+    assert frame["income"].tolist() == [1, 0] and frame["income"].dtype == np.int64
+    assert frame["age"].tolist() == [39, 50] and frame["age"].dtype == np.int64
+    assert frame.loc[0, "workclass"] == "State-gov"  # stripped of the leading space
+    assert frame.loc[0, "native-country"] == "United-States"
+    assert frame[["workclass", "occupation", "native-country"]].iloc[1].isna().all()
+    assert not frame.loc[0].isna().any()
+    (tmp_path / "adult" / "adult.data").write_text(_adult_line("maybe"))
+    with pytest.raises(ValueError, match="maybe"):
+        load_adult_frame("train", data_home=tmp_path)
+    (tmp_path / "adult" / "adult.data").write_text(_adult_line("<=50K").replace("39,", "old,"))
+    with pytest.raises(ValueError, match="'old'"):
+        load_adult_frame("train", data_home=tmp_path)
+    with pytest.raises(ValueError, match="subset"):
+        load_adult_frame("validation", data_home=tmp_path)
+    with pytest.raises(FileNotFoundError, match="adult.data"):
+        load_adult_frame("train", data_home=tmp_path / "nothing")
+
+
+# ------------------------------------------------------------------ embedded (package data)
+# These run without any data folder: the copies shipped in privlearn/data/embedded.
+
+EMBEDDED_README = pdata.EMBEDDED_DIR / "README.md"
+
+
+@pytest.fixture
+def no_data_home(monkeypatch, tmp_path):
+    """An empty default data folder: the loaders fall back to the embedded copies."""
+    empty = tmp_path / "empty_data"
+    empty.mkdir()
+    monkeypatch.setenv("PRIVLEARN_DATA", str(empty))
+    return empty
+
+
+def test_embedded_files_are_listed_with_their_sha256():
+    text = EMBEDDED_README.read_text(encoding="utf-8")
+    files = sorted(
+        p.relative_to(pdata.EMBEDDED_DIR).as_posix()
+        for p in pdata.EMBEDDED_DIR.rglob("*")
+        if p.is_file() and p.name not in ("README.md", "LICENSE")
+    )
+    assert len(files) == 11
+    total = 0
+    for rel in files:
+        path = pdata.EMBEDDED_DIR / rel
+        total += path.stat().st_size
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        assert re.search(rf"`{re.escape(rel)}`.*{digest}", text), rel
+    assert total < 5_000_000  # "a few MB at most"
+    assert set(pdata.EMBEDDED_FILES.values()) <= set(files)
+    for licence in ("MIT", "CC BY 4.0", "CC BY-SA 3.0"):
+        assert licence in text
+    assert "Copyright (c) 2019 Miran Kim" in (pdata.EMBEDDED_DIR / "helr" / "LICENSE").read_text()
+
+
+def test_embedded_fallback_without_data_home(no_data_home):
+    for name, (n, d, n_pos) in HELR_EXPECTED.items():
+        X, y = load_helr(name)
+        _check_X(X, (n, d))
+        _check_binary(y, n, n_pos)
+    X, y = load_phishing()
+    _check_X(X, (11055, 68))
+    X, y = load_mnist("test")
+    _check_X(X, (10_000, 784))
+    assert np.bincount(y, minlength=10).tolist() == MNIST_TEST_COUNTS
+    path, source = pdata.data_source("adult/adult.data")
+    assert source == "embedded" and path.parent.parent == pdata.EMBEDDED_DIR
+    # an explicit data folder is used alone; MNIST train and the full KDD file are not embedded
+    assert pdata.data_source("adult/adult.data", no_data_home) == (None, "missing")
+    with pytest.raises(FileNotFoundError, match="edin.txt"):
+        load_helr("edin", data_home=no_data_home)
+    with pytest.raises(FileNotFoundError, match="train-images"):
+        load_mnist("train")
+    with pytest.raises(FileNotFoundError, match="kddcup.data_10_percent.gz"):
+        load_kddcup99()
+
+
+def test_embedded_adult_frame(no_data_home):
+    expected = {
+        "train": (32561, 7841, {"workclass": 1836, "occupation": 1843, "native-country": 583}),
+        "test": (16281, 3846, {"workclass": 963, "occupation": 966, "native-country": 274}),
+    }
+    for subset, (n, n_pos, n_missing) in expected.items():
+        frame = load_adult_frame(subset)
+        assert frame.shape == (n, 15)
+        assert int(frame["income"].sum()) == n_pos
+        assert set(frame["income"].unique().tolist()) == {0, 1}
+        missing = {c: int(v) for c, v in frame.isna().sum().items() if v}
+        assert missing == n_missing
+        for col, vocab in ADULT_CATEGORIES.items():
+            assert set(frame[col].dropna().unique()) <= set(vocab), col
+        for col in pdata.ADULT_NUMERIC_COLUMNS:
+            assert frame[col].dtype == np.int64
+        # the same rows as the encoded loader
+        X, y = load_adult(subset)
+        np.testing.assert_array_equal(np.where(y > 0, 1, 0), frame["income"].to_numpy())
+        np.testing.assert_array_equal(X[:, 0], frame["age"].to_numpy())
+
+
+def test_embedded_kddcup99_subsample(no_data_home):
+    X, y, names = load_kddcup99_embedded(return_feature_names=True)
+    _check_X(X, (pdata.KDDCUP99_EMBEDDED_ROWS, 118))
+    assert len(names) == 118 and names[0] == "duration"
+    for col, size in (("protocol_type", 3), ("service", 66), ("flag", 11)):
+        idx = [j for j, nm in enumerate(names) if nm.startswith(col + "=")]
+        assert len(idx) == size
+        np.testing.assert_array_equal(X[:, idx].sum(axis=1), 1.0)
+    # about the normal share of the 10% file (97,278 / 494,021 = 19.7%)
+    assert 0.18 < float(np.mean(y == -1)) < 0.21
+    Xs, ys = load_kddcup99_embedded(n_samples=100, seed=3)
+    rows = np.sort(np.random.default_rng(3).choice(len(X), size=100, replace=False))
+    np.testing.assert_array_equal(Xs, X[rows])
+    np.testing.assert_array_equal(ys, y[rows])
+    with pytest.raises(ValueError, match="n_samples"):
+        load_kddcup99_embedded(n_samples=50_001)
+
+
+@pytest.mark.needs_data
+def test_embedded_copies_equal_the_real_files(require_data):
+    import lzma
+
+    home = require_data(*pdata.EMBEDDED_FILES)
+    for relative, copy in pdata.EMBEDDED_FILES.items():
+        original = (home / relative).read_bytes()
+        stored = (pdata.EMBEDDED_DIR / copy).read_bytes()
+        if copy.endswith(".xz"):
+            stored = lzma.decompress(stored)
+        elif copy.endswith(".gz") and not relative.endswith(".gz"):
+            stored = gzip.decompress(stored)
+        assert stored == original, relative
+
+
+@pytest.mark.needs_data
+def test_embedded_kddcup99_is_the_song13_subsample(require_data):
+    from privlearn.experiments._common import derive_seed
+
+    home = require_data(KDD)
+    X, y, names = load_kddcup99_embedded(return_feature_names=True)
+    seed = derive_seed("song13", "kddcup99", "subsample")
+    Xf, yf, names_f = load_kddcup99(
+        data_home=home, n_samples=pdata.KDDCUP99_EMBEDDED_ROWS, seed=seed,
+        return_feature_names=True,
+    )  # fmt: skip
+    assert names == names_f
+    np.testing.assert_array_equal(X, Xf)
+    np.testing.assert_array_equal(y, yf)
 
 
 # -------------------------------------------------------------------------------- kddcup99
@@ -871,12 +1039,14 @@ def test_make_large_categorical_design_seed_and_uniform_levels():
 # -------------------------------------------------------------------------------- inventory
 
 
+@pytest.mark.needs_data
 def test_inventory_on_real_data(require_data, data_home):
     require_data(KDD, "helr/edin.txt")
     rows = dataset_inventory(data_home)
     assert len(rows) == 14
     for row in rows:
-        assert set(row) == {"dataset", "file", "path", "found", "size", "sha256"}
+        assert set(row) == {"dataset", "file", "path", "found", "source", "size", "sha256"}
+        assert row["source"] == ("data folder" if row["found"] else "missing")
         assert row["path"] == str(data_home / row["file"])
         if row["found"]:
             assert row["size"] == os.path.getsize(row["path"])
@@ -902,3 +1072,49 @@ def test_inventory_empty_folder(tmp_path):
     assert found[0]["sha256"] == hashlib.sha256(b"1\t0\n").hexdigest()
     with pytest.raises(TypeError):
         dataset_inventory(tmp_path, checksums="yes")
+
+
+def test_inventory_lists_embedded_copies(no_data_home):
+    (no_data_home / "helr").mkdir()
+    (no_data_home / "helr" / "lbw.txt").write_bytes(b"1\t0\n")
+    by_file = {r["file"]: r for r in dataset_inventory()}
+    assert by_file["helr/lbw.txt"]["source"] == "data folder"  # the data folder comes first
+    assert by_file["helr/lbw.txt"]["size"] == 4
+    edin = by_file["helr/edin.txt"]
+    assert edin["source"] == "embedded" and edin["found"]
+    assert edin["path"] == str(pdata.EMBEDDED_DIR / "helr" / "edin.txt.gz")
+    assert edin["sha256"] == hashlib.sha256(Path(edin["path"]).read_bytes()).hexdigest()
+    assert by_file[KDD]["source"] == "missing" and not by_file[KDD]["found"]
+    assert by_file["helr/nhanes3.txt"]["source"] == "missing"
+    assert {r["file"] for r in by_file.values() if r["source"] == "embedded"} == set(
+        pdata.EMBEDDED_FILES
+    ) - {"helr/lbw.txt"}
+
+
+# ------------------------------------------------------------- the missing-data test policy
+
+
+def test_missing_data_policy(monkeypatch):
+    from conftest import missing_data_is_failure, no_data_run
+
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("PRIVLEARN_NO_DATA_RUN", raising=False)
+    assert not missing_data_is_failure() and not no_data_run()  # a developer machine: skip
+    monkeypatch.setenv("CI", "true")
+    assert missing_data_is_failure()  # CI: a missing file fails
+    monkeypatch.setenv("PRIVLEARN_NO_DATA_RUN", "1")
+    assert no_data_run() and not missing_data_is_failure()  # the deliberate no-data run: skip
+
+
+def test_reproductions_name_the_embedded_data(no_data_home):
+    from privlearn.experiments import kmeans, quadgrad, song13
+
+    X, y, note = song13.prepare_dataset("kddcup99", 400)
+    assert X.shape == (400, 9) and set(np.unique(y).tolist()) == {-1.0, 1.0}
+    assert "EMBEDDED 50,000-row subsample" in note
+    # an explicit data folder is used alone: no stand-in
+    with pytest.raises(FileNotFoundError):
+        song13.prepare_dataset("kddcup99", 400, data_home=no_data_home)
+    assert kmeans._mnist_test_only(None) and not kmeans._mnist_test_only(no_data_home)
+    assert quadgrad._source("lbw", None) == "embedded"
+    assert quadgrad._source("mnist38", None) == "missing"

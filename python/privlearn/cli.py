@@ -21,9 +21,10 @@ def _cmd_info(args: argparse.Namespace) -> int:
     from privlearn.data import dataset_inventory, get_data_home
 
     home = get_data_home(args.data_home)
-    files = dataset_inventory(home, checksums=False)
+    files = dataset_inventory(args.data_home, checksums=False)
     found = sorted({f["dataset"] for f in files if f["found"]})
     missing = sorted({f["dataset"] for f in files if not f["found"]} - set(found))
+    embedded = sorted({f["dataset"] for f in files if f["source"] == "embedded"})
     print(f"privlearn {privlearn.__version__}")
     print(f"python     {platform.python_version()} ({sys.executable})")
     print(f"openmp     {'yes' if _core.has_openmp else 'no'}")
@@ -36,6 +37,11 @@ def _cmd_info(args: argparse.Namespace) -> int:
     print(f"dask       {dask}")
     print(f"data home  {home}{'' if home.is_dir() else '  (not found)'}")
     print(f"data sets  found: {', '.join(found) or 'none'}")
+    if embedded:
+        print(
+            f"           embedded (the copies shipped in the package; {home} lacks them): "
+            f"{', '.join(embedded)}"
+        )
     if missing:
         print(f"           missing: {', '.join(missing)}")
     return 0
@@ -57,15 +63,28 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
     from privlearn.data import SOURCES, dataset_inventory, get_data_home
 
     home = get_data_home(args.data_home)
-    rows = dataset_inventory(home, checksums=not args.no_checksums)
+    rows = dataset_inventory(args.data_home, checksums=not args.no_checksums)
     print(f"data home: {home}")
-    print(f"{'dataset':<10} {'file':<34} {'size':>11}  sha256")
+    print(f"{'dataset':<10} {'file':<34} {'source':<11} {'size':>11}  sha256")
     for row in rows:
         size = f"{row['size']:,}" if row["found"] else "missing"
         digest = row["sha256"] or ("" if row["found"] else "-")
-        print(f"{row['dataset']:<10} {row['file']:<34} {size:>11}  {digest}")
+        source = "embedded" if row["source"] == "embedded" else ("folder" if row["found"] else "-")
+        print(f"{row['dataset']:<10} {row['file']:<34} {source:<11} {size:>11}  {digest}")
     n_found = sum(r["found"] for r in rows)
-    print(f"{n_found} of {len(rows)} files found")
+    n_embedded = sum(r["source"] == "embedded" for r in rows)
+    print(f"{n_found} of {len(rows)} files found", end="")
+    print(
+        f" ({n_embedded} of them embedded in the package: sizes and sha256 of the stored, "
+        "possibly compressed, copies; see privlearn/data/embedded/README.md)"
+        if n_embedded
+        else ""
+    )
+    if args.data_home is None:
+        print(
+            "embedded subsample: kddcup99/kddcup.data_10_percent.song13_50k.xz (50,000 rows of "
+            "the 10% file; privlearn.data.load_kddcup99_embedded)"
+        )
     print()
     print("sources (privlearn datasets download NAME|all; see privlearn.data.SOURCES):")
     print(f"{'dataset':<10} {'download':<20} {'licence':<18} from")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from .loaders import KNOWN_FILES, PathLike, get_data_home
+from .loaders import KNOWN_FILES, PathLike, data_source, get_data_home
 
 __all__ = ["dataset_inventory"]
 
@@ -32,7 +32,9 @@ def dataset_inventory(
     The known files are the HELR sets (``helr/edin.txt``, ``lbw``, ``nhanes3``, ``pcs``,
     ``uis``), the four MNIST IDX files, ``kddcup99/kddcup.data_10_percent.gz``,
     ``phishing/phishing.txt.gz`` and ``adult/adult.data``, ``adult.test``, ``adult.names``,
-    in that order.
+    in that order. Called without ``data_home``, a file missing from the default data folder
+    but embedded in the package (see :func:`privlearn.data.data_source`) is listed with the
+    source ``"embedded"`` and the path of the embedded copy.
 
     Parameters
     ----------
@@ -46,23 +48,27 @@ def dataset_inventory(
     -------
     list of dict
         One dict per file with the keys ``dataset`` (e.g. ``"mnist"``), ``file`` (the path
-        relative to the data folder, ``/``-separated), ``path`` (absolute path as ``str``),
-        ``found`` (bool), ``size`` (bytes, ``None`` when not found) and ``sha256`` (hex digest,
-        ``None`` when not found or ``checksums`` is false).
+        relative to the data folder, ``/``-separated), ``path`` (absolute path as ``str``: the
+        file the loaders read, else where it is expected), ``found`` (bool: the loaders can read
+        it), ``source`` (``"data folder"``, ``"embedded"`` or ``"missing"``), ``size`` (bytes of
+        that file, ``None`` when not found) and ``sha256`` (hex digest of that file, ``None``
+        when not found or ``checksums`` is false; an embedded copy may be compressed).
     """
     if not isinstance(checksums, bool):
         raise TypeError(f"checksums must be a bool, got {type(checksums).__name__}")
     home = get_data_home(data_home)
     rows: list[dict[str, Any]] = []
     for dataset, relative in KNOWN_FILES:
-        path = home / relative
-        found = path.is_file()
+        located, source = data_source(relative, data_home)
+        found = located is not None
+        path = located if located is not None else home / relative
         rows.append(
             {
                 "dataset": dataset,
                 "file": relative,
                 "path": str(path),
                 "found": found,
+                "source": source,
                 "size": path.stat().st_size if found else None,
                 "sha256": _sha256(path) if (found and checksums) else None,
             }

@@ -27,6 +27,7 @@ import bz2
 import contextlib
 import errno
 import gzip
+import lzma
 import os
 import zipfile
 import zlib
@@ -46,8 +47,15 @@ __all__ = [
     "load_idash",
     "load_phishing",
     "load_adult",
+    "load_adult_frame",
     "adult_scaler_stats",
     "load_kddcup99",
+    "load_kddcup99_embedded",
+    "data_source",
+    "ADULT_COLUMNS",
+    "KDDCUP99_EMBEDDED_ROWS",
+    "EMBEDDED_DIR",
+    "EMBEDDED_FILES",
     "load_mnist",
     "load_mnist38",
     "load_msd",
@@ -92,6 +100,30 @@ KNOWN_FILES: tuple[tuple[str, str], ...] = (
     ("adult", _ADULT_NAMES_FILE),
 )
 """Every file the loaders know, as ``(dataset, path relative to the data folder)``."""
+
+EMBEDDED_DIR = Path(__file__).resolve().parent / "embedded"
+"""The package-data folder with the small public data sets shipped inside privlearn."""
+
+EMBEDDED_FILES: dict[str, str] = {
+    **{f"helr/{name}.txt": f"helr/{name}.txt.gz" for name in ("edin", "lbw", "pcs", "uis")},
+    _PHISHING_FILE: "phishing/phishing.txt.gz",
+    _ADULT_FILES["train"]: "adult/adult.data.xz",
+    _ADULT_FILES["test"]: "adult/adult.test.xz",
+    _ADULT_NAMES_FILE: "adult/adult.names.gz",
+    _MNIST_FILES["test"][0]: "mnist/t10k-images-idx3-ubyte.gz",
+    _MNIST_FILES["test"][1]: "mnist/t10k-labels-idx1-ubyte.gz",
+}
+"""Data-folder file -> its embedded copy (relative to :data:`EMBEDDED_DIR`).
+
+Each embedded copy holds exactly the content of the original file (compressed with gzip or xz
+where the original is plain text; see ``embedded/README.md`` for sources, licences and
+SHA-256 digests). A loader called WITHOUT an explicit ``data_home`` reads the embedded copy
+when the file is not in the default data folder; an explicit ``data_home`` is used alone.
+The KDD Cup 1999 subsample (``kddcup99/kddcup.data_10_percent.song13_50k.xz``) is not a copy
+of a data-folder file: only :func:`load_kddcup99_embedded` reads it.
+"""
+
+_KDD_EMBEDDED = "kddcup99/kddcup.data_10_percent.song13_50k.xz"
 
 
 # --------------------------------------------------------------------------------------------
@@ -158,20 +190,62 @@ def _check_path(path: Any, what: str) -> Path:
     return p
 
 
-def _data_file(relative: str, data_home: PathLike | None) -> Path:
-    """Return ``data_home / relative``; raise a helpful FileNotFoundError if it is absent."""
+def _embedded_copy(relative: str) -> Path | None:
+    """The embedded copy of a data-folder file, or ``None`` when privlearn ships none."""
+    name = EMBEDDED_FILES.get(relative)
+    if name is None:
+        return None
+    path = EMBEDDED_DIR / name
+    return path if path.is_file() else None
+
+
+def data_source(relative: str, data_home: PathLike | None = None) -> tuple[Path | None, str]:
+    """Where a loader would read the data file ``relative`` from, without reading it.
+
+    Parameters
+    ----------
+    relative : str
+        The file relative to the data folder, ``/``-separated (e.g. ``"adult/adult.data"``;
+        see :data:`KNOWN_FILES`).
+    data_home : str or os.PathLike, optional
+        Data folder (see :func:`get_data_home`). When given explicitly, the embedded copy is
+        never used.
+
+    Returns
+    -------
+    path : pathlib.Path or None
+        The file that would be read, ``None`` when there is none.
+    source : {"data folder", "embedded", "missing"}
+        ``"embedded"``: the file is not in the (default) data folder and the copy shipped
+        inside the package (:data:`EMBEDDED_DIR`) is read instead.
+    """
     home = get_data_home(data_home)
     path = home / relative
-    if not path.is_file():
-        raise FileNotFoundError(
-            errno.ENOENT,
-            f"data file {relative!r} not found in data folder '{home}'. Pass data_home=... "
-            f"or set the {ENV_VAR} environment variable to the folder that holds the data "
-            f"sets, or download it: privlearn datasets download {relative.split('/', 1)[0]} "
-            f"(privlearn.data.fetch)",
-            str(path),
-        )
-    return path
+    if path.is_file():
+        return path, "data folder"
+    if data_home is None:
+        copy = _embedded_copy(relative)
+        if copy is not None:
+            return copy, "embedded"
+    return None, "missing"
+
+
+def _data_file(relative: str, data_home: PathLike | None) -> Path:
+    """Return ``data_home / relative`` (or, with no explicit ``data_home``, its embedded copy);
+    raise a helpful FileNotFoundError if neither exists."""
+    home = get_data_home(data_home)
+    path = home / relative
+    found, _ = data_source(relative, data_home)
+    if found is not None:
+        return found
+    raise FileNotFoundError(
+        errno.ENOENT,
+        f"data file {relative!r} not found in data folder '{home}'. Pass data_home=... "
+        f"or set the {ENV_VAR} environment variable to the folder that holds the data "
+        f"sets, or download it: privlearn datasets download {relative.split('/', 1)[0]} "
+        f"(privlearn.data.fetch)",
+        str(path),
+    )
 
 
 #: What reading a damaged file can raise: OS and decompression errors (``gzip.BadGzipFile``
@@ -293,12 +367,15 @@ def _result(X: Any, y: np.ndarray, names: list[str], return_feature_names: bool)
 def _open_binary(path: Path) -> Iterator[IO[bytes]]:
     """Open ``path`` for binary reading, decompressing gzip, bzip2 or single-member zip.
 
-    The compression is detected from the file's magic bytes, not its name.
+    The compression is detected from the file's magic bytes, not its name (xz too).
     """
     with open(path, "rb") as fh:
         head = fh.read(4)
     if head[:2] == b"\x1f\x8b":
         with gzip.open(path, "rb") as stream:
+            yield stream
+    elif head[:4] == b"\xfd7zX":
+        with lzma.open(path, "rb") as stream:
             yield stream
     elif head[:3] == b"BZh":
         with bz2.open(path, "rb") as stream:
@@ -357,8 +434,8 @@ def load_helr(
     path = _data_file(f"helr/{name}.txt", data_home)
     import pandas as pd
 
-    with _reading(path, "HELR"):
-        frame = pd.read_csv(path, sep="\t", header=None, dtype=np.float64)
+    with _reading(path, "HELR"), _open_binary(path) as stream:
+        frame = pd.read_csv(stream, sep="\t", header=None, dtype=np.float64)
     values = frame.to_numpy(dtype=np.float64)
     if values.ndim != 2 or values.shape[1] < 2:
         raise ValueError(f"'{path}' must have at least 2 TAB separated columns")
@@ -485,6 +562,7 @@ ADULT_COLUMNS: tuple[str, ...] = (
     "native-country",
     "income",
 )
+"""The 15 fields of the UCI Adult files, in file order (``adult.names``)."""
 
 ADULT_NUMERIC_COLUMNS: tuple[str, ...] = (
     "age",
@@ -545,19 +623,20 @@ def _read_adult(subset: str, data_home: PathLike | None) -> Any:
     path = _data_file(_ADULT_FILES[subset], data_home)
     # adult.test starts with the line "|1x3 Cross validator"; both files may end in blank lines.
     with _no_extra_fields(path, len(ADULT_COLUMNS)), _reading(path, "UCI Adult"):
-        frame = pd.read_csv(
-            path,
-            header=None,
-            index_col=False,
-            names=list(ADULT_COLUMNS),
-            sep=",",
-            skipinitialspace=True,
-            skiprows=1 if subset == "test" else 0,
-            skip_blank_lines=True,
-            dtype=str,
-            keep_default_na=False,
-            engine="c",
-        )
+        with _open_binary(path) as stream:
+            frame = pd.read_csv(
+                stream,
+                header=None,
+                index_col=False,
+                names=list(ADULT_COLUMNS),
+                sep=",",
+                skipinitialspace=True,
+                skiprows=1 if subset == "test" else 0,
+                skip_blank_lines=True,
+                dtype=str,
+                keep_default_na=False,
+                engine="c",
+            )
     _check_rows(len(frame), path, "UCI Adult")
     if frame.isna().any().any():
         raise ValueError(f"'{path}' has rows with fewer than {len(ADULT_COLUMNS)} fields")
@@ -771,6 +850,64 @@ def load_adult(
     return _result(X, y, names, return_feature_names)
 
 
+def load_adult_frame(subset: str = "train", data_home: PathLike | None = None) -> Any:
+    """Load the raw UCI Adult table as a :class:`pandas.DataFrame` (no encoding, no scaling).
+
+    The starting point of a recipe from a raw table to a private model: the 15 columns of
+    ``adult/adult.names`` with their names (:data:`ADULT_COLUMNS` order) and the raw values.
+    Reads ``adult/adult.data`` (``subset="train"``, 32,561 rows) or ``adult/adult.test``
+    (``subset="test"``, 16,281 rows; its first comment line is skipped). Without an explicit
+    ``data_home``, a file missing from the default data folder is read from the copy embedded
+    in the package (see :func:`data_source`).
+
+    Parameters
+    ----------
+    subset : {"train", "test"}, default "train"
+    data_home : str or os.PathLike, optional
+        Data folder (see :func:`get_data_home`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per person. The 6 numeric columns (:data:`ADULT_NUMERIC_COLUMNS`) are
+        ``int64``; the 8 categorical columns (:data:`ADULT_CATEGORIES`) are strings, stripped
+        of surrounding spaces, with the file's ``?`` (missing) as ``NaN``; ``income`` is
+        ``int64``: ``1`` for ``">50K"``, ``0`` for ``"<=50K"`` (the trailing ``.`` of
+        ``adult.test``'s labels removed).
+
+    Raises
+    ------
+    FileNotFoundError
+        When the file is neither in the data folder nor (without ``data_home``) embedded.
+    ValueError
+        On a damaged file: wrong number of fields, a non-numeric value in a numeric column,
+        or an income label other than ``>50K`` / ``<=50K``.
+
+    Examples
+    --------
+    >>> from privlearn.data import load_adult_frame
+    >>> frame = load_adult_frame("train")  # doctest: +SKIP
+    >>> frame.shape, int(frame["income"].sum())  # doctest: +SKIP
+    ((32561, 15), 7841)
+    """
+    import pandas as pd
+
+    subset = _check_choice("subset", subset, ("train", "test"))
+    frame, path = _read_adult(subset, data_home)
+    labels = frame["income"].str.strip().str.rstrip(".").to_numpy()
+    income = (_binary_labels(labels, ">50K", "<=50K", f"'{path}'") > 0).astype(np.int64)
+    out = pd.DataFrame(index=pd.RangeIndex(len(frame)))
+    for col in ADULT_COLUMNS[:-1]:
+        if col in ADULT_NUMERIC_COLUMNS:
+            vals = _adult_numeric(frame, (col,), path)[:, 0]
+            out[col] = vals.astype(np.int64) if np.all(vals == np.round(vals)) else vals
+        else:
+            text = frame[col].astype(str).str.strip()
+            out[col] = text.where(text != "?", np.nan)
+    out["income"] = income
+    return out
+
+
 # --------------------------------------------------------------------------------------------
 # KDD Cup 1999 (10 percent)
 # --------------------------------------------------------------------------------------------
@@ -843,25 +980,40 @@ def load_kddcup99(
     feature_names : list of str
         Only when ``return_feature_names`` is true.
     """
-    import pandas as pd
-
     return_feature_names = _check_bool("return_feature_names", return_feature_names)
     seed = _check_seed(seed)
+    _check_kdd_n_samples(n_samples, _KDD_N_ROWS)
+    path = _data_file(_KDD_FILE, data_home)
+    return _kdd_from(path, n_samples, seed, None, return_feature_names)
+
+
+def _check_kdd_n_samples(n_samples: Any, upper: int) -> None:
     if n_samples is not None:
         if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, (int, np.integer)):
             raise TypeError(f"n_samples must be None or an int, got {type(n_samples).__name__}")
-        if not 1 <= n_samples <= _KDD_N_ROWS:
-            raise ValueError(f"n_samples must be in [1, {_KDD_N_ROWS}], got {n_samples}")
-    path = _data_file(_KDD_FILE, data_home)
+        if not 1 <= n_samples <= upper:
+            raise ValueError(f"n_samples must be in [1, {upper}], got {n_samples}")
+
+
+def _kdd_from(
+    path: Path,
+    n_samples: int | None,
+    seed: Any,
+    vocabs: Mapping[str, Sequence[str]] | None,
+    return_feature_names: bool,
+) -> tuple[Any, ...]:
+    """Parse a KDD Cup 1999 CSV; ``vocabs=None``: one-hot levels from the file itself."""
+    import pandas as pd
 
     names_all = [*KDDCUP99_COLUMNS, "label"]
     dtypes: dict[str, Any] = {c: np.float64 for c in KDDCUP99_COLUMNS}
     for c in (*_KDD_CATEGORICAL, "label"):
         dtypes[c] = str
     with _no_extra_fields(path, len(names_all)), _reading(path, "KDD Cup 1999"):
-        frame = pd.read_csv(
-            path, header=None, names=names_all, index_col=False, dtype=dtypes, engine="c"
-        )
+        with _open_binary(path) as stream:
+            frame = pd.read_csv(
+                stream, header=None, names=names_all, index_col=False, dtype=dtypes, engine="c"
+            )
     _check_rows(len(frame), path, "KDD Cup 1999")
     text_columns = [*_KDD_CATEGORICAL, "label"]
     missing = frame[text_columns].isna().any(axis=1).to_numpy()
@@ -875,7 +1027,8 @@ def load_kddcup99(
         raise ValueError(f"n_samples={n_samples} is more than the {len(frame)} rows of '{path}'")
 
     # Vocabulary from the whole file, before any subsampling.
-    vocabs = {c: sorted(frame[c].unique()) for c in _KDD_CATEGORICAL}
+    if vocabs is None:
+        vocabs = {c: sorted(frame[c].unique()) for c in _KDD_CATEGORICAL}
     if n_samples is not None:
         rng = np.random.default_rng(seed)
         rows = np.sort(rng.choice(len(frame), size=n_samples, replace=False))
@@ -892,6 +1045,71 @@ def load_kddcup99(
         names.extend(f"{col}={level}" for level in vocabs[col])
     X = _as_X(np.hstack(blocks))
     return _result(X, y, names, return_feature_names)
+
+
+#: The sorted distinct values of the categorical columns over the WHOLE 10% file (3, 66 and 11
+#: levels): the one-hot layout of :func:`load_kddcup99`, reused for the embedded subsample so
+#: that both give the same 118 columns.
+_KDD_VOCABS: dict[str, tuple[str, ...]] = {
+    "protocol_type": ("icmp", "tcp", "udp"),
+    "service": (
+        "IRC", "X11", "Z39_50", "auth", "bgp", "courier", "csnet_ns", "ctf", "daytime",
+        "discard", "domain", "domain_u", "echo", "eco_i", "ecr_i", "efs", "exec", "finger",
+        "ftp", "ftp_data", "gopher", "hostnames", "http", "http_443", "imap4", "iso_tsap",
+        "klogin", "kshell", "ldap", "link", "login", "mtp", "name", "netbios_dgm",
+        "netbios_ns", "netbios_ssn", "netstat", "nnsp", "nntp", "ntp_u", "other", "pm_dump",
+        "pop_2", "pop_3", "printer", "private", "red_i", "remote_job", "rje", "shell", "smtp",
+        "sql_net", "ssh", "sunrpc", "supdup", "systat", "telnet", "tftp_u", "tim_i", "time",
+        "urh_i", "urp_i", "uucp", "uucp_path", "vmnet", "whois",
+    ),
+    "flag": ("OTH", "REJ", "RSTO", "RSTOS0", "RSTR", "S0", "S1", "S2", "S3", "SF", "SH"),
+}  # fmt: skip
+
+KDDCUP99_EMBEDDED_ROWS = 50_000
+"""Rows of the KDD Cup 1999 subsample embedded in the package (:func:`load_kddcup99_embedded`)."""
+
+
+def load_kddcup99_embedded(
+    *,
+    n_samples: int | None = None,
+    seed: Any = None,
+    return_feature_names: bool = False,
+) -> tuple[Any, ...]:
+    """Load the 50,000-row SUBSAMPLE of KDD Cup 1999 embedded in the package.
+
+    The embedded file holds the rows of the 10% file that Song, Chaudhuri, Sarwate 2013's
+    reproduction draws (:func:`load_kddcup99` with ``n_samples=50000`` and the seed of
+    ``privlearn.experiments.song13``), raw, in file order (see ``embedded/README.md``). It is a
+    subsample, never the whole data set: results computed on it must say so. The one-hot
+    layout is that of the whole file (:func:`load_kddcup99`: 118 columns, same names).
+
+    Parameters
+    ----------
+    n_samples : int, optional
+        If given, a uniformly random subset of this many of the 50,000 rows, drawn WITHOUT
+        replacement with ``numpy.random.default_rng(seed)``; rows keep their order.
+    seed : int or numpy.random.Generator, optional
+        Seed of the subsample (``None``: fresh OS entropy).
+    return_feature_names : bool, default False
+        Also return the feature names.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 118), float64
+    y : ndarray of shape (n_samples,), int64
+        ``-1`` for ``normal.`` connections, ``+1`` for every attack type.
+    feature_names : list of str
+        Only when ``return_feature_names`` is true.
+    """
+    return_feature_names = _check_bool("return_feature_names", return_feature_names)
+    seed = _check_seed(seed)
+    _check_kdd_n_samples(n_samples, KDDCUP99_EMBEDDED_ROWS)
+    path = EMBEDDED_DIR / _KDD_EMBEDDED
+    if not path.is_file():
+        raise FileNotFoundError(
+            errno.ENOENT, f"the embedded KDD Cup 1999 subsample is missing ('{path}')", str(path)
+        )
+    return _kdd_from(path, n_samples, seed, _KDD_VOCABS, return_feature_names)
 
 
 # --------------------------------------------------------------------------------------------

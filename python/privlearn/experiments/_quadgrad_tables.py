@@ -213,10 +213,19 @@ def run_tables(out_dir: Path, quick: bool, data_home: Any = None) -> list[Path]:
     ]
     written.append(
         write_text(
-            out_dir / "tables_1_2.md", _markdown(rows, plan_rows, missing, quick, paper_params)
+            out_dir / "tables_1_2.md",
+            _markdown(rows, plan_rows, missing, quick, paper_params, _embedded(data_home)),
         )
     )
     return written
+
+
+def _embedded(data_home: Any) -> list[str]:
+    """The HELR sets read from the copies embedded in privlearn (the data folder lacks them)."""
+    from privlearn.data import data_source
+
+    names = [n for n in DATASETS if n != "idash"]
+    return [n for n in names if data_source(f"helr/{n}.txt", data_home)[1] == "embedded"]
 
 
 def _markdown(
@@ -225,6 +234,7 @@ def _markdown(
     missing: list[str],
     quick: bool,
     params: Any,
+    embedded: list[str] | None = None,
 ) -> str:
     lines = [
         "# Tables 1-2: enhanced NAG (4 iterations) vs baseline NAG (7 iterations), encrypted",
@@ -249,6 +259,14 @@ def _markdown(
         lines += ["`--quick`: lbw and edin only.", ""]
     if missing:
         lines += [f"Data sets not found (skipped): {', '.join(missing)}.", ""]
+    ran = {r["dataset"] for r in rows}
+    used = [n for n in (embedded or []) if n in ran]
+    if used:
+        lines += [
+            f"Data: {', '.join(used)} read from the copies embedded in privlearn (the data "
+            "folder lacks them; identical to the HELR files).",
+            "",
+        ]
     header = [
         "data",
         "folds",

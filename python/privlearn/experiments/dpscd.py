@@ -374,6 +374,15 @@ def _make_synthetic_classification(n: int, n_test: int, d: int = 20) -> tuple[np
     return X[:n], y[:n], X[n:], y[n:]
 
 
+def _embedded_suffix(files: tuple[str, ...], data_home: Any) -> str:
+    """`` (the copy embedded in privlearn ...)`` when a loader reads the embedded files."""
+    from privlearn.data import data_source
+
+    if any(data_source(f, data_home)[1] == "embedded" for f in files):
+        return " (the copy embedded in privlearn: the data folder lacks it; identical files)"
+    return ""
+
+
 def prepare_dataset(name: str, n_train: int | None = None, *, data_home: Any = None) -> Split:
     """Load, split and preprocess one data set of Section 5.
 
@@ -455,7 +464,8 @@ def prepare_dataset(name: str, n_train: int | None = None, *, data_home: Any = N
         full = X_tr.shape[0]
         X_tr, y_tr = _subsample(X_tr, y_tr, n_train, sub_seed)
         note = (
-            f"LIBSVM phishing, seeded 75/25 split: {X_tr.shape[0]:,} training rows"
+            f"LIBSVM phishing{_embedded_suffix(('phishing/phishing.txt.gz',), data_home)}, "
+            f"seeded 75/25 split: {X_tr.shape[0]:,} training rows"
             + (f" (a seeded subsample of {full:,})" if X_tr.shape[0] < full else "")
             + f", {X_te.shape[0]:,} test rows, 68 features"
         )
@@ -469,8 +479,10 @@ def prepare_dataset(name: str, n_train: int | None = None, *, data_home: Any = N
         X_te, y_te = load_adult("test", data_home, preprocess="dpscd", scaler_stats=stats)
         full = X_tr.shape[0]
         X_tr, y_tr = _subsample(X_tr, y_tr, n_train, sub_seed)
+        adult_files = ("adult/adult.data", "adult/adult.test")
         note = (
-            f"UCI adult.data / adult.test: {X_tr.shape[0]:,} training rows"
+            f"UCI adult.data / adult.test{_embedded_suffix(adult_files, data_home)}: "
+            f"{X_tr.shape[0]:,} training rows"
             + (f" (a seeded subsample of {full:,})" if X_tr.shape[0] < full else "")
             + f", {X_te.shape[0]:,} test rows; fnlwgt and education dropped, 5 numeric columns "
             "standard-scaled with the adult.data mean / std, 7 categoricals one-hot (88 features)"

@@ -111,6 +111,16 @@ def load_dataset(name: str, data_home: Any = None) -> tuple[np.ndarray, np.ndarr
     return np.ascontiguousarray(np.hstack([np.ones((X.shape[0], 1)), X])), y.astype(np.float64)
 
 
+def _source(name: str, data_home: Any) -> str:
+    """Where the data set was read from: ``"data folder"`` or ``"embedded"``."""
+    from privlearn.data import data_source
+
+    relative = {"mnist38": "mnist/train-images-idx3-ubyte.gz", "idash": "idash/idash.csv"}.get(
+        name, f"helr/{name}.txt"
+    )
+    return data_source(relative, data_home)[1]
+
+
 @dataclass
 class QuadgradCurves:
     """Log-likelihood paths: ``paths[(dataset, optimizer, enhanced)]`` has ``iters + 1`` points
@@ -123,6 +133,8 @@ class QuadgradCurves:
     optimum: dict[str, float] = field(default_factory=dict)
     seconds: dict[tuple[str, str, bool], float] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    #: Data set -> "data folder" or "embedded" (the copy shipped inside privlearn).
+    sources: dict[str, str] = field(default_factory=dict)
     #: Figure 4 paths on lbw: ``fig4[(enhanced, learning_rate)]``.
     fig4: dict[tuple[bool, float], np.ndarray] = field(default_factory=dict)
 
@@ -172,6 +184,7 @@ def simulate(
             continue
         res.datasets.append(name)
         res.shapes[name] = (X.shape[0], X.shape[1] - 1)
+        res.sources[name] = _source(name, data_home)
         for opt in OPTIMIZERS:
             for enhanced in (False, True):
                 start = time.perf_counter()
@@ -430,8 +443,17 @@ def write_outputs(
         "",
         "## Data sets",
         "",
-        markdown_table(["data set", "n", "d"], [[ds, *res.shapes[ds]] for ds in res.datasets]),
+        markdown_table(
+            ["data set", "n", "d", "source"],
+            [[ds, *res.shapes[ds], res.sources.get(ds, "data folder")] for ds in res.datasets],
+        ),
     ]
+    if any(v == "embedded" for v in res.sources.values()):
+        lines += [
+            "",
+            "`embedded`: the data folder lacks the file; the identical copy shipped inside "
+            "privlearn was read (`privlearn datasets`).",
+        ]
     if res.skipped:
         lines.append("")
     for name, why in res.skipped.items():

@@ -122,7 +122,10 @@ def prepare_dataset(
         Number of rows: the paper's size by default (10,000 / 50,000 / 60,000); smaller values
         take a seeded uniform subsample (KDDCup99 is always a subsample of the 10% file).
     data_home : path, optional
-        Folder of the real data (see :func:`privlearn.data.get_data_home`).
+        Folder of the real data (see :func:`privlearn.data.get_data_home`). Without it, when
+        the default data folder lacks the KDD Cup 1999 file, the 50,000-row subsample embedded
+        in the package (:func:`privlearn.data.load_kddcup99_embedded`: the very rows drawn here
+        at the paper's size) is used, and the note says so.
 
     Returns
     -------
@@ -150,14 +153,37 @@ def prepare_dataset(
         note = f"n={size} uniform in the {d}-d unit ball, separable with margin 0.001"
         return X, y.astype(np.float64), note
     if name == "kddcup99":
-        X, y = load_kddcup99(data_home, n_samples=size, seed=derive_seed(_TAG, name, "subsample"))
+        from privlearn.data import KDDCUP99_EMBEDDED_ROWS, data_source, load_kddcup99_embedded
+
+        seed = derive_seed(_TAG, name, "subsample")
+        located, _ = data_source("kddcup99/kddcup.data_10_percent.gz", data_home)
+        embedded = located is None and data_home is None and size <= KDDCUP99_EMBEDDED_ROWS
+        if embedded:
+            # the embedded rows ARE the paper-size subsample drawn below with this seed
+            sub = None if size == KDDCUP99_EMBEDDED_ROWS else size
+            X, y = load_kddcup99_embedded(n_samples=sub, seed=seed)
+        else:
+            X, y = load_kddcup99(data_home, n_samples=size, seed=seed)
         with warnings.catch_warnings():
             # The paper normalises each feature with bounds taken from the data itself; this
             # leaks outside the DP guarantee (PrivacyLeakWarning) and is reproduced on purpose.
             warnings.simplefilter("ignore", PrivacyLeakWarning)
             X = maxabs_scale(X)
+        if not embedded:
+            origin = f"random subsample of {size} rows of the 10% file"
+        elif size == KDDCUP99_EMBEDDED_ROWS:
+            origin = (
+                f"the EMBEDDED {KDDCUP99_EMBEDDED_ROWS:,}-row subsample shipped in privlearn "
+                "(the data folder lacks the 10% file): the same rows as the random subsample "
+                "of the 10% file"
+            )
+        else:
+            origin = (
+                f"random subsample of {size} rows of the EMBEDDED {KDDCUP99_EMBEDDED_ROWS:,}-row "
+                "subsample shipped in privlearn (the data folder lacks the 10% file)"
+            )
         note = (
-            f"random subsample of {size} rows of the 10% file; features divided by their max |x| "
+            f"{origin}; features divided by their max |x| "
             f"over the subsample (data-derived: outside the DP guarantee, as in the paper), "
             f"rows projected onto the unit ball, Gaussian random projection to d={d}, rows "
             "projected onto the unit ball again"
