@@ -54,30 +54,11 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 
 from privlearn.accounting import PrivacyLedger
-from privlearn.data import ADULT_CATEGORIES, project_to_ball
+from privlearn.data import ADULT_CATEGORIES, load_adult_frame, project_to_ball
 from privlearn.encoding import ImpactEncoder
 from privlearn.experiments.peers import PeerUnavailable, import_diffprivlib, sklearn_logreg_shim
 from privlearn.linear import DPSGDClassifier
 from privlearn.preprocessing import DPFeatureScaler
-
-try:
-    from privlearn.data import load_adult_frame
-except ImportError:  # TODO(lead): remove after merge (the loader with its embedded copy)
-    import pandas as pd
-
-    from privlearn.data.loaders import ADULT_COLUMNS
-
-    def load_adult_frame(subset: str = "train", data_home: Any = None) -> Any:
-        home = data_home or os.environ.get("PRIVLEARN_DATA", "~/privlearn_data")
-        name = "adult.data" if subset == "train" else "adult.test"
-        frame = pd.read_csv(
-            os.path.join(os.path.expanduser(home), "adult", name), header=None,
-            names=list(ADULT_COLUMNS), skipinitialspace=True, na_values="?",
-            skiprows=1 if subset == "test" else 0,
-        )  # fmt: skip
-        frame["income"] = frame["income"].str.rstrip(".").eq(">50K").astype(int)
-        return frame
-
 
 EPSILONS = (0.5, 1.0, 3.0)
 SEEDS = (0, 1, 2, 3, 4)
