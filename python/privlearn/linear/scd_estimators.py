@@ -145,6 +145,7 @@ from privlearn.accounting import (
     lattice_statement,
 )
 from privlearn.accounting.size import DatasetSize, public_size
+from privlearn.linear._target import TARGET_FRACTION, TargetBound, check_target
 from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule
 from privlearn.linear._common import (
     ACCOUNTED_AS,
@@ -277,6 +278,7 @@ class DPSCDPrivacy:
     labels: LabelSet | None = None
     worst_case: bool = False
     noise: str | None = None
+    target: TargetBound | None = None
 
     @property
     def private(self) -> bool:
@@ -305,9 +307,19 @@ class DPSCDPrivacy:
             )
         if self.noise:
             lines.append(f"  noise: {self.noise}")
+        target_eps = self.target.epsilon if self.target is not None else 0.0
         lines += _statement_lines(
-            self.size, self.epsilon, self.neighboring, worst_case=self.worst_case
+            self.size, self.epsilon - target_eps, self.neighboring, worst_case=self.worst_case
         )
+        if self.target is not None:  # regressors: how the target's range entered the fit
+            lines.append(self.target.statement_line())
+            if target_eps > 0.0:
+                size_eps = self.size.epsilon if self.size is not None else 0.0
+                lines.append(
+                    f"  budget split (basic composition): target bound {target_eps:.6g} + "
+                    f"dataset size {size_eps:.6g} + training "
+                    f"{self.epsilon - target_eps - size_eps:.6g} = {self.epsilon:.6g}"
+                )
         if self.statement is not None:
             lines += ["  " + line for line in str(self.statement).splitlines()]
         if self.labels is not None and self.labels.statement_line():
@@ -986,6 +998,9 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         epsilon: float | None = 1.0,
         delta: float | None = None,
         n_samples: int | None = None,
+        target_bounds: Any = None,
+        target_range: Any = None,
+        target_fraction: float = TARGET_FRACTION,
         ledger: Any = None,
         noise_multiplier: float | None = None,
         variant: str = "dual",
@@ -1007,6 +1022,9 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         self.epsilon = epsilon
         self.delta = delta
         self.n_samples = n_samples
+        self.target_bounds = target_bounds
+        self.target_range = target_range
+        self.target_fraction = target_fraction
         self.ledger = ledger
         self.noise_multiplier = noise_multiplier
         self.variant = variant
@@ -1036,12 +1054,14 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
             Finite values, rows of L2 norm <= 1 (or ``clip_rows=True``).
         y : array-like of shape (n_samples,)
-            Finite real targets.
+            Finite real targets; clipped into the target bound (``target_bounds`` or the
+            private bound, ``privacy_.target``) before training.
 
         Returns
         -------
         self
         """
         X, y = _check_fit_data(X, y, self, y_numeric=True)
-        self._fit(X, np.ascontiguousarray(y, dtype=np.float64))
+        target = check_target(self.target_bounds, self.target_range, self.target_fraction)
+        self._fit(X, np.ascontiguousarray(y, dtype=np.float64), target=target)
         return self
