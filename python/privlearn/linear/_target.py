@@ -20,9 +20,9 @@ regressors therefore train on ``y' = (clip(y, lo, hi) - c) / s`` with ``c = (lo 
   :data:`FENCE_FACTOR``) of the two released quartiles, a post-processing. The quartiles are
   searched in the public range ``target_range=(a, b)`` when given, else on
   ``asinh(y)`` in ``[-asinh(1e9), asinh(1e9)]`` (a fixed, data-independent per-row map: any
-  scale up to 1e9 without a declared range). The quantiles are ``epsilon_b``-DP under
-  add/remove-one neighbours; under replace-one neighbours (fixed batches, DP-SCD's primal
-  variant) each is run at half its share, a replacement being an addition and a removal.
+  scale up to 1e9 without a declared range). The two quantiles, ``epsilon_b / 2`` each, are
+  ``epsilon_b``-DP under add/remove-one and under replace-one neighbours alike (the rank
+  utility moves by at most 1 either way).
 
 The bound, its source and its epsilon are part of the estimator's ``privacy_``
 (:class:`TargetBound`, ``privacy_.target``); the total epsilon is the basic composition of the
@@ -43,6 +43,7 @@ import numpy as np
 
 from privlearn._checks import as_real
 from privlearn.distributed.linear import is_dask_array
+from privlearn.preprocessing.quantiles import dp_quantiles
 
 __all__ = [
     "DEFAULT_TARGET_EPSILON",
@@ -88,6 +89,8 @@ class TargetBound:
         Private: the public range the quartiles were searched in.
     center, scale : float
         ``y' = (clip(y) - center) / scale`` was the training target.
+    quartiles : tuple of float or None
+        Private: the two released quartiles the fences were computed from.
     """
 
     lower: float
@@ -97,6 +100,7 @@ class TargetBound:
     search: str | None = None
     center: float = 0.0
     scale: float = 1.0
+    quartiles: tuple[float, float] | None = None
 
     def statement_line(self) -> str:
         """The statement's line on the target bound."""
@@ -155,10 +159,10 @@ class TargetSpec:
             if not lo < hi:
                 lo, hi = lo - 1.0, hi + 1.0
             return _finish(lo, hi, "not_private", 0.0, None, fit_intercept)
-        from privlearn.preprocessing.quantiles import dp_quantiles
-
-        # dp_quantiles is epsilon-DP under add/remove-one; a replacement is one of each
-        run_eps = epsilon / 2.0 if neighboring == "replace_one" else epsilon
+        # The rank utility moves by at most 1 when a row is added, removed or replaced (a
+        # replacement moves every rank by at most 1 and leaves q n as it is), so the quartiles
+        # are epsilon-DP under either neighbouring relation.
+        run_eps = epsilon
         if self.search is not None:
             q = dp_quantiles(
                 values, TARGET_LEVELS, run_eps, self.search, seed=seed,
@@ -179,17 +183,25 @@ class TargetSpec:
         lo, hi = q1 - FENCE_FACTOR * iqr, q3 + FENCE_FACTOR * iqr
         if self.search is not None:
             lo, hi = max(lo, self.search[0]), min(hi, self.search[1])
-        return _finish(lo, hi, "private", epsilon, where, fit_intercept)
+        return _finish(lo, hi, "private", epsilon, where, fit_intercept, (q1, q3))
 
 
 def _finish(
-    lo: float, hi: float, source: str, epsilon: float, search: str | None, fit_intercept: bool
+    lo: float,
+    hi: float,
+    source: str,
+    epsilon: float,
+    search: str | None,
+    fit_intercept: bool,
+    quartiles: tuple[float, float] | None = None,
 ) -> TargetBound:
     if fit_intercept:
         center, scale = 0.5 * lo + 0.5 * hi, 0.5 * hi - 0.5 * lo
     else:  # no intercept: the model must stay linear through 0, so the target is only scaled
         center, scale = 0.0, max(abs(lo), abs(hi))
-    return TargetBound(float(lo), float(hi), source, float(epsilon), search, center, scale)
+    return TargetBound(
+        float(lo), float(hi), source, float(epsilon), search, center, scale, quartiles
+    )
 
 
 def _pair(value: Any, name: str) -> tuple[float, float]:
