@@ -63,9 +63,8 @@ def test_private_bound_spends_its_share_and_is_stated(name):
     assert t.upper - t.lower < 10 * (y.max() - y.min())
     text = str(est.privacy_)
     assert "PRIVATE, epsilon 0.2" in text and "budget split" in text
-    labels = [e.label for e in ledger.entries]
-    assert any("target bound" in label for label in labels)
-    assert sum(e.epsilon for e in ledger.entries) == pytest.approx(2.0)
+    (entry,) = ledger.entries  # one charge: the statement's total, the bound's share included
+    assert entry.epsilon == pytest.approx(est.privacy_.epsilon)
 
 
 def test_private_bound_in_a_declared_search_range():
@@ -126,12 +125,18 @@ def test_check_target_values():
     assert spec.epsilon(2.0) == 0.5 and spec.epsilon(math.inf) == 0.0
 
 
-def test_not_private_uses_the_exact_range():
+def test_not_private_uses_y_as_given():
+    """epsilon=inf without a declared bound: the plain objective on y (no clip, no scaling),
+    so the non-private fit is the ordinary least-squares SGD."""
     X, y = _data(n=300)
     est = DPSGDRegressor(epsilon=math.inf, seed=0).fit(X, y)
     t = est.privacy_.target
-    assert (t.lower, t.upper, t.source) == (y.min(), y.max(), "not_private")
+    assert (t.lower, t.upper, t.source, t.center, t.scale) == (
+        -math.inf, math.inf, "not_private", 0.0, 1.0
+    )
     assert "not private" in t.statement_line()
+    declared = DPSGDRegressor(epsilon=math.inf, seed=0, target_bounds=(0, 300)).fit(X, y)
+    assert declared.privacy_.target.source == "declared"
 
 
 def test_no_intercept_scales_without_centring():

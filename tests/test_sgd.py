@@ -317,6 +317,7 @@ def test_gaussian_noise_multiplier_reports_epsilon(sampling):
         epochs=2,
         seed=0,
         n_samples=300,
+        target_bounds=(-100.0, 100.0),  # declared: the statement is the training part only
     ).fit(X, t)
     p = reg.privacy_
     acc_sampling = "poisson" if sampling == "poisson" else "without_replacement"

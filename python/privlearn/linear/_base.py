@@ -244,9 +244,6 @@ class PrivateLinearModel(LinearModelBase):
         # exactly. An RDP ledger (spend_events) composes the fit's events where they are public
         # (a public or replace-one size); a plan from a noisy count is charged as (eps, delta).
         charged = None
-        if ledger is not None and target_eps > 0.0:
-            relation = dry.privacy.neighboring if dry is not None else None
-            spend(ledger, target_eps, 0.0, f"{label} target bound", relation)
         if dry is not None and dry.privacy.private:
             charged = (float(dry.privacy.epsilon), float(dry.privacy.delta))
             stmt = dry.privacy.statement
@@ -261,8 +258,10 @@ class PrivateLinearModel(LinearModelBase):
                 lattice = getattr(stmt, "lattice", None)  # noise on a lattice: its slack too
                 extra = {} if lattice is None else {"slack": lattice}
                 ledger.spend_events(stmt.events, label=label, **extra)
-            else:
-                spend(ledger, charged[0], charged[1], label)
+                if target_eps > 0.0:  # the target bound's pure-DP share, its own entry
+                    spend(ledger, target_eps, 0.0, f"{label} target bound")
+            else:  # one charge: the statement's total, the target bound's share included
+                spend(ledger, charged[0] + target_eps, charged[1], label)
         plan = self._plan(setup, n, d, seed, None)
         privacy = plan.privacy
         if charged is not None and charged != (float(privacy.epsilon), float(privacy.delta)):
@@ -281,7 +280,8 @@ class PrivateLinearModel(LinearModelBase):
                 seed=seed,
                 fit_intercept=fit_intercept,
             )
-            tasks = [scaled_target(tasks[0], bound)]
+            if bound.source != "not_private":  # not private: the plain objective on y
+                tasks = [scaled_target(tasks[0], bound)]
 
         X = _training_rows(X, rows.bound if clip_rows else None, scaling)
 

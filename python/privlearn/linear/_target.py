@@ -82,7 +82,8 @@ class TargetBound:
         The bound ``y`` was clipped into before training.
     source : str
         ``"declared"`` (public ``target_bounds``), ``"private"`` (estimated with ``epsilon``)
-        or ``"not_private"`` (``epsilon=inf``: the exact range of ``y``).
+        or ``"not_private"`` (``epsilon=inf`` without ``target_bounds``: ``y`` is used as
+        given, ``lower = -inf``, ``upper = inf``, the plain objective).
     epsilon : float
         The budget the bound spent (0 unless private; part of ``privacy_.epsilon``).
     search : str or None
@@ -118,7 +119,7 @@ class TargetBound:
                 f"searched in {self.search}; fences Q1 - {FENCE_FACTOR:g} IQR, Q3 + "
                 f"{FENCE_FACTOR:g} IQR), y clipped into it"
             )
-        return f"  target bound {rng}: the exact range of y (not private)"
+        return "  target: y used as given, no bound (not private)"
 
 
 @dataclass(frozen=True)
@@ -152,13 +153,9 @@ class TargetSpec:
         if self.bounds is not None:
             lo, hi = self.bounds
             return _finish(lo, hi, "declared", 0.0, None, fit_intercept)
+        if epsilon == 0.0:  # a non-private fit: the plain objective on y as given
+            return TargetBound(-math.inf, math.inf, "not_private")
         values = np.asarray(y.compute() if is_dask_array(y) else y, dtype=np.float64)
-        if epsilon == 0.0:
-            lo = float(values.min()) if values.size else -1.0
-            hi = float(values.max()) if values.size else 1.0
-            if not lo < hi:
-                lo, hi = lo - 1.0, hi + 1.0
-            return _finish(lo, hi, "not_private", 0.0, None, fit_intercept)
         # The rank utility moves by at most 1 when a row is added, removed or replaced (a
         # replacement moves every rank by at most 1 and leaves q n as it is), so the quartiles
         # are epsilon-DP under either neighbouring relation.
