@@ -72,8 +72,8 @@ def _unit_rows(X: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
 def _projected_rows(X: np.ndarray, bound: float, radius: float) -> np.ndarray:
     """Clip each feature to the PUBLIC range ``(-bound, bound)``, divide by
-    ``radius sqrt(d)`` and project each row onto the unit ball: public per-row maps (no privacy cost); every feature
-    then lies in ``+- bound / (radius sqrt(d))``."""
+    ``radius sqrt(d)`` and project each row onto the unit ball: public per-row maps (no
+    privacy cost); every feature then lies in ``+- bound / (radius sqrt(d))``."""
     d = X.shape[1]
     Z = np.clip(X, -bound, bound) / (radius * math.sqrt(d))
     norms = np.linalg.norm(Z, axis=1, keepdims=True)
@@ -226,7 +226,8 @@ def table(rows: list[dict[str, Any]]) -> str:
         cells = []
         for e in eps:
             match = [r for r in rows if (r["data"], r["model"], r["epsilon"]) == (data, model, e)]
-            cells.append(f"{match[0]['r2_mean']:.3f} +- {match[0]['r2_sd']:.3f}" if match else "")
+            r = match[0] if match else None
+            cells.append(f"{r['r2_mean']:.3f} +- {r['r2_sd']:.3f}" if r else "")
         lines.append(f"| {data} | {model} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -18,13 +18,6 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
 
-try:  # scikit-learn >= 1.2 (the name is private, but it is what validate_data calls)
-    from sklearn.utils.validation import _check_feature_names
-except ImportError:  # pragma: no cover - older scikit-learn
-
-    def _check_feature_names(estimator: Any, X: Any, *, reset: bool) -> None:
-        estimator._check_feature_names(X, reset=reset)
-
 from privlearn._checks import as_index, as_real, check_sparse_structure
 from privlearn._labels import label_codes
 from privlearn._linear_common import as_design_matrix, row_norms, scaled_row_norms
@@ -41,6 +34,13 @@ from privlearn.distributed.linear import (
     as_dask_target,
     is_dask_array,
 )
+
+try:  # scikit-learn >= 1.2 (the name is private, but it is what validate_data calls)
+    from sklearn.utils.validation import _check_feature_names
+except ImportError:  # pragma: no cover - older scikit-learn
+
+    def _check_feature_names(estimator: Any, X: Any, *, reset: bool) -> None:
+        estimator._check_feature_names(X, reset=reset)
 
 __all__ = [
     "ACCOUNTED_AS",

@@ -207,7 +207,9 @@ def _pair(value: Any, name: str) -> tuple[float, float]:
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a pair (lo, hi) of finite numbers, got {value!r}") from None
+        raise ValueError(
+            f"{name} must be a pair (lo, hi) of finite numbers, got {value!r}"
+        ) from None
     if arr.shape != (2,):
         raise ValueError(
             f"{name} must be a pair (lo, hi) of finite numbers, got shape {arr.shape}: {value!r}"

@@ -61,7 +61,6 @@ from privlearn.accounting import (
 )
 from privlearn.accounting.size import DatasetSize
 from privlearn.distributed.linear import is_dask_array
-from privlearn.linear._target import TARGET_FRACTION, TargetBound, check_target
 from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule
 from privlearn.linear._common import (
     ACCOUNTED_AS,
@@ -83,6 +82,7 @@ from privlearn.linear._common import (
     _statement_lines,
     _worst_case_statement,
 )
+from privlearn.linear._target import TARGET_FRACTION, TargetBound, check_target
 from privlearn.random import lattice_noise_description, noise_lattice
 
 __all__ = ["DPSGDClassifier", "DPSGDPrivacy", "DPSGDRegressor"]

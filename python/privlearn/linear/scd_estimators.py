@@ -145,7 +145,6 @@ from privlearn.accounting import (
     lattice_statement,
 )
 from privlearn.accounting.size import DatasetSize, public_size
-from privlearn.linear._target import TARGET_FRACTION, TargetBound, check_target
 from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule
 from privlearn.linear._common import (
     ACCOUNTED_AS,
@@ -166,6 +165,7 @@ from privlearn.linear._common import (
     _statement_lines,
     _worst_case_statement,
 )
+from privlearn.linear._target import TARGET_FRACTION, TargetBound, check_target
 from privlearn.random import lattice_noise_description, noise_lattice
 
 __all__ = ["DPSCDClassifier", "DPSCDPrivacy", "DPSCDRegressor"]
