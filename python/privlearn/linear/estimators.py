@@ -863,14 +863,6 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
         Per-example gradient clipping norm ``C`` (> 0; 0 = no clipping, only with
         ``epsilon=inf``).
 
-    The regressor's own defaults (``batch_size=128``, ``learning_rate="constant"``,
-    ``eta0=1.0``, ``clip=0.3``, 20 epochs; the shared list above gives the classifier's) were
-    chosen by ``bench/python/workflow_regression.py --tune`` (issue 22): on diabetes (raw
-    target, declared bound (0, 400)) and an msd-like set (8,000 rows, bound (1900, 2020)), rows
-    in the unit ball, validation R^2 at epsilon 1 and 3 over 2 seeds, constant steps beat
-    ``eta0 / sqrt(t)`` everywhere and ``clip`` 0.3 with batch 128 had the best sum over the four
-    cells (0.39, 0.38, 0.13, 0.21; the previous defaults, ``inv_sqrt`` with clip 1 and batch 64,
-    gave about 0.28, 0.31, -0.01, 0.11).
     sampling : {{"poisson", "fixed"}} or None, default=None
         ``None`` = ``"poisson"`` (add/remove-one neighbours); ``"fixed"``: batches of exactly
         ``batch_size`` drawn without replacement (replace-one neighbours, sensitivity
@@ -884,6 +876,17 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
     coef_ : ndarray of shape (n_features,)
     intercept_ : float
 {_ATTRIBUTES}
+
+    Notes
+    -----
+    The regressor's own defaults (``batch_size=128``, ``learning_rate="constant"``,
+    ``eta0=1.0``, ``clip=0.3``, 20 epochs) were
+    chosen by ``bench/python/workflow_regression.py --tune`` (issue 22): on diabetes (raw
+    target, declared bound (0, 400)) and an msd-like set (8,000 rows, bound (1900, 2020)), rows
+    in the unit ball, validation R^2 at epsilon 1 and 3 over 2 seeds: constant steps beat
+    ``eta0 / sqrt(t)`` in most cells and ``clip`` 0.3 with batch 128 had the best sum over the
+    four cells (0.39, 0.38, 0.13, 0.21; the previous defaults, ``inv_sqrt`` with clip 1 and batch 64,
+    gave about 0.28, 0.31, -0.01, 0.11).
     """
 
     def __init__(

@@ -1002,13 +1002,6 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         part and the noisy count), in (0, 1); with ``noise_multiplier=`` the bound spends
         0.05.
 
-    The regressor's own defaults (20 epochs, ``alpha=1e-2``; ``clip=0.01``, ``batch_size=100``
-    as listed) were chosen by ``bench/python/workflow_regression.py --tune`` (issue 22): on
-    diabetes (raw target, declared bound (0, 400)) and an msd-like set (8,000 rows, bound
-    (1900, 2020)), rows in the unit ball, validation R^2 at epsilon 1 and 3 over 2 seeds:
-    0.39, 0.47 (diabetes) and 0.13, 0.13 (msd-like), against -2.2, 0.29, 0.20, 0.24 for
-    ``alpha=1e-3`` (10 epochs; unstable on 330 rows) and the previous defaults (1 epoch,
-    ``alpha=1e-4``: 4 steps on diabetes, R^2 below -1).
 
     Attributes
     ----------
@@ -1017,6 +1010,14 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
     intercept_ : float
 {_ATTRIBUTES}
 {_NOTES}
+
+    The regressor's own defaults (20 epochs, ``alpha=1e-2``; ``clip=0.01``, ``batch_size=100``
+    as listed) were chosen by ``bench/python/workflow_regression.py --tune`` (issue 22): on
+    diabetes (raw target, declared bound (0, 400)) and an msd-like set (8,000 rows, bound
+    (1900, 2020)), rows in the unit ball, validation R^2 at epsilon 1 and 3 over 2 seeds:
+    0.39, 0.47 (diabetes) and 0.13, 0.13 (msd-like), against -2.2, 0.29, 0.20, 0.24 for
+    ``alpha=1e-3`` (10 epochs; unstable on 330 rows) and the previous defaults (1 epoch,
+    ``alpha=1e-4``: 4 steps on diabetes, R^2 below -1).
     """
 
     def __init__(
