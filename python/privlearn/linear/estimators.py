@@ -885,8 +885,8 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
     target, declared bound (0, 400)) and an msd-like set (8,000 rows, bound (1900, 2020)), rows
     in the unit ball, validation R^2 at epsilon 1 and 3 over 2 seeds: constant steps beat
     ``eta0 / sqrt(t)`` in most cells and ``clip`` 0.3 with batch 128 had the best sum over the
-    four cells (0.39, 0.38, 0.13, 0.21; the previous defaults, ``inv_sqrt`` with clip 1 and batch 64,
-    gave about 0.28, 0.31, -0.01, 0.11).
+    four cells (0.39, 0.38, 0.13, 0.21; the previous defaults, ``inv_sqrt`` with clip 1 and
+    batch 64, gave about 0.28, 0.31, -0.01, 0.11).
     """
 
     def __init__(
