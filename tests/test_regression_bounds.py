@@ -172,3 +172,16 @@ def test_defaults_beat_the_mean_on_diabetes_at_epsilon_3(name):
     ]  # fmt: skip
     mean_r2 = r2_score(yb, np.full(len(yb), ya.mean()))
     assert np.mean(scores) > mean_r2 + 0.15, (scores, mean_r2)
+
+
+def test_target_scale_false_only_clips():
+    """``target_scale=False``: y clipped into the bound, the model trained on y's scale
+    (centre 0, scale 1); a non-bool is a TypeError before anything is spent."""
+    X, y = _data(n=300)
+    est = DPSGDRegressor(epsilon=1.0, seed=0, target_bounds=(0, 300), target_scale=False)
+    t = est.fit(X, y).privacy_.target
+    assert (t.lower, t.upper, t.center, t.scale) == (0.0, 300.0, 0.0, 1.0)
+    ledger = PrivacyLedger(10.0, 1e-3)
+    with pytest.raises(TypeError, match="target_scale"):
+        DPSGDRegressor(target_scale="yes", ledger=ledger).fit(X, y)
+    assert ledger.spent[0] == 0.0

@@ -129,6 +129,7 @@ class TargetSpec:
     bounds: tuple[float, float] | None
     search: tuple[float, float] | None
     fraction: float
+    scale: bool = True
 
     def epsilon(self, epsilon: float | None) -> float:
         """The bound's share of the budget: 0 when declared or not private."""
@@ -152,7 +153,7 @@ class TargetSpec:
         for the two quantiles only."""
         if self.bounds is not None:
             lo, hi = self.bounds
-            return _finish(lo, hi, "declared", 0.0, None, fit_intercept)
+            return _finish(lo, hi, "declared", 0.0, None, fit_intercept, None, self.scale)
         if epsilon == 0.0:  # a non-private fit: the plain objective on y as given
             return TargetBound(-math.inf, math.inf, "not_private")
         values = np.asarray(y.compute() if is_dask_array(y) else y, dtype=np.float64)
@@ -180,7 +181,7 @@ class TargetSpec:
         lo, hi = q1 - FENCE_FACTOR * iqr, q3 + FENCE_FACTOR * iqr
         if self.search is not None:
             lo, hi = max(lo, self.search[0]), min(hi, self.search[1])
-        return _finish(lo, hi, "private", epsilon, where, fit_intercept, (q1, q3))
+        return _finish(lo, hi, "private", epsilon, where, fit_intercept, (q1, q3), self.scale)
 
 
 def _finish(
@@ -191,7 +192,11 @@ def _finish(
     search: str | None,
     fit_intercept: bool,
     quartiles: tuple[float, float] | None = None,
+    scale: bool = True,
 ) -> TargetBound:
+    if not scale:  # target_scale=False: clipped only, trained on the scale of y
+        lo, hi, epsilon = float(lo), float(hi), float(epsilon)
+        return TargetBound(lo, hi, source, epsilon, search, 0.0, 1.0, quartiles)
     if fit_intercept:
         center, scale = 0.5 * lo + 0.5 * hi, 0.5 * hi - 0.5 * lo
     else:  # no intercept: the model must stay linear through 0, so the target is only scaled
@@ -224,9 +229,11 @@ def _pair(value: Any, name: str) -> tuple[float, float]:
     return lo, hi
 
 
-def check_target(bounds: Any, search: Any, fraction: Any) -> TargetSpec:
-    """Validate ``target_bounds``, ``target_range`` and ``target_fraction`` (a ValueError
-    naming the problem, before anything is charged)."""
+def check_target(bounds: Any, search: Any, fraction: Any, scale: Any = True) -> TargetSpec:
+    """Validate ``target_bounds``, ``target_range``, ``target_fraction`` and ``target_scale``
+    (a ValueError or TypeError naming the problem, before anything is charged)."""
+    if not isinstance(scale, (bool, np.bool_)):
+        raise TypeError(f"target_scale must be a bool, got {type(scale).__name__}")
     b = None if bounds is None else _pair(bounds, "target_bounds")
     s = None if search is None else _pair(search, "target_range")
     if b is not None and s is not None:
@@ -237,7 +244,7 @@ def check_target(bounds: Any, search: Any, fraction: Any) -> TargetSpec:
     f = as_real(fraction, "target_fraction", numbers_only=True)
     if not 0.0 < f < 1.0:
         raise ValueError(f"target_fraction must lie in (0, 1), got {f}")
-    return TargetSpec(b, s, f)
+    return TargetSpec(b, s, f, bool(scale))
 
 
 def scaled_target(y: Any, bound: TargetBound) -> Any:

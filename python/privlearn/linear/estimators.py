@@ -859,6 +859,10 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
         Private bound only: its share of ``epsilon`` (basic composition with the training
         part and the noisy count), in (0, 1); with ``noise_multiplier=`` the bound spends
         0.05.
+    target_scale : bool, default=True
+        Train on ``(clip(y) - c) / s`` (in ``[-1, 1]``) and map the model back. False: ``y``
+        is only clipped into the bound and the model is trained on its scale (the objective
+        of the paper's experiments, for a target already of order one).
     clip : float, default=0.3
         Per-example gradient clipping norm ``C`` (> 0; 0 = no clipping, only with
         ``epsilon=inf``).
@@ -898,6 +902,7 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
         target_bounds: Any = None,
         target_range: Any = None,
         target_fraction: float = TARGET_FRACTION,
+        target_scale: bool = True,
         ledger: Any = None,
         noise_multiplier: float | None = None,
         batch_size: int = 128,
@@ -921,6 +926,7 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
         self.target_bounds = target_bounds
         self.target_range = target_range
         self.target_fraction = target_fraction
+        self.target_scale = target_scale
         self.ledger = ledger
         self.noise_multiplier = noise_multiplier
         self.batch_size = batch_size
@@ -959,6 +965,8 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
         self
         """
         X, y = _check_fit_data(X, y, self, y_numeric=True)
-        target = check_target(self.target_bounds, self.target_range, self.target_fraction)
+        target = check_target(
+            self.target_bounds, self.target_range, self.target_fraction, self.target_scale
+        )
         self._fit(X, np.ascontiguousarray(y, dtype=np.float64), target=target)
         return self

@@ -1001,6 +1001,10 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         Private bound only: its share of ``epsilon`` (basic composition with the training
         part and the noisy count), in (0, 1); with ``noise_multiplier=`` the bound spends
         0.05.
+    target_scale : bool, default=True
+        Train on ``(clip(y) - c) / s`` (in ``[-1, 1]``) and map the model back. False: ``y``
+        is only clipped into the bound and the model is trained on its scale (the objective
+        of the paper's experiments, for a target already of order one).
 
 
     Attributes
@@ -1029,6 +1033,7 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         target_bounds: Any = None,
         target_range: Any = None,
         target_fraction: float = TARGET_FRACTION,
+        target_scale: bool = True,
         ledger: Any = None,
         noise_multiplier: float | None = None,
         variant: str = "dual",
@@ -1053,6 +1058,7 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         self.target_bounds = target_bounds
         self.target_range = target_range
         self.target_fraction = target_fraction
+        self.target_scale = target_scale
         self.ledger = ledger
         self.noise_multiplier = noise_multiplier
         self.variant = variant
@@ -1090,6 +1096,8 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         self
         """
         X, y = _check_fit_data(X, y, self, y_numeric=True)
-        target = check_target(self.target_bounds, self.target_range, self.target_fraction)
+        target = check_target(
+            self.target_bounds, self.target_range, self.target_fraction, self.target_scale
+        )
         self._fit(X, np.ascontiguousarray(y, dtype=np.float64), target=target)
         return self
