@@ -101,8 +101,13 @@ def DPSGDClassifier(**kw):  # noqa: N802 - the class with the paper's settings
     return _DPSGDClassifier(**{**_PAPER_SGD, "mechanism": "l2-laplace", "clip_rows": False, **kw})
 
 
+#: A public target bound holding every audited target (issue 22): these audits are of the
+#: training mechanisms, on y as given; the private target bound has its own audit (end of file).
+_PUBLIC_TARGET = dict(target_bounds=(-10.0, 10.0), target_scale=False)
+
+
 def DPSGDRegressor(**kw):  # noqa: N802
-    return _DPSGDRegressor(**{**_PAPER_SGD, **kw})
+    return _DPSGDRegressor(**{**_PAPER_SGD, **_PUBLIC_TARGET, **kw})
 
 
 def DPSCDClassifier(**kw):  # noqa: N802
@@ -110,7 +115,7 @@ def DPSCDClassifier(**kw):  # noqa: N802
 
 
 def DPSCDRegressor(**kw):  # noqa: N802
-    return _DPSCDRegressor(**{**_PAPER_SCD, **kw})
+    return _DPSCDRegressor(**{**_PAPER_SCD, **_PUBLIC_TARGET, **kw})
 
 
 #: Two-sided Clopper-Pearson level of each count: a correct estimator fails an audit with
