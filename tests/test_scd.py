@@ -515,6 +515,7 @@ def test_accountant_meets_the_target(case):
     reg = DPSCDRegressor(
         epsilon=target, delta=delta, variant=variant, sampling=sampling, batch_size=L,
         epochs=epochs, clip=C, alpha=1e-2, seed=0, n_samples=n, diagnostics=True,
+        target_bounds=(-10.0, 10.0), target_scale=False,  # public: the budget is training's
     ).fit(X, t)  # fmt: skip
     p = reg.privacy_
     if variant == "primal":  # Section 3.2: q = 1, T = ceil(epochs M / L)
@@ -763,6 +764,8 @@ def _audit_model(**kw) -> DPSCDRegressor:
         clip=1.0,
         delta=1e-3,
         diagnostics=True,
+        target_bounds=(-5.0, 5.0),  # public, holds every target: y as given (issue 22)
+        target_scale=False,
         **kw,
     )
 
@@ -1051,7 +1054,8 @@ def test_hidden_dual_v_noise_has_std_sigma_c():
     n, d, C = 400, 800, 0.2
     X, t = np.zeros((n, d)), np.zeros(n)
     reg = DPSCDRegressor(
-        epsilon=1.0, delta=1e-5, batch_size=40, epochs=1, clip=C, alpha=1e-2, n_samples=n, seed=3
+        epsilon=1.0, delta=1e-5, batch_size=40, epochs=1, clip=C, alpha=1e-2, n_samples=n, seed=3,
+        target_bounds=(-1.0, 1.0), target_scale=False,  # public (issue 22): v as trained
     ).fit(X, t)
     p = reg.privacy_
     assert p.sensitivity == C and p.steps == 10

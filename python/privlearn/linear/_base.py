@@ -23,6 +23,7 @@ Every fit runs the same steps, in this order (:meth:`PrivateLinearModel._fit`):
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +49,7 @@ from privlearn.linear._common import (
     _seed,
     _training_rows,
 )
+from privlearn.linear._target import TargetSpec, scaled_target
 from privlearn.mechanisms._bits import spend
 from privlearn.random import Stream
 
@@ -202,6 +204,7 @@ class PrivateLinearModel(LinearModelBase):
         rows (a list: one-vs-rest), planned and accounted together (``setup.extra["tasks"]``,
         the number of problems, is composed by :meth:`_plan`)."""
         tasks = y_internal if isinstance(y_internal, list) else [y_internal]
+        target: TargetSpec | None = extra.pop("target", None)
         n, d = X.shape
         backend = _choice(self.backend, "backend", BACKENDS)
         seed = _seed(self.seed)
@@ -217,6 +220,13 @@ class PrivateLinearModel(LinearModelBase):
             _check_distributed(backend, diagnostics, extra)
         setup = self._setup(d, fit_intercept)
         setup.extra.update(extra, tasks=len(tasks))
+        # Regressors: the target bound's share of the budget (0 when declared or not private)
+        # comes off the training part (basic composition, stated in privacy_.target).
+        target_eps = 0.0
+        if target is not None:
+            target_eps = target.epsilon(setup.epsilon)
+            if target_eps > 0.0 and setup.epsilon is not None:
+                setup = dataclasses.replace(setup, epsilon=setup.epsilon - target_eps)
         clip_rows = self._clip_rows(setup.rows)
 
         # Every input is validated before anything is charged: the row precondition of the
@@ -249,8 +259,10 @@ class PrivateLinearModel(LinearModelBase):
                 lattice = getattr(stmt, "lattice", None)  # noise on a lattice: its slack too
                 extra = {} if lattice is None else {"slack": lattice}
                 ledger.spend_events(stmt.events, label=label, **extra)
-            else:
-                spend(ledger, charged[0], charged[1], label)
+                if target_eps > 0.0:  # the target bound's pure-DP share, its own entry
+                    spend(ledger, target_eps, 0.0, f"{label} target bound")
+            else:  # one charge: the statement's total, the target bound's share included
+                spend(ledger, charged[0] + target_eps, charged[1], label)
         plan = self._plan(setup, n, d, seed, None)
         privacy = plan.privacy
         if charged is not None and charged != (float(privacy.epsilon), float(privacy.delta)):
@@ -259,6 +271,18 @@ class PrivateLinearModel(LinearModelBase):
                 f"({privacy.epsilon}, {privacy.delta})"
             )
         check_delta(privacy.delta, privacy.size, f"{type(self).__name__}: ")
+
+        bound = None
+        if target is not None:  # the target bound (private draws after the charge), then y'
+            bound = target.resolve(
+                tasks[0],
+                target_eps,
+                neighboring=privacy.neighboring,
+                seed=seed,
+                fit_intercept=fit_intercept,
+            )
+            if bound.source != "not_private":  # not private: the plain objective on y
+                tasks = [scaled_target(tasks[0], bound)]
 
         X = _training_rows(X, rows.bound if clip_rows else None, scaling)
 
@@ -303,6 +327,12 @@ class PrivateLinearModel(LinearModelBase):
                 continue
             coefs.append(w[:d])
             intercepts.append(float(w[d] * setup.scaling) if fit_intercept else 0.0)
+        if bound is not None:  # back to the scale of y: y = scale * y' + center
+            coefs[0] = coefs[0] * bound.scale
+            intercepts[0] = float(intercepts[0] * bound.scale + bound.center)
+            privacy = dataclasses.replace(
+                privacy, epsilon=privacy.epsilon + bound.epsilon, target=bound
+            )
         if len(tasks) == 1:
             self._set_coef(coefs[0], intercepts[0])
         else:

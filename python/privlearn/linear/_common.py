@@ -35,6 +35,13 @@ from privlearn.distributed.linear import (
     is_dask_array,
 )
 
+try:  # scikit-learn >= 1.2 (the name is private, but it is what validate_data calls)
+    from sklearn.utils.validation import _check_feature_names
+except ImportError:  # pragma: no cover - older scikit-learn
+
+    def _check_feature_names(estimator: Any, X: Any, *, reset: bool) -> None:
+        estimator._check_feature_names(X, reset=reset)
+
 __all__ = [
     "ACCOUNTED_AS",
     "NEIGHBORING",
@@ -551,10 +558,14 @@ def _finite_coef(coef: Any, private: bool) -> np.ndarray:
 def _check_fit_data(
     X: Any, y: Any, estimator: Any, *, y_numeric: bool
 ) -> tuple[np.ndarray | sp.csr_matrix | DaskRows, Any]:
-    """scikit-learn's checks (2-D, non-empty, finite, real, 1-D y of matching length), then
+    """scikit-learn's checks (2-D, non-empty, finite, real, 1-D y of matching length; the
+    feature names of a DataFrame become ``feature_names_in_``), then
     float64 C-contiguous or canonical CSR. A ``dask.array`` X gives a
     :class:`~privlearn.distributed.linear.DaskRows` and a dask y chunked like its rows (checked
     lazily: shapes and chunks now, values on the workers)."""
+    # feature_names_in_ from a DataFrame with string column names (removed otherwise), as
+    # scikit-learn's estimators keep it; predict then checks the names it is given
+    _check_feature_names(estimator, X, reset=True)
     if is_dask_array(X):
         rows = as_dask_rows(X)
         return rows, as_dask_target(y, rows, numeric=y_numeric)
@@ -665,6 +676,7 @@ class LinearModelBase(BaseEstimator):
         """The checked rows to predict on, after :meth:`_transform_rows` (the same public
         per-row map the training rows went through)."""
         check_is_fitted(self, "coef_")
+        _check_feature_names(self, X, reset=False)  # warns or raises as scikit-learn does
         check_sparse_structure(X)
         X = as_design_matrix(check_array(X, accept_sparse="csr", dtype=np.float64, estimator=self))
         if X.shape[1] != self.n_features_in_:

@@ -62,7 +62,12 @@ from privlearn._quadgrad_common import (
     real_vector,
     reject_complex,
 )
-from privlearn.linear._common import BACKENDS, _binary_labels, _check_fit_data
+from privlearn.linear._common import (
+    BACKENDS,
+    _binary_labels,
+    _check_feature_names,
+    _check_fit_data,
+)
 
 __all__ = [
     "QuadraticGradientLogisticRegression",
@@ -394,6 +399,7 @@ class QuadraticGradientLogisticRegression(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "coef_")
         check_sparse_structure(X)  # before scikit-learn converts a CSC / COO matrix
+        _check_feature_names(self, X, reset=False)  # warns or raises as scikit-learn does
         X = as_design_matrix(check_array(X, accept_sparse="csr", dtype=np.float64, estimator=self))
         if X.shape[1] != self.n_features_in_:
             raise ValueError(

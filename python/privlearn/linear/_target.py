@@ -1,0 +1,259 @@
+"""The target bound of the private regressors (issue 22): declared public, or estimated
+privately with a small, stated share of the budget.
+
+A least-squares regressor's updates scale with the target: DP-SGD clips each example's
+gradient ``(x^T w - y) x`` to ``C`` (Abadi et al. 2016, Algorithm 1) and DP-SCD scales each
+dual step to ``|zeta| <= C`` (Damaskinos et al. 2021, Algorithm 1, Step 8), so the privacy
+holds for any ``y``, but a raw target of a few hundred (diabetes) or of about 2000 (release
+years) makes nearly every clipped step point the same way and the model cannot fit. Both
+regressors therefore train on ``y' = (clip(y, lo, hi) - c) / s`` with ``c = (lo + hi) / 2`` and
+``s = (hi - lo) / 2`` (``y'`` in ``[-1, 1]``), and map the model back
+(``coef_ = s w``, ``intercept_ = s b + c``). ``[lo, hi]`` is
+
+* declared PUBLIC (``target_bounds=(lo, hi)``): chosen without looking at the private data
+  (a domain range: a score's scale, a year range); nothing is spent, values of ``y`` outside
+  it are clipped into it (enforced in code, not an error);
+* otherwise PRIVATE: a share ``target_fraction`` of ``epsilon`` buys two exponential-mechanism
+  quantiles of ``y`` (Smith 2011, on the public lattice of
+  :func:`privlearn.preprocessing.dp_quantiles`) at the levels :data:`TARGET_LEVELS`, and
+  ``[lo, hi]`` are Tukey's fences ``Q1 - k IQR, Q3 + k IQR`` (``k`` =
+  :data:`FENCE_FACTOR``) of the two released quartiles, a post-processing. The quartiles are
+  searched in the public range ``target_range=(a, b)`` when given, else on
+  ``asinh(y)`` in ``[-asinh(1e9), asinh(1e9)]`` (a fixed, data-independent per-row map: any
+  scale up to 1e9 without a declared range). The two quantiles, ``epsilon_b / 2`` each, are
+  ``epsilon_b``-DP under add/remove-one and under replace-one neighbours alike (the rank
+  utility moves by at most 1 either way).
+
+The bound, its source and its epsilon are part of the estimator's ``privacy_``
+(:class:`TargetBound`, ``privacy_.target``); the total epsilon is the basic composition of the
+bound's share, the noisy count's share (if any) and the training part.
+
+Small data: the exponential mechanism needs roughly ``epsilon_b n / 8 >> log(range / spread)``
+to find the quartiles inside a wide search range, so a private bound on a few hundred rows at
+``epsilon <= 1`` is coarse; declare ``target_bounds`` (or a tight ``target_range``) there.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from privlearn._checks import as_real
+from privlearn.distributed.linear import is_dask_array
+from privlearn.preprocessing.quantiles import dp_quantiles
+
+__all__ = [
+    "DEFAULT_TARGET_EPSILON",
+    "FENCE_FACTOR",
+    "TARGET_FRACTION",
+    "TARGET_LEVELS",
+    "TargetBound",
+    "TargetSpec",
+    "check_target",
+]
+
+#: Default share of ``epsilon`` spent on a private target bound (chosen by
+#: ``bench/python/workflow_regression.py``).
+TARGET_FRACTION = 0.1
+#: Epsilon of a private target bound when the noise is given as ``noise_multiplier`` (no target
+#: epsilon to take a share of).
+DEFAULT_TARGET_EPSILON = 0.05
+#: The quantile levels a private bound releases (the quartiles).
+TARGET_LEVELS = (0.25, 0.75)
+#: ``k`` of the fences ``Q1 - k IQR, Q3 + k IQR`` (Tukey's 1.5).
+FENCE_FACTOR = 1.5
+#: Without ``target_range`` the quartiles are searched on ``asinh(y)`` in
+#: ``[-ASINH_LIMIT, ASINH_LIMIT]``: ``|y|`` up to 1e9.
+ASINH_LIMIT = math.asinh(1e9)
+#: Resolution of the public lattice of the private quartiles (``2**bits`` cells).
+TARGET_LATTICE_BITS = 24
+
+
+@dataclass(frozen=True)
+class TargetBound:
+    """How the target entered a regressor's fit (``privacy_.target``).
+
+    Attributes
+    ----------
+    lower, upper : float
+        The bound ``y`` was clipped into before training.
+    source : str
+        ``"declared"`` (public ``target_bounds``), ``"private"`` (estimated with ``epsilon``)
+        or ``"not_private"`` (``epsilon=inf`` without ``target_bounds``: ``y`` is used as
+        given, ``lower = -inf``, ``upper = inf``, the plain objective).
+    epsilon : float
+        The budget the bound spent (0 unless private; part of ``privacy_.epsilon``).
+    search : str or None
+        Private: the public range the quartiles were searched in.
+    center, scale : float
+        ``y' = (clip(y) - center) / scale`` was the training target.
+    quartiles : tuple of float or None
+        Private: the two released quartiles the fences were computed from.
+    """
+
+    lower: float
+    upper: float
+    source: str
+    epsilon: float = 0.0
+    search: str | None = None
+    center: float = 0.0
+    scale: float = 1.0
+    quartiles: tuple[float, float] | None = None
+
+    def statement_line(self) -> str:
+        """The statement's line on the target bound."""
+        rng = f"[{self.lower:.6g}, {self.upper:.6g}]"
+        if self.source == "declared":
+            return (
+                f"  target bound {rng}: declared public (target_bounds=), y clipped into it; "
+                "nothing spent"
+            )
+        if self.source == "private":
+            lo, hi = TARGET_LEVELS
+            return (
+                f"  target bound {rng}: PRIVATE, epsilon {self.epsilon:.6g} (exponential-"
+                f"mechanism quantiles {lo:g}/{hi:g} of y on a public lattice, Smith 2011, "
+                f"searched in {self.search}; fences Q1 - {FENCE_FACTOR:g} IQR, Q3 + "
+                f"{FENCE_FACTOR:g} IQR), y clipped into it"
+            )
+        return "  target: y used as given, no bound (not private)"
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """The validated target parameters of one fit (checked before any budget is spent)."""
+
+    bounds: tuple[float, float] | None
+    search: tuple[float, float] | None
+    fraction: float
+    scale: bool = True
+
+    def epsilon(self, epsilon: float | None) -> float:
+        """The bound's share of the budget: 0 when declared or not private."""
+        if self.bounds is not None or (epsilon is not None and math.isinf(epsilon)):
+            return 0.0
+        if epsilon is None:  # noise given as a multiplier
+            return DEFAULT_TARGET_EPSILON
+        return self.fraction * epsilon
+
+    def resolve(
+        self,
+        y: Any,
+        epsilon: float,
+        *,
+        neighboring: str | None,
+        seed: int | None,
+        fit_intercept: bool,
+    ) -> TargetBound:
+        """The bound of this fit: declared, or drawn privately (``epsilon > 0``), or the exact
+        range of ``y`` for a non-private fit. A dask ``y`` is gathered on the (trusted) driver
+        for the two quantiles only."""
+        if self.bounds is not None:
+            lo, hi = self.bounds
+            return _finish(lo, hi, "declared", 0.0, None, fit_intercept, None, self.scale)
+        if epsilon == 0.0:  # a non-private fit: the plain objective on y as given
+            return TargetBound(-math.inf, math.inf, "not_private")
+        values = np.asarray(y.compute() if is_dask_array(y) else y, dtype=np.float64)
+        # The rank utility moves by at most 1 when a row is added, removed or replaced (a
+        # replacement moves every rank by at most 1 and leaves q n as it is), so the quartiles
+        # are epsilon-DP under either neighbouring relation.
+        run_eps = epsilon
+        if self.search is not None:
+            q = dp_quantiles(
+                values, TARGET_LEVELS, run_eps, self.search, seed=seed,
+                lattice_bits=TARGET_LATTICE_BITS,
+            )  # fmt: skip
+            where = f"the declared target_range [{self.search[0]:g}, {self.search[1]:g}]"
+        else:
+            u = dp_quantiles(
+                np.arcsinh(values), TARGET_LEVELS, run_eps, (-ASINH_LIMIT, ASINH_LIMIT),
+                seed=seed, lattice_bits=TARGET_LATTICE_BITS,
+            )  # fmt: skip
+            q = np.sinh(u)
+            where = "asinh(y) in [-asinh(1e9), asinh(1e9)]"
+        q1, q3 = float(min(q)), float(max(q))
+        iqr = q3 - q1
+        if not iqr > 0.0:  # both quartiles on one lattice point: widen by a public margin
+            iqr = max(abs(q1), 1.0) * 1e-3
+        lo, hi = q1 - FENCE_FACTOR * iqr, q3 + FENCE_FACTOR * iqr
+        if self.search is not None:
+            lo, hi = max(lo, self.search[0]), min(hi, self.search[1])
+        return _finish(lo, hi, "private", epsilon, where, fit_intercept, (q1, q3), self.scale)
+
+
+def _finish(
+    lo: float,
+    hi: float,
+    source: str,
+    epsilon: float,
+    search: str | None,
+    fit_intercept: bool,
+    quartiles: tuple[float, float] | None = None,
+    scale: bool = True,
+) -> TargetBound:
+    if not scale:  # target_scale=False: clipped only, trained on the scale of y
+        lo, hi, epsilon = float(lo), float(hi), float(epsilon)
+        return TargetBound(lo, hi, source, epsilon, search, 0.0, 1.0, quartiles)
+    if fit_intercept:
+        center, scale = 0.5 * lo + 0.5 * hi, 0.5 * hi - 0.5 * lo
+    else:  # no intercept: the model must stay linear through 0, so the target is only scaled
+        center, scale = 0.0, max(abs(lo), abs(hi))
+    return TargetBound(
+        float(lo), float(hi), source, float(epsilon), search, center, scale, quartiles
+    )
+
+
+def _pair(value: Any, name: str) -> tuple[float, float]:
+    if isinstance(value, (str, bytes)):
+        raise ValueError(f"{name} must be a pair (lo, hi) of finite numbers, got {value!r}")
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{name} must be a pair (lo, hi) of finite numbers, got {value!r}"
+        ) from None
+    if arr.shape != (2,):
+        raise ValueError(
+            f"{name} must be a pair (lo, hi) of finite numbers, got shape {arr.shape}: {value!r}"
+        )
+    lo, hi = (as_real(v, name, numbers_only=True) for v in arr)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise ValueError(f"{name} must be finite, got ({lo}, {hi})")
+    if not lo < hi:
+        raise ValueError(f"{name}=({lo}, {hi}) is reversed or empty: it must satisfy lo < hi")
+    if not math.isfinite(hi - lo):
+        raise ValueError(f"{name}=({lo}, {hi}): hi - lo overflows float64")
+    return lo, hi
+
+
+def check_target(bounds: Any, search: Any, fraction: Any, scale: Any = True) -> TargetSpec:
+    """Validate ``target_bounds``, ``target_range``, ``target_fraction`` and ``target_scale``
+    (a ValueError or TypeError naming the problem, before anything is charged)."""
+    if not isinstance(scale, (bool, np.bool_)):
+        raise TypeError(f"target_scale must be a bool, got {type(scale).__name__}")
+    b = None if bounds is None else _pair(bounds, "target_bounds")
+    s = None if search is None else _pair(search, "target_range")
+    if b is not None and s is not None:
+        raise ValueError(
+            "give target_bounds (a public bound: nothing is spent) or target_range (the public "
+            "range a private bound is searched in), not both"
+        )
+    f = as_real(fraction, "target_fraction", numbers_only=True)
+    if not 0.0 < f < 1.0:
+        raise ValueError(f"target_fraction must lie in (0, 1), got {f}")
+    return TargetSpec(b, s, f, bool(scale))
+
+
+def scaled_target(y: Any, bound: TargetBound) -> Any:
+    """``(clip(y, lower, upper) - center) / scale``, elementwise (lazily on a dask ``y``)."""
+    lo, hi, c, s = bound.lower, bound.upper, bound.center, bound.scale
+
+    def f(b: Any) -> np.ndarray:
+        return np.ascontiguousarray((np.clip(np.asarray(b, dtype=np.float64), lo, hi) - c) / s)
+
+    if is_dask_array(y):
+        return y.map_blocks(f, dtype=np.float64)
+    return f(y)
