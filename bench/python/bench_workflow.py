@@ -429,7 +429,9 @@ def extra_sections(quick: bool, seeds: int) -> dict[str, Any]:
             print(f"{name} ({what}): skipped: {exc}", flush=True)
             out[name] = {"skipped": str(exc)}
             continue
-        out[name] = module.run(quick=quick, seeds=seeds, epsilons=EPSILONS)
+        rows = module.run(quick=quick, seeds=seeds, epsilons=EPSILONS)
+        out[name] = {"what": what, "rows": rows, "table": module.table(rows)}
+        print(f"\n{name} ({what}):\n{out[name]['table']}", flush=True)
     return out
 
 

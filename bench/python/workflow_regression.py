@@ -138,10 +138,16 @@ def _contenders(name: str, d: int) -> dict[str, Callable[[float, int], Any]]:
 
 
 def run(
-    epsilons: Iterable[float] = (1.0, 3.0), repeats: int = 5, quick: bool = False
+    epsilons: Iterable[float] = (1.0, 3.0),
+    repeats: int = 5,
+    quick: bool = False,
+    seeds: int | None = None,
 ) -> list[dict[str, Any]]:
     """One row per (data set, contender, epsilon): mean and sd of the held-out R^2 over
-    ``repeats`` seeds (the split and the fit's seed both change with the repeat)."""
+    ``repeats`` seeds (the split and the fit's seed both change with the repeat; ``seeds``, as
+    ``bench_workflow.py`` passes it, overrides ``repeats``)."""
+    if seeds is not None:
+        repeats = seeds
     rows: list[dict[str, Any]] = []
     for name, (X, y) in datasets(quick).items():
         makers = _contenders(name, X.shape[1])
@@ -182,12 +188,16 @@ def tune(quick: bool = True, repeats: int = 2) -> list[dict[str, Any]]:
     split), epsilon 1 and 3, declared target bounds."""
     sgd = [
         {"learning_rate": "constant", "eta0": e, "clip": c, "batch_size": b}
-        for e in (0.5, 1.0) for c in (0.1, 0.3) for b in (64, 128, 256)
+        for e in (0.5, 1.0)
+        for c in (0.1, 0.3)
+        for b in (64, 128, 256)
     ]
     sgd.append({"learning_rate": "inv_sqrt", "eta0": 1.0, "clip": 1.0, "batch_size": 64})
     scd = [
         {"epochs": e, "alpha": a, "clip": c}
-        for e in (10, 20) for a in (1e-3, 1e-2) for c in (0.01, 0.03)
+        for e in (10, 20)
+        for a in (1e-3, 1e-2)
+        for c in (0.01, 0.03)
     ]
     scd += [
         {"epochs": 20, "alpha": 3e-3, "clip": 0.01},
