@@ -185,3 +185,22 @@ def test_target_scale_false_only_clips():
     with pytest.raises(TypeError, match="target_scale"):
         DPSGDRegressor(target_scale="yes", ledger=ledger).fit(X, y)
     assert ledger.spent[0] == 0.0
+
+
+def test_undeclared_target_bound_warns_from_the_parameters_alone() -> None:
+    """Without target_bounds or target_range the private bound's wide default search is
+    announced (UndeclaredBoundWarning); a declared bound or range is silent."""
+    import warnings
+
+    from privlearn.exceptions import UndeclaredBoundWarning
+    from privlearn.linear import DPSGDRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.3, 0.3, size=(400, 3))
+    y = X @ np.array([1.0, -2.0, 0.5]) * 100 + 150
+    with pytest.warns(UndeclaredBoundWarning, match="target_bounds"):
+        DPSGDRegressor(epsilon=1.0, epochs=1, seed=0).fit(X, y)
+    for kw in ({"target_bounds": (0, 400)}, {"target_range": (0, 1000)}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UndeclaredBoundWarning)
+            DPSGDRegressor(epsilon=1.0, epochs=1, seed=0, **kw).fit(X, y)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-__all__ = ["BudgetExceededError", "LargeDeltaWarning", "PrivacyLeakWarning"]
+__all__ = [
+    "BudgetExceededError",
+    "LargeDeltaWarning",
+    "PrivacyLeakWarning",
+    "UndeclaredBoundWarning",
+]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -27,3 +32,12 @@ class LargeDeltaWarning(UserWarning):
     that publishes one row in the clear with probability ``delta`` would satisfy the statement
     (the usual rule is ``delta << 1 / n``). Keyed on the declared or noisy size, never on the
     exact private ``n``."""
+
+
+class UndeclaredBoundWarning(UserWarning):
+    """A range the fit needs was neither declared nor narrowed, so it is estimated privately
+    from a wide public default (for example a regressor's target bound searched over
+    ``|y| <= 1e9``). The guarantee holds; the utility may not: such an estimate needs thousands
+    of rows at epsilon around 1, and on a few hundred rows the fitted model can be far worse
+    than predicting a constant. Declare the bound (``target_bounds=``) or a public range to
+    search in (``target_range=``). Issued from the parameters alone, never from the data."""

@@ -36,6 +36,7 @@ to find the quartiles inside a wide search range, so a private bound on a few hu
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +44,7 @@ import numpy as np
 
 from privlearn._checks import as_real
 from privlearn.distributed.linear import is_dask_array
+from privlearn.exceptions import UndeclaredBoundWarning
 from privlearn.preprocessing.quantiles import dp_quantiles
 
 __all__ = [
@@ -168,6 +170,14 @@ class TargetSpec:
             )  # fmt: skip
             where = f"the declared target_range [{self.search[0]:g}, {self.search[1]:g}]"
         else:
+            warnings.warn(
+                "no target_bounds or target_range declared: the target's bound is estimated "
+                "privately over |y| <= 1e9 from target_fraction of epsilon, which needs "
+                "thousands of rows at epsilon ~1 (on a few hundred rows the model can be far "
+                "worse than the mean); declare target_bounds=(lo, hi) or target_range=(lo, hi)",
+                UndeclaredBoundWarning,
+                stacklevel=4,
+            )
             u = dp_quantiles(
                 np.arcsinh(values), TARGET_LEVELS, run_eps, (-ASINH_LIMIT, ASINH_LIMIT),
                 seed=seed, lattice_bits=TARGET_LATTICE_BITS,
