@@ -455,3 +455,28 @@ def test_a_closed_ledger_keeps_its_record_refuses_charges_and_may_be_pickled():
     with pytest.raises(TypeError, match="closed"):
         copy_.spend(0.1)
     assert ledger.spent.epsilon == 0.25
+
+
+def test_linear_fits_state_their_relation_to_the_ledger() -> None:
+    """A linear fit charges a shared ledger under the relation its statement holds under
+    (issue 22: the recipe's ledger showed "unstated"), so a later fit under the other relation
+    is refused before anything is charged instead of being summed with it."""
+    from privlearn.accounting.events import UnsupportedEventError
+    from privlearn.linear import DPSCDClassifier, DPSGDClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.3, 0.3, size=(400, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    ledger = PrivacyLedger(5.0, 1e-4)
+    gauss = DPSGDClassifier(epsilon=1.0, classes=[-1, 1], ledger=ledger, seed=0).fit(X, y)
+    DPSCDClassifier(epsilon=1.0, classes=[-1, 1], ledger=ledger, seed=0).fit(X, y)
+    entries = ledger.entries
+    assert [e.neighboring for e in entries] == [gauss.privacy_.neighboring] * 2
+    assert entries[0].neighboring == "add_remove"
+    before = ledger.spent
+    song = DPSGDClassifier(
+        epsilon=1.0, mechanism="l2-laplace", classes=[-1, 1], ledger=ledger, seed=0
+    )
+    with pytest.raises(UnsupportedEventError, match="replace-one"):
+        song.fit(X, y)
+    assert ledger.spent == before and len(ledger.entries) == 2

@@ -137,8 +137,9 @@ print(ledger)
 #   (a row touches one level per column: sensitivity 2, so noise scale 2 / 0.1 = 20);
 # * ``DPSGDClassifier.fit``: ε = 0.8, δ = 1e-6 -- the Gaussian DP-SGD fit, including the noisy
 #   count of rows that sets its schedule (the training size stays private);
-# * ``relation unstated``: these fits do not pass their relation to the ledger; each one's
-#   own ``privacy_`` names it (add/remove-one for all three), so the total holds;
+# * ``relation``: each fit states the relation its guarantee holds under (add/remove-one for
+#   all three); the ledger would refuse a spend under another relation (replace-one
+#   guarantees do not add up with these), so the total holds;
 # * ``total spent`` / ``cap`` / ``remaining``: (1, 1e-6) of (1, 1e-6): the released pipeline
 #   (bounds, codes, weights) is (1, 1e-6)-DP. Nothing is left for another release.
 #

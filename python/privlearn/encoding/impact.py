@@ -618,7 +618,13 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         """Charge the ledger (Laplace mode) before any count is computed."""
         if self.mode == "laplace" and self.ledger is not None:
             per_column = 2 if self.target_type_ == "continuous" else 1
-            spend(self.ledger, per_column * n_columns / p["noise_scale"], 0.0, "ImpactEncoder.fit")
+            spend(
+                self.ledger,
+                per_column * n_columns / p["noise_scale"],
+                0.0,
+                "ImpactEncoder.fit",
+                "add_remove",  # the relation of its statement (encoding/_privacy.py)
+            )
 
     def _sum_bound(self, p: dict[str, Any]) -> float | None:
         """Bound on the absolute value of a continuous outcome's contributions (clipped, or

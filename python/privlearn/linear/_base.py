@@ -247,6 +247,9 @@ class PrivateLinearModel(LinearModelBase):
         charged = None
         if dry is not None and dry.privacy.private:
             charged = (float(dry.privacy.epsilon), float(dry.privacy.delta))
+            # the relation the statement holds under goes with the charge (a ledger refuses a
+            # spend under another relation than its own, and shows this one by name)
+            relation = getattr(dry.privacy, "neighboring", None)
             stmt = dry.privacy.statement
             events_public = dry.privacy.size is None or dry.privacy.size.public
             if (
@@ -260,9 +263,9 @@ class PrivateLinearModel(LinearModelBase):
                 extra = {} if lattice is None else {"slack": lattice}
                 ledger.spend_events(stmt.events, label=label, **extra)
                 if target_eps > 0.0:  # the target bound's pure-DP share, its own entry
-                    spend(ledger, target_eps, 0.0, f"{label} target bound")
+                    spend(ledger, target_eps, 0.0, f"{label} target bound", relation)
             else:  # one charge: the statement's total, the target bound's share included
-                spend(ledger, charged[0] + target_eps, charged[1], label)
+                spend(ledger, charged[0] + target_eps, charged[1], label, relation)
         plan = self._plan(setup, n, d, seed, None)
         privacy = plan.privacy
         if charged is not None and charged != (float(privacy.epsilon), float(privacy.delta)):

@@ -262,7 +262,7 @@ class DPFeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         if features.size and ledger is not None:
             if math.isinf(epsilon):
                 raise ValueError("epsilon=inf is not private and cannot be charged to a ledger")
-            spend(ledger, epsilon, 0.0, f"{type(self).__name__}.fit")
+            spend(ledger, epsilon, 0.0, f"{type(self).__name__}.fit", "add_remove")
 
         lower, upper = lo.copy(), hi.copy()
         if features.size:
