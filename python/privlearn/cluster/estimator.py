@@ -758,7 +758,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         if (declared is not None or not private) and k > n:
             raise ValueError(f"n_clusters must lie in [1, n_samples={n}], got {k}")
         if private and self.ledger is not None:  # a budget shared with other fits: charged first
-            spend(self.ledger, eps, delta, "DPKMeans.fit")
+            spend(self.ledger, eps, delta, "DPKMeans.fit", "add_remove")  # as privacy_
 
         # -- the data-set size: declared public, exact (not private), noisy count, or unused
         size: DatasetSize | None = declared
