@@ -143,6 +143,19 @@ def _model() -> Any:
     return make_pipeline(StandardScaler(), LogisticRegression(C=1e4, max_iter=3000))
 
 
+def _code_fit_predict(
+    enc: Any, Xtr: Any, ytr: np.ndarray, Xte: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
+    """Code the training and test rows with ``enc``, fit the downstream model on the rows the
+    encoder leaves to it (``model_mask_``: split mode), and predict: ``(mask, train
+    predictions, test predictions, the encoder's privacy_ or None)``."""
+    Ztr = np.asarray(enc.fit_transform(Xtr, ytr), dtype=np.float64)
+    Zte = np.asarray(enc.transform(Xte), dtype=np.float64)
+    mask = getattr(enc, "model_mask_", np.ones(len(ytr), dtype=bool))
+    ptr, pte = _fit_predict(Ztr[mask], ytr[mask], [Ztr[mask], Zte])
+    return mask, ptr, pte, getattr(enc, "privacy_", None)
+
+
 def _fit_predict(Ztr: np.ndarray, ytr: np.ndarray, Zs: list[np.ndarray]) -> list[np.ndarray]:
     model = _model()
     with warnings.catch_warnings():
@@ -239,11 +252,7 @@ def run_seed(
         else:
             enc = _encoder(method, derive_seed(_TAG, r, method.mode), cats)
         start = time.perf_counter()
-        Ztr = np.asarray(enc.fit_transform(Xtr, ytr), dtype=np.float64)
-        Zte = np.asarray(enc.transform(Xte), dtype=np.float64)
-        mask = getattr(enc, "model_mask_", np.ones(len(ytr), dtype=bool))
-        ptr, pte = _fit_predict(Ztr[mask], ytr[mask], [Ztr[mask], Zte])
-        privacy = getattr(enc, "privacy_", None)
+        mask, ptr, pte, privacy = _code_fit_predict(enc, Xtr, ytr, Xte)
         rows.append(
             {
                 "seed": r,
@@ -694,11 +703,7 @@ def adult_table(
                     enc = _peer(method, derive_seed(_TAG, "adult", r, "peer"))
                 else:
                     enc = _encoder(method, derive_seed(_TAG, "adult", r, method.mode), cats)
-                Ztr = np.asarray(enc.fit_transform(Xtr, ytr), dtype=np.float64)
-                Zte = np.asarray(enc.transform(Xte), dtype=np.float64)
-                mask = getattr(enc, "model_mask_", np.ones(len(ytr), dtype=bool))
-                ptr, pte = _fit_predict(Ztr[mask], ytr[mask], [Ztr[mask], Zte])
-                privacy = getattr(enc, "privacy_", None)
+                mask, ptr, pte, privacy = _code_fit_predict(enc, Xtr, ytr, Xte)
                 rows.append(
                     {
                         "seed": r,

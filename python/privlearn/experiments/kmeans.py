@@ -252,9 +252,14 @@ def simulate(
     start = time.perf_counter()
     res = KMeansResult(list(datasets), list(ks), runs, quick)
     methods = tuple(methods)
-    if "diffprivlib" in methods and diffprivlib_kmeans() is None:
-        methods = tuple(m for m in methods if m != "diffprivlib")
-        res.skipped.append("diffprivlib (not installed: pip install diffprivlib)")
+    if "diffprivlib" in methods:
+        from privlearn.experiments.peers import PeerUnavailable, import_diffprivlib
+
+        try:
+            import_diffprivlib()
+        except PeerUnavailable as exc:  # skipped, and the summary says why
+            methods = tuple(m for m in methods if m != "diffprivlib")
+            res.skipped.append(f"diffprivlib ({exc})")
     for dataset in list(datasets):
         try:
             X, radius, bounds = _load(dataset, n, data_home)

@@ -165,7 +165,7 @@ from privlearn.linear._common import (
     _statement_lines,
     _worst_case_statement,
 )
-from privlearn.linear._target import TARGET_FRACTION, TargetBound, check_target
+from privlearn.linear._target import TARGET_FRACTION, TARGET_PARAMS_DOC, TargetBound, check_target
 from privlearn.random import lattice_noise_description, noise_lattice
 
 __all__ = ["DPSCDClassifier", "DPSCDPrivacy", "DPSCDRegressor"]
@@ -988,30 +988,7 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
     Parameters
     ----------
 {_COMMON_PARAMS}
-    target_bounds : (float, float) or None, default=None
-        A PUBLIC bound ``(lo, hi)`` of the target, fixed without looking at the data (a
-        domain range). ``y`` is clipped into it (enforced, not an error) and the model is
-        trained on ``(clip(y) - c) / s``, ``c = (lo + hi) / 2``, ``s = (hi - lo) / 2``, then
-        mapped back (``coef_ = s w``, ``intercept_ = s b + c``). Nothing is spent on it.
-        ``None``: the bound is estimated PRIVATELY with ``target_fraction`` of ``epsilon``:
-        two exponential-mechanism quartiles of ``y`` (Smith 2011, on a public lattice,
-        :func:`privlearn.preprocessing.dp_quantiles`) and the fences
-        ``Q1 - 1.5 IQR, Q3 + 1.5 IQR``; on small data (a few hundred rows at epsilon <= 1)
-        that bound is coarse, declare one. ``epsilon=inf``: the exact range of ``y``.
-        ``privacy_.target`` and ``str(privacy_)`` say which bound was used, its source and
-        the budget split.
-    target_range : (float, float) or None, default=None
-        Private bound only: the PUBLIC range the quartiles are searched in (values outside
-        are clipped into it first). ``None``: ``asinh(y)`` over ``|y| <= 1e9``.
-    target_fraction : float, default=0.1
-        Private bound only: its share of ``epsilon`` (basic composition with the training
-        part and the noisy count), in (0, 1); with ``noise_multiplier=`` the bound spends
-        0.05.
-    target_scale : bool, default=True
-        Train on ``(clip(y) - c) / s`` (in ``[-1, 1]``) and map the model back. False: ``y``
-        is only clipped into the bound and the model is trained on its scale (the objective
-        of the paper's experiments, for a target already of order one).
-
+{TARGET_PARAMS_DOC}
 
     Attributes
     ----------
