@@ -527,7 +527,7 @@ def test_embedded_copies_equal_the_real_files(require_data):
 
 @pytest.mark.needs_data
 def test_embedded_kddcup99_is_the_song13_subsample(require_data):
-    from privlearn.experiments._common import derive_seed
+    from privlearn.experiments.runs import derive_seed
 
     home = require_data(KDD)
     X, y, names = load_kddcup99_embedded(return_feature_names=True)

@@ -1,6 +1,6 @@
 """Every reproduction figure fits its canvas and names the data that ran (issue 15, item 3).
 
-Each figure a reproduction saves is caught through ``_common.FIGURE_HOOKS`` and checked on the
+Each figure a reproduction saves is caught through ``figures.FIGURE_HOOKS`` and checked on the
 Figure object (not on the image): after a draw, the window extent of every title, axis label,
 tick label, text and legend lies inside the figure (1-pixel tolerance), and the suptitle, the
 figure legends and the panel titles do not overlap one another.
@@ -26,7 +26,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from privlearn import cli  # noqa: E402
-from privlearn.experiments import REGISTRY, _common, dpscd, kmeans, song13  # noqa: E402
+from privlearn.experiments import REGISTRY, dpscd, figures, kmeans, song13, summary  # noqa: E402
 
 TOL = 1.0  # pixels
 
@@ -121,7 +121,7 @@ class Saved:
 @pytest.fixture
 def saved(monkeypatch: pytest.MonkeyPatch) -> Saved:
     record = Saved()
-    monkeypatch.setattr(_common, "FIGURE_HOOKS", [record])
+    monkeypatch.setattr(figures, "FIGURE_HOOKS", [record])
     return record
 
 
@@ -148,7 +148,7 @@ def test_the_check_finds_a_clipped_suptitle_a_wide_legend_and_overlapping_titles
 
 
 def test_the_layout_helpers_fix_those_figures():
-    from privlearn.experiments._layout import fit_legend, fit_suptitle, fit_title
+    from privlearn.experiments.figures import fit_legend, fit_suptitle, fit_title
 
     fig = Figure(figsize=(4.5, 3.5), layout="constrained")
     axes = fig.subplots(1, 2)
@@ -309,10 +309,10 @@ def test_missing_data_is_one_short_line(tmp_path):
 
 def test_missing_data_reason_without_a_known_file(tmp_path):
     exc = FileNotFoundError(2, "not found", str(tmp_path / "idash" / "idash.csv"))
-    assert _common.missing_data_reason(exc, tmp_path) == f"missing idash/idash.csv under {tmp_path}"
-    assert _common.missing_data_reason(FileNotFoundError("no file\nmore"), tmp_path) == "no file"
+    assert summary.missing_data_reason(exc, tmp_path) == f"missing idash/idash.csv under {tmp_path}"
+    assert summary.missing_data_reason(FileNotFoundError("no file\nmore"), tmp_path) == "no file"
     elsewhere = FileNotFoundError(2, "not found", "/elsewhere/x.csv")
-    assert _common.missing_data_reason(elsewhere, tmp_path) == "missing /elsewhere/x.csv"
+    assert summary.missing_data_reason(elsewhere, tmp_path) == "missing /elsewhere/x.csv"
 
 
 # ---- k-means: the one-centre baseline ---------------------------------------------------------

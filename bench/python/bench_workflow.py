@@ -70,9 +70,9 @@ from sklearn.metrics import accuracy_score, roc_auc_score
 
 import privlearn
 from privlearn.accounting import DEFAULT_DELTA, PrivacyLedger
-from privlearn.experiments._common import derive_seed
 from privlearn.experiments.peers import import_diffprivlib as _import_diffprivlib
 from privlearn.experiments.peers import sklearn_logreg_shim
+from privlearn.experiments.runs import derive_seed
 from privlearn.linear import DPSGDClassifier
 from privlearn.model_selection import PrivateHyperparameterSearch
 from privlearn.preprocessing import DPFeatureScaler

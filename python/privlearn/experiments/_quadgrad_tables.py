@@ -29,7 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from privlearn.experiments._common import derive_seed, markdown_table, write_csv, write_text
+from privlearn.experiments.runs import derive_seed
+from privlearn.experiments.tables import markdown_table, write_csv, write_text
 
 __all__ = ["run_tables", "PAPER_TABLE2", "PAPER_ITERATIONS"]
 

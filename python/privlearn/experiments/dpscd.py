@@ -56,22 +56,24 @@ import numpy as np
 
 from privlearn._linear_common import objective
 from privlearn.experiments import register
-from privlearn.experiments._common import (
-    Claim,
-    claim_verdict,
-    derive_seed,
+from privlearn.experiments.claims import Claim, claim_verdict
+from privlearn.experiments.figures import (
+    fit_legend,
+    fit_suptitle,
+    fit_title,
+    new_figure,
+    require_matplotlib,
+    save_figure,
+)
+from privlearn.experiments.runs import derive_seed, parallel_map
+from privlearn.experiments.summary import missing_data_reason
+from privlearn.experiments.tables import (
     fmt_mean_std,
     markdown_table,
     mean_std,
-    missing_data_reason,
-    new_figure,
-    parallel_map,
-    require_matplotlib,
-    save_figure,
     write_csv,
     write_text,
 )
-from privlearn.experiments._layout import fit_legend, fit_suptitle, fit_title
 from privlearn.linear.scd_estimators import ALPHA_JITTER
 
 __all__ = [

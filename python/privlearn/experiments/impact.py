@@ -32,21 +32,22 @@ from typing import Any
 import numpy as np
 
 from privlearn.experiments import register
-from privlearn.experiments._common import (
-    Claim,
-    claim_verdict,
-    derive_seed,
+from privlearn.experiments.claims import Claim, claim_verdict
+from privlearn.experiments.figures import (
+    fit_suptitle,
+    fit_title,
+    new_figure,
+    require_matplotlib,
+    save_figure,
+)
+from privlearn.experiments.runs import derive_seed, parallel_map
+from privlearn.experiments.tables import (
     fmt_mean_std,
     markdown_table,
     mean_std,
-    new_figure,
-    parallel_map,
-    require_matplotlib,
-    save_figure,
     write_csv,
     write_text,
 )
-from privlearn.experiments._layout import fit_suptitle, fit_title
 
 __all__ = [
     "BLOG_TEST_ERROR",
@@ -716,7 +717,7 @@ def adult_table(
                     }
                 )
     except FileNotFoundError as exc:
-        from privlearn.experiments._common import missing_data_reason
+        from privlearn.experiments.summary import missing_data_reason
 
         text = (
             "## Real data: UCI Adult\n\n"

@@ -41,18 +41,16 @@ from typing import Any
 import numpy as np
 
 from privlearn.experiments import register
-from privlearn.experiments._common import (
-    Claim,
-    claim_verdict,
-    markdown_table,
-    missing_data_reason,
+from privlearn.experiments.claims import Claim, claim_verdict
+from privlearn.experiments.figures import (
+    fit_suptitle,
+    fit_title,
     new_figure,
     require_matplotlib,
     save_figure,
-    write_csv,
-    write_text,
 )
-from privlearn.experiments._layout import fit_suptitle, fit_title
+from privlearn.experiments.summary import missing_data_reason
+from privlearn.experiments.tables import markdown_table, write_csv, write_text
 
 __all__ = [
     "CHECK_ITER",

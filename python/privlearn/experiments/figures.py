@@ -1,20 +1,82 @@
-"""Titles and legends that fit their figure, for the reproduction figures.
+"""Reproduction figures: a bare matplotlib figure, titles and legends that fit it, saving.
 
-Constrained layout (:func:`privlearn.experiments._common.new_figure`) makes room above and
-below the axes for a suptitle or an ``"outside"`` legend, but it never shrinks either one
-sideways: a suptitle or a one-row legend wider than the figure is cut at both edges, and a
-panel title wider than its column runs into its neighbours. The helpers here measure the text
+Figures are drawn on a bare :class:`matplotlib.figure.Figure` (rendered by the Agg canvas when
+saved), so a reproduction never switches the pyplot backend of the calling process; matplotlib
+itself is an optional dependency (the ``experiments`` extra) and is imported only when a figure
+is drawn.
+
+Constrained layout (:func:`new_figure`) makes room above and below the axes for a suptitle or an
+``"outside"`` legend, but it never shrinks either one sideways: a suptitle or a one-row legend
+wider than the figure is cut at both edges, and a panel title wider than its column runs into
+its neighbours. :func:`fit_suptitle`, :func:`fit_title` and :func:`fit_legend` measure the text
 with the Agg renderer and wrap titles at word boundaries, or give a legend more rows, until it
 fits. They are pure layout: no number of a reproduction depends on them.
+
+Belongs here: anything about drawing or saving a figure that is not specific to one paper. Not
+here: what a paper's figure shows (the ``figures`` module of that paper's package).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
-__all__ = ["fit_legend", "fit_suptitle", "fit_title", "wrap_text"]
+__all__ = [
+    "FIGURE_HOOKS",
+    "fit_legend",
+    "fit_suptitle",
+    "fit_title",
+    "new_figure",
+    "require_matplotlib",
+    "save_figure",
+    "wrap_text",
+]
+
+_EXTRA_HINT = 'pip install "privlearn[experiments]"'
+
+
+def require_matplotlib() -> None:
+    """Raise a clear ImportError when matplotlib (the ``experiments`` extra) is missing."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(
+            f"the reproduction figures need matplotlib: {_EXTRA_HINT} (or pip install matplotlib)"
+        ) from exc
+
+
+def new_figure(nrows: int, ncols: int, *, width: float = 4.2, height: float = 3.2) -> Any:
+    """A matplotlib ``Figure`` with a ``(nrows, ncols)`` grid of axes, as ``(fig, axes)``.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed (it comes with the ``experiments`` extra).
+    """
+    require_matplotlib()
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    return fig, axes
+
+
+#: Callables ``hook(fig, path)`` that :func:`save_figure` calls after saving each figure (the
+#: figure tests use it to inspect the laid-out figures); empty by default.
+FIGURE_HOOKS: list[Callable[[Any, Path], None]] = []
+
+
+def save_figure(fig: Any, path: Path, dpi: int = 120) -> Path:
+    """Save a figure made by :func:`new_figure` (PNG through the Agg canvas), then pass it to
+    every hook in :data:`FIGURE_HOOKS`."""
+    path = Path(path)
+    fig.savefig(path, dpi=dpi)
+    for hook in FIGURE_HOOKS:
+        hook(fig, path)
+    return path
+
 
 #: Fraction of the available width a fitted text may use (room for constrained layout's pads).
 _FILL = 0.95

@@ -1,0 +1,84 @@
+"""How the reproductions seed and schedule their runs.
+
+Belongs here: the rule that gives every run its own seed (:func:`derive_seed`) and the thread
+pool that runs many seeds at once (:func:`parallel_map`). Not here: what a run computes (each
+paper's package) or how its numbers are written (:mod:`privlearn.experiments.tables`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import Any, Callable, TypeVar
+
+__all__ = ["derive_seed", "parallel_map"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def derive_seed(*parts: Any) -> int:
+    """A 64-bit seed that depends only on ``parts`` (e.g. paper, data set, setting, run index).
+
+    The parts are joined with ``"/"`` and hashed with SHA-256, so the seed of one run does not
+    depend on which other runs are done, nor on their order.
+    """
+    text = "/".join(str(p) for p in parts)
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "little")
+
+
+def parallel_map(
+    fn: Callable[[T], R],
+    items: Sequence[T],
+    *,
+    n_jobs: int | None = None,
+    desc: str = "",
+    progress: bool = True,
+) -> list[R]:
+    """``[fn(x) for x in items]`` on a thread pool, in input order, with progress reports.
+
+    Worth it when ``fn`` spends its time in code that releases the GIL (the C++ core, large
+    numpy operations). Progress is a tqdm bar when stderr is a terminal, else a printed line
+    about every 10% of the items.
+    """
+    n = len(items)
+    if n_jobs is None:
+        n_jobs = min(os.cpu_count() or 1, 8)
+    n_jobs = max(1, min(int(n_jobs), n))
+    bar = None
+    if progress and sys.stderr.isatty():
+        try:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=n, desc=desc, leave=False)
+        except ImportError:  # pragma: no cover - tqdm is a dependency
+            bar = None
+    results: list[Any] = [None] * n
+    step = max(1, n // 10)
+
+    def report(done: int) -> None:
+        if bar is not None:
+            bar.update(1)
+        elif progress and (done % step == 0 or done == n):
+            print(f"{desc}: {done}/{n}", flush=True)
+
+    try:
+        if n_jobs == 1:
+            for i, item in enumerate(items):
+                results[i] = fn(item)
+                report(i + 1)
+        else:
+            with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+                futures = {pool.submit(fn, item): i for i, item in enumerate(items)}
+                done = 0
+                for fut in as_completed(futures):
+                    results[futures[fut]] = fut.result()
+                    done += 1
+                    report(done)
+    finally:
+        if bar is not None:
+            bar.close()
+    return results
