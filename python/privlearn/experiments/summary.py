@@ -1,16 +1,72 @@
 """The parts of a reproduction's ``summary.md`` that every paper shares.
 
-Belongs here: the lines a summary writes the same way for every paper (a data set that was not
-run and why). Not here: a paper's own settings text or claim criteria (its package).
+Every reproduction writes a ``summary.md``: a title, the settings, a quick-mode warning, the
+data it read (and what it could not run, and why), then the paper's claims checked on the
+numbers, then its own tables. Belongs here: the sections that read the same for every paper
+(:func:`quick_mode_note`, :func:`data_section`, :func:`claims_section`) and the reason line for
+a missing data file (:func:`missing_data_reason`). Not here: a paper's own settings text, claim
+criteria or tables (that paper's package).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["missing_data_reason"]
+from privlearn.experiments.claims import Claim
+
+__all__ = ["claims_section", "data_section", "missing_data_reason", "quick_mode_note"]
+
+#: The heading of the claims section, unless a reproduction names its source otherwise.
+CLAIMS_HEADING = "Paper's qualitative claims, checked on the numbers"
+
+
+def quick_mode_note(text: str) -> list[str]:
+    """The bold quick-mode warning paragraph (``text`` says what was cut and which command gives
+    the full run), followed by a blank line."""
+    return [f"**Quick mode**: {text}", ""]
+
+
+def data_section(
+    notes: Iterable[str] | Mapping[str, str], skipped: Mapping[str, str] | None = None
+) -> list[str]:
+    """The ``## Data`` section: one bullet per data set that was run, then one ``NOT RUN (why)``
+    bullet per data set that was not.
+
+    Parameters
+    ----------
+    notes : mapping or iterable of str
+        ``{name: note}`` (rendered ``- **name**: note.``) or ready bullet texts (rendered
+        ``- text``).
+    skipped : mapping, optional
+        ``{name: why}`` for the data sets that were not run.
+    """
+    lines = ["## Data", ""]
+    if isinstance(notes, Mapping):
+        lines += [f"- **{name}**: {note}." for name, note in notes.items()]
+    else:
+        lines += [f"- {text}" for text in notes]
+    lines += [f"- **{name}**: NOT RUN ({why})." for name, why in (skipped or {}).items()]
+    lines.append("")
+    return lines
+
+
+def claims_section(
+    claims: Sequence[Claim], *, heading: str = CLAIMS_HEADING, intro: str | None = None
+) -> list[str]:
+    """The claims section: ``## heading``, an optional paragraph, then one numbered item per
+    claim (name, source, verdict in bold; the criterion; one sub-bullet per detail)."""
+    lines = [f"## {heading}", ""]
+    if intro:
+        lines += [intro, ""]
+    for i, c in enumerate(claims, 1):
+        lines.append(f"{i}. **{c.name}** ({c.source}): **{c.verdict}**.  ")
+        lines.append(f"   Criterion: {c.criterion}.")
+        lines += [f"   - {d}" for d in c.details]
+        lines.append("")
+    return lines
 
 
 def missing_data_reason(exc: FileNotFoundError, data_home: Any = None) -> str:
