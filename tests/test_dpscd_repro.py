@@ -185,7 +185,7 @@ def test_runs_csv_seeds_and_selected_configs(tiny):
         eps = float(r["epsilon"])
         cfg = res.best[(r["task"], r["method"], eps)]
         assert r["config"] == cfg.label
-        assert int(r["seed"]) == dpscd._run_seed(
+        assert int(r["seed"]) == dpscd.training._run_seed(
             r["task"], r["method"], eps, cfg, "final", int(r["run"])
         )
         seeds.add(int(r["seed"]))
@@ -237,7 +237,7 @@ def test_one_run_recomputed_from_its_seed(tiny):
         clip=C,
         noise_std=sigma * C,
         hidden_alpha=True,
-        alpha_jitter=dpscd.ALPHA_JITTER * sigma * C,
+        alpha_jitter=dpscd.training.ALPHA_JITTER * sigma * C,
     )
     mse = np.mean((split.X_test @ fit.coef - split.y_test) ** 2)
     assert float(row["test"]) == pytest.approx(mse, rel=1e-10)

@@ -2,10 +2,11 @@
 
 Every reproduction writes a ``summary.md``: a title, the settings, a quick-mode warning, the
 data it read (and what it could not run, and why), then the paper's claims checked on the
-numbers, then its own tables. Belongs here: the sections that read the same for every paper
-(:func:`quick_mode_note`, :func:`data_section`, :func:`claims_section`) and the reason line for
-a missing data file (:func:`missing_data_reason`). Not here: a paper's own settings text, claim
-criteria or tables (that paper's package).
+numbers, then its own tables, then the files it wrote. Belongs here: the sections that read the
+same for every paper (:func:`quick_mode_note`, :func:`data_section`, :func:`claims_section`,
+:func:`files_section`) and the reason line for a missing data file
+(:func:`missing_data_reason`). Not here: a paper's own settings text, claim criteria or tables
+(that paper's package).
 """
 
 from __future__ import annotations
@@ -17,7 +18,13 @@ from typing import Any
 
 from privlearn.experiments.claims import Claim
 
-__all__ = ["claims_section", "data_section", "missing_data_reason", "quick_mode_note"]
+__all__ = [
+    "claims_section",
+    "data_section",
+    "files_section",
+    "missing_data_reason",
+    "quick_mode_note",
+]
 
 #: The heading of the claims section, unless a reproduction names its source otherwise.
 CLAIMS_HEADING = "Paper's qualitative claims, checked on the numbers"
@@ -66,6 +73,30 @@ def claims_section(
         lines.append(f"   Criterion: {c.criterion}.")
         lines += [f"   - {d}" for d in c.details]
         lines.append("")
+    return lines
+
+
+def files_section(
+    figures: Mapping[str, Path], files: Iterable[str], notes: Iterable[str] = ()
+) -> list[str]:
+    """The ``## Files`` section: one bullet per figure (``- `name.png` (label)``), then one per
+    ready file text (``files``: ``"`x.csv`: what it holds"``), then one per note (what was not
+    drawn and why, how the figures show the numbers), and a blank line.
+
+    Parameters
+    ----------
+    figures : mapping
+        ``{label: path}`` of the figures that were drawn, in the order to list them.
+    files : iterable of str
+        Bullet texts for the other files.
+    notes : iterable of str, optional
+        Bullet texts after the files.
+    """
+    lines = ["## Files", ""]
+    lines += [f"- `{path.name}` ({label})" for label, path in figures.items()]
+    lines += [f"- {text}" for text in files]
+    lines += [f"- {note}" for note in notes]
+    lines.append("")
     return lines
 
 
