@@ -20,7 +20,7 @@ from scipy.optimize import minimize
 from privlearn import cli
 from privlearn._linear_common import objective
 from privlearn.exceptions import PrivacyLeakWarning
-from privlearn.experiments import REGISTRY, _common, song13
+from privlearn.experiments import REGISTRY, figures, runs, song13, tables
 from privlearn.linear import sgd_train
 from privlearn.random import key_from_seed
 
@@ -107,7 +107,7 @@ def test_run_csv_has_one_row_per_run(tiny):
     for r in rows:
         b = int(r["batch_size"])
         assert int(r["n_steps"]) == math.ceil(2000 / b)  # one pass of disjoint batches
-        assert int(r["seed"]) == song13._run_seed("synthetic", b, int(r["run"]))
+        assert int(r["seed"]) == song13.simulation._run_seed("synthetic", b, int(r["run"]))
     # private and non-private runs share the seed (hence the permutation) ...
     seeds = {}
     for r in rows:
@@ -392,19 +392,19 @@ def test_cli_lists_song13(capsys):
 def test_missing_matplotlib_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(ImportError, match=r"privlearn\[experiments\]"):
-        _common.require_matplotlib()
+        figures.require_matplotlib()
     with pytest.raises(ImportError, match=r"privlearn\[experiments\]"):
         song13.reproduce(Path("unused"), repeats=1, progress=False)
 
 
 def test_common_helpers(tmp_path):
-    assert _common.derive_seed("a", 1) == _common.derive_seed("a", 1)
-    assert _common.derive_seed("a", 1) != _common.derive_seed("a", 2)
-    assert 0 <= _common.derive_seed("x") < 2**64
-    assert _common.mean_std([1.0, 3.0]) == (2.0, pytest.approx(math.sqrt(2.0)))
-    assert _common.mean_std([5.0]) == (5.0, 0.0)
-    p = _common.write_csv(tmp_path / "t.csv", [{"a": 1, "b": 0.1}], ["a", "b"])
+    assert runs.derive_seed("a", 1) == runs.derive_seed("a", 1)
+    assert runs.derive_seed("a", 1) != runs.derive_seed("a", 2)
+    assert 0 <= runs.derive_seed("x") < 2**64
+    assert tables.mean_std([1.0, 3.0]) == (2.0, pytest.approx(math.sqrt(2.0)))
+    assert tables.mean_std([5.0]) == (5.0, 0.0)
+    p = tables.write_csv(tmp_path / "t.csv", [{"a": 1, "b": 0.1}], ["a", "b"])
     assert p.read_text().splitlines() == ["a,b", "1,0.1"]
-    table = _common.markdown_table(["x", "y"], [(1, "z")])
+    table = tables.markdown_table(["x", "y"], [(1, "z")])
     assert table.splitlines() == ["| x | y |", "|---|---|", "| 1 | z |"]
-    assert _common.parallel_map(lambda v: v * v, [3, 1, 2], n_jobs=2, progress=False) == [9, 1, 4]
+    assert runs.parallel_map(lambda v: v * v, [3, 1, 2], n_jobs=2, progress=False) == [9, 1, 4]
