@@ -5,16 +5,17 @@ data it read (and what it could not run, and why), then the paper's claims check
 numbers, then its own tables, then the files it wrote. Belongs here: the sections that read the
 same for every paper (:func:`quick_mode_note`, :func:`data_section`, :func:`claims_section`,
 :func:`files_section`) and the reason line for a missing data file
-(:func:`missing_data_reason`). Not here: a paper's own settings text, claim criteria or tables
+(:func:`missing_data_reason`, and :func:`prepare_or_skip`, which records it while a
+reproduction prepares its data). Not here: a paper's own settings text, claim criteria or tables
 (that paper's package).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from privlearn.experiments.claims import Claim
 
@@ -23,8 +24,11 @@ __all__ = [
     "data_section",
     "files_section",
     "missing_data_reason",
+    "prepare_or_skip",
     "quick_mode_note",
 ]
+
+_T = TypeVar("_T")
 
 #: The heading of the claims section, unless a reproduction names its source otherwise.
 CLAIMS_HEADING = "Paper's qualitative claims, checked on the numbers"
@@ -125,3 +129,29 @@ def missing_data_reason(exc: FileNotFoundError, data_home: Any = None) -> str:
     if dataset is not None:
         text += f"; run `privlearn datasets download {dataset}`"
     return text
+
+
+def prepare_or_skip(
+    tag: str,
+    name: str,
+    prepare: Callable[[], _T],
+    skipped: dict[str, str],
+    data_home: Any = None,
+    *,
+    progress: bool = True,
+) -> _T | None:
+    """Prepare the data set ``name`` of a reproduction, or record why it cannot run.
+
+    Prints ``[tag] preparing name`` (with ``progress``) and returns ``prepare()``. When a data
+    file is missing (:class:`FileNotFoundError`), records :func:`missing_data_reason` in
+    ``skipped[name]`` (the summary's ``NOT RUN (...)`` bullet), prints
+    ``[tag] name: NOT RUN (why)`` whatever ``progress`` says, and returns ``None``.
+    """
+    if progress:
+        print(f"[{tag}] preparing {name}", flush=True)
+    try:
+        return prepare()
+    except FileNotFoundError as exc:
+        skipped[name] = missing_data_reason(exc, data_home)
+        print(f"[{tag}] {name}: NOT RUN ({skipped[name]})", flush=True)
+        return None

@@ -12,11 +12,12 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from privlearn.experiments.dpscd.data import prepare_dataset, ridge_optimum
+from privlearn.experiments.dpscd.data import Split, prepare_dataset, ridge_optimum
 from privlearn.experiments.dpscd.settings import (
     _DATA_LABELS,
     _TAG,
@@ -33,9 +34,9 @@ from privlearn.experiments.dpscd.settings import (
     Grid,
     Task,
 )
-from privlearn.experiments.dpscd.training import _fit, _Job
+from privlearn.experiments.dpscd.training import _fit, _Job, _Out
 from privlearn.experiments.runs import parallel_map
-from privlearn.experiments.summary import missing_data_reason
+from privlearn.experiments.summary import prepare_or_skip
 from privlearn.experiments.tables import mean_std
 
 
@@ -112,6 +113,44 @@ def _select(task: Task, rows: list[dict[str, Any]]) -> dict[str, Any]:
         if _better(task, r["val"], best["val"]):
             best = r
     return best
+
+
+def _row(job: _Job, out: _Out, **extra: Any) -> dict[str, Any]:
+    """One line of ``tuning.csv`` or ``runs.csv``: the job's task, method, epsilon and
+    configuration (and run index for a final run), its seed, noise and metrics, then ``extra``."""
+    key = {
+        "task": job.task,
+        "method": job.method,
+        "epsilon": job.epsilon,
+        "config": job.config.label,
+        "L": job.config.L,
+        "C": job.config.C,
+        "eta": job.config.eta,
+    }
+    run = {"run": job.run} if job.phase == "final" else {}
+    result = {
+        "seed": job.seed,
+        "sigma": out.sigma,
+        "noise_std": out.noise_std,
+        "val": out.val,
+        "test": out.test,
+        "diverged": out.diverged,
+    }
+    return {**key, **run, **result, **extra}
+
+
+def _fit_all(
+    jobs: list[_Job], split: Split, epochs: int, what: str, n_jobs: int | None, progress: bool
+) -> list[_Out]:
+    """:func:`_fit` every job on ``split`` in worker threads (``what`` names them in progress
+    lines); the results are in the order of ``jobs``, whatever the number of threads."""
+    return parallel_map(
+        lambda job: _fit(job, split, epochs),
+        jobs,
+        n_jobs=n_jobs,
+        desc=f"[{_TAG}] {what}",
+        progress=progress,
+    )
 
 
 def simulate(
@@ -192,13 +231,15 @@ def simulate(
         by_dataset.setdefault(TASKS[t].dataset, []).append(t)
 
     for dataset, names in by_dataset.items():
-        if progress:
-            print(f"[{_TAG}] preparing {dataset}", flush=True)
-        try:
-            split = prepare_dataset(dataset, sizes.get(dataset), data_home=data_home)
-        except FileNotFoundError as exc:
-            res.skipped[dataset] = missing_data_reason(exc, data_home)
-            print(f"[{_TAG}] {dataset}: NOT RUN ({res.skipped[dataset]})", flush=True)
+        split = prepare_or_skip(
+            _TAG,
+            dataset,
+            partial(prepare_dataset, dataset, sizes.get(dataset), data_home=data_home),
+            res.skipped,
+            data_home,
+            progress=progress,
+        )
+        if split is None:
             continue
         n, d = split.X_train.shape
         grid = grids[dataset]
@@ -228,36 +269,15 @@ def simulate(
                 for r in range(fig3_runs)
             ]
         jobs = tune + fig3
-        outs = parallel_map(
-            lambda j, s=split: _fit(j, s, epochs),
-            jobs,
-            n_jobs=n_jobs,
-            desc=f"[{_TAG}] {dataset}: tuning ({len(tune)} runs) + Fig. 3 ({len(fig3)} runs)",
-            progress=progress,
-        )
+        what = f"{dataset}: tuning ({len(tune)} runs) + Fig. 3 ({len(fig3)} runs)"
+        outs = _fit_all(jobs, split, epochs, what, n_jobs, progress)
         groups: dict[tuple[str, str, float], list[dict[str, Any]]] = {}
         for job, out in zip(jobs, outs):
             if job.phase == "fig3":
                 key3 = (job.config.L, job.config.C)
                 res.fig3[key3] = np.append(res.fig3.get(key3, np.empty(0)), out.test)
                 continue
-            row = {
-                "task": job.task,
-                "method": job.method,
-                "epsilon": job.epsilon,
-                "config": job.config.label,
-                "L": job.config.L,
-                "C": job.config.C,
-                "eta": job.config.eta,
-                "seed": job.seed,
-                "sigma": out.sigma,
-                "noise_std": out.noise_std,
-                "val": out.val,
-                "test": out.test,
-                "diverged": out.diverged,
-                "selected": False,
-                "_config": job.config,
-            }
+            row = _row(job, out, selected=False, _config=job.config)
             res.tuning.append(row)
             groups.setdefault((job.task, job.method, job.epsilon), []).append(row)
         for key, rows in groups.items():
@@ -279,35 +299,13 @@ def simulate(
                 and (m in ("SCD", "SGD") or e in FIG2_EPSILONS)
             )
             final += [_Job(t, m, e, cfg, "final", r, record) for r in range(runs)]
-        outs = parallel_map(
-            lambda j, s=split: _fit(j, s, epochs),
-            final,
-            n_jobs=n_jobs,
-            desc=f"[{_TAG}] {dataset}: final runs ({len(final)})",
-            progress=progress,
-        )
+        what = f"{dataset}: final runs ({len(final)})"
+        outs = _fit_all(final, split, epochs, what, n_jobs, progress)
         collected: dict[tuple[str, str, float], list[float]] = {}
         paths: dict[tuple[str, float], list[tuple[np.ndarray, np.ndarray]]] = {}
         for job, out in zip(final, outs):
             collected.setdefault((job.task, job.method, job.epsilon), []).append(out.test)
-            res.final_rows.append(
-                {
-                    "task": job.task,
-                    "method": job.method,
-                    "epsilon": job.epsilon,
-                    "config": job.config.label,
-                    "L": job.config.L,
-                    "C": job.config.C,
-                    "eta": job.config.eta,
-                    "run": job.run,
-                    "seed": job.seed,
-                    "sigma": out.sigma,
-                    "noise_std": out.noise_std,
-                    "val": out.val,
-                    "test": out.test,
-                    "diverged": out.diverged,
-                }
-            )
+            res.final_rows.append(_row(job, out))
             if out.path is not None:
                 paths.setdefault((job.method, job.epsilon), []).append(out.path)
         for key, vals in collected.items():

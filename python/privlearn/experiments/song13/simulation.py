@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,7 @@ from privlearn.experiments.song13.settings import (
     LAMBDA,
     RATES,
 )
-from privlearn.experiments.summary import missing_data_reason
+from privlearn.experiments.summary import prepare_or_skip
 from privlearn.experiments.tables import mean_std
 
 
@@ -167,14 +168,17 @@ def simulate(
         quick=quick,
     )
     for name in datasets:
-        if progress:
-            print(f"[{_TAG}] preparing {name}", flush=True)
-        try:
-            X, y, note = prepare_dataset(name, sizes.get(name), data_home=data_home)
-        except FileNotFoundError as exc:
-            result.skipped[name] = missing_data_reason(exc, data_home)
-            print(f"[{_TAG}] {name}: NOT RUN ({result.skipped[name]})", flush=True)
+        prepared = prepare_or_skip(
+            _TAG,
+            name,
+            partial(prepare_dataset, name, sizes.get(name), data_home=data_home),
+            result.skipped,
+            data_home,
+            progress=progress,
+        )
+        if prepared is None:
             continue
+        X, y, note = prepared
         result.datasets.append(name)
         result.sizes[name] = X.shape
         result.notes[name] = note
