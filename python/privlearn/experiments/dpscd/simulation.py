@@ -231,14 +231,8 @@ def simulate(
         by_dataset.setdefault(TASKS[t].dataset, []).append(t)
 
     for dataset, names in by_dataset.items():
-        split = prepare_or_skip(
-            _TAG,
-            dataset,
-            partial(prepare_dataset, dataset, sizes.get(dataset), data_home=data_home),
-            res.skipped,
-            data_home,
-            progress=progress,
-        )
+        load = partial(prepare_dataset, dataset, sizes.get(dataset), data_home=data_home)
+        split = prepare_or_skip(_TAG, dataset, load, res.skipped, data_home, progress=progress)
         if split is None:
             continue
         n, d = split.X_train.shape

@@ -168,14 +168,8 @@ def simulate(
         quick=quick,
     )
     for name in datasets:
-        prepared = prepare_or_skip(
-            _TAG,
-            name,
-            partial(prepare_dataset, name, sizes.get(name), data_home=data_home),
-            result.skipped,
-            data_home,
-            progress=progress,
-        )
+        load = partial(prepare_dataset, name, sizes.get(name), data_home=data_home)
+        prepared = prepare_or_skip(_TAG, name, load, result.skipped, data_home, progress=progress)
         if prepared is None:
             continue
         X, y, note = prepared
