@@ -83,6 +83,7 @@ from privlearn.experiments.dpscd.settings import (
     Grid,
     Task,
 )
+from privlearn.experiments.dpscd.settings import PAPER as PAPER  # not in __all__
 from privlearn.experiments.dpscd.simulation import DPSCDResult, simulate
 from privlearn.experiments.figures import require_matplotlib
 

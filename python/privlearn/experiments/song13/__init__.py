@@ -51,6 +51,7 @@ from privlearn.experiments.song13.claims import evaluate_claims
 from privlearn.experiments.song13.data import centralized_optimum, prepare_dataset
 from privlearn.experiments.song13.outputs import write_outputs
 from privlearn.experiments.song13.settings import BATCH_SIZES, DATASETS, EPSILON, LAMBDA, RATES
+from privlearn.experiments.song13.settings import PAPER as PAPER  # not in __all__
 from privlearn.experiments.song13.simulation import Song13Result, simulate
 
 __all__ = [
