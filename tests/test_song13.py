@@ -408,3 +408,23 @@ def test_common_helpers(tmp_path):
     table = tables.markdown_table(["x", "y"], [(1, "z")])
     assert table.splitlines() == ["| x | y |", "|---|---|", "| 1 | z |"]
     assert runs.parallel_map(lambda v: v * v, [3, 1, 2], n_jobs=2, progress=False) == [9, 1, 4]
+
+
+def test_shared_summary_helpers(tmp_path, capsys):
+    """The files section and prepare_or_skip that dpscd and song13 share."""
+    from privlearn.experiments.summary import files_section, prepare_or_skip
+
+    lines = files_section({"fig1": tmp_path / "a.png"}, ["`x.csv`: rows"], ["not drawn"])
+    assert lines == ["## Files", "", "- `a.png` (fig1)", "- `x.csv`: rows", "- not drawn", ""]
+
+    skipped: dict[str, str] = {}
+    assert prepare_or_skip("t", "ok", lambda: 7, skipped, progress=False) == 7
+    assert skipped == {} and capsys.readouterr().out == ""
+
+    def missing():
+        raise FileNotFoundError(2, "No such file", str(tmp_path / "adult" / "adult.data"))
+
+    assert prepare_or_skip("t", "adult", missing, skipped, tmp_path, progress=True) is None
+    assert skipped["adult"].startswith("missing adult/adult.data under ")
+    out = capsys.readouterr().out
+    assert out.startswith("[t] preparing adult\n[t] adult: NOT RUN (missing adult/adult.data")
