@@ -37,7 +37,9 @@ import numpy as np
 
 from privlearn._checks import as_index
 from privlearn.accounting import PrivacyLedger
-from privlearn.cluster._common import STREAM_INIT, SeedSource, assign, noisy_average
+from privlearn.cluster._assignment import assign
+from privlearn.cluster._noisy_average import noisy_average
+from privlearn.cluster._seeds import STREAM_INIT, SeedSource
 from privlearn.mechanisms import discrete_laplace, exponential
 
 __all__ = ["BALCAN_SPLIT", "balcan_candidates", "balcan_local_search", "default_levels"]

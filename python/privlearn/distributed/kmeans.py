@@ -11,7 +11,8 @@ for bit (centres and ``privacy_``) for any chunking:
   in the same floating-point operations, so a chunk gets the bits of the whole array;
 - every reduction is exact: row counts, cover counts and nearest-candidate counts are
   integers; cluster coordinate sums are int64 fixed-point sums
-  (:func:`privlearn.cluster._common.cluster_sums`); the data radius (``radius=None``) is a max;
+  (:func:`privlearn.cluster._noisy_average.cluster_sums`); the data radius (``radius=None``)
+  is a max;
 - the greedy max cover (Chaturvedi, Nguyen & Xu 2021, Algorithm 3 with Claim 4.2) keeps each
   chunk's grid incidence and covered flags on its worker; the driver merges the chunks' cover
   counts (additive), numbers the grid points by first discovery in row order (as
@@ -42,15 +43,11 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from privlearn.cluster._common import (
-    assign,
-    clip_rows,
-    cluster_sums,
-    data_radius,
-    project_rows,
-    row_sq_norms,
-    warn_data_radius,
-)
+from privlearn.cluster._assignment import assign
+from privlearn.cluster._ball import clip_rows, row_sq_norms
+from privlearn.cluster._inputs import data_radius, warn_data_radius
+from privlearn.cluster._noisy_average import cluster_sums
+from privlearn.cluster._projection import project_rows
 from privlearn.cluster.lsh_coreset import cell_labels
 from privlearn.cluster.maxcover import _MAX_OFFSETS, MaxCoverResult
 from privlearn.distributed.linear import (
@@ -146,7 +143,7 @@ class DaskRows:
 
     # ---- the operations of _LocalRows ---------------------------------------------------
     def resolve_radius(self, radius: float | None, clip: bool) -> float:
-        """As :func:`privlearn.cluster._common.resolve_radius`, chunk by chunk."""
+        """As :func:`privlearn.cluster._inputs.resolve_radius`, chunk by chunk."""
         if radius is None:
             warn_data_radius(stacklevel=5)
             norms = self.client.gather(self.client.map(_max_norm, self._x))
