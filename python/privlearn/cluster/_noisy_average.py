@@ -15,7 +15,6 @@ import math
 import numpy as np
 from scipy import optimize
 
-from privlearn._checks import as_index
 from privlearn.accounting import Composed, GaussianEvent, LaplaceEvent, PrivacyLedger
 from privlearn.cluster._ball import project_ball
 from privlearn.cluster._seeds import SeedSource
@@ -28,7 +27,6 @@ __all__ = [
     "average_events",
     "cluster_sums",
     "gaussian_sigma",
-    "noisy_average",
     "noisy_centres",
     "noisy_centres_planned",
 ]
@@ -98,24 +96,6 @@ def cluster_sums(
         np.add.at(hi_sum, labels[start : start + _SUM_BLOCK], hi)
         np.add.at(lo_sum, labels[start : start + _SUM_BLOCK], lo)
     return counts, hi_sum, lo_sum
-
-
-def noisy_average(
-    X: np.ndarray,
-    labels: np.ndarray,
-    n_clusters: int,
-    radius: float,
-    epsilon: float,
-    delta: float,
-    seeds: SeedSource,
-    ledger: PrivacyLedger | None,
-    label: str,
-) -> np.ndarray:
-    """Private centres of the clusters ``{x_i : labels_i = j}`` (rows in ``B(0, radius)``):
-    :func:`noisy_centres` of the exact :func:`cluster_sums`."""
-    n_clusters = as_index(n_clusters, "n_clusters", lower=1, upper=1 << 31)
-    stats = cluster_sums(X, labels, n_clusters, radius)
-    return noisy_centres(stats, radius, epsilon, delta, seeds, ledger, label)
 
 
 def noisy_centres(

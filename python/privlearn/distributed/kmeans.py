@@ -43,12 +43,14 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from privlearn.cluster._assignment import assign
 from privlearn.cluster._ball import clip_rows, row_sq_norms
 from privlearn.cluster._inputs import data_radius, warn_data_radius
-from privlearn.cluster._noisy_average import cluster_sums
 from privlearn.cluster._projection import project_rows
-from privlearn.cluster.lsh_coreset import cell_labels
+from privlearn.cluster._rows import lsh_cell_sums as _lsh_cell_sums
+from privlearn.cluster._rows import lsh_codes as _lsh_codes
+from privlearn.cluster._rows import nearest_cluster_sums as _cluster_sums
+from privlearn.cluster._rows import nearest_counts as _nearest_counts
+from privlearn.cluster._rows import nearest_sums as _nearest_sums
 from privlearn.cluster.maxcover import _MAX_OFFSETS, MaxCoverResult
 from privlearn.distributed.linear import (
     as_verbose,
@@ -56,7 +58,6 @@ from privlearn.distributed.linear import (
     check_dense_chunks,
     progress_bar,
 )
-from privlearn.fixed_point import fixed_point_exponent
 
 __all__ = ["DaskRows", "maxcover_dask"]
 
@@ -285,59 +286,6 @@ def _clip_block(X: np.ndarray, first: int, radius: float, clip: bool) -> np.ndar
 
 def _n_rows(X: np.ndarray) -> int:
     return int(X.shape[0])
-
-
-def _nearest_counts(Y: np.ndarray, candidates: np.ndarray) -> np.ndarray:
-    return np.bincount(assign(Y, candidates), minlength=candidates.shape[0]).astype(np.int64)
-
-
-def _cluster_sums(
-    X: np.ndarray, Z: np.ndarray, centres: np.ndarray, k: int, radius: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return cluster_sums(X, assign(Z, centres), k, radius)
-
-
-def _threads(n_threads: int | None) -> int:
-    return 0 if n_threads is None else int(n_threads)
-
-
-def _lsh_codes(
-    X: np.ndarray, centre: np.ndarray, H: np.ndarray, t: np.ndarray, n_threads: int | None
-) -> np.ndarray:
-    from privlearn import _core
-
-    return np.asarray(_core.lsh_codes(X, centre, H, t, _threads(n_threads)))
-
-
-def _lsh_cell_sums(
-    X: np.ndarray,
-    kept: list[np.ndarray],
-    depth: int,
-    n_cells: int,
-    centre: np.ndarray,
-    radius: float,
-    H: np.ndarray,
-    t: np.ndarray,
-    n_threads: int | None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    from privlearn import _core
-
-    labels = cell_labels(_lsh_codes(X, centre, H, t, n_threads), kept, depth)
-    return _core.clipped_cluster_sums(
-        X, labels, n_cells, centre, radius, fixed_point_exponent(radius), _threads(n_threads)
-    )
-
-
-def _nearest_sums(
-    X: np.ndarray, centres: np.ndarray, k: int, centre: np.ndarray, radius: float,
-    n_threads: int | None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    from privlearn import _core
-
-    return _core.clipped_cluster_sums(
-        X, _core.nearest_centres(X, centres, _threads(n_threads)), k, centre, radius,
-        fixed_point_exponent(radius), _threads(n_threads),
-    )  # fmt: skip
 
 
 def _cover_block(Y: np.ndarray, radius: float, unit: float, max_offsets: int) -> dict[str, Any]:
