@@ -83,9 +83,7 @@ def budget_split(
         base.update({"delta_candidates": 1 / 3, "delta_recovery": 1 / 3, "delta_lloyd": 1 / 3})
     if overrides is not None:
         if not isinstance(overrides, Mapping):
-            raise TypeError(
-                f"budget_split must be a dict, got {type(overrides).__name__}"
-            )
+            raise TypeError(f"budget_split must be a dict, got {type(overrides).__name__}")
         unknown = set(overrides) - set(base)
         if unknown:
             raise ValueError(

@@ -5,6 +5,15 @@ Under the add/remove-one statement the number of rows is private: the schedule (
 radii and of picks per radius, Balcan et al.'s tree depth) is derived from a declared public
 size or from a noisy count (:func:`privlearn.accounting.resolve_size`), and the fitted
 estimator keeps only what the guarantee covers (the centres, the statement, the public shape).
+
+Here: :class:`DPKMeans` (its parameter checks, public caps and the fit's driver: budget,
+noisy count, schedule, noise, statement). The pieces it drives live in the package's modules
+named for what they hold: ``_inputs`` (``X`` and the radius), ``_ball`` (row norms, clipping),
+``_projection`` (the JL map), ``_assignment`` (nearest centres, cost), ``_noisy_average``
+(cluster sums, noisy centres: the private Lloyd round), ``_proxy`` (the proxy data set),
+``_budget`` (the budget splits), ``_seeds`` (stream ids, sub-seeds), ``_statement`` (the
+statement, its text, the diagnostics), ``_rows`` (the data operations, shared with the Dask
+back-end); the algorithms in ``maxcover``, ``balcan``, ``lsh_coreset`` and ``private_scale``.
 """
 
 from __future__ import annotations
