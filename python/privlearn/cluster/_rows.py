@@ -156,19 +156,14 @@ def cell_sums(
 
 
 def lsh_cell_sums(
-    X: np.ndarray,
-    kept: list[np.ndarray],
-    depth: int,
-    n_cells: int,
-    centre: np.ndarray,
-    radius: float,
-    H: np.ndarray,
-    t: np.ndarray,
-    n_threads: int | None,
-) -> Stats:
-    """:func:`cell_sums` with the codes recomputed from ``H`` and ``t`` (a chunk on a worker)."""
+    X: np.ndarray, centre: np.ndarray, H: np.ndarray, t: np.ndarray, n_threads: int | None,
+    **cells: Any,
+) -> Stats:  # fmt: skip
+    """:func:`cell_sums` of a block whose codes are recomputed from the hyperplanes ``H`` and
+    offsets ``t`` (:func:`lsh_codes`: a chunk on a Dask worker); ``cells`` holds the rest of
+    :func:`cell_sums`'s arguments (``kept``, ``depth``, ``n_cells``, ``radius``)."""
     codes = lsh_codes(X, centre, H, t, n_threads)
-    return cell_sums(X, codes, kept, depth, n_cells, centre, radius, n_threads)
+    return cell_sums(X, codes, centre=centre, n_threads=n_threads, **cells)
 
 
 def nearest_sums(
