@@ -689,7 +689,7 @@ def test_count_offsets_equals_the_listed_offset_set() -> None:
 def test_assign_never_returns_a_missing_cluster() -> None:
     """Squared distances overflow for |x| >= ~1e154: the k-d tree then answers index k (no such
     cluster). The scaled assignment returns the nearest centre, an index in [0, k)."""
-    from privlearn.cluster._common import assign
+    from privlearn.cluster._assignment import assign
 
     C = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])
     P = np.array([[1e300, 0.0], [-1e300, 1.0], [1.0, 1e300], [1e155, 1e150], [0.9, 0.0]])
@@ -700,7 +700,7 @@ def test_assign_never_returns_a_missing_cluster() -> None:
     # ordinary rows: the k-d tree, unchanged (and the scaled path agrees with it)
     rng = np.random.default_rng(3)
     Q, Cs = rng.normal(size=(500, 3)), rng.normal(size=(7, 3))
-    from privlearn.cluster._common import _assign_scaled
+    from privlearn.cluster._assignment import _assign_scaled
 
     np.testing.assert_array_equal(assign(Q, Cs), _assign_scaled(Q, Cs))
     np.testing.assert_array_equal(assign(Q * 2.0**600, Cs * 2.0**600), assign(Q, Cs))
@@ -788,15 +788,15 @@ def test_balcan_blockwise_swap_costs_equal_the_whole_matrix(k: int, monkeypatch)
 def test_assign_by_blocks_equals_one_block(monkeypatch) -> None:
     """:func:`assign` by small blocks of rows (memory: no ``|X|`` or copy of ``X``) gives the
     labels of one block, rows above the overflow-safe range included."""
-    from privlearn.cluster import _common
+    from privlearn.cluster import _assignment
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(997, 5))
     X[[3, 500, 996]] *= 2.0**600  # assigned by the scaled path
     C = rng.normal(size=(7, 5))
-    whole = _common.assign(X, C)
-    monkeypatch.setattr(_common, "_ASSIGN_BLOCK_ENTRIES", 37)
-    assert np.array_equal(_common.assign(X, C), whole)
+    whole = _assignment.assign(X, C)
+    monkeypatch.setattr(_assignment, "_ASSIGN_BLOCK_ENTRIES", 37)
+    assert np.array_equal(_assignment.assign(X, C), whole)
     easy = np.ones(997, dtype=bool)
     easy[[3, 500, 996]] = False
     brute = np.argmin(((X[easy, None, :] - C[None]) ** 2).sum(axis=2), axis=1)

@@ -304,7 +304,7 @@ def google_memory_probe(src: Path, spec: dict[str, Any], workdir: Path) -> dict[
 
 
 def _score(X: np.ndarray, centers: np.ndarray) -> float:
-    from privlearn.cluster._common import kmeans_cost
+    from privlearn.cluster._assignment import kmeans_cost
 
     centers = np.asarray(centers, dtype=np.float64)
     if centers.ndim != 2 or centers.shape[1] != X.shape[1] or not np.all(np.isfinite(centers)):
@@ -952,7 +952,8 @@ def core_vs_twin(n: int, k: int) -> dict[str, Any]:
         maxcover_candidates,
         maxcover_pick_epsilon,
     )
-    from privlearn.cluster._common import STREAM_JL, jl_project
+    from privlearn.cluster._projection import jl_project
+    from privlearn.cluster._seeds import STREAM_JL
     from privlearn.data.synthetic import make_gaussian_mixture
     from privlearn.random import Stream
 
@@ -1013,7 +1014,7 @@ def scaling(args: argparse.Namespace) -> int:
     paper's 64-Gaussian mixture (radius 11) for several n at epsilon 1; the log-log slope of
     the 1-thread max-cover time in n (target <= 1.15); max cover's core against its numpy
     twin (identical picks, target >= 20x). Writes ``kmeans.json`` and the ``kmeans`` row."""
-    from privlearn.cluster._common import kmeans_cost
+    from privlearn.cluster._assignment import kmeans_cost
     from privlearn.data.synthetic import make_gaussian_mixture
 
     ns = [20_000, 50_000] if args.quick else [50_000, 200_000, 1_000_000]

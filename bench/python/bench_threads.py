@@ -171,7 +171,8 @@ def make_kernels(quick: bool) -> list[Kernel]:
         maxcover_candidates,
         maxcover_pick_epsilon,
     )
-    from privlearn.cluster._common import STREAM_JL, jl_project
+    from privlearn.cluster._projection import jl_project
+    from privlearn.cluster._seeds import STREAM_JL
     from privlearn.data.synthetic import make_gaussian_mixture
     from privlearn.linear import quadgrad_train, scd_train, sgd_train
     from privlearn.linear.quadgrad import quadgrad_bbar

@@ -17,7 +17,7 @@ non-private :class:`KMeansDiagnostics`.
 
 from __future__ import annotations
 
-from privlearn.cluster._common import KMeansDiagnostics, KMeansPrivacyStatement
+from privlearn.cluster._statement import KMeansDiagnostics, KMeansPrivacyStatement
 from privlearn.cluster.balcan import default_levels
 from privlearn.cluster.estimator import (
     DEFAULT_SPLIT,

@@ -37,7 +37,9 @@ import numpy as np
 
 from privlearn._checks import as_index
 from privlearn.accounting import PrivacyLedger
-from privlearn.cluster._common import STREAM_INIT, SeedSource, assign, noisy_average
+from privlearn.cluster._assignment import assign
+from privlearn.cluster._noisy_average import cluster_sums, noisy_centres
+from privlearn.cluster._seeds import STREAM_INIT, SeedSource
 from privlearn.mechanisms import discrete_laplace, exponential
 
 __all__ = ["BALCAN_SPLIT", "balcan_candidates", "balcan_local_search", "default_levels"]
@@ -306,7 +308,5 @@ def balcan_recover(
     ledger: PrivacyLedger | None,
 ) -> np.ndarray:
     """Centres in the original space by noisy averaging of the projected clusters (step 3)."""
-    labels = assign(Y, centres_proj)
-    return noisy_average(
-        X, labels, centres_proj.shape[0], radius, epsilon, delta, seeds, ledger, "recovery"
-    )
+    stats = cluster_sums(X, assign(Y, centres_proj), centres_proj.shape[0], radius)
+    return noisy_centres(stats, radius, epsilon, delta, seeds, ledger, "recovery")

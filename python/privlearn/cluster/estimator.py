@@ -5,6 +5,15 @@ Under the add/remove-one statement the number of rows is private: the schedule (
 radii and of picks per radius, Balcan et al.'s tree depth) is derived from a declared public
 size or from a noisy count (:func:`privlearn.accounting.resolve_size`), and the fitted
 estimator keeps only what the guarantee covers (the centres, the statement, the public shape).
+
+Here: :class:`DPKMeans` (its parameter checks, public caps and the fit's driver: budget,
+noisy count, schedule, noise, statement). The pieces it drives live in the package's modules
+named for what they hold: ``_inputs`` (``X`` and the radius), ``_ball`` (row norms, clipping),
+``_projection`` (the JL map), ``_assignment`` (nearest centres, cost), ``_noisy_average``
+(cluster sums, noisy centres: the private Lloyd round), ``_proxy`` (the proxy data set),
+``_budget`` (the budget splits), ``_seeds`` (stream ids, sub-seeds), ``_statement`` (the
+statement, its text, the diagnostics), ``_rows`` (the data operations, shared with the Dask
+back-end); the algorithms in ``maxcover``, ``balcan``, ``lsh_coreset`` and ``private_scale``.
 """
 
 from __future__ import annotations
@@ -20,7 +29,6 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
 from sklearn.metrics.pairwise import euclidean_distances
 
-from privlearn import _core
 from privlearn._checks import as_index, as_real, as_threads
 from privlearn.accounting import (
     DEFAULT_DELTA,
@@ -36,24 +44,24 @@ from privlearn.accounting import (
     resolve_size,
 )
 from privlearn.cluster import balcan as _balcan
-from privlearn.cluster._common import (
-    STREAM_INIT,
-    STREAM_JL,
-    STREAM_PICKS,
-    STREAM_SIZE,
-    KMeansDiagnostics,
-    KMeansPrivacyStatement,
-    SeedSource,
-    assign,
-    check_data,
-    cluster_sums,
+from privlearn.cluster._assignment import assign, kmeans_cost
+from privlearn.cluster._budget import DEFAULT_SPLIT, PAPER_SPLIT, budget_split
+from privlearn.cluster._inputs import check_data
+from privlearn.cluster._noisy_average import (
+    average_events,
     gaussian_sigma,
-    jl_matrix,
-    kmeans_cost,
     noisy_centres,
     noisy_centres_planned,
-    project_rows,
-    resolve_radius,
+)
+from privlearn.cluster._projection import jl_matrix
+from privlearn.cluster._proxy import noisy_counts, proxy_counts, proxy_threshold, proxy_weights
+from privlearn.cluster._rows import _LocalRows
+from privlearn.cluster._seeds import STREAM_INIT, STREAM_JL, STREAM_PICKS, STREAM_SIZE, SeedSource
+from privlearn.cluster._statement import (
+    KMeansDiagnostics,
+    KMeansPrivacyStatement,
+    plan_text,
+    public_inputs,
 )
 from privlearn.cluster.lsh_coreset import (
     LLOYD_COUNT_SHARE,
@@ -65,7 +73,6 @@ from privlearn.cluster.lsh_coreset import (
     MAX_DEPTH,
     STREAM_LSH,
     LSHSchedule,
-    cell_labels,
     gaussian_centres,
     gdp_mu,
     grow_tree,
@@ -80,14 +87,11 @@ from privlearn.cluster.maxcover import (
     count_offsets,
     default_picks,
     default_radii,
-    maxcover_candidates,
     maxcover_pick_epsilon,
     plan_maxcover,
 )
-from privlearn.cluster.private_scale import private_scale
 from privlearn.distributed.linear import as_verbose
 from privlearn.fixed_point import fixed_point_exponent, fixed_point_value
-from privlearn.mechanisms import discrete_laplace
 from privlearn.mechanisms._bits import spend
 from privlearn.mechanisms.gaussian import analytic_gaussian_epsilon
 
@@ -102,51 +106,6 @@ __all__ = [
     "proxy_weights",
 ]
 
-#: Budget split of the max-cover method with ``accountant="paper"`` (basic composition, the
-#: paper's per-stage ``(epsilon, delta)``): fractions of the epsilon left after the noisy
-#: row count, :data:`~privlearn.accounting.SIZE_EPSILON_FRACTION`; delta: "delta_*".
-#: Chosen by experiment on the synthetic mixture (n = 50,000, k in {8, 64}, 2 seeds; mean cost
-#: at k = 64: 2.96e6 for (0.5, 0.2, 0.15, 0.15), 2.61e6 for (0.3, 0.1, 0.3, 0.3), 2.49e6 for
-#: this one). The final noisy averaging in the original space dominates the cost (its Gaussian
-#: noise grows with the dimension), so the last DP Lloyd round gets the largest share.
-PAPER_SPLIT: dict[str, float] = {
-    "maxcover": 0.3,
-    "proxy": 0.1,
-    "average": 0.15,
-    "lloyd": 0.45,
-    "delta_maxcover": 0.5,
-    "delta_average": 0.25,
-    "delta_lloyd": 0.25,
-}
-#: Default budget split of the max-cover method (``accountant="rdp"``, :func:`~privlearn.
-#: cluster.maxcover.plan_maxcover`): the epsilon fractions are shares of one zCDP budget
-#: (``rho``) for the greedy picks, the proxy counts, the noisy averaging and the DP Lloyd
-#: rounds, the whole composed by Renyi DP at the caller's delta; ``delta_maxcover`` is the
-#: delta the Gupta et al. alternative for the picks would take (the plan uses it only where it
-#: beats zCDP); ``delta_average`` and ``delta_lloyd`` are not used (one conversion covers
-#: every Gaussian), they are kept so that ``budget_split`` takes the same keys.
-#:
-#: Chosen by experiment (issue 21; epsilon 1, delta 1e-6, radius 1, default schedule, proxy
-#: threshold ``2 ln(m) / eps_proxy``; loss = k-means cost / n at k = 8 / 32 / 64). Google's
-#: synthetic benchmark (100,000 x 100, 64 Gaussians), 20,000-row subsample, 4 seeds:
-#: (0.3, 0.1, 0.15, 0.45) 0.657 / 0.400 / 0.155, (0.2, 0.1, 0.2, 0.5) 0.654 / 0.395 / 0.149,
-#: (0.15, 0.1, 0.15, 0.6) 0.651 / 0.392 / 0.147, (0.1, 0.1, 0.1, 0.7) 0.652 / 0.386 / 0.138,
-#: (0.05, 0.1, 0.05, 0.8) 0.654 / 0.386 / 0.152, (0.15, 0.05, 0.1, 0.7) 0.655 / 0.388 / 0.154,
-#: (0.1, 0.15, 0.15, 0.6) 0.653 / 0.395 / 0.144, this one 0.654 / 0.392 / 0.151; all 100,000
-#: rows, 2 seeds: (0.3, 0.1, 0.15, 0.45) 0.647 / 0.373 / 0.078, (0.1, 0.1, 0.1, 0.7) 0.649 /
-#: 0.367 / 0.099, (0.05, 0.1, 0.05, 0.8) 0.652 / 0.368 / 0.088, this one 0.648 / 0.369 /
-#: 0.069 (the paper's accounting: 0.647 / 0.428 / 0.315). Small data wants the budget on the
-#: final averages, large data on the picks; this split is close to the best at both sizes.
-#: On the 8-Gaussian set (20,000 x 10) every split above gave 0.024-0.025 at every k.
-DEFAULT_SPLIT: dict[str, float] = {
-    "maxcover": 0.2,
-    "proxy": 0.1,
-    "average": 0.15,
-    "lloyd": 0.55,
-    "delta_maxcover": 0.5,
-    "delta_average": 0.25,
-    "delta_lloyd": 0.25,
-}
 _METHODS = ("lsh", "maxcover", "balcan")
 #: Accountants of the max-cover method: "rdp" (:func:`~privlearn.cluster.maxcover.
 #: plan_maxcover`) or "paper" (basic composition of the paper's stages, Gupta et al. for the
@@ -179,68 +138,6 @@ _MAX_TOTAL_PICKS = 1 << 22
 #: The smallest threshold radius a default schedule can have (``default_radii`` of a planning
 #: size below ``2**64``: at most 17 radii), for the grid-size check before any spend.
 _MIN_DEFAULT_RADIUS = 2.0**-16
-
-
-def proxy_counts(
-    Y: np.ndarray,
-    candidates: np.ndarray,
-    epsilon: float,
-    seed: int | None,
-    *,
-    threshold: float = 0.0,
-) -> np.ndarray:
-    """Noisy proxy multiplicities (Algorithm 2, step 3): for each candidate ``c`` the number of
-    points whose nearest candidate is ``c``, plus exact discrete Laplace noise of scale
-    ``1/epsilon`` (the count vector has L1 sensitivity 1 under add/remove: ``epsilon``-DP,
-    Lemma 2.3), set to 0 where below ``threshold`` (post-processing; the paper clamps at 0,
-    ``threshold=0``; :func:`proxy_threshold`). ``epsilon = inf``: exact counts."""
-    counts = np.bincount(assign(Y, candidates), minlength=candidates.shape[0]).astype(np.int64)
-    return _noisy_counts(counts, epsilon, seed, threshold)
-
-
-def proxy_threshold(n_candidates: int, epsilon: float) -> float:
-    """The public threshold of the proxy counts: ``2 ln(m) / epsilon`` for ``m`` candidates.
-
-    At the fine radii almost every pick is a grid point with no data (the uniform part of the
-    exponential mechanism, Claim 4.2); each still gets a noisy count, and ``m`` zero counts
-    plus discrete Laplace noise of scale ``b = 1/epsilon`` have about ``(m / 2) e^(-t / b)``
-    values at or above ``t``: at ``t = b ln(m / beta)`` no phantom survives but with
-    probability about ``beta / 2``; ``beta = 1/m`` gives ``2 b ln(m)``, while a candidate
-    that serves a cluster of ``n_j >> 2 b ln(m)`` rows is kept. A surviving phantom weighs
-    about ``t``, as much as a small real candidate, so ``t = b ln(m)`` (half a phantom
-    expected) still lost a cluster on the 8-Gaussian set (k = 8: mean loss 0.064 against
-    0.025 for ``2 b ln(m)``, 2 seeds; equal elsewhere, :data:`DEFAULT_SPLIT`). ``m`` (the
-    number of distinct picks) and ``epsilon`` are public, so zeroing below it is
-    post-processing (issue 21 measured the phantom weight at 16% of n at k = 64 on Google's
-    synthetic benchmark; thresholding took the normalised loss from 0.322 to 0.116)."""
-    n_candidates = as_index(n_candidates, "n_candidates", lower=1, upper=1 << 62)
-    if math.isinf(epsilon):
-        return 0.0
-    return 2.0 * math.log(n_candidates) / epsilon
-
-
-def proxy_weights(noisy: np.ndarray, k: int, threshold: float) -> np.ndarray:
-    """Indices of the candidates the weighted k-means keeps (post-processing of the released
-    noisy counts): those with a count at or above ``threshold`` and above 0; when fewer than
-    ``k`` remain, the ``k`` largest counts (ties: lower index) so that k-means has ``k``
-    points (their weights are floored at 1e-6 by the caller)."""
-    noisy = np.asarray(noisy, dtype=np.float64)
-    keep = np.flatnonzero((noisy >= threshold) & (noisy > 0.0))
-    if keep.size >= k:
-        return keep
-    order = np.lexsort((np.arange(noisy.size), -noisy))  # largest first, ties by index
-    return np.sort(order[: min(k, noisy.size)])
-
-
-def _noisy_counts(
-    counts: np.ndarray, epsilon: float, seed: int | None, threshold: float = 0.0
-) -> np.ndarray:
-    """:func:`proxy_counts` from the exact counts."""
-    if math.isinf(epsilon):
-        return counts.astype(np.float64)
-    noisy = np.asarray(discrete_laplace(counts, 1.0 / epsilon, seed), dtype=np.float64)
-    noisy = np.maximum(noisy, 0.0)
-    return np.where(noisy >= threshold, noisy, 0.0)
 
 
 class DPKMeans(ClusterMixin, BaseEstimator):
@@ -355,7 +252,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         the whole ``(epsilon, delta)`` before the data are used; a spend the cap cannot cover
         raises :class:`~privlearn.exceptions.BudgetExceededError` and nothing is fitted.
     diagnostics : bool, default=False
-        Also keep :class:`~privlearn.cluster._common.KMeansDiagnostics` (training labels,
+        Also keep :class:`~privlearn.cluster.KMeansDiagnostics` (training labels,
         training cost, exact size, the greedy's covers) as ``diagnostics_``. **Not private**:
         these are computed on the raw data and are not covered by ``privacy_``.
     n_threads : int or None
@@ -579,40 +476,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         return out
 
     def _split(self, lloyd_steps: int) -> dict[str, float]:
-        if self.method == "maxcover":
-            base = dict(PAPER_SPLIT if self.accountant == "paper" else DEFAULT_SPLIT)
-        else:
-            base = dict(_balcan.BALCAN_SPLIT)
-        if self.method == "balcan":
-            base.update({"delta_candidates": 1 / 3, "delta_recovery": 1 / 3, "delta_lloyd": 1 / 3})
-        if self.budget_split is not None:
-            if not isinstance(self.budget_split, Mapping):
-                raise TypeError(
-                    f"budget_split must be a dict, got {type(self.budget_split).__name__}"
-                )
-            unknown = set(self.budget_split) - set(base)
-            if unknown:
-                raise ValueError(
-                    f"unknown budget_split keys {sorted(map(str, unknown))}; known: {sorted(base)}"
-                )
-            base.update(
-                {
-                    k: as_real(v, f"budget_split[{k!r}]", numbers_only=True)
-                    for k, v in self.budget_split.items()
-                }
-            )
-        eps_keys = [k for k in base if not k.startswith("delta_")]
-        if lloyd_steps == 0:
-            # no Lloyd round: its share goes to the averaging / recovery step
-            target = "average" if self.method == "maxcover" else "recovery"
-            base[target] += base.pop("lloyd")
-            base[f"delta_{target}"] += base.pop("delta_lloyd")
-            eps_keys.remove("lloyd")
-        for group in (eps_keys, [k for k in base if k.startswith("delta_")]):
-            total = math.fsum(base[k] for k in group)
-            if any(not base[k] > 0 for k in group) or not abs(total - 1.0) <= 1e-9:
-                raise ValueError(f"budget_split fractions {group} must be > 0 and sum to 1")
-        return base
+        return budget_split(self.method, self.accountant, self.budget_split, lloyd_steps)
 
     def _check_plan(self, prm: dict[str, Any], d: int, p: int) -> float:
         """Every refusal that does not need the data, before any budget is spent: the grid
@@ -806,7 +670,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             stats = rows.cluster_sums(centers, k, radius, projected=False)
             centers = noisy_centres(stats, radius, per, per_d, seeds, ledger, f"lloyd {step}")
             if private:
-                events.append(self._average_events(per, per_d, radius, d))
+                events.append(average_events(per, per_d, radius, d))
         self.cluster_centers_ = centers
         self.n_candidates_ = int(n_cand)
         self.proj_dim_ = p
@@ -816,7 +680,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         self.ledger_ = ledger
         self.dataset_size_ = size
         self.n_features_in_ = d
-        public = self._public_inputs(prm, radius, d, p)
+        public = public_inputs(self.method, prm, radius, d, p)
         if size is not None:
             size_text = size.describe()
         else:
@@ -825,7 +689,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             spent = ledger.spent  # type: ignore[union-attr]
             accountant = "pure (basic composition"
             if self._tight():
-                accountant = self._plan_text(eps_size)
+                accountant = plan_text(self.plan_, eps_size)
             elif self.method == "maxcover":
                 accountant += "; Gupta et al. 2010 for the greedy cover"
             self.privacy_ = KMeansPrivacyStatement(
@@ -853,65 +717,6 @@ class DPKMeans(ClusterMixin, BaseEstimator):
                 maxcover=res,
             )
         return self
-
-    def _public_inputs(self, prm: dict[str, Any], radius: float, d: int, p: int) -> tuple[str, ...]:
-        """``name=value`` of every input the guarantee treats as public."""
-        out = [
-            f"method={self.method}",
-            f"n_clusters={prm['k']}",
-            f"epsilon={prm['epsilon']:g}",
-            f"delta={prm['delta']:g}",
-        ]
-        if prm["radius"] is None:
-            out.append(f"radius={radius:g} (taken from the data: NOT covered by the guarantee)")
-        else:
-            out.append(f"radius={radius:g}" + (" (rows clipped to it)" if prm["clip"] else ""))
-        if self.method == "lsh":
-            out += [
-                f"n_features={d}",
-                f"max_depth={prm['max_depth']}",
-                f"private_scale={prm['private_scale']}",
-            ]
-        else:
-            out += [f"n_features={d}", f"proj_dim={p}"]
-        if prm["n_samples"] is not None:
-            out.append(f"n_samples={prm['n_samples']}")
-        if self.method == "maxcover":
-            out.append(f"grid_factor={prm['grid_factor']:g}")
-            if prm["radii"] is not None:
-                out.append(f"radii={prm['radii']}")
-            if prm["picks"] is not None:
-                out.append(f"picks={prm['picks']}")
-        out.append(f"lloyd_steps={prm['lloyd_steps']}")
-        split = ", ".join(f"{key}: {v:.6g}" for key, v in prm["split"].items())
-        out.append(f"budget_split={{{split}}}")
-        return tuple(out)  # the seed is secret randomness, not a public input
-
-    @staticmethod
-    def _average_events(eps: float, delta: float, radius: float, d: int) -> Composed:
-        """Noisy averaging: discrete Laplace counts (scale 2/eps) and Gaussian sums."""
-        sigma = gaussian_sigma(radius, eps / 2.0, delta, d)
-        return Composed((LaplaceEvent(2.0 / eps), GaussianEvent(sigma / radius)))
-
-    def _plan_text(self, eps_size: float) -> str:
-        """The accountant of a tight max-cover fit, named for its statement (without the
-        closing parenthesis)."""
-        plan: MaxCoverPlan = self.plan_
-        if plan.accountant == "zcdp":
-            picks = "greedy picks as bounded range, eps_pick^2/8-zCDP each (Cesar & Rogers 2021)"
-        else:
-            picks = (
-                "greedy picks by Gupta et al. 2010 (tighter here than zCDP), added by basic "
-                "composition"
-            )
-        text = (
-            f"rdp (Renyi-DP composition of the max-cover fit at order {plan.best_order:g}: "
-            f"{picks}; proxy counts, noisy averaging and Lloyd rounds (discrete Laplace "
-            "counts as pure DP, lattice Gaussian sums); tight conversion"
-        )
-        if eps_size > 0.0:
-            text += "; basic composition with the noisy row count"
-        return text
 
     def _fit_maxcover(self, rows, radius, part, prm, size, seeds, ledger, events):  # type: ignore[no-untyped-def]
         k = prm["k"]
@@ -960,7 +765,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             ledger.spend(part["proxy"], 0.0, label="proxy counts")
         if private:
             events.append(LaplaceEvent(1.0 / eps_proxy))
-        weights = _noisy_counts(rows.nearest_counts(cand), eps_proxy, seeds() if private else 0)
+        weights = noisy_counts(rows.nearest_counts(cand), eps_proxy, seeds() if private else 0)
         points = cand
         if tight:  # public threshold (post-processing): drop the phantom candidates
             keep = proxy_weights(weights, k, proxy_threshold(cand.shape[0], eps_proxy))
@@ -992,7 +797,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         )
         if private:
             events.append(
-                self._average_events(part["average"], part["delta_average"], radius, rows.d)
+                average_events(part["average"], part["delta_average"], radius, rows.d)
             )
         elif tight:
             for step in range(prm["lloyd_steps"]):
@@ -1026,7 +831,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         )
         if private:
             events.append(
-                self._average_events(part["recovery"], part["delta_recovery"], radius, X.shape[1])
+                average_events(part["recovery"], part["delta_recovery"], radius, X.shape[1])
             )
         return centers, cand.shape[0]
 
@@ -1138,7 +943,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         self.ledger_ = ledger
         self.dataset_size_ = None
         self.n_features_in_ = d
-        public = self._public_inputs(prm, radius, d, d)
+        public = public_inputs(self.method, prm, radius, d, d)
         size_text = "not used (the LSH schedule does not depend on it)"
         if private:
             mu_total = math.sqrt(mu_scale_spent**2 + schedule.mu**2 + mu_lloyd**2)
@@ -1179,7 +984,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """Index of the nearest private centre of each row (always in ``[0, n_clusters)``,
         also for rows whose squared distances overflow: see
-        :func:`~privlearn.cluster._common.assign`)."""
+        :func:`~privlearn.cluster._assignment.assign`)."""
         return assign(self._check_fitted_X(X), self.cluster_centers_)
 
     def fit_predict(self, X: Any, y: Any = None) -> np.ndarray:
@@ -1216,89 +1021,6 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         """
         del y
         return -kmeans_cost(self._check_fitted_X(X), self.cluster_centers_)
-
-
-class _LocalRows:
-    """The training rows of a single-machine fit and the data operations of :meth:`DPKMeans.fit`
-    (its Dask twin, :class:`privlearn.distributed.kmeans.DaskRows`, has the same methods and
-    returns the same bits)."""
-
-    def __init__(self, X: Any) -> None:
-        self.X = check_data(X)
-        self.n, self.d = self.X.shape
-        self.Y: np.ndarray | None = None
-
-    def close(self) -> None:
-        """Nothing to release (the Dask twin closes its progress bar)."""
-
-    def resolve_radius(self, radius: float | None, clip: bool) -> float:
-        self.X, out = resolve_radius(self.X, radius, clip, stacklevel=5)
-        return out
-
-    def project(self, G: np.ndarray, radius: float) -> None:
-        self.Y = project_rows(self.X, G, radius)
-
-    def maxcover(self, radii: list[float], **kwargs: Any) -> MaxCoverResult:
-        return maxcover_candidates(self.Y, radii, **kwargs)
-
-    def nearest_counts(self, candidates: np.ndarray) -> np.ndarray:
-        labels = assign(self.Y, candidates)  # type: ignore[arg-type]
-        return np.bincount(labels, minlength=candidates.shape[0]).astype(np.int64)
-
-    def cluster_sums(
-        self, centres: np.ndarray, k: int, radius: float, projected: bool
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        labels = assign(self.Y if projected else self.X, centres)  # type: ignore[arg-type]
-        return cluster_sums(self.X, labels, k, radius)
-
-    # the LSH coreset (method="lsh")
-    def lsh_codes(
-        self, centre: np.ndarray, H: np.ndarray, t: np.ndarray, n_threads: int | None
-    ) -> np.ndarray:
-        self._codes = _core.lsh_codes(self.X, centre, H, t, _threads(n_threads))
-        return self._codes
-
-    def lsh_cell_sums(
-        self,
-        kept: list[np.ndarray],
-        depth: int,
-        n_cells: int,
-        centre: np.ndarray,
-        radius: float,
-        H: np.ndarray,
-        t: np.ndarray,
-        n_threads: int | None,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        del H, t  # the codes of lsh_codes
-        labels = cell_labels(self._codes, kept, depth)
-        del self._codes
-        return _core.clipped_cluster_sums(
-            self.X, labels, n_cells, centre, radius, fixed_point_exponent(radius),
-            _threads(n_threads),
-        )
-
-    def nearest_sums(
-        self, centres: np.ndarray, k: int, centre: np.ndarray, radius: float,
-        n_threads: int | None,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        labels = _core.nearest_centres(self.X, centres, _threads(n_threads))
-        return _core.clipped_cluster_sums(
-            self.X, labels, k, centre, radius, fixed_point_exponent(radius), _threads(n_threads)
-        )
-
-    def private_scale(
-        self, radius: float, mu: float, seeds: SeedSource, n_threads: int | None
-    ) -> tuple[np.ndarray, float, float]:
-        """The released centre and radius (:func:`privlearn.cluster.private_scale.private_scale`)
-        and the GDP ``mu`` they spent."""
-        del n_threads
-        scale = private_scale(self.X, radius, mu, seeds())
-        return np.array(scale.centre), float(scale.radius), float(scale.mu)
-
-
-def _threads(n_threads: int | None) -> int:
-    """The core's thread argument (0: its default)."""
-    return 0 if n_threads is None else int(n_threads)
 
 
 def _is_dask(X: Any) -> bool:

@@ -43,8 +43,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import optimize
 
+from privlearn.cluster._noisy_average import analytic_mu
 from privlearn.fixed_point import fixed_point_exponent, fixed_point_value
 from privlearn.mechanisms import gaussian
 from privlearn.mechanisms.gaussian import analytic_gaussian_epsilon
@@ -80,15 +80,8 @@ def gdp_mu(epsilon: float, delta: float) -> float:
         raise ValueError(f"epsilon must be finite and > 0, got {epsilon}")
     if not 0.0 < delta < 1.0:
         raise ValueError(f"delta must lie in (0, 1), got {delta}")
-
-    def excess(mu: float) -> float:
-        return analytic_gaussian_epsilon(mu, delta) - epsilon
-
-    hi = 1.0
-    while excess(hi) < 0.0:
-        hi *= 2.0
-    mu = float(optimize.brentq(excess, 1e-12, hi, xtol=1e-15, rtol=1e-13))
-    while excess(mu) > 0.0:  # rounded down: never above the target
+    mu = analytic_mu(epsilon, delta, rtol=1e-13)
+    while analytic_gaussian_epsilon(mu, delta) - epsilon > 0.0:  # rounded down: never above
         mu *= 1.0 - 1e-12
     return mu
 

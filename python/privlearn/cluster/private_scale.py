@@ -37,7 +37,8 @@ from typing import Any
 import numpy as np
 
 from privlearn._checks import as_index, as_positive, as_real
-from privlearn.cluster._common import check_data, clip_rows, project_ball
+from privlearn.cluster._ball import clip_rows, project_ball
+from privlearn.cluster._inputs import check_data
 from privlearn.fixed_point import fixed_point_exponent, fixed_point_parts, fixed_point_value
 from privlearn.mechanisms import gaussian
 from privlearn.mechanisms._bits import as_seed
@@ -80,7 +81,7 @@ def _block_rows(X: np.ndarray) -> int:
 
 def _sq_distances(X: np.ndarray, centre: np.ndarray | None = None) -> np.ndarray:
     """``||x_i - centre||**2`` (``||x_i||**2`` without a centre) with the bits of
-    ``privlearn.cluster._common.row_sq_norms(X - centre)``: per row
+    ``privlearn.cluster._ball.row_sq_norms(X - centre)``: per row
     ``(((y_0**2 + y_1**2) + y_2**2) + ...)`` in column order, so each row's value does not
     depend on the other rows (a row partition gets the bits of the whole), computed on
     transposed blocks so that every step reads contiguous memory."""
@@ -97,8 +98,8 @@ def _sq_distances(X: np.ndarray, centre: np.ndarray | None = None) -> np.ndarray
 
 
 def _checked_rows(X: Any, radius: float, clip: bool) -> np.ndarray:
-    """``clip_rows(check_data(X), radius, clip)`` (privlearn.cluster._common): the same
-    per-row map and errors; the norms are computed by :func:`_sq_distances` (faster on wide
+    """``clip_rows(check_data(X), radius, clip)`` (privlearn.cluster._inputs and _ball): the
+    same per-row map and errors; the norms are computed by :func:`_sq_distances` (faster on wide
     data, same bits) and ``clip_rows`` runs only when a row lies outside the ball."""
     X = check_data(X)
     if (np.sqrt(_sq_distances(X)) > radius).any():
@@ -209,7 +210,7 @@ def centre_statistics(X: Any, radius: float, *, clip: bool = False) -> CentreSta
     ----------
     X : array_like of shape (n, d)
         Rows in ``B(0, radius)``; a row further out raises ``ValueError`` unless ``clip``
-        (rows within the rounding tolerance of ``_common.ROW_NORM_TOLERANCE`` are projected).
+        (rows within the rounding tolerance of ``_ball.ROW_NORM_TOLERANCE`` are projected).
     radius : float
         The public bound ``R > 0``.
     clip : bool, default=False

@@ -11,7 +11,8 @@ for bit (centres and ``privacy_``) for any chunking:
   in the same floating-point operations, so a chunk gets the bits of the whole array;
 - every reduction is exact: row counts, cover counts and nearest-candidate counts are
   integers; cluster coordinate sums are int64 fixed-point sums
-  (:func:`privlearn.cluster._common.cluster_sums`); the data radius (``radius=None``) is a max;
+  (:func:`privlearn.cluster._noisy_average.cluster_sums`); the data radius (``radius=None``)
+  is a max;
 - the greedy max cover (Chaturvedi, Nguyen & Xu 2021, Algorithm 3 with Claim 4.2) keeps each
   chunk's grid incidence and covered flags on its worker; the driver merges the chunks' cover
   counts (additive), numbers the grid points by first discovery in row order (as
@@ -42,16 +43,14 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from privlearn.cluster._common import (
-    assign,
-    clip_rows,
-    cluster_sums,
-    data_radius,
-    project_rows,
-    row_sq_norms,
-    warn_data_radius,
-)
-from privlearn.cluster.lsh_coreset import cell_labels
+from privlearn.cluster._ball import clip_rows, row_sq_norms
+from privlearn.cluster._inputs import data_radius, warn_data_radius
+from privlearn.cluster._projection import project_rows
+from privlearn.cluster._rows import lsh_cell_sums as _lsh_cell_sums
+from privlearn.cluster._rows import lsh_codes as _lsh_codes
+from privlearn.cluster._rows import nearest_cluster_sums as _cluster_sums
+from privlearn.cluster._rows import nearest_counts as _nearest_counts
+from privlearn.cluster._rows import nearest_sums as _nearest_sums
 from privlearn.cluster.maxcover import _MAX_OFFSETS, MaxCoverResult
 from privlearn.distributed.linear import (
     as_verbose,
@@ -59,7 +58,6 @@ from privlearn.distributed.linear import (
     check_dense_chunks,
     progress_bar,
 )
-from privlearn.fixed_point import fixed_point_exponent
 
 __all__ = ["DaskRows", "maxcover_dask"]
 
@@ -146,7 +144,7 @@ class DaskRows:
 
     # ---- the operations of _LocalRows ---------------------------------------------------
     def resolve_radius(self, radius: float | None, clip: bool) -> float:
-        """As :func:`privlearn.cluster._common.resolve_radius`, chunk by chunk."""
+        """As :func:`privlearn.cluster._inputs.resolve_radius`, chunk by chunk."""
         if radius is None:
             warn_data_radius(stacklevel=5)
             norms = self.client.gather(self.client.map(_max_norm, self._x))
@@ -288,59 +286,6 @@ def _clip_block(X: np.ndarray, first: int, radius: float, clip: bool) -> np.ndar
 
 def _n_rows(X: np.ndarray) -> int:
     return int(X.shape[0])
-
-
-def _nearest_counts(Y: np.ndarray, candidates: np.ndarray) -> np.ndarray:
-    return np.bincount(assign(Y, candidates), minlength=candidates.shape[0]).astype(np.int64)
-
-
-def _cluster_sums(
-    X: np.ndarray, Z: np.ndarray, centres: np.ndarray, k: int, radius: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return cluster_sums(X, assign(Z, centres), k, radius)
-
-
-def _threads(n_threads: int | None) -> int:
-    return 0 if n_threads is None else int(n_threads)
-
-
-def _lsh_codes(
-    X: np.ndarray, centre: np.ndarray, H: np.ndarray, t: np.ndarray, n_threads: int | None
-) -> np.ndarray:
-    from privlearn import _core
-
-    return np.asarray(_core.lsh_codes(X, centre, H, t, _threads(n_threads)))
-
-
-def _lsh_cell_sums(
-    X: np.ndarray,
-    kept: list[np.ndarray],
-    depth: int,
-    n_cells: int,
-    centre: np.ndarray,
-    radius: float,
-    H: np.ndarray,
-    t: np.ndarray,
-    n_threads: int | None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    from privlearn import _core
-
-    labels = cell_labels(_lsh_codes(X, centre, H, t, n_threads), kept, depth)
-    return _core.clipped_cluster_sums(
-        X, labels, n_cells, centre, radius, fixed_point_exponent(radius), _threads(n_threads)
-    )
-
-
-def _nearest_sums(
-    X: np.ndarray, centres: np.ndarray, k: int, centre: np.ndarray, radius: float,
-    n_threads: int | None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    from privlearn import _core
-
-    return _core.clipped_cluster_sums(
-        X, _core.nearest_centres(X, centres, _threads(n_threads)), k, centre, radius,
-        fixed_point_exponent(radius), _threads(n_threads),
-    )  # fmt: skip
 
 
 def _cover_block(Y: np.ndarray, radius: float, unit: float, max_offsets: int) -> dict[str, Any]:

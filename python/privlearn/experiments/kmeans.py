@@ -167,7 +167,7 @@ def _fit_cost(
     """``(cost, schedule info)``: the k-means cost of ``X`` at the fitted centres, computed
     explicitly here (an evaluation on the training data, not part of any release)."""
     from privlearn.cluster import DPKMeans
-    from privlearn.cluster._common import kmeans_cost
+    from privlearn.cluster._assignment import kmeans_cost
 
     info: dict[str, Any] = {"planning_n": "", "schedule": "", "schedule_exact_n": ""}
     if method == "lsh":  # the size plans nothing here: no count, no planning_n
@@ -205,10 +205,10 @@ def one_centre_cost(X: np.ndarray) -> float:
     The mean minimises ``sum_i ||x_i - c||**2`` over all centres ``c``, so no one-centre
     solution, private or not, costs less: a private k-means whose cost is above this line does
     worse than the trivial one-centre solution. Computed with the same
-    :func:`~privlearn.cluster._common.kmeans_cost` as every other row (an evaluation on the
+    :func:`~privlearn.cluster._assignment.kmeans_cost` as every other row (an evaluation on the
     training data, outside any guarantee).
     """
-    from privlearn.cluster._common import kmeans_cost
+    from privlearn.cluster._assignment import kmeans_cost
 
     return kmeans_cost(X, X.mean(axis=0, keepdims=True))
 
