@@ -17,7 +17,13 @@ from typing import Any
 
 from privlearn.experiments.claims import Claim
 
-__all__ = ["claims_section", "data_section", "missing_data_reason", "quick_mode_note"]
+__all__ = [
+    "claims_section",
+    "data_section",
+    "missing_data_reason",
+    "not_run_lines",
+    "quick_mode_note",
+]
 
 #: The heading of the claims section, unless a reproduction names its source otherwise.
 CLAIMS_HEADING = "Paper's qualitative claims, checked on the numbers"
@@ -51,6 +57,13 @@ def data_section(
     lines += [f"- **{name}**: NOT RUN ({why})." for name, why in (skipped or {}).items()]
     lines.append("")
     return lines
+
+
+def not_run_lines(skipped: Mapping[str, str]) -> list[str]:
+    """One ``- **name**: NOT RUN (why).`` bullet per data set that was not run, without a
+    heading: for a summary that lists its data in a table or section of its own (the bullets
+    :func:`data_section` ends with)."""
+    return [f"- **{name}**: NOT RUN ({why})." for name, why in skipped.items()]
 
 
 def claims_section(
