@@ -327,7 +327,7 @@ def test_kmeans_one_centre_baseline(saved, tmp_path):
         methods=("maxcover", "lloyd"),
         progress=False,
     )
-    X, _, _ = kmeans._load("synthetic", 2000, None)
+    X, _, _ = kmeans.data._load("synthetic", 2000, None)
     centred = X - X.mean(axis=0)
     base = float(np.sum(centred * centred))
     assert res.one_centre["synthetic"] == pytest.approx(base, rel=1e-9)
