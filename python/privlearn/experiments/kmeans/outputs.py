@@ -36,6 +36,12 @@ from privlearn.experiments.tables import (
     write_text,
 )
 
+#: The columns of ``kmeans_runs.csv`` (one row per fit) and ``kmeans_summary.csv``.
+_RUN_COLUMNS = [
+    "dataset", "method", "k", "run", "cost", "seconds", "planning_n", "schedule",
+    "schedule_exact_n",
+]  # fmt: skip
+_SUMMARY_COLUMNS = ["dataset", "method", "k", "mean_cost", "std_cost", "runs"]
 
 def _summary_rows(res: KMeansResult) -> list[dict[str, Any]]:
     out = []
@@ -126,31 +132,11 @@ def write_outputs(res: KMeansResult, out_dir: Path, *, plots: bool = True) -> li
     ``summary.md``; return their paths."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = [
-        write_csv(
-            out_dir / "kmeans_runs.csv",
-            res.rows,
-            [
-                "dataset",
-                "method",
-                "k",
-                "run",
-                "cost",
-                "seconds",
-                "planning_n",
-                "schedule",
-                "schedule_exact_n",
-            ],
-        ),
-    ]
     summary = _summary_rows(res)
-    written.append(
-        write_csv(
-            out_dir / "kmeans_summary.csv",
-            summary,
-            ["dataset", "method", "k", "mean_cost", "std_cost", "runs"],
-        )
-    )
+    written = [
+        write_csv(out_dir / "kmeans_runs.csv", res.rows, _RUN_COLUMNS),
+        write_csv(out_dir / "kmeans_summary.csv", summary, _SUMMARY_COLUMNS),
+    ]
     if plots and res.datasets:
         written.append(fig1_objective(res, summary, out_dir / "fig1_kmeans_objective.png"))
     claims = evaluate_claims(res)
