@@ -43,6 +43,7 @@ _RUN_COLUMNS = [
 ]  # fmt: skip
 _SUMMARY_COLUMNS = ["dataset", "method", "k", "mean_cost", "std_cost", "runs"]
 
+
 def _summary_rows(res: KMeansResult) -> list[dict[str, Any]]:
     out = []
     for dataset in res.datasets:
