@@ -3,8 +3,9 @@
 Every reproduction writes a ``summary.md``: a title, the settings, a quick-mode warning, the
 data it read (and what it could not run, and why), then the paper's claims checked on the
 numbers, then its own tables. Belongs here: the sections that read the same for every paper
-(:func:`quick_mode_note`, :func:`data_section`, :func:`claims_section`) and the reason line for
-a missing data file (:func:`missing_data_reason`). Not here: a paper's own settings text, claim
+(:func:`quick_mode_note`, :func:`data_section`, :func:`claims_section`, :func:`files_section`;
+:func:`not_run_lines` for a summary that tables its data itself) and the reason line for a
+missing data file (:func:`missing_data_reason`). Not here: a paper's own settings text, claim
 criteria or tables (that paper's package).
 """
 
@@ -20,6 +21,7 @@ from privlearn.experiments.claims import Claim
 __all__ = [
     "claims_section",
     "data_section",
+    "files_section",
     "missing_data_reason",
     "not_run_lines",
     "quick_mode_note",
@@ -80,6 +82,12 @@ def claims_section(
         lines += [f"   - {d}" for d in c.details]
         lines.append("")
     return lines
+
+
+def files_section(files: Mapping[str, str]) -> list[str]:
+    """The ``## Files`` section: one ``- `name`: what it holds`` bullet per file written (``{file
+    name: description}``, in order), followed by a blank line."""
+    return ["## Files", "", *(f"- `{name}`: {what}" for name, what in files.items()), ""]
 
 
 def missing_data_reason(exc: FileNotFoundError, data_home: Any = None) -> str:

@@ -27,7 +27,7 @@ from privlearn.experiments.impact.methods import (
     SIGNIFICANCE,
 )
 from privlearn.experiments.impact.simulate import ImpactResult
-from privlearn.experiments.summary import claims_section, quick_mode_note
+from privlearn.experiments.summary import claims_section, files_section, quick_mode_note
 from privlearn.experiments.tables import (
     fmt_mean_std,
     markdown_table,
@@ -145,13 +145,9 @@ def _summary(res: ImpactResult, claims: list[Claim], figures: dict[str, Path]) -
             ["scheme", "train AUC", "test AUC", "test error", "sigma", "epsilon", "blog"], table
         )
     )
-    lines += ["", "## Files", ""]
-    for name, p in figures.items():
-        lines.append(f"- `{p.name}`: {name}")
-    lines += [
-        "- `runs.csv`: every (seed, scheme) with sigma, epsilon, AUCs and errors",
-        "- `summary.csv`: means and standard deviations",
-        "- `calibration.csv`: calibration error of each sigma (Laplace schemes)",
-        "",
-    ]
+    files = {p.name: name for name, p in figures.items()}
+    files["runs.csv"] = "every (seed, scheme) with sigma, epsilon, AUCs and errors"
+    files["summary.csv"] = "means and standard deviations"
+    files["calibration.csv"] = "calibration error of each sigma (Laplace schemes)"
+    lines += ["", *files_section(files)]
     return "\n".join(lines)
