@@ -614,7 +614,7 @@ def test_kmeans_reproduction_reports_missing_data(tmp_path) -> None:
     assert any(s.startswith("mnist: NOT RUN (missing mnist/") for s in res.skipped)
     exp.write_outputs(res, tmp_path, plots=False)
     text = (tmp_path / "summary.md").read_text()
-    assert "- mnist: NOT RUN (missing mnist/" in text
+    assert "- **mnist**: NOT RUN (missing mnist/" in text
     assert "run `privlearn datasets download mnist`" in text
 
 

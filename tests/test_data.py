@@ -1115,6 +1115,6 @@ def test_reproductions_name_the_embedded_data(no_data_home):
     # an explicit data folder is used alone: no stand-in
     with pytest.raises(FileNotFoundError):
         song13.prepare_dataset("kddcup99", 400, data_home=no_data_home)
-    assert kmeans._mnist_test_only(None) and not kmeans._mnist_test_only(no_data_home)
-    assert quadgrad._source("lbw", None) == "embedded"
-    assert quadgrad._source("mnist38", None) == "missing"
+    assert kmeans.data._mnist_test_only(None) and not kmeans.data._mnist_test_only(no_data_home)
+    assert quadgrad.data._source("lbw", None) == "embedded"
+    assert quadgrad.data._source("mnist38", None) == "missing"

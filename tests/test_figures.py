@@ -315,6 +315,18 @@ def test_missing_data_reason_without_a_known_file(tmp_path):
     assert summary.missing_data_reason(elsewhere, tmp_path) == "missing /elsewhere/x.csv"
 
 
+def test_not_run_lines_and_files_section():
+    assert summary.not_run_lines({"uis": "missing helr/uis.txt", "idash": "no file"}) == [
+        "- **uis**: NOT RUN (missing helr/uis.txt).",
+        "- **idash**: NOT RUN (no file).",
+    ]
+    assert summary.not_run_lines({}) == []
+    # the same bullets data_section ends with
+    assert summary.data_section([], {"uis": "x"})[2:3] == summary.not_run_lines({"uis": "x"})
+    files = summary.files_section({}, {"runs.csv": "every run", "fig.png": "Figure 1"})
+    assert files == ["## Files", "", "- `runs.csv`: every run", "- `fig.png`: Figure 1", ""]
+
+
 # ---- k-means: the one-centre baseline ---------------------------------------------------------
 
 
@@ -327,7 +339,7 @@ def test_kmeans_one_centre_baseline(saved, tmp_path):
         methods=("maxcover", "lloyd"),
         progress=False,
     )
-    X, _, _ = kmeans._load("synthetic", 2000, None)
+    X, _, _ = kmeans.data._load("synthetic", 2000, None)
     centred = X - X.mean(axis=0)
     base = float(np.sum(centred * centred))
     assert res.one_centre["synthetic"] == pytest.approx(base, rel=1e-9)

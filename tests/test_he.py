@@ -471,7 +471,7 @@ def test_tenseal_cross_check_lbw(lbw, enhanced):
 def test_quadgrad_tables_quick(require_data, tmp_path):
     import csv
 
-    from privlearn.experiments._quadgrad_tables import run_tables
+    from privlearn.experiments.quadgrad.tables import run_tables
 
     home = require_data("helr/lbw.txt", "helr/edin.txt")
     paths = run_tables(tmp_path, quick=True, data_home=home)

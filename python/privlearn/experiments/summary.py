@@ -4,10 +4,10 @@ Every reproduction writes a ``summary.md``: a title, the settings, a quick-mode 
 data it read (and what it could not run, and why), then the paper's claims checked on the
 numbers, then its own tables, then the files it wrote. Belongs here: the sections that read the
 same for every paper (:func:`quick_mode_note`, :func:`data_section`, :func:`claims_section`,
-:func:`files_section`) and the reason line for a missing data file
-(:func:`missing_data_reason`, and :func:`prepare_or_skip`, which records it while a
-reproduction prepares its data). Not here: a paper's own settings text, claim criteria or tables
-(that paper's package).
+:func:`files_section`; :func:`not_run_lines` for a summary that tables its data itself) and the
+reason line for a missing data file (:func:`missing_data_reason`, and :func:`prepare_or_skip`,
+which records it while a reproduction prepares its data). Not here: a paper's own settings
+text, claim criteria or tables (that paper's package).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ __all__ = [
     "data_section",
     "files_section",
     "missing_data_reason",
+    "not_run_lines",
     "prepare_or_skip",
     "quick_mode_note",
 ]
@@ -64,6 +65,13 @@ def data_section(
     return lines
 
 
+def not_run_lines(skipped: Mapping[str, str]) -> list[str]:
+    """One ``- **name**: NOT RUN (why).`` bullet per data set that was not run, without a
+    heading: for a summary that lists its data in a table or section of its own (the bullets
+    :func:`data_section` ends with)."""
+    return [f"- **{name}**: NOT RUN ({why})." for name, why in skipped.items()]
+
+
 def claims_section(
     claims: Sequence[Claim], *, heading: str = CLAIMS_HEADING, intro: str | None = None
 ) -> list[str]:
@@ -81,24 +89,29 @@ def claims_section(
 
 
 def files_section(
-    figures: Mapping[str, Path], files: Iterable[str], notes: Iterable[str] = ()
+    figures: Mapping[str, Path],
+    files: Mapping[str, str] | Iterable[str],
+    notes: Iterable[str] = (),
 ) -> list[str]:
     """The ``## Files`` section: one bullet per figure (``- `name.png` (label)``), then one per
-    ready file text (``files``: ``"`x.csv`: what it holds"``), then one per note (what was not
-    drawn and why, how the figures show the numbers), and a blank line.
+    other file (``- `name`: what it holds``), then one per note (what was not drawn and why, how
+    the figures show the numbers), and a blank line.
 
     Parameters
     ----------
     figures : mapping
         ``{label: path}`` of the figures that were drawn, in the order to list them.
-    files : iterable of str
-        Bullet texts for the other files.
+    files : mapping or iterable of str
+        ``{file name: what it holds}``, or ready bullet texts, for the other files.
     notes : iterable of str, optional
         Bullet texts after the files.
     """
     lines = ["## Files", ""]
     lines += [f"- `{path.name}` ({label})" for label, path in figures.items()]
-    lines += [f"- {text}" for text in files]
+    if isinstance(files, Mapping):
+        lines += [f"- `{name}`: {what}" for name, what in files.items()]
+    else:
+        lines += [f"- {text}" for text in files]
     lines += [f"- {note}" for note in notes]
     lines.append("")
     return lines

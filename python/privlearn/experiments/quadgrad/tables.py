@@ -19,6 +19,11 @@ minimum and maximum (the test fold is scaled with the same numbers).
 
 ``quick``: lbw and edin only (the two data sets in the paper's Figure 1 and Table 2 that
 bracket the sizes), same 5 folds.
+
+Belongs here: the encrypted tables (the paper's numbers, the cross-validation, the planner's
+iteration counts and ``tables_1_2.md`` with its explanation). Not here: the clear-text
+Figures 1-4 (the other modules of :mod:`privlearn.experiments.quadgrad`) or how a data set is
+read (:mod:`~privlearn.experiments.quadgrad.data`, shared with them).
 """
 
 from __future__ import annotations
@@ -29,7 +34,9 @@ from typing import Any
 
 import numpy as np
 
+from privlearn.experiments.quadgrad.data import _load_raw, _source
 from privlearn.experiments.runs import derive_seed
+from privlearn.experiments.summary import missing_data_reason, not_run_lines, quick_mode_note
 from privlearn.experiments.tables import markdown_table, write_csv, write_text
 
 __all__ = ["run_tables", "PAPER_TABLE2", "PAPER_ITERATIONS"]
@@ -50,17 +57,6 @@ PAPER_ITERATIONS = {"enhanced": 4, "baseline": 7}
 #: (``helr/nhanes3.txt``; ``idash/idash.csv``, read by :func:`privlearn.data.load_idash`).
 DATASETS = {"idash": 10, "edin": 5, "lbw": 5, "nhanes3": 5, "pcs": 5, "uis": 5}
 QUICK_DATASETS = {"lbw": 5, "edin": 5}
-
-
-def _load(name: str, data_home: Any) -> tuple[np.ndarray, np.ndarray]:
-    from privlearn.data import get_data_home, load_helr, load_idash
-
-    if name == "idash":
-        path = get_data_home(data_home) / "idash" / "idash.csv"
-        if not path.exists():
-            raise FileNotFoundError(path)
-        return load_idash(path)
-    return load_helr(name, data_home)
 
 
 def _minmax(train: np.ndarray, test: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -118,12 +114,12 @@ def run_tables(out_dir: Path, quick: bool, data_home: Any = None) -> list[Path]:
     paper_params = CKKSParams()
     rows: list[dict[str, Any]] = []
     plan_rows: list[dict[str, Any]] = []
-    missing: list[str] = []
+    missing: dict[str, str] = {}
     for name, n_folds in (QUICK_DATASETS if quick else DATASETS).items():
         try:
-            X, y = _load(name, data_home)
-        except FileNotFoundError:
-            missing.append(name)
+            X, y = _load_raw(name, data_home)
+        except FileNotFoundError as exc:
+            missing[name] = missing_data_reason(exc, data_home)
             continue
         n, d = X.shape
         folds = StratifiedKFold(
@@ -223,16 +219,13 @@ def run_tables(out_dir: Path, quick: bool, data_home: Any = None) -> list[Path]:
 
 def _embedded(data_home: Any) -> list[str]:
     """The HELR sets read from the copies embedded in privlearn (the data folder lacks them)."""
-    from privlearn.data import data_source
-
-    names = [n for n in DATASETS if n != "idash"]
-    return [n for n in names if data_source(f"helr/{n}.txt", data_home)[1] == "embedded"]
+    return [n for n in DATASETS if n != "idash" and _source(n, data_home) == "embedded"]
 
 
 def _markdown(
     rows: list[dict[str, Any]],
     plan_rows: list[dict[str, Any]],
-    missing: list[str],
+    missing: dict[str, str],
     quick: bool,
     params: Any,
     embedded: list[str] | None = None,
@@ -257,9 +250,11 @@ def _markdown(
         "",
     ]
     if quick:
-        lines += ["`--quick`: lbw and edin only.", ""]
+        lines += quick_mode_note(
+            "lbw and edin only (`privlearn reproduce quadgrad` for every data set)."
+        )
     if missing:
-        lines += [f"Data sets not found (skipped): {', '.join(missing)}.", ""]
+        lines += ["Data sets not found (skipped):", "", *not_run_lines(missing), ""]
     ran = {r["dataset"] for r in rows}
     used = [n for n in (embedded or []) if n in ran]
     if used:
