@@ -53,13 +53,9 @@ from privlearn.cluster._common import (
 )
 from privlearn.cluster.lsh_coreset import cell_labels
 from privlearn.cluster.maxcover import _MAX_OFFSETS, MaxCoverResult
-from privlearn.distributed.linear import (
-    as_verbose,
-    check_dense_chunk,
-    check_dense_chunks,
-    progress_bar,
-)
+from privlearn.distributed.linear import check_dense_chunk, check_dense_chunks
 from privlearn.fixed_point import fixed_point_exponent
+from privlearn.progress import as_verbose, progress_bar
 
 __all__ = ["DaskRows", "maxcover_dask"]
 

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from privlearn import _core
-from privlearn._checks import as_index, as_threads
+from privlearn._checks import as_threads
 from privlearn._linear_common import (
     SCD_DEFAULTS,
     SGD_DEFAULTS,
@@ -54,14 +54,14 @@ from privlearn._linear_common import (
     sgd_step_count,
     softmax_step_count,
 )
+from privlearn.backends import DistributedRows
+from privlearn.progress import as_verbose, progress_bar
 
 __all__ = [
     "DaskRows",
     "as_dask_rows",
-    "as_verbose",
     "check_dense_chunks",
     "is_dask_array",
-    "progress_bar",
     "scd_train",
     "sgd_train",
     "softmax_sgd_train",
@@ -74,42 +74,6 @@ def is_dask_array(X: Any) -> bool:
 
     da = sys.modules.get("dask.array")
     return da is not None and isinstance(X, da.Array)
-
-
-def as_verbose(verbose: Any) -> int:
-    """The ``verbose`` parameter of a fit: an int >= 0 (or a bool). ``0``: no progress bar;
-    ``1``: a tqdm bar on stderr when stderr is a terminal; ``2`` or more: a bar in any case
-    (a log file, a notebook)."""
-    if isinstance(verbose, (bool, np.bool_)):
-        return int(verbose)
-    return as_index(verbose, "verbose", upper=1 << 30)
-
-
-class _NoBar:
-    """What :func:`progress_bar` returns for ``verbose=0``: a bar that shows nothing."""
-
-    def update(self, n: int = 1) -> None:
-        del n
-
-    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
-        del s, refresh
-
-    def close(self) -> None:
-        pass
-
-
-def progress_bar(verbose: int, total: int | None, desc: str, unit: str) -> Any:
-    """A tqdm progress bar on stderr (``tqdm.auto``, removed when closed) as ``verbose`` says
-    (:func:`as_verbose`); it only reports, so a fit's result never depends on it."""
-    if verbose <= 0:
-        return _NoBar()
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - tqdm is a dependency
-        return _NoBar()
-    return tqdm(
-        total=total, desc=desc, unit=unit, leave=False, disable=None if verbose == 1 else False
-    )
 
 
 def _sparse_kind(obj: Any) -> str | None:
@@ -166,20 +130,17 @@ def check_dense_chunk(block: Any, name: str = "X") -> None:
         raise TypeError(sparse_chunks_message(name, kind, f"{kind}.{type(block).__name__}"))
 
 
-class DaskRows:
-    """A validated row-chunked design matrix on a Dask cluster: float64, one column chunk,
-    known row chunks. ``shape`` and ``row_chunks`` are public (the chunk sizes are the workers'
-    own business and never shape a release; the size itself is treated as the estimators
-    say: private unless declared)."""
+class DaskRows(DistributedRows):
+    """A validated row-chunked design matrix on a Dask cluster (a
+    :class:`~privlearn.backends.DistributedRows`): float64, one column chunk, known row
+    chunks. ``shape`` and ``row_chunks`` are public (the chunk sizes are the workers' own
+    business and never shape a release; the size itself is treated as the estimators say:
+    private unless declared)."""
 
     def __init__(self, array: Any) -> None:
         self.array = array
         self.shape: tuple[int, int] = (int(array.shape[0]), int(array.shape[1]))
         self.row_chunks: tuple[int, ...] = tuple(int(c) for c in array.chunks[0])
-
-    @property
-    def ndim(self) -> int:
-        return 2
 
     def map_rows(self, func: Any, n_columns: int) -> DaskRows:
         """``func`` applied to every chunk of rows (a per-row map: the result does not depend

@@ -8,6 +8,10 @@ value maps to an index into a per-column table of ``K + 2`` slots::
     K + 1      any level not seen at fit time (always coded from zero counts)
 
 Lookups go through :class:`pandas.Index`, whose hash tables handle strings, ints and floats.
+
+Shared by the in-memory fit (:mod:`privlearn.encoding.impact`) and the Dask fit
+(:mod:`privlearn.distributed.encoding`), with :func:`validate_data` (scikit-learn's feature
+name and ``n_features_in_`` checks) for both.
 """
 
 from __future__ import annotations
@@ -20,6 +24,15 @@ from scipy import sparse
 from sklearn.utils.multiclass import type_of_target
 
 from privlearn._labels import label_codes
+
+try:  # scikit-learn >= 1.6
+    from sklearn.utils.validation import validate_data
+except ImportError:  # pragma: no cover - older scikit-learn
+
+    def validate_data(est: Any, X: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
+        """scikit-learn's input validation (feature names, ``n_features_in_``)."""
+        return est._validate_data(X, **kwargs)
+
 
 #: Accepted ``target_type`` values of the encoders ("auto": scikit-learn's ``type_of_target``).
 TARGET_TYPES = ("binary", "multiclass", "continuous", "auto")
@@ -36,6 +49,7 @@ __all__ = [
     "factorize_column",
     "fit_levels",
     "level_indices",
+    "validate_data",
 ]
 
 
