@@ -10,7 +10,6 @@ estimator keeps only what the guarantee covers (the centres, the statement, the 
 from __future__ import annotations
 
 import math
-import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -35,6 +34,7 @@ from privlearn.accounting import (
     public_size,
     resolve_size,
 )
+from privlearn.backends import backend_for
 from privlearn.cluster import balcan as _balcan
 from privlearn.cluster._common import (
     STREAM_INIT,
@@ -85,11 +85,11 @@ from privlearn.cluster.maxcover import (
     plan_maxcover,
 )
 from privlearn.cluster.private_scale import private_scale
-from privlearn.distributed.linear import as_verbose
 from privlearn.fixed_point import fixed_point_exponent, fixed_point_value
 from privlearn.mechanisms import discrete_laplace
 from privlearn.mechanisms._bits import spend
 from privlearn.mechanisms.gaussian import analytic_gaussian_epsilon
+from privlearn.progress import as_verbose
 
 __all__ = [
     "DEFAULT_SPLIT",
@@ -721,7 +721,8 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         for name in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
             delattr(self, name)  # a refit never keeps a previous fit's attributes
         prm = self._params()
-        if _is_dask(X):
+        dist = backend_for(X)  # a dask collection: its back-end (privlearn.backends)
+        if dist is not None:
             if self.method not in ("lsh", "maxcover"):
                 raise NotImplementedError(
                     f"DPKMeans(method={self.method!r}) does not accept dask input; "
@@ -732,9 +733,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
                     "diagnostics=True is not supported on dask input (the diagnostics are "
                     "per-row and non-private); fit with diagnostics=False"
                 )
-            from privlearn.distributed.kmeans import DaskRows
-
-            rows: Any = DaskRows(X, verbose=prm["verbose"])
+            rows: Any = dist.kmeans_rows(X, verbose=prm["verbose"])
         else:
             rows = _LocalRows(X)
         try:
@@ -1299,15 +1298,6 @@ class _LocalRows:
 def _threads(n_threads: int | None) -> int:
     """The core's thread argument (0: its default)."""
     return 0 if n_threads is None else int(n_threads)
-
-
-def _is_dask(X: Any) -> bool:
-    """Whether ``X`` is a dask collection (dask is only imported if already loaded)."""
-    if "dask" not in sys.modules:
-        return False
-    import dask
-
-    return bool(dask.is_dask_collection(X))
 
 
 def _as_bool(value: Any, name: str) -> bool:

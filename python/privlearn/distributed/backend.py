@@ -63,7 +63,8 @@ class DaskBackend(DistributedBackend):
         import dask
         import dask.array as da
 
-        values = rows.array.map_blocks(row_values, drop_axis=1, dtype=np.float64)  # type: ignore[attr-defined]
+        array = rows.array  # type: ignore[attr-defined]
+        values = array.map_blocks(row_values, drop_axis=1, dtype=np.float64)
         bad = values > limit
         count, first = dask.compute(bad.sum(), da.argmax(bad))
         if count == 0:

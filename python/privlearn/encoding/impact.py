@@ -782,7 +782,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         """
         with _unchanged_on_failure(self):
             dist = backend_for(X, y, groups)
-            if dist is not None:  # e.g. a dask DataFrame (privlearn.distributed.encoding)
+            if dist is not None:  # e.g. a dask DataFrame: its back-end (privlearn.backends)
                 dist.impact_fit(self, X, y, groups)
                 return self
             self._fit(X, y, groups)
