@@ -41,11 +41,11 @@ from privlearn._labels import declared_classes
 from privlearn.distributed.linear import check_dense_chunks
 from privlearn.encoding._counts import int_sums
 from privlearn.encoding._input import (
-    _check_y,
     as_binary_target,
     as_columns,
     as_continuous_target,
     as_multiclass_target,
+    check_y,
     level_indices,
     resolve_target_type,
     validate_data,
@@ -301,7 +301,7 @@ def _partition_table(
         hi_part, lo_part = fixed_point_parts(v, spec["exp"])
         classes = np.empty(0)
     else:
-        arr = _check_y(y, n, f"a {kind} outcome")
+        arr = check_y(y, n, f"a {kind} outcome")
         if kind == "multiclass" and arr.dtype.kind == "f" and (arr != np.round(arr)).any():
             raise ValueError(
                 "target_type='multiclass' needs class labels, but y holds non-integral floats: "
@@ -340,7 +340,7 @@ def _partition_labels(yp: Any, i: int, kind: str) -> np.ndarray:
         arr = arr[:, 0]
     if arr.ndim == 1 and len(arr) == 0:
         return np.empty(0)
-    arr = _check_y(arr, arr.shape[0] if arr.ndim else 1, f"a {kind} outcome")
+    arr = check_y(arr, arr.shape[0] if arr.ndim else 1, f"a {kind} outcome")
     if kind == "multiclass" and arr.dtype.kind == "f" and (arr != np.round(arr)).any():
         raise ValueError(
             "target_type='multiclass' needs class labels, but y holds non-integral floats: "

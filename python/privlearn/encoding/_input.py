@@ -46,6 +46,7 @@ __all__ = [
     "resolve_target_type",
     "as_columns",
     "check_2d",
+    "check_y",
     "factorize_column",
     "fit_levels",
     "level_indices",
@@ -247,7 +248,7 @@ def as_binary_target(
     return classes, y01.astype(np.int64).ravel()
 
 
-def _check_y(y: Any, n_rows: int, what: str) -> np.ndarray:
+def check_y(y: Any, n_rows: int, what: str) -> np.ndarray:
     """``y`` as a 1-D array of length ``n_rows`` without NaN, inf or complex values."""
     if y is None:
         raise ValueError(
@@ -291,7 +292,7 @@ def resolve_target_type(
         return target_type
     if classes is not None:
         return "binary" if len(classes) == 2 else "multiclass"
-    arr = _check_y(y, n_rows, "a binary, multiclass or continuous outcome")
+    arr = check_y(y, n_rows, "a binary, multiclass or continuous outcome")
     try:
         inferred = type_of_target(arr, input_name="y", raise_unknown=True)
     except TypeError:  # scikit-learn < 1.6: no raise_unknown
@@ -321,7 +322,7 @@ def as_multiclass_target(
         When ``y`` is missing, not 1-D, of the wrong length, holds NaN, has fewer than two
         distinct values (without ``classes``), or holds a label outside ``classes``.
     """
-    arr = _check_y(y, n_rows, "a multiclass outcome")
+    arr = check_y(y, n_rows, "a multiclass outcome")
     if classes is not None:
         return classes, label_codes(arr, classes)
     if arr.dtype.kind == "f" and (arr != np.round(arr)).any():
@@ -346,7 +347,7 @@ def as_continuous_target(y: Any, n_rows: int) -> np.ndarray:
     ValueError
         When ``y`` is missing, not 1-D, of the wrong length, not numeric, or not finite.
     """
-    arr = _check_y(y, n_rows, "a continuous outcome")
+    arr = check_y(y, n_rows, "a continuous outcome")
     if arr.dtype.kind not in "biuf":
         try:
             arr = arr.astype(np.float64)
