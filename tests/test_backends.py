@@ -52,8 +52,8 @@ class BlockRows(DistributedRows):
         self.shape = (sum(len(b) for b in blocks), blocks[0].shape[1])
 
     def map_rows(self, func: Any, n_columns: int) -> BlockRows:
-        out = [np.asarray(func(b), dtype=np.float64).reshape(len(b), n_columns) for b in self.blocks]
-        return BlockRows(out)
+        out = [np.asarray(func(b), dtype=np.float64) for b in self.blocks]
+        return BlockRows([b.reshape(len(b), n_columns) for b in out])
 
     def whole(self) -> np.ndarray:
         return np.ascontiguousarray(np.concatenate(self.blocks))
@@ -157,7 +157,7 @@ def _data(n: int = 240, d: int = 4, seed: int = 0) -> tuple[np.ndarray, np.ndarr
     return X, y
 
 
-# ---- the registry ----------------------------------------------------------------------------------
+# ---- the registry --------------------------------------------------------------------------------
 def test_in_memory_data_have_no_backend():
     X, y = _data(10)
     assert backend_for(None, X, y, [1, 2], "text") is None
