@@ -400,6 +400,37 @@ def _summed_units(parts: list[Any], size: int) -> np.ndarray:
 _LOADING = "loading the rows onto the workers"  # the bar's note until the first step
 
 
+def _gradient_steps(
+    client: Any,
+    rows: DaskRows,
+    y: Any,
+    worker: type,
+    setup: tuple,
+    w: np.ndarray,
+    steps: int,
+    apply: Any,
+    desc: str,
+    verbose: int,
+    n_classes: int = 0,
+) -> np.ndarray:
+    """The driver's loop of a distributed DP-SGD run (binary or multinomial): per step ``t``,
+    the workers' fixed-point partial sums at the iterate ``w``, added exactly, then
+    ``w = apply(w, units, t)`` (the core's noise and update, as the single-machine trainer);
+    a bar of the steps as ``verbose`` says. Returns the last iterate."""
+    bar = progress_bar(verbose, steps, f"{desc} on dask", "step")
+    try:
+        bar.set_postfix_str(_LOADING)
+        with _workers(client, rows, y, worker, setup, n_classes=n_classes) as actors:
+            bar.set_postfix_str("")
+            for t in range(steps):
+                units = _summed_units([a.partial_sum(w, t) for a in actors], w.shape[0])
+                w = apply(w, units, t)
+                bar.update()
+    finally:
+        bar.close()
+    return w
+
+
 def sgd_train(
     X: Any,
     y: Any,
@@ -454,17 +485,12 @@ def sgd_train(
     steps = sgd_step_count(n, spec)
     verbose = as_verbose(verbose)
     client = _client(client)
-    bar = progress_bar(verbose, steps, "DP-SGD on dask", "step")
-    try:
-        bar.set_postfix_str(_LOADING)
-        with _workers(client, rows, y, _SgdWorker, (n, args, extra)) as actors:
-            bar.set_postfix_str("")
-            for t in range(steps):
-                units = _summed_units([a.partial_sum(w, t) for a in actors], d)
-                w = _core.sgd_apply_units(w, units, t, *args, **extra)
-                bar.update()
-    finally:
-        bar.close()
+
+    def apply(w: np.ndarray, units: np.ndarray, t: int) -> np.ndarray:
+        return _core.sgd_apply_units(w, units, t, *args, **extra)
+
+    setup = (n, args, extra)
+    w = _gradient_steps(client, rows, y, _SgdWorker, setup, w, steps, apply, "DP-SGD", verbose)
     check_sgd_iterate(w)
     return SGDRun(
         coef=np.asarray(w),
@@ -517,17 +543,13 @@ def softmax_sgd_train(
     steps = softmax_step_count(n, spec)
     verbose = as_verbose(verbose)
     client = _client(client)
-    bar = progress_bar(verbose, steps, "DP-SGD (multinomial) on dask", "step")
-    try:
-        bar.set_postfix_str(_LOADING)
-        with _workers(client, rows, y, _SoftmaxWorker, (n, k, args, extra), n_classes=k) as actors:
-            bar.set_postfix_str("")
-            for t in range(steps):
-                units = _summed_units([a.partial_sum(w, t) for a in actors], d * k)
-                w = _core.softmax_apply_units(w, units, d, k, t, *args, **extra)
-                bar.update()
-    finally:
-        bar.close()
+
+    def apply(w: np.ndarray, units: np.ndarray, t: int) -> np.ndarray:
+        return _core.softmax_apply_units(w, units, d, k, t, *args, **extra)
+
+    setup = (n, k, args, extra)
+    desc = "DP-SGD (multinomial)"
+    w = _gradient_steps(client, rows, y, _SoftmaxWorker, setup, w, steps, apply, desc, verbose, k)
     check_softmax_iterate(w, k)
     return SoftmaxRun(
         coef=np.asarray(w).reshape(d, k),

@@ -206,26 +206,7 @@ def as_binary_target(
         exactly two distinct values (without ``classes``), or holds a label outside
         ``classes``.
     """
-    if y is None:
-        raise ValueError(
-            "ImpactEncoder requires y to be passed, but the target y is None: impact codes are "
-            "learned from a binary outcome"
-        )
-    arr = np.asarray(y)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr[:, 0]
-    if arr.ndim != 1:
-        raise ValueError(f"y must be 1-D (a binary outcome), got shape {arr.shape}")
-    if arr.shape[0] != n_rows:
-        raise ValueError(
-            f"X and y have inconsistent numbers of samples: [{n_rows}, {arr.shape[0]}]"
-        )
-    if np.issubdtype(arr.dtype, np.complexfloating):
-        raise ValueError("Complex data not supported")
-    if np.asarray(pd.isna(arr)).any():
-        raise ValueError("y contains NaN or None; the outcome must be binary with no missing")
-    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        raise ValueError("y contains infinity; the outcome must be binary")
+    arr = check_y(y, n_rows, "a binary outcome", "binary")
     if classes is not None:
         if len(classes) != 2:
             raise ValueError(
@@ -248,8 +229,10 @@ def as_binary_target(
     return classes, y01.astype(np.int64).ravel()
 
 
-def check_y(y: Any, n_rows: int, what: str) -> np.ndarray:
-    """``y`` as a 1-D array of length ``n_rows`` without NaN, inf or complex values."""
+def check_y(y: Any, n_rows: int, what: str, must: str | None = None) -> np.ndarray:
+    """``y`` as a 1-D array of length ``n_rows`` without NaN, inf or complex values; ``what``
+    names the outcome in the errors (``must``, if given, says what it must be)."""
+    must = what if must is None else must
     if y is None:
         raise ValueError(
             "ImpactEncoder requires y to be passed, but the target y is None: impact codes are "
@@ -267,9 +250,9 @@ def check_y(y: Any, n_rows: int, what: str) -> np.ndarray:
     if np.issubdtype(arr.dtype, np.complexfloating):
         raise ValueError("Complex data not supported")
     if np.asarray(pd.isna(arr)).any():
-        raise ValueError(f"y contains NaN or None; the outcome must be {what} with no missing")
+        raise ValueError(f"y contains NaN or None; the outcome must be {must} with no missing")
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        raise ValueError(f"y contains infinity; the outcome must be {what}")
+        raise ValueError(f"y contains infinity; the outcome must be {must}")
     return arr
 
 
