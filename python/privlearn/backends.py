@@ -106,7 +106,8 @@ class DistributedBackend:
         return False
 
     def check_dense_chunks(self, X: Any, name: str = "X") -> None:
-        """Refuse (``TypeError``) an array whose blocks are not dense numpy arrays."""
+        """Refuse (``TypeError``) an array whose blocks are not dense numpy arrays (the
+        default accepts every array)."""
 
     # ---- linear fits ---------------------------------------------------------------------------
     def as_rows(self, X: Any, name: str = "X") -> DistributedRows:
