@@ -75,7 +75,7 @@ class DaskRows:
         are merged).
     verbose : int, default=1
         A tqdm bar of the fit's rounds on the workers (passes over the data and max-cover
-        picks; :func:`~privlearn.distributed.linear.as_verbose`), closed by :meth:`close`.
+        picks; :func:`~privlearn.progress.as_verbose`), closed by :meth:`close`.
 
     Raises
     ------
