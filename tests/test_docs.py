@@ -26,6 +26,7 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 API_MODULES = [
     "accounting",
     "audit",
+    "backends",
     "cluster",
     "data",
     "distributed",
@@ -38,6 +39,7 @@ API_MODULES = [
     "model_selection",
     "parallel",
     "preprocessing",
+    "progress",
     "random",
     "reference",
 ]

@@ -21,7 +21,7 @@ from privlearn.accounting import (
     calibrate_noise,
 )
 from privlearn.linear import DPSCDClassifier, DPSCDRegressor, DPSGDClassifier, DPSGDRegressor
-from privlearn.linear._common import TrainingDiagnostics
+from privlearn.linear._statement import TrainingDiagnostics
 
 INF = float("inf")
 
@@ -170,7 +170,7 @@ def test_caller_arrays_are_never_written(name):
 
 def test_clip_rows_projects_huge_rows_instead_of_zeroing_them():
     from privlearn._linear_common import row_norms
-    from privlearn.linear._common import _training_rows
+    from privlearn.linear._rows import _training_rows
 
     big = 1.5e308
     X = np.array([[1e300, 0, 0], [3e200, 4e200, 0], [0.3, 0.4, 0], [0, 0, 0], [big, big, big]])

@@ -29,7 +29,8 @@ from privlearn.accounting.size import (
     resolve_size,
 )
 from privlearn.linear import DPSCDClassifier, DPSCDRegressor, DPSGDClassifier, DPSGDRegressor
-from privlearn.linear._common import MAX_EPOCHS, _worst_case_poisson
+from privlearn.linear._params import MAX_EPOCHS
+from privlearn.linear._statement import _worst_case_poisson
 
 
 def _data(n: int, d: int = 3, seed: int = 0, norm: float = 0.8):

@@ -19,7 +19,6 @@ back-end); the algorithms in ``maxcover``, ``balcan``, ``lsh_coreset`` and ``pri
 from __future__ import annotations
 
 import math
-import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -43,6 +42,7 @@ from privlearn.accounting import (
     public_size,
     resolve_size,
 )
+from privlearn.backends import backend_for
 from privlearn.cluster import balcan as _balcan
 from privlearn.cluster._assignment import assign, kmeans_cost
 from privlearn.cluster._budget import DEFAULT_SPLIT, PAPER_SPLIT, budget_split
@@ -90,10 +90,10 @@ from privlearn.cluster.maxcover import (
     maxcover_pick_epsilon,
     plan_maxcover,
 )
-from privlearn.distributed.linear import as_verbose
 from privlearn.fixed_point import fixed_point_exponent, fixed_point_value
 from privlearn.mechanisms._bits import spend
 from privlearn.mechanisms.gaussian import analytic_gaussian_epsilon
+from privlearn.progress import as_verbose
 
 __all__ = [
     "DEFAULT_SPLIT",
@@ -585,7 +585,8 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         for name in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
             delattr(self, name)  # a refit never keeps a previous fit's attributes
         prm = self._params()
-        if _is_dask(X):
+        dist = backend_for(X)  # a dask collection: its back-end (privlearn.backends)
+        if dist is not None:
             if self.method not in ("lsh", "maxcover"):
                 raise NotImplementedError(
                     f"DPKMeans(method={self.method!r}) does not accept dask input; "
@@ -596,9 +597,7 @@ class DPKMeans(ClusterMixin, BaseEstimator):
                     "diagnostics=True is not supported on dask input (the diagnostics are "
                     "per-row and non-private); fit with diagnostics=False"
                 )
-            from privlearn.distributed.kmeans import DaskRows
-
-            rows: Any = DaskRows(X, verbose=prm["verbose"])
+            rows: Any = dist.kmeans_rows(X, verbose=prm["verbose"])
         else:
             rows = _LocalRows(X)
         try:
@@ -1023,13 +1022,6 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         return -kmeans_cost(self._check_fitted_X(X), self.cluster_centers_)
 
 
-def _is_dask(X: Any) -> bool:
-    """Whether ``X`` is a dask collection (dask is only imported if already loaded)."""
-    if "dask" not in sys.modules:
-        return False
-    import dask
-
-    return bool(dask.is_dask_collection(X))
 
 
 def _as_bool(value: Any, name: str) -> bool:

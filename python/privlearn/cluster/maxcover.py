@@ -32,7 +32,7 @@ __all__ = [
     "maxcover_privacy",
 ]
 
-_MAX_OFFSETS = 50_000_000
+MAX_OFFSETS = 50_000_000
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class MaxCoverResult:
     n_offsets: np.ndarray
 
 
-def count_offsets(p: int, rho: float, limit: int = _MAX_OFFSETS) -> int:
+def count_offsets(p: int, rho: float, limit: int = MAX_OFFSETS) -> int:
     """Size of the offset set of Claim 4.1, ``{z in Z^p : sum_j dist(z_j, [0, 1])**2 <=
     rho**2}`` (the grid points within ``rho`` grid units of a cell), counted without listing
     it; the count stops at the first value above ``limit`` (which it then returns).
@@ -206,7 +206,7 @@ def maxcover_candidates(
     grid_factor: float = 1.0,
     backend: str = "core",
     n_threads: int | None = None,
-    max_offsets: int = _MAX_OFFSETS,
+    max_offsets: int = MAX_OFFSETS,
 ) -> MaxCoverResult:
     """Private greedy max cover over grids of radii ``radii`` (Algorithm 3, per radius).
 

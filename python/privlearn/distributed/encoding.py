@@ -39,16 +39,17 @@ import pandas as pd
 
 from privlearn._labels import declared_classes
 from privlearn.distributed.linear import check_dense_chunks
+from privlearn.encoding._counts import int_sums
 from privlearn.encoding._input import (
-    _check_y,
     as_binary_target,
     as_columns,
     as_continuous_target,
     as_multiclass_target,
+    check_y,
     level_indices,
     resolve_target_type,
+    validate_data,
 )
-from privlearn.encoding.impact import _int_sums, _validate_data
 from privlearn.fixed_point import fixed_point_exponent, fixed_point_parts, fixed_point_value
 
 __all__ = ["fit_dask", "fit_transform_dask", "transform_dask"]
@@ -98,7 +99,7 @@ def fit_dask(enc: Any, X: Any, y: Any, groups: Any = None) -> dict[str, Any]:
         )
     y_parts = _partitions_like(X, y, "y")
     g_parts = _partitions_like(X, groups, "groups") if groups is not None else None
-    _validate_data(enc, X._meta, skip_check_array=True, reset=True)  # the empty pandas frame
+    validate_data(enc, X._meta, skip_check_array=True, reset=True)  # the empty pandas frame
     n_cols = len(X.columns)
     if n_cols == 0:
         raise ValueError("Found array with 0 feature(s) while a minimum of 1 is required.")
@@ -172,7 +173,7 @@ def transform_dask(enc: Any, X: Any) -> Any:
         every row is coded exactly as :meth:`ImpactEncoder.transform` codes it.
     """
     _check_frame(X)
-    _validate_data(enc, X._meta, skip_check_array=True, reset=False)
+    validate_data(enc, X._meta, skip_check_array=True, reset=False)
     names = [str(v) for v in enc.get_feature_names_out()]
     meta = pd.DataFrame({c: pd.Series([], dtype=np.float64) for c in names})
     return X.map_partitions(_transform_partition, enc, names, meta=meta)
@@ -300,7 +301,7 @@ def _partition_table(
         hi_part, lo_part = fixed_point_parts(v, spec["exp"])
         classes = np.empty(0)
     else:
-        arr = _check_y(y, n, f"a {kind} outcome")
+        arr = check_y(y, n, f"a {kind} outcome")
         if kind == "multiclass" and arr.dtype.kind == "f" and (arr != np.round(arr)).any():
             raise ValueError(
                 "target_type='multiclass' needs class labels, but y holds non-integral floats: "
@@ -319,8 +320,8 @@ def _partition_table(
             table = np.stack(
                 [
                     np.bincount(slot, minlength=k + 1).astype(np.int64),
-                    _int_sums(slot, hi_part, k + 1),
-                    _int_sums(slot, lo_part, k + 1),
+                    int_sums(slot, hi_part, k + 1),
+                    int_sums(slot, lo_part, k + 1),
                 ],
                 axis=1,
             )
@@ -339,7 +340,7 @@ def _partition_labels(yp: Any, i: int, kind: str) -> np.ndarray:
         arr = arr[:, 0]
     if arr.ndim == 1 and len(arr) == 0:
         return np.empty(0)
-    arr = _check_y(arr, arr.shape[0] if arr.ndim else 1, f"a {kind} outcome")
+    arr = check_y(arr, arr.shape[0] if arr.ndim else 1, f"a {kind} outcome")
     if kind == "multiclass" and arr.dtype.kind == "f" and (arr != np.round(arr)).any():
         raise ValueError(
             "target_type='multiclass' needs class labels, but y holds non-integral floats: "
@@ -377,8 +378,8 @@ def _jackknife_partition(
 def _merge_column(
     enc: Any, tables: Any, j: int, name: str, spec: dict[str, Any], p: dict[str, Any]
 ) -> np.ndarray:
-    """The exact statistics ``(n_levels + 2, m)`` of column ``j`` (as ``_level_stats`` of the
-    single-machine fit), from the partitions' integer tables."""
+    """The exact statistics ``(n_levels + 2, m)`` of column ``j`` (as ``level_stats`` of the
+    single-machine fit, :mod:`privlearn.encoding._counts`), from the partitions' integer tables."""
     levels = enc.categories_[j]
     size = len(levels) + 2
     kind = spec["kind"]

@@ -1,10 +1,10 @@
 """Dask back-end of :class:`privlearn.cluster.DPKMeans` (``method="lsh"`` and
 ``method="maxcover"``).
 
-:class:`DaskRows` has the data operations of a single-machine fit (the estimator's
-``_LocalRows``) on a row-chunked ``dask.array``; the estimator's driver code (budget, noisy
-count, schedule, proxy k-means, noise) is shared, so the fit equals the single-machine fit bit
-for bit (centres and ``privacy_``) for any chunking:
+:class:`DaskRows` has the data operations of a single-machine fit (``_LocalRows`` in
+:mod:`privlearn.cluster._rows`) on a row-chunked ``dask.array``; the estimator's driver code
+(budget, noisy count, schedule, proxy k-means, noise) is shared, so the fit equals the
+single-machine fit bit for bit (centres and ``privacy_``) for any chunking:
 
 - every per-row computation (norm check or clipping, the JL product, the projection into the
   unit ball, the grid incidence of ``_core.grid_cover``, the nearest centre) is done row by row
@@ -51,13 +51,9 @@ from privlearn.cluster._rows import lsh_codes as _lsh_codes
 from privlearn.cluster._rows import nearest_cluster_sums as _cluster_sums
 from privlearn.cluster._rows import nearest_counts as _nearest_counts
 from privlearn.cluster._rows import nearest_sums as _nearest_sums
-from privlearn.cluster.maxcover import _MAX_OFFSETS, MaxCoverResult
-from privlearn.distributed.linear import (
-    as_verbose,
-    check_dense_chunk,
-    check_dense_chunks,
-    progress_bar,
-)
+from privlearn.cluster.maxcover import MAX_OFFSETS, MaxCoverResult
+from privlearn.distributed.linear import check_dense_chunk, check_dense_chunks
+from privlearn.progress import as_verbose, progress_bar
 
 __all__ = ["DaskRows", "maxcover_dask"]
 
@@ -77,7 +73,7 @@ class DaskRows:
         are merged).
     verbose : int, default=1
         A tqdm bar of the fit's rounds on the workers (passes over the data and max-cover
-        picks; :func:`~privlearn.distributed.linear.as_verbose`), closed by :meth:`close`.
+        picks; :func:`~privlearn.progress.as_verbose`), closed by :meth:`close`.
 
     Raises
     ------
@@ -369,7 +365,7 @@ def maxcover_dask(
     grid_factor: float = 1.0,
     backend: str = "core",
     n_threads: int | None = None,
-    max_offsets: int = _MAX_OFFSETS,
+    max_offsets: int = MAX_OFFSETS,
     progress: Any = None,
 ) -> MaxCoverResult:
     """:func:`privlearn.cluster.maxcover_candidates` on chunks of ``Y`` held by the workers

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from privlearn import _core
-from privlearn._checks import as_index, as_threads
+from privlearn._checks import as_threads
 from privlearn._linear_common import (
     SCD_DEFAULTS,
     SGD_DEFAULTS,
@@ -54,14 +54,14 @@ from privlearn._linear_common import (
     sgd_step_count,
     softmax_step_count,
 )
+from privlearn.backends import DistributedRows
+from privlearn.progress import as_verbose, progress_bar
 
 __all__ = [
     "DaskRows",
     "as_dask_rows",
-    "as_verbose",
     "check_dense_chunks",
     "is_dask_array",
-    "progress_bar",
     "scd_train",
     "sgd_train",
     "softmax_sgd_train",
@@ -74,42 +74,6 @@ def is_dask_array(X: Any) -> bool:
 
     da = sys.modules.get("dask.array")
     return da is not None and isinstance(X, da.Array)
-
-
-def as_verbose(verbose: Any) -> int:
-    """The ``verbose`` parameter of a fit: an int >= 0 (or a bool). ``0``: no progress bar;
-    ``1``: a tqdm bar on stderr when stderr is a terminal; ``2`` or more: a bar in any case
-    (a log file, a notebook)."""
-    if isinstance(verbose, (bool, np.bool_)):
-        return int(verbose)
-    return as_index(verbose, "verbose", upper=1 << 30)
-
-
-class _NoBar:
-    """What :func:`progress_bar` returns for ``verbose=0``: a bar that shows nothing."""
-
-    def update(self, n: int = 1) -> None:
-        del n
-
-    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
-        del s, refresh
-
-    def close(self) -> None:
-        pass
-
-
-def progress_bar(verbose: int, total: int | None, desc: str, unit: str) -> Any:
-    """A tqdm progress bar on stderr (``tqdm.auto``, removed when closed) as ``verbose`` says
-    (:func:`as_verbose`); it only reports, so a fit's result never depends on it."""
-    if verbose <= 0:
-        return _NoBar()
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - tqdm is a dependency
-        return _NoBar()
-    return tqdm(
-        total=total, desc=desc, unit=unit, leave=False, disable=None if verbose == 1 else False
-    )
 
 
 def _sparse_kind(obj: Any) -> str | None:
@@ -166,20 +130,17 @@ def check_dense_chunk(block: Any, name: str = "X") -> None:
         raise TypeError(sparse_chunks_message(name, kind, f"{kind}.{type(block).__name__}"))
 
 
-class DaskRows:
-    """A validated row-chunked design matrix on a Dask cluster: float64, one column chunk,
-    known row chunks. ``shape`` and ``row_chunks`` are public (the chunk sizes are the workers'
-    own business and never shape a release; the size itself is treated as the estimators
-    say: private unless declared)."""
+class DaskRows(DistributedRows):
+    """A validated row-chunked design matrix on a Dask cluster (a
+    :class:`~privlearn.backends.DistributedRows`): float64, one column chunk, known row
+    chunks. ``shape`` and ``row_chunks`` are public (the chunk sizes are the workers' own
+    business and never shape a release; the size itself is treated as the estimators say:
+    private unless declared)."""
 
     def __init__(self, array: Any) -> None:
         self.array = array
         self.shape: tuple[int, int] = (int(array.shape[0]), int(array.shape[1]))
         self.row_chunks: tuple[int, ...] = tuple(int(c) for c in array.chunks[0])
-
-    @property
-    def ndim(self) -> int:
-        return 2
 
     def map_rows(self, func: Any, n_columns: int) -> DaskRows:
         """``func`` applied to every chunk of rows (a per-row map: the result does not depend
@@ -439,6 +400,37 @@ def _summed_units(parts: list[Any], size: int) -> np.ndarray:
 _LOADING = "loading the rows onto the workers"  # the bar's note until the first step
 
 
+def _gradient_steps(
+    client: Any,
+    rows: DaskRows,
+    y: Any,
+    worker: type,
+    setup: tuple,
+    w: np.ndarray,
+    steps: int,
+    apply: Any,
+    desc: str,
+    verbose: int,
+    n_classes: int = 0,
+) -> np.ndarray:
+    """The driver's loop of a distributed DP-SGD run (binary or multinomial): per step ``t``,
+    the workers' fixed-point partial sums at the iterate ``w``, added exactly, then
+    ``w = apply(w, units, t)`` (the core's noise and update, as the single-machine trainer);
+    a bar of the steps as ``verbose`` says. Returns the last iterate."""
+    bar = progress_bar(verbose, steps, f"{desc} on dask", "step")
+    try:
+        bar.set_postfix_str(_LOADING)
+        with _workers(client, rows, y, worker, setup, n_classes=n_classes) as actors:
+            bar.set_postfix_str("")
+            for t in range(steps):
+                units = _summed_units([a.partial_sum(w, t) for a in actors], w.shape[0])
+                w = apply(w, units, t)
+                bar.update()
+    finally:
+        bar.close()
+    return w
+
+
 def sgd_train(
     X: Any,
     y: Any,
@@ -493,17 +485,12 @@ def sgd_train(
     steps = sgd_step_count(n, spec)
     verbose = as_verbose(verbose)
     client = _client(client)
-    bar = progress_bar(verbose, steps, "DP-SGD on dask", "step")
-    try:
-        bar.set_postfix_str(_LOADING)
-        with _workers(client, rows, y, _SgdWorker, (n, args, extra)) as actors:
-            bar.set_postfix_str("")
-            for t in range(steps):
-                units = _summed_units([a.partial_sum(w, t) for a in actors], d)
-                w = _core.sgd_apply_units(w, units, t, *args, **extra)
-                bar.update()
-    finally:
-        bar.close()
+
+    def apply(w: np.ndarray, units: np.ndarray, t: int) -> np.ndarray:
+        return _core.sgd_apply_units(w, units, t, *args, **extra)
+
+    setup = (n, args, extra)
+    w = _gradient_steps(client, rows, y, _SgdWorker, setup, w, steps, apply, "DP-SGD", verbose)
     check_sgd_iterate(w)
     return SGDRun(
         coef=np.asarray(w),
@@ -556,17 +543,13 @@ def softmax_sgd_train(
     steps = softmax_step_count(n, spec)
     verbose = as_verbose(verbose)
     client = _client(client)
-    bar = progress_bar(verbose, steps, "DP-SGD (multinomial) on dask", "step")
-    try:
-        bar.set_postfix_str(_LOADING)
-        with _workers(client, rows, y, _SoftmaxWorker, (n, k, args, extra), n_classes=k) as actors:
-            bar.set_postfix_str("")
-            for t in range(steps):
-                units = _summed_units([a.partial_sum(w, t) for a in actors], d * k)
-                w = _core.softmax_apply_units(w, units, d, k, t, *args, **extra)
-                bar.update()
-    finally:
-        bar.close()
+
+    def apply(w: np.ndarray, units: np.ndarray, t: int) -> np.ndarray:
+        return _core.softmax_apply_units(w, units, d, k, t, *args, **extra)
+
+    setup = (n, k, args, extra)
+    desc = "DP-SGD (multinomial)"
+    w = _gradient_steps(client, rows, y, _SoftmaxWorker, setup, w, steps, apply, desc, verbose, k)
     check_softmax_iterate(w, k)
     return SoftmaxRun(
         coef=np.asarray(w).reshape(d, k),

@@ -8,6 +8,10 @@ value maps to an index into a per-column table of ``K + 2`` slots::
     K + 1      any level not seen at fit time (always coded from zero counts)
 
 Lookups go through :class:`pandas.Index`, whose hash tables handle strings, ints and floats.
+
+Shared by the in-memory fit (:mod:`privlearn.encoding.impact`) and the Dask fit
+(:mod:`privlearn.distributed.encoding`), with :func:`validate_data` (scikit-learn's feature
+name and ``n_features_in_`` checks) for both.
 """
 
 from __future__ import annotations
@@ -21,6 +25,15 @@ from sklearn.utils.multiclass import type_of_target
 
 from privlearn._labels import label_codes
 
+try:  # scikit-learn >= 1.6
+    from sklearn.utils.validation import validate_data
+except ImportError:  # pragma: no cover - older scikit-learn
+
+    def validate_data(est: Any, X: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
+        """scikit-learn's input validation (feature names, ``n_features_in_``)."""
+        return est._validate_data(X, **kwargs)
+
+
 #: Accepted ``target_type`` values of the encoders ("auto": scikit-learn's ``type_of_target``).
 TARGET_TYPES = ("binary", "multiclass", "continuous", "auto")
 
@@ -33,9 +46,11 @@ __all__ = [
     "resolve_target_type",
     "as_columns",
     "check_2d",
+    "check_y",
     "factorize_column",
     "fit_levels",
     "level_indices",
+    "validate_data",
 ]
 
 
@@ -191,26 +206,7 @@ def as_binary_target(
         exactly two distinct values (without ``classes``), or holds a label outside
         ``classes``.
     """
-    if y is None:
-        raise ValueError(
-            "ImpactEncoder requires y to be passed, but the target y is None: impact codes are "
-            "learned from a binary outcome"
-        )
-    arr = np.asarray(y)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr[:, 0]
-    if arr.ndim != 1:
-        raise ValueError(f"y must be 1-D (a binary outcome), got shape {arr.shape}")
-    if arr.shape[0] != n_rows:
-        raise ValueError(
-            f"X and y have inconsistent numbers of samples: [{n_rows}, {arr.shape[0]}]"
-        )
-    if np.issubdtype(arr.dtype, np.complexfloating):
-        raise ValueError("Complex data not supported")
-    if np.asarray(pd.isna(arr)).any():
-        raise ValueError("y contains NaN or None; the outcome must be binary with no missing")
-    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        raise ValueError("y contains infinity; the outcome must be binary")
+    arr = check_y(y, n_rows, "a binary outcome", "binary")
     if classes is not None:
         if len(classes) != 2:
             raise ValueError(
@@ -233,8 +229,10 @@ def as_binary_target(
     return classes, y01.astype(np.int64).ravel()
 
 
-def _check_y(y: Any, n_rows: int, what: str) -> np.ndarray:
-    """``y`` as a 1-D array of length ``n_rows`` without NaN, inf or complex values."""
+def check_y(y: Any, n_rows: int, what: str, must: str | None = None) -> np.ndarray:
+    """``y`` as a 1-D array of length ``n_rows`` without NaN, inf or complex values; ``what``
+    names the outcome in the errors (``must``, if given, says what it must be)."""
+    must = what if must is None else must
     if y is None:
         raise ValueError(
             "ImpactEncoder requires y to be passed, but the target y is None: impact codes are "
@@ -252,9 +250,9 @@ def _check_y(y: Any, n_rows: int, what: str) -> np.ndarray:
     if np.issubdtype(arr.dtype, np.complexfloating):
         raise ValueError("Complex data not supported")
     if np.asarray(pd.isna(arr)).any():
-        raise ValueError(f"y contains NaN or None; the outcome must be {what} with no missing")
+        raise ValueError(f"y contains NaN or None; the outcome must be {must} with no missing")
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        raise ValueError(f"y contains infinity; the outcome must be {what}")
+        raise ValueError(f"y contains infinity; the outcome must be {must}")
     return arr
 
 
@@ -277,7 +275,7 @@ def resolve_target_type(
         return target_type
     if classes is not None:
         return "binary" if len(classes) == 2 else "multiclass"
-    arr = _check_y(y, n_rows, "a binary, multiclass or continuous outcome")
+    arr = check_y(y, n_rows, "a binary, multiclass or continuous outcome")
     try:
         inferred = type_of_target(arr, input_name="y", raise_unknown=True)
     except TypeError:  # scikit-learn < 1.6: no raise_unknown
@@ -307,7 +305,7 @@ def as_multiclass_target(
         When ``y`` is missing, not 1-D, of the wrong length, holds NaN, has fewer than two
         distinct values (without ``classes``), or holds a label outside ``classes``.
     """
-    arr = _check_y(y, n_rows, "a multiclass outcome")
+    arr = check_y(y, n_rows, "a multiclass outcome")
     if classes is not None:
         return classes, label_codes(arr, classes)
     if arr.dtype.kind == "f" and (arr != np.round(arr)).any():
@@ -332,7 +330,7 @@ def as_continuous_target(y: Any, n_rows: int) -> np.ndarray:
     ValueError
         When ``y`` is missing, not 1-D, of the wrong length, not numeric, or not finite.
     """
-    arr = _check_y(y, n_rows, "a continuous outcome")
+    arr = check_y(y, n_rows, "a continuous outcome")
     if arr.dtype.kind not in "biuf":
         try:
             arr = arr.astype(np.float64)

@@ -11,7 +11,6 @@ import contextlib
 import dataclasses
 import hashlib
 import numbers
-import sys
 import warnings
 from collections.abc import Iterator
 from fractions import Fraction
@@ -26,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from privlearn._checks import as_positive, as_probability
 from privlearn._labels import LabelSet, declared_classes, warn_labels_read
+from privlearn.backends import backend_for
 from privlearn.encoding._codes import (
     CODE_WIDTH,
     COUNT_SUFFIXES,
@@ -34,6 +34,7 @@ from privlearn.encoding._codes import (
     level_pvalues,
     mean_code,
 )
+from privlearn.encoding._counts import level_stats
 from privlearn.encoding._input import (
     as_binary_target,
     as_columns,
@@ -45,6 +46,7 @@ from privlearn.encoding._input import (
     fit_levels,
     level_indices,
     resolve_target_type,
+    validate_data,
 )
 from privlearn.encoding._privacy import (
     ImpactPrivacy,
@@ -53,16 +55,7 @@ from privlearn.encoding._privacy import (
     no_privacy,
 )
 from privlearn.exceptions import PrivacyLeakWarning
-from privlearn.fixed_point import fixed_point_exponent, fixed_point_parts, fixed_point_value
 from privlearn.mechanisms._bits import spend
-
-try:  # scikit-learn >= 1.6
-    from sklearn.utils.validation import validate_data as _validate_data
-except ImportError:  # pragma: no cover - older scikit-learn
-
-    def _validate_data(est: Any, X: Any, **kwargs: Any) -> Any:
-        return est._validate_data(X, **kwargs)
-
 
 __all__ = ["ImpactEncoder"]
 
@@ -502,7 +495,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
                 "of categorical columns"
             )
         check_2d(X)
-        _validate_data(self, X, skip_check_array=True, reset=reset)
+        validate_data(self, X, skip_check_array=True, reset=reset)
         columns, n_rows = as_columns(X)
         if not reset:
             return columns, None, n_rows
@@ -602,13 +595,13 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             centred = contrib.copy()  # [1, clip(y) - midpoint]: what the noise covers
             centred[:, 1] -= (lo + hi) / 2.0
             stats = [
-                _level_stats(i, centred, len(lv) + 2, bound) for i, lv in zip(idx, self.categories_)
+                level_stats(i, centred, len(lv) + 2, bound) for i, lv in zip(idx, self.categories_)
             ]
         elif self.mode == "laplace":
-            stats = [_level_stats(i, contrib, len(lv) + 2) for i, lv in zip(idx, self.categories_)]
+            stats = [level_stats(i, contrib, len(lv) + 2) for i, lv in zip(idx, self.categories_)]
         else:
             stats = [
-                _level_stats(i[rows], contrib[rows], len(lv) + 2, bound)
+                level_stats(i[rows], contrib[rows], len(lv) + 2, bound)
                 for i, lv in zip(idx, self.categories_)
             ]
         self._release(stats, p, levels_public)
@@ -788,10 +781,9 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         and sees the noiseless per-partition counts).
         """
         with _unchanged_on_failure(self):
-            if _is_dask(X, y, groups):
-                from privlearn.distributed.encoding import fit_dask
-
-                fit_dask(self, X, y, groups)
+            dist = backend_for(X, y, groups)
+            if dist is not None:  # e.g. a dask DataFrame: its back-end (privlearn.backends)
+                dist.impact_fit(self, X, y, groups)
                 return self
             self._fit(X, y, groups)
         return self
@@ -818,10 +810,9 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             :func:`privlearn.distributed.encoding.fit_transform_dask`)
         """
         with _unchanged_on_failure(self):
-            if _is_dask(X, y, groups):
-                from privlearn.distributed.encoding import fit_transform_dask
-
-                return fit_transform_dask(self, X, y, groups)
+            dist = backend_for(X, y, groups)
+            if dist is not None:
+                return dist.impact_fit_transform(self, X, y, groups)
             idx, target, info = self._fit(X, y, groups)
             if self.mode in ("naive", "laplace", "split"):
                 return self._apply(idx)
@@ -838,10 +829,9 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             (a dask DataFrame, coded partition by partition, for a dask DataFrame ``X``)
         """
         check_is_fitted(self, "codes_")
-        if _is_dask(X):
-            from privlearn.distributed.encoding import transform_dask
-
-            return transform_dask(self, X)
+        dist = backend_for(X)
+        if dist is not None:
+            return dist.impact_transform(self, X)
         columns, _, _ = self._prepare(X, None, reset=False)
         return self._apply(self._indices(columns))
 
@@ -893,10 +883,10 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         w = self._width()
         out = np.empty((n_rows, w * len(idx)), dtype=np.float64)
         bound = self._sum_bound(p)
-        fold_tot = _level_stats(fold, contrib, k, bound)  # (k, m): each fold's totals
+        fold_tot = level_stats(fold, contrib, k, bound)  # (k, m): each fold's totals
         for j, (i, c) in enumerate(zip(idx, self.counts_)):
             s = c.shape[0]
-            in_fold = _level_stats(fold * s + i, contrib, k * s, bound).reshape(k, s, -1)
+            in_fold = level_stats(fold * s + i, contrib, k * s, bound).reshape(k, s, -1)
             stats = c[None, :, :] - in_fold
             totals = (c.sum(axis=0)[None, :] - fold_tot)[:, None, :]
             table, _ = self._code(stats, totals, p)
@@ -913,13 +903,13 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             own_total = contrib
         else:
             g = np.unique(groups, return_inverse=True)[1].ravel()
-            own_total = _level_stats(g, contrib, int(g.max()) + 1, self._sum_bound(p))[g]
+            own_total = level_stats(g, contrib, int(g.max()) + 1, self._sum_bound(p))[g]
         for j, (i, c) in enumerate(zip(idx, self.counts_)):
             if groups is None:
                 own = contrib
             else:
                 pair = np.unique(g * c.shape[0] + i, return_inverse=True)[1].ravel()
-                own = _level_stats(pair, contrib, int(pair.max()) + 1, self._sum_bound(p))[pair]
+                own = level_stats(pair, contrib, int(pair.max()) + 1, self._sum_bound(p))[pair]
             table, _ = self._code(c[i] - own, c.sum(axis=0)[None, :] - own_total, p)
             out[:, j * w : (j + 1) * w] = table
         return out
@@ -939,16 +929,6 @@ def _unchanged_on_failure(est: Any) -> Iterator[None]:
         raise
 
 
-def _is_dask(*objs: Any) -> bool:
-    """Whether any argument is a dask collection (without importing dask: a dask collection
-    can only exist once dask has been imported)."""
-    if "dask" not in sys.modules:
-        return False
-    import dask
-
-    return any(o is not None and dask.is_dask_collection(o) for o in objs)
-
-
 def _is_text(values: Any) -> bool:
     return any(isinstance(v, (str, bytes)) for v in list(values)[:1])
 
@@ -960,31 +940,3 @@ def _as_groups(groups: Any, n_rows: int) -> np.ndarray | None:
     if g.ndim != 1 or g.shape[0] != n_rows:
         raise ValueError(f"groups must be 1-D with one label per row ({n_rows}), got {g.shape}")
     return g
-
-
-def _level_stats(
-    idx: np.ndarray, contrib: np.ndarray, size: int, bound: float | None = None
-) -> np.ndarray:
-    """Per slot, the sums of the rows' contributions (shape ``(size, m)``, float64; exact
-    integers for counts).
-
-    With ``bound`` (a continuous outcome with public bounds), the outcome column (column 1) is
-    summed exactly in fixed point (:func:`fixed_point_parts`), so the sums do not depend on the
-    order of the rows or on how they are split into partitions (the Dask fit adds the
-    partitions' integer parts)."""
-    out = np.empty((size, contrib.shape[1]), dtype=np.float64)
-    for s in range(contrib.shape[1]):
-        if bound is not None and s == 1:
-            exp = fixed_point_exponent(bound)
-            hi, lo = fixed_point_parts(contrib[:, s], exp)
-            out[:, s] = fixed_point_value(_int_sums(idx, hi, size), _int_sums(idx, lo, size), exp)
-        else:
-            out[:, s] = np.bincount(idx, weights=contrib[:, s], minlength=size)
-    return out
-
-
-def _int_sums(idx: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
-    """Exact int64 sums of ``values`` per slot ``idx``."""
-    out = np.zeros(size, dtype=np.int64)
-    np.add.at(out, idx, values)
-    return out

@@ -18,7 +18,7 @@ Every fit runs the same steps, in this order (:meth:`PrivateLinearModel._fit`):
    predict time) and the constant intercept column, in at most one copy of X;
 5. train (C++ core or numpy twin), refuse a non-finite model, keep only what the guarantee
    covers (``coef_``, ``intercept_``, ``n_steps_``, ``privacy_``) and, only with
-   ``diagnostics=True``, the non-private :class:`~privlearn.linear._common.TrainingDiagnostics`.
+   ``diagnostics=True``, the non-private :class:`~privlearn.linear._statement.TrainingDiagnostics`.
 """
 
 from __future__ import annotations
@@ -32,25 +32,23 @@ import numpy as np
 
 from privlearn._checks import as_index, as_threads
 from privlearn.accounting.size import DatasetSize, check_delta, planned_size_cap
-from privlearn.distributed.linear import DaskRows, as_verbose
-from privlearn.linear._common import (
+from privlearn.backends import DistributedRows, backend_for
+from privlearn.linear._params import (
     BACKENDS,
     PATH_POINTS,
     SIGMA_RANGE,
-    LinearModelBase,
-    TrainingDiagnostics,
     _bounded,
-    _check_row_norms,
     _choice,
     _epsilon,
-    _finite_coef,
     _flag,
-    _plan_size,
     _seed,
-    _training_rows,
 )
+from privlearn.linear._prediction import LinearModelBase
+from privlearn.linear._rows import _check_row_norms, _training_rows
+from privlearn.linear._statement import TrainingDiagnostics, _finite_coef, _plan_size
 from privlearn.linear._target import TargetSpec, scaled_target
 from privlearn.mechanisms._bits import spend
+from privlearn.progress import as_verbose
 from privlearn.random import Stream
 
 __all__ = ["FitSetup", "PrivateLinearModel", "RowRule"]
@@ -176,7 +174,7 @@ class PrivateLinearModel(LinearModelBase):
         dry: bool = False,
     ) -> tuple[DatasetSize, float | None]:
         """The size the schedule uses and the epsilon left for training
-        (:func:`~privlearn.linear._common._plan_size`): Poisson sampling is accounted under
+        (:func:`~privlearn.linear._statement._plan_size`): Poisson sampling is accounted under
         add/remove-one neighbours, where the size is private; the other samplers are replace-one
         (the size is fixed by the relation). A noisy count is clamped to the public range
         ``[floor, planned_size_cap(floor, epochs, batch_size)]``."""
@@ -215,7 +213,9 @@ class PrivateLinearModel(LinearModelBase):
         record_every = None
         if self.record_every is not None:
             record_every = as_index(self.record_every, "record_every", lower=1, upper=1 << 62)
-        distributed = isinstance(X, DaskRows)
+        # rows held by a distributed back-end (privlearn.backends; a dask.array: Dask)
+        dist = backend_for(X) if isinstance(X, DistributedRows) else None
+        distributed = dist is not None
         if distributed:
             _check_distributed(backend, diagnostics, extra)
         setup = self._setup(d, fit_intercept)
@@ -293,13 +293,18 @@ class PrivateLinearModel(LinearModelBase):
             record_every = 0
         elif record_every is None:
             record_every = max(1, privacy.steps // PATH_POINTS)
-        if distributed:  # the same trainers on a Dask cluster (privlearn.distributed)
-            import privlearn.distributed.linear as trainers
+        name = self._trainer_name(setup)
+        if dist is not None:  # the same trainers where the rows are (a Dask cluster)
+            train = getattr(dist, name)
         elif backend == "core":
-            import privlearn.linear as trainers
+            from privlearn.linear import scd, sgd, softmax
+
+            core = (sgd.sgd_train, scd.scd_train, softmax.softmax_sgd_train)
+            train = {f.__name__: f for f in core}[name]
         else:
-            import privlearn.reference.linear as trainers
-        train = getattr(trainers, self._trainer_name(setup))
+            import privlearn.reference.linear as reference
+
+            train = getattr(reference, name)
         kwargs = self._trainer_kwargs(setup, plan)
         if distributed:
             kwargs["verbose"] = verbose  # a Dask fit shows a progress bar of its steps
@@ -353,7 +358,8 @@ class PrivateLinearModel(LinearModelBase):
 
 
 def _check_distributed(backend: str, diagnostics: bool, extra: dict[str, Any]) -> None:
-    """What a fit on a ``dask.array`` (:mod:`privlearn.distributed`) cannot do, refused before
+    """What a fit on a distributed back-end's rows (a ``dask.array``: :mod:`privlearn.backends`)
+    cannot do, refused before
     anything is charged or read."""
     if backend != "core":
         raise ValueError("a fit on a dask array runs the C++ core: backend must be 'core'")

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from privlearn._checks import as_real
-from privlearn.distributed.linear import is_dask_array
+from privlearn.backends import backend_for_array
 from privlearn.exceptions import UndeclaredBoundWarning
 from privlearn.preprocessing.quantiles import dp_quantiles
 
@@ -180,14 +180,15 @@ class TargetSpec:
         fit_intercept: bool,
     ) -> TargetBound:
         """The bound of this fit: declared, or drawn privately (``epsilon > 0``), or the exact
-        range of ``y`` for a non-private fit. A dask ``y`` is gathered on the (trusted) driver
-        for the two quantiles only."""
+        range of ``y`` for a non-private fit. A distributed ``y`` (a dask array) is gathered on
+        the (trusted) driver for the two quantiles only."""
         if self.bounds is not None:
             lo, hi = self.bounds
             return _finish(lo, hi, "declared", 0.0, None, fit_intercept, None, self.scale)
         if epsilon == 0.0:  # a non-private fit: the plain objective on y as given
             return TargetBound(-math.inf, math.inf, "not_private")
-        values = np.asarray(y.compute() if is_dask_array(y) else y, dtype=np.float64)
+        dist = backend_for_array(y)
+        values = np.asarray(y if dist is None else dist.gather(y), dtype=np.float64)
         # The rank utility moves by at most 1 when a row is added, removed or replaced (a
         # replacement moves every rank by at most 1 and leaves q n as it is), so the quartiles
         # are epsilon-DP under either neighbouring relation.
@@ -293,6 +294,7 @@ def scaled_target(y: Any, bound: TargetBound) -> Any:
     def f(b: Any) -> np.ndarray:
         return np.ascontiguousarray((np.clip(np.asarray(b, dtype=np.float64), lo, hi) - c) / s)
 
-    if is_dask_array(y):
-        return y.map_blocks(f, dtype=np.float64)
+    dist = backend_for_array(y)
+    if dist is not None:
+        return dist.map_values(y, f)
     return f(y)

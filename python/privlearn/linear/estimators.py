@@ -60,25 +60,25 @@ from privlearn.accounting import (
     lattice_statement,
 )
 from privlearn.accounting.size import DatasetSize
-from privlearn.distributed.linear import is_dask_array
+from privlearn.backends import backend_for_array
 from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule
-from privlearn.linear._common import (
+from privlearn.linear._params import (
     ACCOUNTED_AS,
     ETA0_RANGE,
     INTERCEPT_SCALING_RANGE,
     NEIGHBORING,
-    LinearClassifierMixin,
-    LinearRegressorMixin,
-    TrainingDiagnostics,
     _alpha,
     _bounded,
-    _check_fit_data,
     _check_steps,
     _choice,
-    _class_tasks,
     _clip,
     _delta,
     _epochs,
+)
+from privlearn.linear._prediction import LinearClassifierMixin, LinearRegressorMixin
+from privlearn.linear._rows import _check_fit_data, _class_tasks
+from privlearn.linear._statement import (
+    TrainingDiagnostics,
     _statement_lines,
     _worst_case_statement,
 )
@@ -822,10 +822,9 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
                     "per-example gradient clipped); Song et al.'s l2-laplace mechanism and the "
                     "hinge loss are binary"
                 )
-            if is_dask_array(y):  # refused in _fit (the softmax model is not distributed)
-                codes = y.map_blocks(
-                    lambda b: np.searchsorted(classes, b).astype(np.float64), dtype=np.float64
-                )
+            dist = backend_for_array(y)
+            if dist is not None:  # refused in _fit (the softmax model is not distributed)
+                codes = dist.map_values(y, lambda b: np.searchsorted(classes, b).astype(np.float64))
             else:
                 codes = np.searchsorted(classes, y).astype(np.float64)
             self._fit(X, codes, n_classes=int(classes.size))

@@ -62,12 +62,8 @@ from privlearn._quadgrad_common import (
     real_vector,
     reject_complex,
 )
-from privlearn.linear._common import (
-    BACKENDS,
-    _binary_labels,
-    _check_feature_names,
-    _check_fit_data,
-)
+from privlearn.linear._params import BACKENDS
+from privlearn.linear._rows import _binary_labels, _check_feature_names, _check_fit_data
 
 __all__ = [
     "QuadraticGradientLogisticRegression",

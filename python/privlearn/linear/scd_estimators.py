@@ -146,21 +146,21 @@ from privlearn.accounting import (
 )
 from privlearn.accounting.size import DatasetSize, public_size
 from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule
-from privlearn.linear._common import (
+from privlearn.linear._params import (
     ACCOUNTED_AS,
     NEIGHBORING,
-    LinearClassifierMixin,
-    LinearRegressorMixin,
-    TrainingDiagnostics,
     _alpha,
     _bounded,
-    _check_fit_data,
     _check_steps,
     _choice,
-    _class_tasks,
     _clip,
     _delta,
     _epochs,
+)
+from privlearn.linear._prediction import LinearClassifierMixin, LinearRegressorMixin
+from privlearn.linear._rows import _check_fit_data, _class_tasks
+from privlearn.linear._statement import (
+    TrainingDiagnostics,
     _plan_size,
     _statement_lines,
     _worst_case_statement,

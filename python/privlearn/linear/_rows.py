@@ -1,0 +1,252 @@
+"""The training data of a private linear fit: the input checks of ``fit``, the labels, the
+row-norm precondition of the privacy proofs and the rows the trainer sees.
+
+What belongs here: :func:`_check_fit_data` (scikit-learn's checks, float64 / canonical CSR, or
+a back-end's distributed rows), the label sets of binary and one-vs-rest problems
+(:func:`_binary_labels`, :func:`_class_tasks`), the row-norm check (:func:`_check_row_norms`)
+and the per-row map the trainer's rows go through (:func:`_training_rows`: projection onto a
+ball, the intercept column). Distributed data are reached through :mod:`privlearn.backends`
+only (never a back-end module). What does not: the parameter checks (:mod:`._params`) and the
+prediction API (:mod:`._prediction`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_X_y
+
+from privlearn._checks import check_sparse_structure
+from privlearn._labels import label_codes
+from privlearn._linear_common import as_design_matrix, row_norms, scaled_row_norms
+from privlearn.backends import DistributedBackend, DistributedRows, backend_for, backend_for_array
+
+try:  # scikit-learn >= 1.2 (the name is private, but it is what validate_data calls)
+    from sklearn.utils.validation import _check_feature_names
+except ImportError:  # pragma: no cover - older scikit-learn
+
+    def _check_feature_names(estimator: Any, X: Any, *, reset: bool) -> None:
+        estimator._check_feature_names(X, reset=reset)
+
+
+__all__ = ["ROW_NORM_TOLERANCE"]
+
+#: Rows may exceed the unit norm by this relative rounding tolerance (``x / ||x||`` computed in
+#: floating point can have norm ``1 + 1 ulp``).
+ROW_NORM_TOLERANCE = 1e-12
+
+
+# ---- the row-norm precondition and the trainer's rows ------------------------------------------
+def _check_row_norms(X: Any, bound: float, scaling: float | None, reason: str) -> None:
+    """Raise ``ValueError`` naming the first row with ``||x_i|| > bound`` (up to rounding).
+
+    ``scaling`` is the estimator's ``intercept_scaling`` when an intercept column is appended
+    (then ``bound = sqrt(1 - scaling^2)``), else ``None``; ``reason`` says which privacy proof
+    needs the bound. ``X`` may be a back-end's :class:`~privlearn.backends.DistributedRows`
+    (the norms are computed where the rows are; only the count and the first violation come
+    back).
+    """
+    limit = bound * (1.0 + ROW_NORM_TOLERANCE)
+    if isinstance(X, DistributedRows):
+        count, i, norm_i = _backend(X).rows_above(X, row_norms, limit)
+        if count == 0:
+            return
+    else:
+        norms = row_norms(X)
+        bad = np.flatnonzero(norms > limit)
+        if bad.size == 0:
+            return
+        i, count, norm_i = int(bad[0]), int(bad.size), float(norms[int(bad[0])])
+    if scaling is None:
+        what = f"row {i} of X has L2 norm {norm_i:.6g} > 1"
+    else:
+        what = (
+            f"row {i} of X has L2 norm {norm_i:.6g} > sqrt(1 - intercept_scaling^2) = "
+            f"{bound:.6g} (the row augmented with intercept_scaling={scaling:g} must have "
+            f"norm <= 1)"
+        )
+    raise ValueError(
+        f"{what} ({count} such rows): {reason}. Scale the data with public bounds, or pass "
+        "clip_rows=True to project each row onto the unit ball (a per-row map: no privacy cost)."
+    )
+
+
+def _training_rows(X: Any, bound: float | None, scaling: float | None) -> Any:
+    """The rows the trainer sees: each row projected onto the ball of radius ``bound`` (when not
+    None; a per-row map, so no privacy cost), then the constant intercept column of value
+    ``scaling`` (when not None). At most one new array is made, and none when nothing changes;
+    the caller's ``X`` is never written to. On a back-end's
+    :class:`~privlearn.backends.DistributedRows` the same map runs on every block of rows
+    (lazily): each row gets the same bits for any split."""
+    if isinstance(X, DistributedRows):
+        if bound is None and scaling is None:
+            return X
+        width = X.shape[1] + (scaling is not None)
+        return X.map_rows(lambda b: _training_rows(b, bound, scaling), width)
+    shrink = None
+    if bound is not None:
+        scale, root = scaled_row_norms(X)  # ||x_i|| = scale * root, also beyond DBL_MAX
+        with np.errstate(over="ignore"):
+            big = scale * root > bound
+        if big.any():
+            # bound / ||x_i|| = (bound / scale) / root for the rows outside the ball: finite
+            # and > 0 for every finite row (a row of 1e308's is projected, not zeroed).
+            shrink = np.ones(X.shape[0])
+            shrink[big] = (bound / scale[big]) / root[big]
+    if sp.issparse(X):
+        if shrink is None and scaling is None:
+            return X
+        data = X.data if shrink is None else X.data * np.repeat(shrink, np.diff(X.indptr))
+        if scaling is None:
+            out = sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
+            return as_design_matrix(out)
+        n, d = X.shape
+        counts = np.diff(X.indptr) + 1
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        last = indptr[1:] - 1  # position of each row's intercept entry
+        keep = np.ones(indptr[-1], dtype=bool)
+        keep[last] = False
+        new_data = np.empty(indptr[-1])
+        new_indices = np.empty(indptr[-1], dtype=np.int64)
+        new_data[keep], new_indices[keep] = data, X.indices
+        new_data[last], new_indices[last] = scaling, d
+        return as_design_matrix(sp.csr_matrix((new_data, new_indices, indptr), shape=(n, d + 1)))
+    if scaling is None:
+        if shrink is None:
+            return X
+        return np.ascontiguousarray(X * shrink[:, None])
+    out = np.empty((X.shape[0], X.shape[1] + 1))
+    out[:, :-1] = X
+    out[:, -1] = scaling
+    if shrink is not None:
+        out[:, :-1] *= shrink[:, None]
+    return out
+
+
+# ---- fit data and labels ------------------------------------------------------------------------
+def _check_fit_data(
+    X: Any, y: Any, estimator: Any, *, y_numeric: bool
+) -> tuple[np.ndarray | sp.csr_matrix | DistributedRows, Any]:
+    """scikit-learn's checks (2-D, non-empty, finite, real, 1-D y of matching length; the
+    feature names of a DataFrame become ``feature_names_in_``), then
+    float64 C-contiguous or canonical CSR. A back-end's array X (a ``dask.array``:
+    :mod:`privlearn.backends`) gives its :class:`~privlearn.backends.DistributedRows` and a y
+    split like its rows (checked lazily: shapes and chunks now, values on the workers)."""
+    # feature_names_in_ from a DataFrame with string column names (removed otherwise), as
+    # scikit-learn's estimators keep it; predict then checks the names it is given
+    _check_feature_names(estimator, X, reset=True)
+    dist = backend_for_array(X)
+    if dist is not None:
+        rows = dist.as_rows(X)
+        return rows, dist.as_target(y, rows, numeric=y_numeric)
+    check_sparse_structure(X)  # before scikit-learn converts (and indexes) a malformed matrix
+    X, y = check_X_y(
+        X, y, accept_sparse="csr", dtype=np.float64, y_numeric=y_numeric, estimator=estimator
+    )
+    return as_design_matrix(X), y
+
+
+def _binary_labels(
+    y: np.ndarray, classes: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(classes, y_internal)``: exactly two classes, ``classes[1]`` mapped to ``+1``.
+
+    ``classes`` (optional) is a declared public label set (sorted, as
+    :func:`privlearn._labels.declared_classes` returns it): it must hold exactly two labels,
+    every label of ``y`` must belong to it (a label outside raises ValueError naming it) and a
+    declared class may be absent from ``y``. Without it the two classes are read from ``y``."""
+    check_classification_targets(y)
+    if classes is not None:
+        if classes.size != 2:
+            raise ValueError(
+                f"Only binary classification is supported: classes must declare exactly 2 "
+                f"labels, got {classes.size}: {classes[:10].tolist()}"
+            )
+        codes = label_codes(y, classes)
+        return classes, np.where(codes == 1, 1.0, -1.0)
+    classes = np.unique(y)
+    if classes.size != 2:
+        raise ValueError(
+            f"Only binary classification is supported: y must contain exactly 2 classes, "
+            f"got {classes.size} class(es): {classes[:10].tolist()}"
+        )
+    return classes, np.where(y == classes[1], 1.0, -1.0)
+
+
+def _check_distributed_labels(dist: DistributedBackend, y: Any, classes: np.ndarray) -> None:
+    """Refuse a distributed ``y`` holding a label outside the declared ``classes`` (one pass
+    where the data are; the foreign labels are gathered only to name them in the error)."""
+    foreign = dist.outside(y, classes)
+    if foreign.size:
+        label_codes(foreign, classes)  # raises, naming them
+
+
+def _one_vs_rest(positive: Any) -> Any:
+    """The block map ``y -> +1 where y == positive, else -1`` (float64)."""
+
+    def labels(block: Any) -> np.ndarray:
+        return np.where(np.asarray(block) == positive, 1.0, -1.0)
+
+    return labels
+
+
+def _backend(rows: DistributedRows) -> DistributedBackend:
+    """The registered back-end of a distributed row set."""
+    dist = backend_for(rows)
+    if dist is None:  # pragma: no cover - a row set is made by a registered back-end
+        raise TypeError(f"no registered back-end handles {type(rows).__name__}")
+    return dist
+
+
+def _class_tasks(
+    y: Any, multiclass: bool, classes: np.ndarray | None = None
+) -> tuple[np.ndarray, list[Any]]:
+    """``(classes, tasks)``: one {-1, +1} label vector per binary problem. Two classes give one
+    problem (``classes[1]`` is ``+1``, as :func:`_binary_labels`); ``K > 2`` classes give the
+    ``K`` one-vs-rest problems (class ``k`` is ``+1`` in problem ``k``) when ``multiclass``.
+
+    ``classes`` (optional) is the declared public label set (checked by
+    :func:`privlearn._labels.declared_classes`): the classes and ``K`` are then that set,
+    never read from ``y``; a label of ``y`` outside it raises ValueError naming it (before
+    anything is charged); a declared class absent from ``y`` still gets its problem (all
+    ``-1``). Without it the classes are read from ``y`` (outside the guarantee: the caller
+    states it). A back-end's ``y`` (a dask array) gives lazy label vectors of that back-end
+    (the classes, or the membership check, run where the data are)."""
+    dist = backend_for_array(y)
+    if dist is not None:
+        if classes is None:
+            found = dist.distinct(y)
+            check_classification_targets(found)
+        else:
+            _check_distributed_labels(dist, y, classes)
+            found = classes
+        if found.size < 2 or (found.size > 2 and not multiclass):
+            what = "classes must declare" if classes is not None else "y must contain"
+            raise ValueError(
+                f"{what} exactly 2 classes{' or more' if multiclass else ''}, got "
+                f"{found.size}: {found[:10].tolist()}"
+            )
+        if found.size == 2:
+            return found, [dist.map_values(y, _one_vs_rest(found[1]))]
+        return found, [dist.map_values(y, _one_vs_rest(c)) for c in found]
+    check_classification_targets(y)
+    if classes is not None:
+        if classes.size == 2 or not multiclass:
+            classes, y_internal = _binary_labels(y, classes)
+            return classes, [y_internal]
+        codes = label_codes(y, classes)
+        return classes, [np.where(codes == k, 1.0, -1.0) for k in range(classes.size)]
+    found = np.unique(y)
+    if found.size == 2 or not multiclass:
+        found, y_internal = _binary_labels(y)
+        return found, [y_internal]
+    if found.size < 2:
+        noun = "class" if found.size == 1 else "classes"
+        raise ValueError(
+            f"y must contain at least 2 classes, got {found.size} {noun}: {found.tolist()}"
+        )
+    return found, [np.where(y == c, 1.0, -1.0) for c in found]

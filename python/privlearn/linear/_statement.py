@@ -1,0 +1,301 @@
+"""What a private linear fit states: the size it is planned with, the worst-case privacy
+statement of a run planned from a noisy count, the statement's closing lines, and what it keeps
+outside the statement.
+
+What belongs here: the private dataset size of a run (declared, fixed by the relation, or a
+noisy count, :func:`_plan_size`), the a-priori worst case over the noisy count
+(:func:`_worst_case_statement`, :func:`_worst_case_poisson`), the wording every linear
+statement shares (:func:`_statement_lines`, :data:`SEED_SECRET`), the refusal to release a
+non-finite model (:func:`_finite_coef`) and the non-private :class:`TrainingDiagnostics`.
+What does not: the family-specific plans and statements (DP-SGD in :mod:`.estimators`, DP-SCD
+in :mod:`.scd_estimators`) and the accountants themselves (:mod:`privlearn.accounting`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from privlearn.accounting.size import (
+    SIZE_EPSILON_FRACTION,
+    DatasetSize,
+    public_size,
+    resolve_size,
+)
+
+__all__ = [
+    "DEFAULT_COUNT_EPSILON",
+    "SEED_SECRET",
+    "WORST_CASE_GRID_RATIO",
+    "WORST_CASE_ORDERS",
+    "TrainingDiagnostics",
+]
+
+#: Epsilon of the noisy row count when the noise is given as ``noise_multiplier`` (no target
+#: epsilon to take :data:`~privlearn.accounting.size.SIZE_EPSILON_FRACTION` of).
+DEFAULT_COUNT_EPSILON = 0.05
+
+
+# ---- the private dataset size -------------------------------------------------------------------
+def _plan_size(
+    n: int,
+    n_samples: Any,
+    epsilon: float | None,
+    *,
+    add_remove: bool,
+    seed: int | None,
+    floor: int,
+    cap: int | None = None,
+    ledger: Any = None,
+    dry: bool = False,
+) -> tuple[DatasetSize, float | None]:
+    """The size a fit is planned with, and the epsilon left for training.
+
+    Under replace-one neighbours the size is fixed by the relation (both data sets have ``n``
+    rows). Under add/remove-one it is private: a declared ``n_samples`` is used as is (and
+    checked), otherwise :data:`~privlearn.accounting.size.SIZE_EPSILON_FRACTION` of ``epsilon``
+    (or :data:`DEFAULT_COUNT_EPSILON` when the noise is given as a multiplier, ``epsilon is
+    None``) buys an exact discrete-Laplace count clamped to ``>= floor``; the rest of the
+    budget is returned for training (basic composition of the two parts); ``ledger`` (if given)
+    is charged the count's epsilon before it is drawn. ``floor`` is the batch
+    size: it must not exceed a public size (with a private size, refusing it would reveal
+    whether ``n >= floor``; the sampling rate is then ``min(1, floor / n~)``). ``cap`` (public,
+    :func:`~privlearn.accounting.size.planned_size_cap`) clamps the count from above.
+    ``dry=True`` draws nothing: a stand-in count ``floor`` takes the count's place (a plan
+    whose statement does not depend on the count's value, used to price a fit before it
+    reads anything).
+    """
+    declared = public_size(n_samples, n)
+    if declared is None and epsilon is not None and math.isinf(epsilon):
+        declared = DatasetSize(n, "not_private")
+    elif declared is None and not add_remove:
+        declared = DatasetSize(n, "replace_one")
+    if declared is not None:
+        if declared.public and floor > n:
+            raise ValueError(f"batch_size ({floor}) must be <= n_samples = {n}")
+        return declared, epsilon
+    count_eps = DEFAULT_COUNT_EPSILON if epsilon is None else SIZE_EPSILON_FRACTION * epsilon
+    train_eps = None if epsilon is None else epsilon - count_eps
+    if dry:
+        top = floor if cap is None else max(floor, cap)
+        return DatasetSize(floor, "noisy_count", count_eps, (floor, top)), train_eps
+    size = resolve_size(n, epsilon=count_eps, seed=seed, floor=floor, cap=cap, ledger=ledger)
+    return size, train_eps
+
+
+# ---- the worst case over a noisy count ----------------------------------------------------------
+def _worst_case_statement(
+    sigma: float,
+    batch_size: int,
+    epochs: int,
+    tasks: int,
+    size: DatasetSize,
+    delta: float,
+    lattice: tuple[float, int] | None = None,
+) -> tuple[Any, float]:
+    """``(statement, total epsilon)`` of a Poisson-sampled Gaussian run planned from a noisy
+    count with a given noise multiplier: the training epsilon is the worst case over the
+    count's public range ``size.bounds`` (:func:`_worst_case_poisson`), plus the count's own
+    epsilon (basic composition). ``lattice = (scale, coordinates)``: the noise is released on
+    a lattice (:mod:`privlearn.accounting.lattice`): the worst case is converted at the
+    continuous delta the slack of ``coordinates`` draws (an upper bound: the longest schedule
+    in the range) leaves, and its epsilon raised by the slack, as in
+    :func:`~privlearn.accounting.lattice.lattice_statement`."""
+    from privlearn.accounting import PrivacyStatement
+    from privlearn.accounting.lattice import lattice_epsilon, lattice_slack
+
+    assert size.bounds is not None
+    slack = None
+    if lattice is None:
+        eps, order = _worst_case_poisson(sigma, batch_size, epochs, tasks, *size.bounds, delta)
+    else:
+        about, order = _worst_case_poisson(sigma, batch_size, epochs, tasks, *size.bounds, delta)
+        slack = lattice_slack(lattice[0], lattice[1], delta, about + 1.0)
+        orders: list[float] = []
+
+        def continuous(delta_c: float) -> float:
+            eps_c, best = _worst_case_poisson(
+                sigma, batch_size, epochs, tasks, *size.bounds, delta_c
+            )
+            orders[:] = [best]
+            return eps_c
+
+        eps = lattice_epsilon(continuous, slack, delta)
+        order = orders[0]
+    statement = PrivacyStatement(
+        epsilon=eps,
+        delta=delta,
+        accountant="rdp",
+        best_order=order,
+        neighboring="add_remove",
+        lattice=slack,
+    )
+    return statement, eps + size.epsilon
+
+
+#: Ratio of the geometric grid of planned sizes on which :func:`_worst_case_poisson` bounds
+#: the RDP curve of every count in ``[floor, cap]``.
+WORST_CASE_GRID_RATIO = 1.05
+#: RDP orders of the worst-case bound (fewer fractional orders than the accountant's default,
+#: which only loosens the bound: any set of orders gives a valid conversion).
+WORST_CASE_ORDERS = np.concatenate(
+    [np.arange(11, 20) / 10.0, np.arange(8, 44) / 4.0, np.arange(11, 64), [128, 256, 512, 1024]]
+).astype(np.float64)
+
+
+def _worst_case_poisson(
+    sigma: float,
+    batch_size: int,
+    epochs: int,
+    tasks: int,
+    floor: int,
+    cap: int,
+    delta: float,
+) -> tuple[float, float]:
+    """``(epsilon, best order)``: an upper bound of the epsilon at ``delta`` of ``tasks x T(m)``
+    Poisson-subsampled Gaussian mechanisms (noise multiplier ``sigma``) with rate
+    ``q(m) = min(1, batch_size / m)`` and ``T(m) = ceil(epochs m / batch_size)``, valid for
+    EVERY planned size ``m`` in ``[floor, cap]`` (the worst case over the noisy count: an
+    a-priori guarantee, a function of public inputs only).
+
+    The per-step RDP of the Poisson-subsampled Gaussian is nondecreasing in ``q`` at every
+    order (the Renyi divergence is jointly convex and zero at ``q = 0``, so
+    ``D_a((1-q) P + q Q || P)`` is convex in ``q`` with minimum at 0), and ``T`` is
+    nondecreasing in ``m``. On the cells ``[m_i, m_{i+1}]`` of a geometric grid (ratio
+    :data:`WORST_CASE_GRID_RATIO`) every ``m`` of the cell therefore has the curve
+    ``tasks T(m) rdp(q(m), a) <= tasks T(m_{i+1}) rdp(q(m_i), a)``; the maximum over the cells,
+    order by order, bounds the RDP curve of every ``m`` in ``[floor, cap]``, and its tight
+    RDP -> (epsilon, delta) conversion (Canonne, Kamath, Steinke 2020) bounds every epsilon.
+    The grid stops early (and reports the bound below) once ``tasks T(cap) rdp(q(m_i), a)``,
+    a bound for every ``m >= m_i``, raises the epsilon of the maximum so far by less than 0.1%:
+    the epsilon of ``max(curve, tail)`` bounds every remaining cell.
+    """
+    return _worst_case_poisson_cached(
+        float(sigma), int(batch_size), int(epochs), int(tasks), int(floor), int(cap), float(delta)
+    )
+
+
+@lru_cache(maxsize=64)
+def _worst_case_poisson_cached(
+    sigma: float, batch_size: int, epochs: int, tasks: int, floor: int, cap: int, delta: float
+) -> tuple[float, float]:
+    from privlearn.accounting.rdp import rdp_poisson_gaussian, rdp_to_epsilon
+
+    orders = WORST_CASE_ORDERS
+    grid = [max(1, floor)]
+    while grid[-1] < cap:
+        grid.append(min(cap, max(grid[-1] + 1, math.ceil(grid[-1] * WORST_CASE_GRID_RATIO))))
+    curve = np.zeros(orders.shape)
+    top_steps = tasks * (-(-(epochs * cap) // batch_size))
+    cells = list(zip(grid, grid[1:])) if len(grid) > 1 else [(grid[0], grid[0])]
+    for i, (lo, hi) in enumerate(cells):
+        rdp = rdp_poisson_gaussian(min(1.0, batch_size / lo), sigma, orders)
+        np.maximum(curve, tasks * (-(-(epochs * hi) // batch_size)) * rdp, out=curve)
+        if i % 8 == 7 and i + 1 < len(cells):
+            # every m >= lo has a curve <= T(cap) rdp(q(lo), a): the final curve is at most
+            # max(curve, tail), so its epsilon bounds the worst case; stop when it adds < 0.1%
+            bound = np.maximum(curve, top_steps * rdp)
+            eps_bound, order_bound = rdp_to_epsilon(orders, bound, delta)
+            if eps_bound <= 1.001 * rdp_to_epsilon(orders, curve, delta)[0]:
+                return float(eps_bound), float(order_bound)
+    eps, order = rdp_to_epsilon(orders, curve, delta)
+    return float(eps), float(order)
+
+
+#: How every statement words the seed: secret randomness, never a public input.
+SEED_SECRET = (
+    "the seed (secret randomness: an int seed makes runs reproducible for research; whoever "
+    "knows it knows the noise -- not a release setting; seed=None, the default, draws it from "
+    "the operating system)"
+)
+
+
+def _statement_lines(
+    size: DatasetSize | None,
+    epsilon: float,
+    neighboring: str | None,
+    *,
+    worst_case: bool = False,
+    public: tuple[str, ...] = (),
+    released: str = "coef_, intercept_, n_steps_ (and privacy_)",
+) -> list[str]:
+    """The lines every private linear statement ends with: how the size entered the run (and
+    the basic composition of a noisy count with the training part; ``worst_case``: the
+    training part is the worst case over the counts), the neighbouring relation, then three
+    lines: what is PUBLIC (declared inputs; ``public`` adds estimator-specific ones), what is
+    RELEASED, what is SECRET (the data, the noise and the seed)."""
+    lines = []
+    if size is not None:
+        lines.append(f"  {size.describe()}")
+        if size.epsilon > 0.0:
+            lines.append(
+                f"  total = count {size.epsilon:.6g} + training {epsilon - size.epsilon:.6g} "
+                "(basic composition)"
+            )
+        if worst_case and size.bounds is not None:
+            lo, hi = size.bounds
+            lines.append(
+                f"  training epsilon: worst case over the noisy count in [{lo}, {hi}] (a-priori "
+                "guarantee, the same for every count); declare n_samples= (a public size) or "
+                "give epsilon= (noise calibrated for each count) for a tighter number"
+            )
+    items = ["the number of features", "the hyperparameters", *public]
+    if size is not None and size.source == "public":
+        items.append(f"the declared size n_samples={size.value}")
+    lines += [
+        f"  neighbouring relation: {neighboring}",
+        f"  public: {', '.join(items)}",
+        f"  released: {released}",
+        f"  secret: the training rows, the noise and {SEED_SECRET}",
+    ]
+    return lines
+
+
+@dataclass(frozen=True)
+class TrainingDiagnostics:
+    """NON-PRIVATE training diagnostics (the ``diagnostics_`` attribute, only with
+    ``diagnostics=True``).
+
+    Everything here is computed on the raw training rows without noise, so it is NOT covered
+    by ``privacy_``: keep it away from anything you release (a pickled model with
+    ``diagnostics_`` is not a private model). Delete it with ``del est.diagnostics_``.
+
+    Attributes
+    ----------
+    objective_path : ndarray of shape (n_recorded,)
+        The training objective at the recorded iterates (on the rows the trainer saw, after
+        ``clip_rows`` and the intercept column).
+    objective_steps : ndarray of shape (n_recorded,)
+        Steps done at each recorded iterate.
+    duality_gap_path : ndarray of shape (n_recorded,) or None
+        DP-SCD: ``P(theta) - D(alpha)`` at the same steps (NaN for the primal variant).
+    dual_coef : ndarray of shape (n_samples,) or None
+        DP-SCD: the dual variables ``alpha``, one per training example (empty for the primal
+        variant).
+    """
+
+    objective_path: np.ndarray
+    objective_steps: np.ndarray
+    duality_gap_path: np.ndarray | None = None
+    dual_coef: np.ndarray | None = None
+
+    not_private = True  # a marker for code that checks before releasing
+
+
+def _finite_coef(coef: Any, private: bool) -> np.ndarray:
+    """The trained coefficients, or a ValueError instead of releasing a non-finite value."""
+    w = np.asarray(coef, dtype=np.float64)
+    if not np.isfinite(w).all():
+        what = (
+            "a private fit produced non-finite coefficients (this is a bug: clipping should "
+            "bound every update); nothing is released"
+            if private
+            else "the fit diverged to non-finite coefficients (the data or the parameters "
+            "overflow double precision: scale the data, lower eta0 or raise alpha)"
+        )
+        raise ValueError(what)
+    return w
