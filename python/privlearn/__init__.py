@@ -54,6 +54,7 @@ __version__ = "0.1.0"
 _SUBMODULES = {
     "accounting",
     "audit",
+    "backends",
     "cli",
     "cluster",
     "data",
@@ -64,6 +65,7 @@ _SUBMODULES = {
     "linear",
     "mechanisms",
     "parallel",
+    "progress",
     "random",
     "reference",
 }

@@ -1,9 +1,16 @@
-"""Paper reproductions: one module per paper, each registered here under a short name.
+"""Paper reproductions: one package per paper, each registered here under a short name.
 
 A reproduction is a function ``run(out_dir: pathlib.Path, quick: bool) -> list[pathlib.Path]``
 that regenerates the paper's headline table or figure (CSV + PNG) in ``out_dir`` and returns the
 files it wrote. ``privlearn reproduce NAME`` runs one, ``privlearn reproduce all`` runs them all.
-Later modules add themselves with :func:`register`.
+Later packages add themselves with :func:`register`.
+
+Each paper's package holds one module per figure or table (and its data, simulation, claims
+and outputs); what every paper shares lives beside them: :mod:`~privlearn.experiments.runs`
+(seeds, parallel runs), :mod:`~privlearn.experiments.tables` (statistics, CSV, markdown),
+:mod:`~privlearn.experiments.figures` (drawing and saving), :mod:`~privlearn.experiments.claims`
+(claims and verdicts), :mod:`~privlearn.experiments.summary` (the summary sections) and
+:mod:`~privlearn.experiments.peers` (peer libraries).
 """
 
 from __future__ import annotations
