@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from privlearn._linear_common import objective
+from privlearn._losses import objective
 from privlearn.experiments import register
 from privlearn.experiments.claims import Claim, claim_verdict
 from privlearn.experiments.figures import (

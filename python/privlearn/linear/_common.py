@@ -19,8 +19,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
 
 from privlearn._checks import as_index, as_real, check_sparse_structure
+from privlearn._design_matrix import as_design_matrix, row_norms, scaled_row_norms
 from privlearn._labels import label_codes
-from privlearn._linear_common import as_design_matrix, row_norms, scaled_row_norms
 from privlearn.accounting.size import (
     DEFAULT_DELTA,
     SIZE_EPSILON_FRACTION,

@@ -42,7 +42,8 @@ from privlearn._labels import (
     private_target,
     warn_labels_read,
 )
-from privlearn._linear_common import SCHEDULES, SGDRun, objective, softmax_objective
+from privlearn._losses import objective, softmax_objective
+from privlearn._specs.sgd import SCHEDULES, SGDRun
 from privlearn.accounting import (
     DisjointBatches,
     GaussianEvent,

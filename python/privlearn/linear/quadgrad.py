@@ -49,11 +49,10 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from privlearn import _core
 from privlearn._checks import as_real, as_threads, check_sparse_structure
-from privlearn._linear_common import as_design_matrix
-from privlearn._quadgrad_common import (
+from privlearn._design_matrix import as_design_matrix
+from privlearn._specs.quadgrad import (
     OPTIMIZERS,
     QuadgradRun,
-    Schedule,
     check_bbar,
     check_computed_bbar,
     check_labels,
@@ -62,6 +61,7 @@ from privlearn._quadgrad_common import (
     real_vector,
     reject_complex,
 )
+from privlearn._specs.quadgrad_schedules import Schedule
 from privlearn.linear._common import (
     BACKENDS,
     _binary_labels,
@@ -129,9 +129,9 @@ def quadgrad_train(
         Number of iterations (full passes); >= 1.
     schedule : None, "paper", "he", float or Schedule, default None
         Step factor ``r_t``. ``None``/``"paper"``: the paper's setting for the optimizer
-        (:func:`privlearn._quadgrad_common.default_schedule`: NAG ``10 / ((1 + t) n)`` plain,
-        ``1 + 10 / ((1 + t) n)`` enhanced; Adagrad 0.01 / 1.01; Adam 0.001 / 1.001; gd
-        0.015 / 1.5);
+        (:func:`privlearn._specs.quadgrad_schedules.default_schedule`: NAG
+        ``10 / ((1 + t) n)`` plain, ``1 + 10 / ((1 + t) n)`` enhanced; Adagrad 0.01 / 1.01;
+        Adam 0.001 / 1.001; gd 0.015 / 1.5);
         ``"he"``: ``1 + 0.9^t`` (the paper's encrypted runs); a number: constant; or any
         :class:`Schedule` (e.g. ``Schedule.exponential(A, gamma)`` = ``1 + A gamma^t``).
     beta0 : ndarray of shape (n_features,), optional

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from privlearn import _core
 from privlearn._checks import as_threads
-from privlearn._linear_common import SCD_DEFAULTS, SCDRun, prepare_scd
+from privlearn._specs.scd import SCD_DEFAULTS, SCDRun, prepare_scd
 
 __all__ = ["scd_train"]
 

@@ -129,7 +129,7 @@ from privlearn._labels import (
     private_target,
     warn_labels_read,
 )
-from privlearn._linear_common import SCD_VARIANTS, SCDRun
+from privlearn._specs.scd import SCD_VARIANTS, SCDRun
 from privlearn.accounting import (
     Event,
     GaussianEvent,

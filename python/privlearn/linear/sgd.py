@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from privlearn import _core
 from privlearn._checks import as_threads
-from privlearn._linear_common import SGD_DEFAULTS, SGDRun, prepare_sgd
+from privlearn._specs.sgd import SGD_DEFAULTS, SGDRun, prepare_sgd
 
 __all__ = ["sgd_train"]
 

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 from privlearn import _core
 from privlearn._checks import as_threads
-from privlearn._linear_common import SOFTMAX_DEFAULTS, SoftmaxRun, prepare_softmax
+from privlearn._specs.softmax import SOFTMAX_DEFAULTS, SoftmaxRun, prepare_softmax
 
 __all__ = ["softmax_sgd_train"]
 
