@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from privlearn._checks import as_index, as_threads
+from privlearn._labels import declared_classes, label_set, private_target, warn_labels_read
 from privlearn.accounting.size import DatasetSize, check_delta, planned_size_cap
 from privlearn.distributed.linear import DaskRows, as_verbose
 from privlearn.linear._common import (
@@ -40,8 +41,10 @@ from privlearn.linear._common import (
     LinearModelBase,
     TrainingDiagnostics,
     _bounded,
+    _check_fit_data,
     _check_row_norms,
     _choice,
+    _class_tasks,
     _epsilon,
     _finite_coef,
     _flag,
@@ -49,7 +52,7 @@ from privlearn.linear._common import (
     _seed,
     _training_rows,
 )
-from privlearn.linear._target import TargetSpec, scaled_target
+from privlearn.linear._target import TargetSpec, check_target, scaled_target
 from privlearn.mechanisms._bits import spend
 from privlearn.random import Stream
 
@@ -139,6 +142,46 @@ class PrivateLinearModel(LinearModelBase):
         if value is None:
             return rows.checked
         return _flag(value, "clip_rows")
+
+    # ---- construction and the public fit entry points -------------------------------------------
+    def _store_params(self, params: dict[str, Any]) -> None:
+        """Store the arguments of ``__init__`` (``locals()`` there) unchanged under their own
+        names: scikit-learn's rule (no check or derivation before ``fit``; ``get_params`` reads
+        them back). Exactly the names of the signature, so a parameter cannot be forgotten."""
+        for name in self._get_param_names():
+            setattr(self, name, params[name])
+
+    def _fit_classifier(self, X: Any, y: Any) -> Any:
+        """``fit`` of a classifier: scikit-learn's checks, the label set (declared ``classes=``
+        or read from ``y``, warned about when the fit is private), the binary or one-vs-rest
+        problems (:meth:`_fit_class_tasks`), then ``classes_`` and the label set in
+        ``privacy_``."""
+        X, y = _check_fit_data(X, y, self, y_numeric=False)
+        declared = declared_classes(self.classes)
+        classes, tasks = _class_tasks(y, multiclass=True, classes=declared)
+        labels = label_set(classes, declared)
+        if private_target(self.epsilon):  # stacklevel: the caller of fit
+            warn_labels_read(f"{type(self).__name__}.fit", labels, stacklevel=4)
+        self._fit_class_tasks(X, y, classes, tasks)
+        self.classes_ = classes
+        self.privacy_ = dataclasses.replace(self.privacy_, labels=labels)
+        return self
+
+    def _fit_class_tasks(self, X: Any, y: Any, classes: np.ndarray, tasks: list[Any]) -> None:
+        """Train the {-1, +1} problems of :func:`~privlearn.linear._common._class_tasks` (one,
+        or one-vs-rest over ``K > 2`` classes) on one plan; a family with a multinomial model
+        overrides it."""
+        self._fit(X, tasks)
+
+    def _fit_regressor(self, X: Any, y: Any) -> Any:
+        """``fit`` of a regressor: scikit-learn's checks, the target bound's parameters
+        (:func:`~privlearn.linear._target.check_target`), then the plan on float64 ``y``."""
+        X, y = _check_fit_data(X, y, self, y_numeric=True)
+        target = check_target(
+            self.target_bounds, self.target_range, self.target_fraction, self.target_scale
+        )
+        self._fit(X, np.ascontiguousarray(y, dtype=np.float64), target=target)
+        return self
 
     # ---- shared parameter checks --------------------------------------------------------------
     def _noise_target(
