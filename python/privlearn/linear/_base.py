@@ -51,6 +51,7 @@ from privlearn.linear._common import (
     _plan_size,
     _seed,
     _training_rows,
+    _worst_case_statement,
 )
 from privlearn.linear._target import TargetSpec, check_target, scaled_target
 from privlearn.mechanisms._bits import spend
@@ -236,6 +237,43 @@ class PrivateLinearModel(LinearModelBase):
             ledger=ledger,
             dry=dry,
         )
+
+    @staticmethod
+    def _stated_total(
+        setup: FitSetup,
+        statement: Any,
+        size: DatasetSize,
+        *,
+        sigma: float,
+        batch_size: int,
+        epochs: int,
+        tasks: int,
+        lattice: tuple[float, int] | None,
+    ) -> tuple[Any, float, bool]:
+        """``(statement, epsilon, worst_case)`` that the fit states, a priori.
+
+        A public or replace-one size: the training statement plus the size's epsilon. A noisy
+        count with ``epsilon=`` given: the target (the noise is calibrated for the planned
+        count, so the training part is within its share whatever the count). A noisy count with
+        ``noise_multiplier=`` given (``sigma``, the accounted event's multiplier): the steps
+        and the rate depend on the count, so the statement is the worst case over the count's
+        public range, with the lattice slack of the longest schedule in that range (``lattice``
+        is the lattice noise's ``(scale, coordinates per step)``, or None for no lattice).
+        """
+        if size.source != "noisy_count":
+            return statement, statement.epsilon + size.epsilon, False
+        if setup.noise_multiplier is None:
+            assert setup.epsilon is not None
+            return statement, setup.epsilon, False
+        assert size.bounds is not None
+        longest = None
+        if lattice is not None:
+            most = -(-(epochs * size.bounds[1]) // batch_size) * lattice[1]
+            longest = (lattice[0], most)
+        statement, total = _worst_case_statement(
+            sigma, batch_size, epochs, tasks, size, setup.delta, lattice=longest
+        )
+        return statement, total, True
 
     # ---- the plan ------------------------------------------------------------------------------
     def _trainer_name(self, setup: FitSetup) -> str:

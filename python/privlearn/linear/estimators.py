@@ -73,7 +73,6 @@ from privlearn.linear._common import (
     _clip,
     _delta,
     _epochs,
-    _worst_case_statement,
 )
 from privlearn.linear._param_docs import (
     DEFAULTS_NOTE_DOC,
@@ -402,7 +401,6 @@ class _DPSGDBase(PrivateLinearModel):
         # Noise multiplier of the accounted event = noise std / L2 sensitivity of the summed
         # clipped gradients: C under add/remove-one (Poisson), 2C under replace-one (fixed).
         ratio = 1.0 if sampling == "poisson" else 2.0
-        worst_case = False
         # The core adds the noise exactly on the lattice C 2^-k (random.hpp, noise_lattice): the
         # continuous accountant of the rounded Gaussian plus the lattice slack
         # (privlearn.accounting.lattice); coordinates: steps x (d + 1) x classes, an upper bound.
@@ -440,25 +438,11 @@ class _DPSGDBase(PrivateLinearModel):
         # raises UnsupportedEventError instead of a wrong number.
         acc = accountant_for(NEIGHBORING[sampling], sigma_event).compose(event, count=steps)
         statement = lattice_statement(acc, slack, delta)
-        total = statement.epsilon + size.epsilon
-        if size.source == "noisy_count":
-            if noise_multiplier is None:
-                # a-priori: sigma is calibrated for the planned count, so the training part is
-                # <= train_eps whatever the count; the statement reports the target
-                assert epsilon is not None
-                total = epsilon
-            else:
-                # sigma is given: the training epsilon depends on the count (T and q do), so
-                # the statement reports the worst case over the public range of counts, with
-                # the lattice slack of the longest schedule in that range
-                assert size.bounds is not None
-                classes = e["n_classes"] if e.get("n_classes", 2) > 2 else 1
-                most = -(-(epochs * size.bounds[1]) // batch_size) * (d + 1) * classes
-                statement, total = _worst_case_statement(
-                    sigma_event, batch_size, epochs, 1, size, delta,
-                    lattice=(_lattice_scale(sigma), most),
-                )  # fmt: skip
-                worst_case = True
+        classes = e["n_classes"] if e.get("n_classes", 2) > 2 else 1
+        statement, total, worst_case = self._stated_total(
+            setup, statement, size, sigma=sigma_event, batch_size=batch_size, epochs=epochs,
+            tasks=1, lattice=(_lattice_scale(sigma), (d + 1) * classes),
+        )  # fmt: skip
         privacy = DPSGDPrivacy(
             epsilon=total,
             delta=delta,

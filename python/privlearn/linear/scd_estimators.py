@@ -155,7 +155,6 @@ from privlearn.linear._common import (
     _delta,
     _epochs,
     _plan_size,
-    _worst_case_statement,
 )
 from privlearn.linear._param_docs import (
     DEFAULTS_NOTE_DOC,
@@ -566,27 +565,10 @@ class _DPSCDBase(PrivateLinearModel):
             statement = lattice_statement(accountant, slack, delta)
         else:
             statement = accountant.statement(delta)
-        total = statement.epsilon + size.epsilon
-        worst_case = False
-        if size.source == "noisy_count":
-            if noise_multiplier is None:
-                # a-priori: sigma is calibrated for the planned count, so the training part is
-                # <= train_eps whatever the count; the statement reports the target
-                assert epsilon is not None
-                total = epsilon
-            else:
-                # sigma is given: T and q depend on the count, so the statement reports the
-                # worst case over the count's public range (an a-priori guarantee), with the
-                # lattice slack of the longest schedule in that range
-                lattice_arg = None
-                if slack is not None:
-                    assert size.bounds is not None
-                    most = -(-(epochs * size.bounds[1]) // L) * tasks * (m + 1)
-                    lattice_arg = (slack.scale, most)
-                statement, total = _worst_case_statement(
-                    sigma, L, epochs, tasks, size, delta, lattice=lattice_arg
-                )
-                worst_case = True
+        statement, total, worst_case = self._stated_total(
+            setup, statement, size, sigma=sigma, batch_size=L, epochs=epochs, tasks=tasks,
+            lattice=None if slack is None else (slack.scale, tasks * (m + 1)),
+        )  # fmt: skip
         privacy = DPSCDPrivacy(
             epsilon=total,
             delta=delta,
