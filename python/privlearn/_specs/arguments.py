@@ -1,5 +1,5 @@
 """What every trainer spec does with its arguments: the core's parameter bounds, the checks of
-unknown keywords, choices, the key and strict flags, and the core's argument tuple.
+unknown keywords, choices, the key, strict flags and the targets, and the core's argument tuple.
 
 What belongs here: a rule that two or more of the specs in :mod:`privlearn._specs` apply the same
 way (bounds are those of ``cpp/include/privlearn/linear/losses.hpp``). A rule of one trainer
@@ -22,6 +22,7 @@ __all__ = [
     "SIGMA_MIN",
     "CoreArgs",
     "as_flag",
+    "as_targets",
     "check_choices",
     "check_key",
     "check_keywords",
@@ -70,6 +71,17 @@ def as_flag(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
     return bool(value)
+
+
+def as_targets(y: Any, n: int) -> np.ndarray:
+    """``y`` as a C-contiguous float64 vector of ``n`` finite values (labels or targets: the
+    trainer's loss decides which values it takes)."""
+    y = np.ascontiguousarray(y, dtype=np.float64).reshape(-1)
+    if y.shape[0] != n:
+        raise ValueError(f"y has {y.shape[0]} entries but X has {n} rows")
+    if not np.isfinite(y).all():
+        raise ValueError("y contains NaN or infinite values")
+    return y
 
 
 def has_rate(kw: dict[str, Any]) -> bool:

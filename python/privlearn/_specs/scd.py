@@ -24,6 +24,7 @@ from privlearn._specs.arguments import (
     SCALE_MIN,
     CoreArgs,
     as_flag,
+    as_targets,
     check_choices,
     check_key,
     check_keywords,
@@ -129,11 +130,7 @@ def prepare_scd(
     check_keywords(kw, {"key", *SCD_DEFAULTS}, "scd_train")
     X = as_design_matrix(X)
     n, m = X.shape
-    y = np.ascontiguousarray(y, dtype=np.float64).reshape(-1)
-    if y.shape[0] != n:
-        raise ValueError(f"y has {y.shape[0]} entries but X has {n} rows")
-    if not np.isfinite(y).all():
-        raise ValueError("y contains NaN or infinite values")
+    y = as_targets(y, n)
     spec = prepare_scd_spec(n, m, **kw)
     if spec.loss != "squared" and not np.isin(y, (-1.0, 1.0)).all():
         raise ValueError("labels must be -1 or +1 for the log_loss and hinge losses")

@@ -27,6 +27,7 @@ from privlearn._specs.arguments import (
     SIGMA_MAX,
     SIGMA_MIN,
     CoreArgs,
+    as_targets,
     check_choices,
     check_key,
     check_keywords,
@@ -243,11 +244,7 @@ def prepare_sgd(
     check_keywords(kw, {"key", *SGD_DEFAULTS}, "sgd_train")
     X = as_design_matrix(X)
     n, d = X.shape
-    y = np.ascontiguousarray(y, dtype=np.float64).reshape(-1)
-    if y.shape[0] != n:
-        raise ValueError(f"y has {y.shape[0]} entries but X has {n} rows")
-    if not np.isfinite(y).all():
-        raise ValueError("y contains NaN or infinite values")
+    y = as_targets(y, n)
     w0 = np.zeros(d) if w0 is None else np.ascontiguousarray(w0, dtype=np.float64).reshape(-1)
     if w0.shape[0] != d or not np.isfinite(w0).all():
         raise ValueError(f"w0 must be {d} finite values")

@@ -19,7 +19,13 @@ import scipy.sparse as sp
 from privlearn._checks import as_index
 from privlearn._design_matrix import as_design_matrix
 from privlearn._specs.arguments import CoreArgs, check_choices, check_key, check_keywords
-from privlearn._specs.sgd import SCHEDULES, check_gaussian_noise, check_sgd_schedule, sgd_fields
+from privlearn._specs.sgd import (
+    SCHEDULES,
+    SGD_DEFAULTS,
+    check_gaussian_noise,
+    check_sgd_schedule,
+    sgd_fields,
+)
 
 __all__ = [
     "SOFTMAX_DEFAULTS",
@@ -36,21 +42,11 @@ __all__ = [
 
 SOFTMAX_SAMPLINGS = ("poisson", "fixed")
 
+#: :data:`~privlearn._specs.sgd.SGD_DEFAULTS` but Poisson sampling, without ``loss`` (always the
+#: log loss), ``mechanism`` (always Gaussian) and ``epsilon`` (the noise is ``sigma``).
 SOFTMAX_DEFAULTS: dict[str, Any] = {
+    **{k: v for k, v in SGD_DEFAULTS.items() if k not in ("loss", "mechanism", "epsilon")},
     "sampling": "poisson",
-    "learning_rate": "inv_sqrt",
-    "alpha": 1e-4,
-    "batch_size": 10,
-    "epochs": 1,
-    "steps": 0,
-    "eta0": 1.0,
-    "clip": 0.0,
-    "sigma": 0.0,
-    "radius": 0.0,
-    "batch_stream": 1,
-    "noise_stream": 2,
-    "record_every": 0,
-    "rate": 0.0,
 }
 
 
