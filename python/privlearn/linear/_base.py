@@ -19,6 +19,14 @@ Every fit runs the same steps, in this order (:meth:`PrivateLinearModel._fit`):
 5. train (C++ core or numpy twin), refuse a non-finite model, keep only what the guarantee
    covers (``coef_``, ``intercept_``, ``n_steps_``, ``privacy_``) and, only with
    ``diagnostics=True``, the non-private :class:`~privlearn.linear._common.TrainingDiagnostics`.
+
+What belongs here: what a DP-SGD and a DP-SCD estimator do alike (as scikit-learn's
+``BaseSGD`` holds the shared fit plan and the leaves stay thin): storing the parameters, the
+public ``fit`` entry points of classifiers (label set, one-vs-rest tasks) and regressors (the
+target bound), the shared parameter checks, the dataset size and the a-priori total a plan
+states. A family's mechanism, noise calibration and statement stay in its estimator module;
+the texts the two families' docstrings share are :mod:`privlearn.linear._param_docs`, what
+their ``privacy_`` records share is :mod:`privlearn.linear._privacy_record`.
 """
 
 from __future__ import annotations
