@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -412,13 +413,10 @@ class _DPSGDBase(PrivateLinearModel):
 
         # Calibrated and stated by the tightest sound accountant of the sampler: the privacy
         # loss distribution for Poisson batches, RDP for fixed ones (accounting.tightest).
-        def continuous(eps: float, dlt: float) -> float:
-            return calibrate_noise(eps, dlt, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m)
-
-        def epsilon_of(sigma_event: float, dlt: float) -> float:
-            return epsilon_of_noise(
-                sigma_event, dlt, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m
-            )
+        # (eps, delta) -> sigma and (sigma, delta) -> eps of the continuous Gaussian
+        curve = dict(q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m)
+        continuous = partial(calibrate_noise, **curve)
+        epsilon_of = partial(epsilon_of_noise, **curve)
 
         if noise_multiplier is None:
             assert train_eps is not None

@@ -114,6 +114,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -519,15 +520,10 @@ class _DPSCDBase(PrivateLinearModel):
         # Calibrated and stated by the tightest sound accountant of the sampler: the privacy
         # loss distribution for Poisson batches and the primal's full passes (q = 1), RDP for
         # fixed batches (accounting.tightest).
-        def continuous(eps: float, dlt: float) -> float:
-            return calibrate_noise(
-                eps, dlt, q=q, steps=steps * tasks, sampling=sampled_as, n=units
-            )
-
-        def epsilon_of(sig: float, dlt: float) -> float:
-            return epsilon_of_noise(
-                sig, dlt, q=q, steps=steps * tasks, sampling=sampled_as, n=units
-            )
+        # (eps, delta) -> sigma and (sigma, delta) -> eps of the continuous Gaussian
+        curve = dict(q=q, steps=steps * tasks, sampling=sampled_as, n=units)
+        continuous = partial(calibrate_noise, **curve)
+        epsilon_of = partial(epsilon_of_noise, **curve)
 
         def slack_of(sig: float) -> LatticeSlack:
             eps_about = train_eps if train_eps is not None else epsilon_of(sig, delta)
