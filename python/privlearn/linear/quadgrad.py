@@ -68,6 +68,7 @@ from privlearn.linear._common import (
     _check_feature_names,
     _check_fit_data,
 )
+from privlearn.linear._kernels import dense_or_csr
 
 __all__ = [
     "QuadraticGradientLogisticRegression",
@@ -189,12 +190,9 @@ def quadgrad_train(
         np.empty(0) if b is None else b,
         threads,
     )
-    if sp.issparse(X):
-        coef, path, bb, iters = _core.quadgrad_train_csr(
-            X.data, X.indices, X.indptr, X.shape[1], y, beta, *args
-        )
-    else:
-        coef, path, bb, iters = _core.quadgrad_train_dense(X, y, beta, *args)
+    coef, path, bb, iters = dense_or_csr(
+        X, _core.quadgrad_train_dense, _core.quadgrad_train_csr, y, beta, *args
+    )
     return QuadgradRun(
         coef=check_trained_coef(coef),
         loglik_path=np.asarray(path),
@@ -216,10 +214,7 @@ def quadgrad_bbar(X: Any, *, epsilon: float = 1e-8, n_threads: int | None = None
 
 def _bbar(X: Any, eps: float, threads: int) -> np.ndarray:
     """``diag(B_bar)`` of a validated design matrix, refused when ``X^T X`` overflows."""
-    if sp.issparse(X):
-        b = _core.quadgrad_bbar_csr(X.data, X.indices, X.indptr, X.shape[1], eps, threads)
-    else:
-        b = _core.quadgrad_bbar_dense(X, eps, threads)
+    b = dense_or_csr(X, _core.quadgrad_bbar_dense, _core.quadgrad_bbar_csr, eps, threads)
     return check_computed_bbar(b)
 
 
@@ -232,12 +227,8 @@ def logistic_loglik_gradient(
     X = as_design_matrix(reject_complex(X, "X"))
     y = check_labels(y, X.shape[0])
     beta = real_vector(beta, "beta", X.shape[1])
-    if sp.issparse(X):
-        ll, g = _core.logistic_loglik_gradient_csr(
-            X.data, X.indices, X.indptr, X.shape[1], y, beta, threads
-        )
-    else:
-        ll, g = _core.logistic_loglik_gradient_dense(X, y, beta, threads)
+    kernels = (_core.logistic_loglik_gradient_dense, _core.logistic_loglik_gradient_csr)
+    ll, g = dense_or_csr(X, *kernels, y, beta, threads)
     return float(ll), np.asarray(g)
 
 
