@@ -21,7 +21,8 @@ Every fit runs the same steps, in this order (:meth:`PrivateLinearModel._fit`):
    ``diagnostics=True``, the non-private :class:`~privlearn.linear._common.TrainingDiagnostics`.
 
 What belongs here: what a DP-SGD and a DP-SCD estimator do alike (as scikit-learn's
-``BaseSGD`` holds the shared fit plan and the leaves stay thin): storing the parameters, the
+``BaseSGD`` holds the shared fit plan and the leaves stay thin): storing the parameters
+(:func:`store_params`, which the clear-text quadratic-gradient estimator uses too), the
 public ``fit`` entry points of classifiers (label set, one-vs-rest tasks) and regressors (the
 target bound), the shared parameter checks, the dataset size and the a-priori total a plan
 states. A family's mechanism, noise calibration and statement stay in its estimator module;
@@ -65,7 +66,15 @@ from privlearn.linear._target import TargetSpec, check_target, scaled_target
 from privlearn.mechanisms._bits import spend
 from privlearn.random import Stream
 
-__all__ = ["FitSetup", "PrivateLinearModel", "RowRule"]
+__all__ = ["FitSetup", "PrivateLinearModel", "RowRule", "store_params"]
+
+
+def store_params(estimator: Any, params: dict[str, Any]) -> None:
+    """Store the arguments of an estimator's ``__init__`` (``locals()`` there) unchanged under
+    their own names: scikit-learn's rule (no check or derivation before ``fit``; ``get_params``
+    reads them back). Exactly the names of the signature, so a parameter cannot be forgotten."""
+    for name in estimator._get_param_names():
+        setattr(estimator, name, params[name])
 
 
 @dataclass(frozen=True)
@@ -152,14 +161,7 @@ class PrivateLinearModel(LinearModelBase):
             return rows.checked
         return _flag(value, "clip_rows")
 
-    # ---- construction and the public fit entry points -------------------------------------------
-    def _store_params(self, params: dict[str, Any]) -> None:
-        """Store the arguments of ``__init__`` (``locals()`` there) unchanged under their own
-        names: scikit-learn's rule (no check or derivation before ``fit``; ``get_params`` reads
-        them back). Exactly the names of the signature, so a parameter cannot be forgotten."""
-        for name in self._get_param_names():
-            setattr(self, name, params[name])
-
+    # ---- the public fit entry points -------------------------------------------------------------
     def _fit_classifier(self, X: Any, y: Any) -> Any:
         """``fit`` of a classifier: scikit-learn's checks, the label set (declared ``classes=``
         or read from ``y``, warned about when the fit is private), the binary or one-vs-rest

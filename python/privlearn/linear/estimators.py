@@ -58,7 +58,7 @@ from privlearn.accounting import (
 )
 from privlearn.accounting.size import DatasetSize
 from privlearn.distributed.linear import is_dask_array
-from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule
+from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule, store_params
 from privlearn.linear._common import (
     ACCOUNTED_AS,
     ETA0_RANGE,
@@ -696,7 +696,7 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         seed: int | None = None,
         backend: str = "core",
     ) -> None:
-        self._store_params(locals())
+        store_params(self, locals())
 
     def _loss_name(self) -> str:
         return _choice(self.loss, "loss", ("log_loss", "hinge"))
@@ -815,7 +815,7 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
         seed: int | None = None,
         backend: str = "core",
     ) -> None:
-        self._store_params(locals())
+        store_params(self, locals())
 
     def _loss_name(self) -> str:
         return "squared"

@@ -62,6 +62,7 @@ from privlearn._specs.quadgrad import (
     reject_complex,
 )
 from privlearn._specs.quadgrad_schedules import Schedule
+from privlearn.linear._base import store_params
 from privlearn.linear._common import (
     BACKENDS,
     _binary_labels,
@@ -328,14 +329,7 @@ class QuadraticGradientLogisticRegression(ClassifierMixin, BaseEstimator):
         backend: str = "core",
         n_threads: int | None = None,
     ) -> None:
-        self.optimizer = optimizer
-        self.enhanced = enhanced
-        self.max_iter = max_iter
-        self.schedule = schedule
-        self.fit_intercept = fit_intercept
-        self.epsilon = epsilon
-        self.backend = backend
-        self.n_threads = n_threads
+        store_params(self, locals())
 
     def fit(self, X: Any, y: Any) -> QuadraticGradientLogisticRegression:
         """Fit on ``X`` (dense or CSR) and ``y`` (any two classes)."""

@@ -141,7 +141,7 @@ from privlearn.accounting import (
     lattice_statement,
 )
 from privlearn.accounting.size import DatasetSize, public_size
-from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule
+from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule, store_params
 from privlearn.linear._common import (
     ACCOUNTED_AS,
     NEIGHBORING,
@@ -855,7 +855,7 @@ class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
         seed: int | None = None,
         backend: str = "core",
     ) -> None:
-        self._store_params(locals())
+        store_params(self, locals())
 
     def _loss_name(self) -> str:
         return _choice(self.loss, "loss", ("log_loss", "hinge"))
@@ -941,7 +941,7 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         seed: int | None = None,
         backend: str = "core",
     ) -> None:
-        self._store_params(locals())
+        store_params(self, locals())
 
     def _loss_name(self) -> str:
         return "squared"
