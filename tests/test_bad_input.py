@@ -628,8 +628,8 @@ _MALFORMED_MSG = r"malformed CSR|indptr|indices"
 
 def _csr_entry_points():
     """``(name, callable)`` for every public function / method that takes a CSR matrix."""
-    from privlearn._linear_common import as_design_matrix
-    from privlearn._linear_common import row_norms as lc_row_norms
+    from privlearn._design_matrix import as_design_matrix
+    from privlearn._design_matrix import row_norms as lc_row_norms
     from privlearn.data import preprocess as pp
     from privlearn.linear import DPSCDClassifier, DPSGDClassifier
     from privlearn.linear.quadgrad import (
@@ -651,7 +651,7 @@ def _csr_entry_points():
     small = {"epsilon": 1.0, "n_samples": 4, "batch_size": 2}
     return [
         ("as_design_matrix", as_design_matrix),
-        ("_linear_common.row_norms", lc_row_norms),
+        ("_design_matrix.row_norms", lc_row_norms),
         ("data.row_norms", pp.row_norms),
         ("normalize_rows", pp.normalize_rows),
         ("project_to_ball", pp.project_to_ball),

@@ -169,7 +169,7 @@ def test_caller_arrays_are_never_written(name):
 
 
 def test_clip_rows_projects_huge_rows_instead_of_zeroing_them():
-    from privlearn._linear_common import row_norms
+    from privlearn._design_matrix import row_norms
     from privlearn.linear._rows import _training_rows
 
     big = 1.5e308
@@ -366,7 +366,7 @@ def test_one_vs_rest_dp_scd_composes_the_classes_in_one_budget():
 def test_multinomial_dp_sgd_at_infinite_epsilon_reaches_sklearn_multinomial_optimum():
     from sklearn.linear_model import LogisticRegression
 
-    from privlearn._linear_common import softmax_objective
+    from privlearn._losses import softmax_objective
 
     X, y = _three_classes(600, seed=2)
     n, lam = X.shape[0], 1e-2

@@ -21,7 +21,7 @@ import scipy.sparse as sp
 
 from privlearn import _core
 from privlearn._checks import as_threads, max_threads
-from privlearn._linear_common import as_design_matrix, row_norms
+from privlearn._design_matrix import as_design_matrix, row_norms
 from privlearn.linear import scd_train, sgd_train
 from privlearn.random import Stream
 from privlearn.reference import linear as ref

@@ -475,7 +475,7 @@ def test_large_but_safe_features_agree_across_backends():
 def test_bbar_and_coef_second_line_checks():
     """``quadgrad_bbar`` refuses an overflowed Gram on both backends (called directly, without
     the magnitude rule of ``quadgrad_train``), and a non-finite final iterate is refused."""
-    from privlearn._quadgrad_common import check_trained_coef
+    from privlearn._specs.quadgrad import check_trained_coef
     from privlearn.linear.quadgrad import quadgrad_bbar
     from privlearn.reference.quadgrad import quadgrad_bbar as ref_bbar
 

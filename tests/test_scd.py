@@ -31,7 +31,7 @@ from sklearn.svm import LinearSVC
 
 from privlearn import _core
 from privlearn import audit as A
-from privlearn._linear_common import dual_objective, objective
+from privlearn._losses import dual_objective, objective
 from privlearn.accounting import (
     DEFAULT_DELTA,
     GaussianEvent,

@@ -25,7 +25,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.svm import LinearSVC
 
 from privlearn import audit as A
-from privlearn._linear_common import objective
+from privlearn._losses import objective
 from privlearn.accounting import (
     DEFAULT_DELTA,
     DisjointBatches,

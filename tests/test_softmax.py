@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from sklearn.linear_model import LogisticRegression
 
 from privlearn import _core
-from privlearn._linear_common import softmax_objective
+from privlearn._losses import softmax_objective
 from privlearn.linear import sgd_train
 from privlearn.linear.softmax import softmax_sgd_train
 from privlearn.random import key_from_seed

@@ -18,7 +18,7 @@ import pytest
 from scipy.optimize import minimize
 
 from privlearn import cli
-from privlearn._linear_common import objective
+from privlearn._losses import objective
 from privlearn.exceptions import PrivacyLeakWarning
 from privlearn.experiments import REGISTRY, figures, runs, song13, tables
 from privlearn.linear import sgd_train

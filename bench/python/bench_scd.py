@@ -93,7 +93,8 @@ from typing import Any, Callable
 import numpy as np
 import scipy.sparse as sp
 
-from privlearn._linear_common import SCD_DEFAULTS, objective, prepare_scd
+from privlearn._losses import objective
+from privlearn._specs.scd import SCD_DEFAULTS, prepare_scd
 from privlearn.data import make_msd_like, maxabs_scale, normalize_rows
 from privlearn.linear import scd_train as core_scd_train
 from privlearn.random import key_from_seed

@@ -20,7 +20,7 @@ namespace privlearn {
 // (entries up to DBL_MAX, subnormals included). scale = root = 0 for x = 0. value() itself
 // overflows to inf only when ||x|| > DBL_MAX; callers that divide by the norm use
 // (a / scale) / root instead, which stays finite. The numpy reference
-// (privlearn._linear_common.scaled_row_norms) applies the same rule.
+// (privlearn._design_matrix.scaled_row_norms) applies the same rule.
 struct ScaledNorm {
   double scale = 0.0;
   double root = 0.0;

@@ -35,23 +35,21 @@ import numpy as np
 
 from privlearn import _core
 from privlearn._checks import as_threads
-from privlearn._linear_common import (
+from privlearn._specs.arguments import check_keywords
+from privlearn._specs.scd import (
     SCD_DEFAULTS,
-    SGD_DEFAULTS,
-    SOFTMAX_DEFAULTS,
     SCDRun,
-    SGDRun,
-    SgdSpec,
+    check_scd_result,
+    prepare_scd_spec,
+    scd_step_count,
+)
+from privlearn._specs.sgd import SGD_DEFAULTS, SGDRun, SgdSpec, check_sgd_iterate, sgd_step_count
+from privlearn._specs.softmax import (
+    SOFTMAX_DEFAULTS,
     SoftmaxRun,
     as_initial_weights,
-    check_keywords,
-    check_scd_result,
-    check_sgd_iterate,
     check_softmax_iterate,
-    prepare_scd_spec,
     prepare_softmax_spec,
-    scd_step_count,
-    sgd_step_count,
     softmax_step_count,
 )
 from privlearn.backends import DistributedRows

@@ -114,7 +114,7 @@ class PackedLayout:
 def bbar_diagonal(X1: np.ndarray) -> np.ndarray:
     """``B-bar_kk = 1 / (eps + sum_j |H-bar_kj|)`` with ``H-bar = -X^T X / 4`` (Chiang, Def. 3.2,
     Algorithm 1 lines 1-7; ``X`` includes the intercept column)."""
-    from privlearn._quadgrad_common import check_computed_bbar
+    from privlearn._specs.quadgrad import check_computed_bbar
 
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below
         H = 0.25 * np.einsum("ij,ik->jk", X1, X1)  # no BLAS threads for this tiny product

@@ -18,7 +18,17 @@ Every fit runs the same steps, in this order (:meth:`PrivateLinearModel._fit`):
    predict time) and the constant intercept column, in at most one copy of X;
 5. train (C++ core or numpy twin), refuse a non-finite model, keep only what the guarantee
    covers (``coef_``, ``intercept_``, ``n_steps_``, ``privacy_``) and, only with
-   ``diagnostics=True``, the non-private :class:`~privlearn.linear._statement.TrainingDiagnostics`.
+   ``diagnostics=True``, the non-private
+   :class:`~privlearn.linear._statement.TrainingDiagnostics`.
+
+What belongs here: what a DP-SGD and a DP-SCD estimator do alike (as scikit-learn's
+``BaseSGD`` holds the shared fit plan and the leaves stay thin): storing the parameters
+(:func:`store_params`, which the clear-text quadratic-gradient estimator uses too), the
+public ``fit`` entry points of classifiers (label set, one-vs-rest tasks) and regressors (the
+target bound), the shared parameter checks, the dataset size and the a-priori total a plan
+states. A family's mechanism, noise calibration and statement stay in its estimator module;
+the texts the two families' docstrings share are :mod:`privlearn.linear._param_docs`, what
+their ``privacy_`` records share is :mod:`privlearn.linear._privacy_record`.
 """
 
 from __future__ import annotations
@@ -31,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from privlearn._checks import as_index, as_threads
+from privlearn._labels import declared_classes, label_set, private_target, warn_labels_read
 from privlearn.accounting.size import DatasetSize, check_delta, planned_size_cap
 from privlearn.backends import DistributedRows, backend_for
 from privlearn.linear._params import (
@@ -44,14 +55,27 @@ from privlearn.linear._params import (
     _seed,
 )
 from privlearn.linear._prediction import LinearModelBase
-from privlearn.linear._rows import _check_row_norms, _training_rows
-from privlearn.linear._statement import TrainingDiagnostics, _finite_coef, _plan_size
-from privlearn.linear._target import TargetSpec, scaled_target
+from privlearn.linear._rows import _check_fit_data, _check_row_norms, _class_tasks, _training_rows
+from privlearn.linear._statement import (
+    TrainingDiagnostics,
+    _finite_coef,
+    _plan_size,
+    _worst_case_statement,
+)
+from privlearn.linear._target import TargetSpec, check_target, scaled_target
 from privlearn.mechanisms._bits import spend
 from privlearn.progress import as_verbose
 from privlearn.random import Stream
 
-__all__ = ["FitSetup", "PrivateLinearModel", "RowRule"]
+__all__ = ["FitSetup", "PrivateLinearModel", "RowRule", "store_params"]
+
+
+def store_params(estimator: Any, params: dict[str, Any]) -> None:
+    """Store the arguments of an estimator's ``__init__`` (``locals()`` there) unchanged under
+    their own names: scikit-learn's rule (no check or derivation before ``fit``; ``get_params``
+    reads them back). Exactly the names of the signature, so a parameter cannot be forgotten."""
+    for name in estimator._get_param_names():
+        setattr(estimator, name, params[name])
 
 
 @dataclass(frozen=True)
@@ -138,6 +162,39 @@ class PrivateLinearModel(LinearModelBase):
             return rows.checked
         return _flag(value, "clip_rows")
 
+    # ---- the public fit entry points -------------------------------------------------------------
+    def _fit_classifier(self, X: Any, y: Any) -> Any:
+        """``fit`` of a classifier: scikit-learn's checks, the label set (declared ``classes=``
+        or read from ``y``, warned about when the fit is private), the binary or one-vs-rest
+        problems (:meth:`_fit_class_tasks`), then ``classes_`` and the label set in
+        ``privacy_``."""
+        X, y = _check_fit_data(X, y, self, y_numeric=False)
+        declared = declared_classes(self.classes)
+        classes, tasks = _class_tasks(y, multiclass=True, classes=declared)
+        labels = label_set(classes, declared)
+        if private_target(self.epsilon):  # stacklevel: the caller of fit
+            warn_labels_read(f"{type(self).__name__}.fit", labels, stacklevel=4)
+        self._fit_class_tasks(X, y, classes, tasks)
+        self.classes_ = classes
+        self.privacy_ = dataclasses.replace(self.privacy_, labels=labels)
+        return self
+
+    def _fit_class_tasks(self, X: Any, y: Any, classes: np.ndarray, tasks: list[Any]) -> None:
+        """Train the {-1, +1} problems of :func:`~privlearn.linear._rows._class_tasks` (one,
+        or one-vs-rest over ``K > 2`` classes) on one plan; a family with a multinomial model
+        overrides it."""
+        self._fit(X, tasks)
+
+    def _fit_regressor(self, X: Any, y: Any) -> Any:
+        """``fit`` of a regressor: scikit-learn's checks, the target bound's parameters
+        (:func:`~privlearn.linear._target.check_target`), then the plan on float64 ``y``."""
+        X, y = _check_fit_data(X, y, self, y_numeric=True)
+        target = check_target(
+            self.target_bounds, self.target_range, self.target_fraction, self.target_scale
+        )
+        self._fit(X, np.ascontiguousarray(y, dtype=np.float64), target=target)
+        return self
+
     # ---- shared parameter checks --------------------------------------------------------------
     def _noise_target(
         self, *, multiplier_allowed: bool = True
@@ -191,6 +248,43 @@ class PrivateLinearModel(LinearModelBase):
             ledger=ledger,
             dry=dry,
         )
+
+    @staticmethod
+    def _stated_total(
+        setup: FitSetup,
+        statement: Any,
+        size: DatasetSize,
+        *,
+        sigma: float,
+        batch_size: int,
+        epochs: int,
+        tasks: int,
+        lattice: tuple[float, int] | None,
+    ) -> tuple[Any, float, bool]:
+        """``(statement, epsilon, worst_case)`` that the fit states, a priori.
+
+        A public or replace-one size: the training statement plus the size's epsilon. A noisy
+        count with ``epsilon=`` given: the target (the noise is calibrated for the planned
+        count, so the training part is within its share whatever the count). A noisy count with
+        ``noise_multiplier=`` given (``sigma``, the accounted event's multiplier): the steps
+        and the rate depend on the count, so the statement is the worst case over the count's
+        public range, with the lattice slack of the longest schedule in that range (``lattice``
+        is the lattice noise's ``(scale, coordinates per step)``, or None for no lattice).
+        """
+        if size.source != "noisy_count":
+            return statement, statement.epsilon + size.epsilon, False
+        if setup.noise_multiplier is None:
+            assert setup.epsilon is not None
+            return statement, setup.epsilon, False
+        assert size.bounds is not None
+        longest = None
+        if lattice is not None:
+            most = -(-(epochs * size.bounds[1]) // batch_size) * lattice[1]
+            longest = (lattice[0], most)
+        statement, total = _worst_case_statement(
+            sigma, batch_size, epochs, tasks, size, setup.delta, lattice=longest
+        )
+        return statement, total, True
 
     # ---- the plan ------------------------------------------------------------------------------
     def _trainer_name(self, setup: FitSetup) -> str:

@@ -20,7 +20,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from privlearn._checks import check_sparse_structure
-from privlearn._linear_common import as_design_matrix
+from privlearn._design_matrix import as_design_matrix
 from privlearn.linear._rows import _check_feature_names, _training_rows
 
 __all__ = [

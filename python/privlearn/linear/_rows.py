@@ -20,8 +20,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_X_y
 
 from privlearn._checks import check_sparse_structure
+from privlearn._design_matrix import as_design_matrix, row_norms, scaled_row_norms
 from privlearn._labels import label_codes
-from privlearn._linear_common import as_design_matrix, row_norms, scaled_row_norms
 from privlearn.backends import DistributedBackend, DistributedRows, backend_for, backend_for_array
 
 try:  # scikit-learn >= 1.2 (the name is private, but it is what validate_data calls)

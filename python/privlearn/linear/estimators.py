@@ -25,9 +25,9 @@ Both minimise ``(alpha/2) ||w||^2 + (1/n) sum_i loss(x_i^T w, y_i)``.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -37,12 +37,9 @@ from privlearn._checks import as_index
 from privlearn._labels import (
     CLASSES_PARAM_DOC,
     LabelSet,
-    declared_classes,
-    label_set,
-    private_target,
-    warn_labels_read,
 )
-from privlearn._linear_common import SCHEDULES, SGDRun, objective, softmax_objective
+from privlearn._losses import objective, softmax_objective
+from privlearn._specs.sgd import SCHEDULES, SGDRun
 from privlearn.accounting import (
     DisjointBatches,
     GaussianEvent,
@@ -61,7 +58,13 @@ from privlearn.accounting import (
 )
 from privlearn.accounting.size import DatasetSize
 from privlearn.backends import backend_for_array
-from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule
+from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule, store_params
+from privlearn.linear._param_docs import (
+    DEFAULTS_NOTE_DOC,
+    LEDGER_PARAM_DOC,
+    ROW_PROJECTION_ATTR_DOC,
+    RUN_PARAMS_DOC,
+)
 from privlearn.linear._params import (
     ACCOUNTED_AS,
     ETA0_RANGE,
@@ -76,13 +79,11 @@ from privlearn.linear._params import (
     _epochs,
 )
 from privlearn.linear._prediction import LinearClassifierMixin, LinearRegressorMixin
-from privlearn.linear._rows import _check_fit_data, _class_tasks
+from privlearn.linear._privacy_record import FitPrivacyRecord
 from privlearn.linear._statement import (
     TrainingDiagnostics,
-    _statement_lines,
-    _worst_case_statement,
 )
-from privlearn.linear._target import TARGET_FRACTION, TARGET_PARAMS_DOC, TargetBound, check_target
+from privlearn.linear._target import TARGET_FRACTION, TARGET_PARAMS_DOC, TargetBound
 from privlearn.random import lattice_noise_description, noise_lattice
 
 __all__ = ["DPSGDClassifier", "DPSGDPrivacy", "DPSGDRegressor"]
@@ -93,7 +94,7 @@ _DEFAULT_SAMPLING = {"l2-laplace": "disjoint", "gaussian": "poisson"}
 
 
 @dataclass(frozen=True)
-class DPSGDPrivacy:
+class DPSGDPrivacy(FitPrivacyRecord):
     """What a DP-SGD fit spent, and how (the ``privacy_`` attribute of the estimators).
 
     Attributes
@@ -180,11 +181,6 @@ class DPSGDPrivacy:
     noise: str | None = None
     target: TargetBound | None = None
 
-    @property
-    def private(self) -> bool:
-        """Whether the fit is differentially private (finite epsilon)."""
-        return math.isfinite(self.epsilon)
-
     def __str__(self) -> str:
         if not self.private:
             return (
@@ -210,23 +206,7 @@ class DPSGDPrivacy:
             )
             if self.noise:
                 lines.append(f"  noise: {self.noise}")
-        target_eps = self.target.epsilon if self.target is not None else 0.0
-        lines += _statement_lines(
-            self.size, self.epsilon - target_eps, self.neighboring, worst_case=self.worst_case
-        )
-        if self.target is not None:  # regressors: how the target's range entered the fit
-            lines.append(self.target.statement_line())
-            if target_eps > 0.0:
-                size_eps = self.size.epsilon if self.size is not None else 0.0
-                lines.append(
-                    f"  budget split (basic composition): target bound {target_eps:.6g} + "
-                    f"dataset size {size_eps:.6g} + training "
-                    f"{self.epsilon - target_eps - size_eps:.6g} = {self.epsilon:.6g}"
-                )
-        if self.statement is not None:
-            lines += ["  " + line for line in str(self.statement).splitlines()]
-        if self.labels is not None and self.labels.statement_line():
-            lines.append(self.labels.statement_line())  # classifiers: how the label set entered
+        lines += self._shared_lines()
         return "\n".join(lines)
 
 
@@ -423,7 +403,6 @@ class _DPSGDBase(PrivateLinearModel):
         # Noise multiplier of the accounted event = noise std / L2 sensitivity of the summed
         # clipped gradients: C under add/remove-one (Poisson), 2C under replace-one (fixed).
         ratio = 1.0 if sampling == "poisson" else 2.0
-        worst_case = False
         # The core adds the noise exactly on the lattice C 2^-k (random.hpp, noise_lattice): the
         # continuous accountant of the rounded Gaussian plus the lattice slack
         # (privlearn.accounting.lattice); coordinates: steps x (d + 1) x classes, an upper bound.
@@ -435,13 +414,10 @@ class _DPSGDBase(PrivateLinearModel):
 
         # Calibrated and stated by the tightest sound accountant of the sampler: the privacy
         # loss distribution for Poisson batches, RDP for fixed ones (accounting.tightest).
-        def continuous(eps: float, dlt: float) -> float:
-            return calibrate_noise(eps, dlt, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m)
-
-        def epsilon_of(sigma_event: float, dlt: float) -> float:
-            return epsilon_of_noise(
-                sigma_event, dlt, q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m
-            )
+        # (eps, delta) -> sigma and (sigma, delta) -> eps of the continuous Gaussian
+        curve = dict(q=q, steps=steps, sampling=ACCOUNTED_AS[sampling], n=m)
+        continuous = partial(calibrate_noise, **curve)
+        epsilon_of = partial(epsilon_of_noise, **curve)
 
         if noise_multiplier is None:
             assert train_eps is not None
@@ -461,25 +437,11 @@ class _DPSGDBase(PrivateLinearModel):
         # raises UnsupportedEventError instead of a wrong number.
         acc = accountant_for(NEIGHBORING[sampling], sigma_event).compose(event, count=steps)
         statement = lattice_statement(acc, slack, delta)
-        total = statement.epsilon + size.epsilon
-        if size.source == "noisy_count":
-            if noise_multiplier is None:
-                # a-priori: sigma is calibrated for the planned count, so the training part is
-                # <= train_eps whatever the count; the statement reports the target
-                assert epsilon is not None
-                total = epsilon
-            else:
-                # sigma is given: the training epsilon depends on the count (T and q do), so
-                # the statement reports the worst case over the public range of counts, with
-                # the lattice slack of the longest schedule in that range
-                assert size.bounds is not None
-                classes = e["n_classes"] if e.get("n_classes", 2) > 2 else 1
-                most = -(-(epochs * size.bounds[1]) // batch_size) * (d + 1) * classes
-                statement, total = _worst_case_statement(
-                    sigma_event, batch_size, epochs, 1, size, delta,
-                    lattice=(_lattice_scale(sigma), most),
-                )  # fmt: skip
-                worst_case = True
+        classes = e["n_classes"] if e.get("n_classes", 2) > 2 else 1
+        statement, total, worst_case = self._stated_total(
+            setup, statement, size, sigma=sigma_event, batch_size=batch_size, epochs=epochs,
+            tasks=1, lattice=(_lattice_scale(sigma), (d + 1) * classes),
+        )  # fmt: skip
         privacy = DPSGDPrivacy(
             epsilon=total,
             delta=delta,
@@ -522,7 +484,8 @@ def _not_private(sampling: str, steps: int, clip: float, size: DatasetSize) -> D
     )
 
 
-_COMMON_PARAMS = """
+_COMMON_PARAMS = (
+    """
     epsilon : float or None, default=1.0
         Privacy target. ``float("inf")`` runs the same code path without noise (plain SGD;
         ``privacy_`` then says "not private"). ``None`` only together with
@@ -547,16 +510,9 @@ _COMMON_PARAMS = """
         from it; ``privacy_`` reports the total. Give ``n_samples`` when the size is already
         public: nothing is spent on it, ``privacy_`` says "dataset size treated as public",
         and data of another size is refused. Replace-one fits (l2-laplace, fixed batches)
-        share the size between neighbours by definition and use the exact ``n``.
-    ledger : PrivacyLedger or None, default=None
-        A budget shared with other fits (:class:`privlearn.accounting.PrivacyLedger`, or any
-        object with ``spend(epsilon, delta, label=...)``). ``fit`` validates every input, then
-        charges it exactly the total ``privacy_`` will report (``epochs * epsilon`` for
-        l2-laplace with ``epsilon_split="per_pass"``; with ``noise_multiplier``, the count plus
-        the worst case over counts) before any row is read (an
-        :class:`~privlearn.accounting.RDPLedger` composes the fit's events where they are
-        public inputs, a public or replace-one size). A spend the budget cannot cover raises
-        :class:`~privlearn.exceptions.BudgetExceededError` and nothing is fitted.
+        share the size between neighbours by definition and use the exact ``n``."""
+    + LEDGER_PARAM_DOC
+    + """
     noise_multiplier : float or None, default=None
         Gaussian mechanism only: Abadi et al.'s ``sigma`` (noise std / ``clip``) instead of a
         target epsilon (give ``epsilon=None``); the epsilon it achieves at ``delta`` is
@@ -577,8 +533,10 @@ _COMMON_PARAMS = """
         ``eta0 / sqrt(t)``, ``1 / (alpha t)`` or ``eta0`` at step ``t = 1, 2, ...``.
     eta0 : float, default=1.0
         Base learning rate, in ``[1e-12, 1e6]``."""
+)
 
-_TAIL_PARAMS = """
+_TAIL_PARAMS = (
+    """
     fit_intercept : bool, default=True
         Append a constant column of value ``intercept_scaling`` and learn its weight ``w_b``
         like any other (it is regularised); ``intercept_ = intercept_scaling * w_b``.
@@ -590,36 +548,26 @@ _TAIL_PARAMS = """
         With ``diagnostics=True``: record the iterate every ``record_every`` steps (and at the
         end); ``None`` gives about 150 points. Ignored otherwise.
     n_threads : int or None, default=None
-        Threads of the core's batch gradient (results do not depend on it).
-    verbose : int, default=1
-        Progress of a fit on a ``dask.array``: a tqdm bar of the steps on stderr (0: none; 1:
-        when stderr is a terminal; 2: always). It never changes the result. An in-memory fit
-        runs in one call of the core and shows none.
-    seed : int or None, default=None
-        Named ``seed`` rather than ``random_state`` because it is not a numpy RandomState: it
-        selects the 256-bit ChaCha20 key of :class:`privlearn.random.Stream`. ``None`` (the
-        default, right for a private release) draws the key from the operating system; an int
-        makes ``fit`` reproducible (research runs). The seed is SECRET randomness: whoever knows
-        it knows the noise (and can refit each neighbour to reproduce the release), so a fit
-        with a known seed is no private release; the statement lists it as secret.
-    backend : {"core", "reference"}, default="core"
-        The C++ core or its numpy twin (identical results up to rounding)."""
+        Threads of the core's batch gradient (results do not depend on it)."""
+    + RUN_PARAMS_DOC
+)
 
-_ATTRIBUTES = """
+_ATTRIBUTES = (
+    """
     n_features_in_ : int
     privacy_ : DPSGDPrivacy
         The privacy the fit spent: epsilon, delta, mechanism, noise, sensitivity, how the
         dataset size entered the run, and the accountant's statement (``str(privacy_)`` is
-        readable). It covers ``coef_``, ``intercept_`` and ``n_steps_``.
-    row_projection_ : float or None
-        The radius the training rows were projected onto (``clip_rows``), applied again to the
-        rows given to ``predict`` / ``decision_function``; None: rows used as given.
+        readable). It covers ``coef_``, ``intercept_`` and ``n_steps_``."""
+    + ROW_PROJECTION_ATTR_DOC
+    + """
     n_steps_ : int
         Steps run (a function of the public or noisy size only).
     diagnostics_ : TrainingDiagnostics
         Only with ``diagnostics=True``: ``objective_path`` (``(alpha/2)||w||^2 + mean_i loss``
         at the recorded iterates, on the rows the trainer saw) and ``objective_steps``. NOT
         PRIVATE: computed on the raw data; never release it with the model."""
+)
 
 
 class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
@@ -698,15 +646,7 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
     Privacy of the Gaussian fit: ``steps`` Poisson-subsampled (or without-replacement)
     Gaussian mechanisms composed by the RDP accountant (``privacy_.statement``), with the
     tight RDP -> (eps, delta) conversion.
-
-    Defaults were chosen by experiment (``bench/python/bench_defaults.py``, results in
-    ``bench/results/README.md``): on adult, phishing, kddcup99 (100k rows) and MNIST 3-vs-8 with
-    features scaled into the unit ball (public bounds or a separately budgeted
-    ``DPFeatureScaler``), and synthetic msd-like data for the regressors, batch size, epochs,
-    clip, learning rate or alpha, ``fit_intercept`` and (DPSGDClassifier) the mechanism were
-    varied one at a time and scored by validation ROC AUC (R^2) at epsilon 1, 3 seeds. The mean
-    test AUC at epsilon 1 went from 0.647 (DPSGDClassifier) / 0.859 (DPSCDClassifier) with the
-    previous defaults to 0.967 / 0.960, against 0.970 for non-private logistic regression.
+{DEFAULTS_NOTE_DOC}
 
     Examples
     --------
@@ -757,31 +697,7 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         seed: int | None = None,
         backend: str = "core",
     ) -> None:
-        self.mechanism = mechanism
-        self.loss = loss
-        self.epsilon = epsilon
-        self.delta = delta
-        self.n_samples = n_samples
-        self.classes = classes
-        self.ledger = ledger
-        self.noise_multiplier = noise_multiplier
-        self.epsilon_split = epsilon_split
-        self.batch_size = batch_size
-        self.epochs = epochs
-        self.alpha = alpha
-        self.learning_rate = learning_rate
-        self.eta0 = eta0
-        self.clip = clip
-        self.sampling = sampling
-        self.clip_rows = clip_rows
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.diagnostics = diagnostics
-        self.record_every = record_every
-        self.n_threads = n_threads
-        self.verbose = verbose
-        self.seed = seed
-        self.backend = backend
+        store_params(self, locals())
 
     def _loss_name(self) -> str:
         return _choice(self.loss, "loss", ("log_loss", "hinge"))
@@ -805,12 +721,11 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         -------
         self
         """
-        X, y = _check_fit_data(X, y, self, y_numeric=False)
-        declared = declared_classes(self.classes)
-        classes, tasks = _class_tasks(y, multiclass=True, classes=declared)
-        labels = label_set(classes, declared)
-        if private_target(self.epsilon):
-            warn_labels_read(f"{type(self).__name__}.fit", labels)
+        return self._fit_classifier(X, y)
+
+    def _fit_class_tasks(self, X: Any, y: Any, classes: np.ndarray, tasks: list[Any]) -> None:
+        """Two classes: the binary model; more: the multinomial (softmax) model on the class
+        codes, where the parameters allow it."""
         if len(tasks) == 1:  # two classes: the binary model, unchanged
             self._fit(X, tasks[0])
         else:
@@ -828,9 +743,6 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
             else:
                 codes = np.searchsorted(classes, y).astype(np.float64)
             self._fit(X, codes, n_classes=int(classes.size))
-        self.classes_ = classes
-        self.privacy_ = dataclasses.replace(self.privacy_, labels=labels)
-        return self
 
 
 class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
@@ -903,30 +815,7 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
         seed: int | None = None,
         backend: str = "core",
     ) -> None:
-        self.epsilon = epsilon
-        self.delta = delta
-        self.n_samples = n_samples
-        self.target_bounds = target_bounds
-        self.target_range = target_range
-        self.target_fraction = target_fraction
-        self.target_scale = target_scale
-        self.ledger = ledger
-        self.noise_multiplier = noise_multiplier
-        self.batch_size = batch_size
-        self.epochs = epochs
-        self.alpha = alpha
-        self.learning_rate = learning_rate
-        self.eta0 = eta0
-        self.clip = clip
-        self.sampling = sampling
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.diagnostics = diagnostics
-        self.record_every = record_every
-        self.n_threads = n_threads
-        self.verbose = verbose
-        self.seed = seed
-        self.backend = backend
+        store_params(self, locals())
 
     def _loss_name(self) -> str:
         return "squared"
@@ -948,9 +837,4 @@ class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
         -------
         self
         """
-        X, y = _check_fit_data(X, y, self, y_numeric=True)
-        target = check_target(
-            self.target_bounds, self.target_range, self.target_fraction, self.target_scale
-        )
-        self._fit(X, np.ascontiguousarray(y, dtype=np.float64), target=target)
-        return self
+        return self._fit_regressor(X, y)

@@ -49,11 +49,10 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from privlearn import _core
 from privlearn._checks import as_real, as_threads, check_sparse_structure
-from privlearn._linear_common import as_design_matrix
-from privlearn._quadgrad_common import (
+from privlearn._design_matrix import as_design_matrix
+from privlearn._specs.quadgrad import (
     OPTIMIZERS,
     QuadgradRun,
-    Schedule,
     check_bbar,
     check_computed_bbar,
     check_labels,
@@ -62,6 +61,9 @@ from privlearn._quadgrad_common import (
     real_vector,
     reject_complex,
 )
+from privlearn._specs.quadgrad_schedules import Schedule
+from privlearn.linear._base import store_params
+from privlearn.linear._kernels import dense_or_csr
 from privlearn.linear._params import BACKENDS
 from privlearn.linear._rows import _binary_labels, _check_feature_names, _check_fit_data
 
@@ -125,9 +127,9 @@ def quadgrad_train(
         Number of iterations (full passes); >= 1.
     schedule : None, "paper", "he", float or Schedule, default None
         Step factor ``r_t``. ``None``/``"paper"``: the paper's setting for the optimizer
-        (:func:`privlearn._quadgrad_common.default_schedule`: NAG ``10 / ((1 + t) n)`` plain,
-        ``1 + 10 / ((1 + t) n)`` enhanced; Adagrad 0.01 / 1.01; Adam 0.001 / 1.001; gd
-        0.015 / 1.5);
+        (:func:`privlearn._specs.quadgrad_schedules.default_schedule`: NAG
+        ``10 / ((1 + t) n)`` plain, ``1 + 10 / ((1 + t) n)`` enhanced; Adagrad 0.01 / 1.01;
+        Adam 0.001 / 1.001; gd 0.015 / 1.5);
         ``"he"``: ``1 + 0.9^t`` (the paper's encrypted runs); a number: constant; or any
         :class:`Schedule` (e.g. ``Schedule.exponential(A, gamma)`` = ``1 + A gamma^t``).
     beta0 : ndarray of shape (n_features,), optional
@@ -185,12 +187,9 @@ def quadgrad_train(
         np.empty(0) if b is None else b,
         threads,
     )
-    if sp.issparse(X):
-        coef, path, bb, iters = _core.quadgrad_train_csr(
-            X.data, X.indices, X.indptr, X.shape[1], y, beta, *args
-        )
-    else:
-        coef, path, bb, iters = _core.quadgrad_train_dense(X, y, beta, *args)
+    coef, path, bb, iters = dense_or_csr(
+        X, _core.quadgrad_train_dense, _core.quadgrad_train_csr, y, beta, *args
+    )
     return QuadgradRun(
         coef=check_trained_coef(coef),
         loglik_path=np.asarray(path),
@@ -212,10 +211,7 @@ def quadgrad_bbar(X: Any, *, epsilon: float = 1e-8, n_threads: int | None = None
 
 def _bbar(X: Any, eps: float, threads: int) -> np.ndarray:
     """``diag(B_bar)`` of a validated design matrix, refused when ``X^T X`` overflows."""
-    if sp.issparse(X):
-        b = _core.quadgrad_bbar_csr(X.data, X.indices, X.indptr, X.shape[1], eps, threads)
-    else:
-        b = _core.quadgrad_bbar_dense(X, eps, threads)
+    b = dense_or_csr(X, _core.quadgrad_bbar_dense, _core.quadgrad_bbar_csr, eps, threads)
     return check_computed_bbar(b)
 
 
@@ -228,12 +224,8 @@ def logistic_loglik_gradient(
     X = as_design_matrix(reject_complex(X, "X"))
     y = check_labels(y, X.shape[0])
     beta = real_vector(beta, "beta", X.shape[1])
-    if sp.issparse(X):
-        ll, g = _core.logistic_loglik_gradient_csr(
-            X.data, X.indices, X.indptr, X.shape[1], y, beta, threads
-        )
-    else:
-        ll, g = _core.logistic_loglik_gradient_dense(X, y, beta, threads)
+    kernels = (_core.logistic_loglik_gradient_dense, _core.logistic_loglik_gradient_csr)
+    ll, g = dense_or_csr(X, *kernels, y, beta, threads)
     return float(ll), np.asarray(g)
 
 
@@ -333,14 +325,7 @@ class QuadraticGradientLogisticRegression(ClassifierMixin, BaseEstimator):
         backend: str = "core",
         n_threads: int | None = None,
     ) -> None:
-        self.optimizer = optimizer
-        self.enhanced = enhanced
-        self.max_iter = max_iter
-        self.schedule = schedule
-        self.fit_intercept = fit_intercept
-        self.epsilon = epsilon
-        self.backend = backend
-        self.n_threads = n_threads
+        store_params(self, locals())
 
     def fit(self, X: Any, y: Any) -> QuadraticGradientLogisticRegression:
         """Fit on ``X`` (dense or CSR) and ``y`` (any two classes)."""

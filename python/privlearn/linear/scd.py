@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from privlearn import _core
 from privlearn._checks import as_threads
-from privlearn._linear_common import SCD_DEFAULTS, SCDRun, prepare_scd
+from privlearn._specs.scd import SCD_DEFAULTS, SCDRun, prepare_scd
+from privlearn.linear._kernels import dense_or_csr
 
 __all__ = ["scd_train"]
 
@@ -123,10 +123,7 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
     """
     X, y, spec = prepare_scd(X, y, key=key, **{**SCD_DEFAULTS, **kw})
     args, extra = spec.core_args(as_threads(n_threads))
-    if sp.issparse(X):
-        out = _core.scd_train_csr(X.data, X.indices, X.indptr, X.shape[1], y, *args, **extra)
-    else:
-        out = _core.scd_train_dense(X, y, *args, **extra)
+    out = dense_or_csr(X, _core.scd_train_dense, _core.scd_train_csr, y, *args, **extra)
     alpha, v, path_steps, primal_path, dual_path, steps = out
     v = np.asarray(v)
     return SCDRun(

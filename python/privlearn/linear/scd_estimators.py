@@ -112,9 +112,9 @@ relation), and the primal variant's schedule does not involve ``N``.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -124,12 +124,8 @@ from privlearn._checks import as_index
 from privlearn._labels import (
     CLASSES_PARAM_DOC,
     LabelSet,
-    declared_classes,
-    label_set,
-    private_target,
-    warn_labels_read,
 )
-from privlearn._linear_common import SCD_VARIANTS, SCDRun
+from privlearn._specs.scd import SCD_VARIANTS, SCDRun
 from privlearn.accounting import (
     Event,
     GaussianEvent,
@@ -145,7 +141,13 @@ from privlearn.accounting import (
     lattice_statement,
 )
 from privlearn.accounting.size import DatasetSize, public_size
-from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule
+from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule, store_params
+from privlearn.linear._param_docs import (
+    DEFAULTS_NOTE_DOC,
+    LEDGER_PARAM_DOC,
+    ROW_PROJECTION_ATTR_DOC,
+    RUN_PARAMS_DOC,
+)
 from privlearn.linear._params import (
     ACCOUNTED_AS,
     NEIGHBORING,
@@ -158,14 +160,12 @@ from privlearn.linear._params import (
     _epochs,
 )
 from privlearn.linear._prediction import LinearClassifierMixin, LinearRegressorMixin
-from privlearn.linear._rows import _check_fit_data, _class_tasks
+from privlearn.linear._privacy_record import FitPrivacyRecord
 from privlearn.linear._statement import (
     TrainingDiagnostics,
     _plan_size,
-    _statement_lines,
-    _worst_case_statement,
 )
-from privlearn.linear._target import TARGET_FRACTION, TARGET_PARAMS_DOC, TargetBound, check_target
+from privlearn.linear._target import TARGET_FRACTION, TARGET_PARAMS_DOC, TargetBound
 from privlearn.random import lattice_noise_description, noise_lattice
 
 __all__ = ["DPSCDClassifier", "DPSCDPrivacy", "DPSCDRegressor"]
@@ -184,7 +184,7 @@ _SAMPLING_TEXT = {
 
 
 @dataclass(frozen=True)
-class DPSCDPrivacy:
+class DPSCDPrivacy(FitPrivacyRecord):
     """What a DP-SCD fit spent, and how (the ``privacy_`` attribute of the estimators).
 
     Attributes
@@ -280,11 +280,6 @@ class DPSCDPrivacy:
     noise: str | None = None
     target: TargetBound | None = None
 
-    @property
-    def private(self) -> bool:
-        """Whether the fit is differentially private (finite epsilon)."""
-        return math.isfinite(self.epsilon)
-
     def __str__(self) -> str:
         if not self.private:
             return (
@@ -307,23 +302,7 @@ class DPSCDPrivacy:
             )
         if self.noise:
             lines.append(f"  noise: {self.noise}")
-        target_eps = self.target.epsilon if self.target is not None else 0.0
-        lines += _statement_lines(
-            self.size, self.epsilon - target_eps, self.neighboring, worst_case=self.worst_case
-        )
-        if self.target is not None:  # regressors: how the target's range entered the fit
-            lines.append(self.target.statement_line())
-            if target_eps > 0.0:
-                size_eps = self.size.epsilon if self.size is not None else 0.0
-                lines.append(
-                    f"  budget split (basic composition): target bound {target_eps:.6g} + "
-                    f"dataset size {size_eps:.6g} + training "
-                    f"{self.epsilon - target_eps - size_eps:.6g} = {self.epsilon:.6g}"
-                )
-        if self.statement is not None:
-            lines += ["  " + line for line in str(self.statement).splitlines()]
-        if self.labels is not None and self.labels.statement_line():
-            lines.append(self.labels.statement_line())  # classifiers: how the label set entered
+        lines += self._shared_lines()
         return "\n".join(lines)
 
 
@@ -542,15 +521,10 @@ class _DPSCDBase(PrivateLinearModel):
         # Calibrated and stated by the tightest sound accountant of the sampler: the privacy
         # loss distribution for Poisson batches and the primal's full passes (q = 1), RDP for
         # fixed batches (accounting.tightest).
-        def continuous(eps: float, dlt: float) -> float:
-            return calibrate_noise(
-                eps, dlt, q=q, steps=steps * tasks, sampling=sampled_as, n=units
-            )
-
-        def epsilon_of(sig: float, dlt: float) -> float:
-            return epsilon_of_noise(
-                sig, dlt, q=q, steps=steps * tasks, sampling=sampled_as, n=units
-            )
+        # (eps, delta) -> sigma and (sigma, delta) -> eps of the continuous Gaussian
+        curve = dict(q=q, steps=steps * tasks, sampling=sampled_as, n=units)
+        continuous = partial(calibrate_noise, **curve)
+        epsilon_of = partial(epsilon_of_noise, **curve)
 
         def slack_of(sig: float) -> LatticeSlack:
             eps_about = train_eps if train_eps is not None else epsilon_of(sig, delta)
@@ -588,27 +562,10 @@ class _DPSCDBase(PrivateLinearModel):
             statement = lattice_statement(accountant, slack, delta)
         else:
             statement = accountant.statement(delta)
-        total = statement.epsilon + size.epsilon
-        worst_case = False
-        if size.source == "noisy_count":
-            if noise_multiplier is None:
-                # a-priori: sigma is calibrated for the planned count, so the training part is
-                # <= train_eps whatever the count; the statement reports the target
-                assert epsilon is not None
-                total = epsilon
-            else:
-                # sigma is given: T and q depend on the count, so the statement reports the
-                # worst case over the count's public range (an a-priori guarantee), with the
-                # lattice slack of the longest schedule in that range
-                lattice_arg = None
-                if slack is not None:
-                    assert size.bounds is not None
-                    most = -(-(epochs * size.bounds[1]) // L) * tasks * (m + 1)
-                    lattice_arg = (slack.scale, most)
-                statement, total = _worst_case_statement(
-                    sigma, L, epochs, tasks, size, delta, lattice=lattice_arg
-                )
-                worst_case = True
+        statement, total, worst_case = self._stated_total(
+            setup, statement, size, sigma=sigma, batch_size=L, epochs=epochs, tasks=tasks,
+            lattice=None if slack is None else (slack.scale, tasks * (m + 1)),
+        )  # fmt: skip
         privacy = DPSCDPrivacy(
             epsilon=total,
             delta=delta,
@@ -660,7 +617,8 @@ def _lattice_sigma(noise_std: float, clip: float) -> float:
     return (noise_std / clip) * (1.0 + 2.0**-50)
 
 
-_COMMON_PARAMS = """
+_COMMON_PARAMS = (
+    """
     epsilon : float or None, default=1.0
         Privacy target for the whole fit; the noise multiplier is calibrated to it with
         :func:`privlearn.accounting.calibrate_sigma`. ``float("inf")`` runs the same variant
@@ -684,16 +642,9 @@ _COMMON_PARAMS = """
         ``theta = v / (lambda N~)``) are derived from it; ``privacy_`` reports the total. Give
         ``n_samples`` when the size is public: nothing is spent, the statement says so, and
         data of another size is refused. Fixed batches (replace-one) share the size between
-        neighbours by definition; the primal variant's schedule does not involve it.
-    ledger : PrivacyLedger or None, default=None
-        A budget shared with other fits (:class:`privlearn.accounting.PrivacyLedger`, or any
-        object with ``spend(epsilon, delta, label=...)``). ``fit`` validates every input, then
-        charges it exactly the total ``privacy_`` will report (``epochs * epsilon`` for
-        l2-laplace with ``epsilon_split="per_pass"``; with ``noise_multiplier``, the count plus
-        the worst case over counts) before any row is read (an
-        :class:`~privlearn.accounting.RDPLedger` composes the fit's events where they are
-        public inputs, a public or replace-one size). A spend the budget cannot cover raises
-        :class:`~privlearn.exceptions.BudgetExceededError` and nothing is fitted.
+        neighbours by definition; the primal variant's schedule does not involve it."""
+    + LEDGER_PARAM_DOC
+    + """
     noise_multiplier : float or None, default=None
         The paper's ``sigma`` (noise std / sensitivity ``S_f``) instead of a target epsilon
         (give ``epsilon=None``); the epsilon it achieves at ``delta`` is reported in
@@ -778,31 +729,20 @@ _COMMON_PARAMS = """
         With ``diagnostics=True``: record them every ``record_every`` steps (and at the end);
         ``None`` gives about 150 points. Ignored otherwise.
     n_threads : int or None, default=None
-        Threads of the core's batch update (``"dual"``); results do not depend on it.
-    verbose : int, default=1
-        Progress of a fit on a ``dask.array``: a tqdm bar of the steps on stderr (0: none; 1:
-        when stderr is a terminal; 2: always). It never changes the result. An in-memory fit
-        runs in one call of the core and shows none.
-    seed : int or None, default=None
-        Named ``seed`` rather than ``random_state`` because it is not a numpy RandomState: it
-        selects the 256-bit ChaCha20 key of :class:`privlearn.random.Stream`. ``None`` (the
-        default, right for a private release) draws the key from the operating system; an int
-        makes ``fit`` reproducible (research runs). The seed is SECRET randomness: whoever knows
-        it knows the noise (and can refit each neighbour to reproduce the release), so a fit
-        with a known seed is no private release; the statement lists it as secret.
-    backend : {"core", "reference"}, default="core"
-        The C++ core or its numpy twin (identical results up to rounding)."""
+        Threads of the core's batch update (``"dual"``); results do not depend on it."""
+    + RUN_PARAMS_DOC
+)
 
-_ATTRIBUTES = """
+_ATTRIBUTES = (
+    """
     n_features_in_ : int
     privacy_ : DPSCDPrivacy
         The privacy the fit spent: epsilon, delta, ``sigma``, ``q``, ``T``, sensitivity, noise,
         how the dataset size entered the run, and the accountant's statement
         (``str(privacy_)`` is readable). It covers ``coef_`` / ``intercept_`` (the released
-        models ``theta_t``) and ``n_steps_``.
-    row_projection_ : float or None
-        The radius the training rows were projected onto (``clip_rows``), applied again to the
-        rows given to ``predict`` / ``decision_function``; None: rows used as given.
+        models ``theta_t``) and ``n_steps_``."""
+    + ROW_PROJECTION_ATTR_DOC
+    + """
     n_steps_ : int
         Steps run (``T``; a function of the public or noisy size only).
     diagnostics_ : TrainingDiagnostics
@@ -814,18 +754,14 @@ _ATTRIBUTES = """
         it carries no privacy noise at all, the dual state being hidden). NOT PRIVATE: never
         release it with the model. Without ``diagnostics=True`` the fitted estimator holds
         no dual variable."""
+)
 
-_NOTES = """
+_NOTES = (
+    """
     Notes
-    -----
-    Defaults were chosen by experiment (``bench/python/bench_defaults.py``, results in
-    ``bench/results/README.md``): on adult, phishing, kddcup99 (100k rows) and MNIST 3-vs-8 with
-    features scaled into the unit ball (public bounds or a separately budgeted
-    ``DPFeatureScaler``), and synthetic msd-like data for the regressors, batch size, epochs,
-    clip, learning rate or alpha, ``fit_intercept`` and (DPSGDClassifier) the mechanism were
-    varied one at a time and scored by validation ROC AUC (R^2) at epsilon 1, 3 seeds. The mean
-    test AUC at epsilon 1 went from 0.647 (DPSGDClassifier) / 0.859 (DPSCDClassifier) with the
-    previous defaults to 0.967 / 0.960, against 0.970 for non-private logistic regression.
+    -----"""
+    + DEFAULTS_NOTE_DOC
+    + """
 
     Privacy (Damaskinos et al. 2021; details in :mod:`privlearn.linear.scd_estimators`):
     ``T`` Gaussian mechanisms of sensitivity ``S_f`` (``C`` on ``v`` for Algorithm 1 with
@@ -839,6 +775,7 @@ _NOTES = """
     Gaussian and the tight RDP -> (epsilon, delta) conversion. The guarantee covers the
     released model ``coef_`` (``theta = v / (lambda N)``, Algorithm 1 line 16), not the
     dual variables nor the objective diagnostics (``diagnostics_``)."""
+)
 
 
 class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
@@ -919,29 +856,7 @@ class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
         seed: int | None = None,
         backend: str = "core",
     ) -> None:
-        self.loss = loss
-        self.epsilon = epsilon
-        self.delta = delta
-        self.n_samples = n_samples
-        self.classes = classes
-        self.ledger = ledger
-        self.noise_multiplier = noise_multiplier
-        self.variant = variant
-        self.sampling = sampling
-        self.batch_size = batch_size
-        self.epochs = epochs
-        self.clip = clip
-        self.alpha = alpha
-        self.alpha_jitter = alpha_jitter
-        self.clip_rows = clip_rows
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.diagnostics = diagnostics
-        self.record_every = record_every
-        self.n_threads = n_threads
-        self.verbose = verbose
-        self.seed = seed
-        self.backend = backend
+        store_params(self, locals())
 
     def _loss_name(self) -> str:
         return _choice(self.loss, "loss", ("log_loss", "hinge"))
@@ -962,16 +877,7 @@ class DPSCDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSCDBase):
         -------
         self
         """
-        X, y = _check_fit_data(X, y, self, y_numeric=False)
-        declared = declared_classes(self.classes)
-        classes, y_internal = _class_tasks(y, multiclass=True, classes=declared)
-        labels = label_set(classes, declared)
-        if private_target(self.epsilon):
-            warn_labels_read(f"{type(self).__name__}.fit", labels)
-        self._fit(X, y_internal)
-        self.classes_ = classes
-        self.privacy_ = dataclasses.replace(self.privacy_, labels=labels)
-        return self
+        return self._fit_classifier(X, y)
 
 
 class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
@@ -1036,31 +942,7 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         seed: int | None = None,
         backend: str = "core",
     ) -> None:
-        self.epsilon = epsilon
-        self.delta = delta
-        self.n_samples = n_samples
-        self.target_bounds = target_bounds
-        self.target_range = target_range
-        self.target_fraction = target_fraction
-        self.target_scale = target_scale
-        self.ledger = ledger
-        self.noise_multiplier = noise_multiplier
-        self.variant = variant
-        self.sampling = sampling
-        self.batch_size = batch_size
-        self.epochs = epochs
-        self.clip = clip
-        self.alpha = alpha
-        self.alpha_jitter = alpha_jitter
-        self.clip_rows = clip_rows
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.diagnostics = diagnostics
-        self.record_every = record_every
-        self.n_threads = n_threads
-        self.verbose = verbose
-        self.seed = seed
-        self.backend = backend
+        store_params(self, locals())
 
     def _loss_name(self) -> str:
         return "squared"
@@ -1080,9 +962,4 @@ class DPSCDRegressor(LinearRegressorMixin, RegressorMixin, _DPSCDBase):
         -------
         self
         """
-        X, y = _check_fit_data(X, y, self, y_numeric=True)
-        target = check_target(
-            self.target_bounds, self.target_range, self.target_fraction, self.target_scale
-        )
-        self._fit(X, np.ascontiguousarray(y, dtype=np.float64), target=target)
-        return self
+        return self._fit_regressor(X, y)

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from privlearn import _core
 from privlearn._checks import as_threads
-from privlearn._linear_common import SGD_DEFAULTS, SGDRun, prepare_sgd
+from privlearn._specs.sgd import SGD_DEFAULTS, SGDRun, prepare_sgd
+from privlearn.linear._kernels import dense_or_csr
 
 __all__ = ["sgd_train"]
 
@@ -91,12 +91,9 @@ def sgd_train(
     """
     X, y, w0, spec = prepare_sgd(X, y, w0, key=key, **{**SGD_DEFAULTS, **kw})
     args, extra = spec.core_args(as_threads(n_threads))
-    if sp.issparse(X):
-        w, path, path_steps, steps = _core.sgd_train_csr(
-            X.data, X.indices, X.indptr, X.shape[1], y, w0, *args, **extra
-        )
-    else:
-        w, path, path_steps, steps = _core.sgd_train_dense(X, y, w0, *args, **extra)
+    w, path, path_steps, steps = dense_or_csr(
+        X, _core.sgd_train_dense, _core.sgd_train_csr, y, w0, *args, **extra
+    )
     return SGDRun(
         coef=np.asarray(w),
         path=np.asarray(path).reshape(-1, X.shape[1]),

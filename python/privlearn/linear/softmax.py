@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from privlearn import _core
 from privlearn._checks import as_threads
-from privlearn._linear_common import SOFTMAX_DEFAULTS, SoftmaxRun, prepare_softmax
+from privlearn._specs.softmax import SOFTMAX_DEFAULTS, SoftmaxRun, prepare_softmax
+from privlearn.linear._kernels import dense_or_csr
 
 __all__ = ["softmax_sgd_train"]
 
@@ -95,12 +95,9 @@ def softmax_sgd_train(
         X, y, W0, key=key, n_classes=n_classes, **{**SOFTMAX_DEFAULTS, **kw}
     )
     args, extra = spec.core_args(as_threads(n_threads))
-    if sp.issparse(X):
-        W, path, path_steps, steps = _core.softmax_sgd_train_csr(
-            X.data, X.indices, X.indptr, X.shape[1], y, W0, *args, **extra
-        )
-    else:
-        W, path, path_steps, steps = _core.softmax_sgd_train_dense(X, y, W0, *args, **extra)
+    W, path, path_steps, steps = dense_or_csr(
+        X, _core.softmax_sgd_train_dense, _core.softmax_sgd_train_csr, y, W0, *args, **extra
+    )
     d, k = X.shape[1], spec.n_classes
     return SoftmaxRun(
         coef=np.asarray(W).reshape(d, k),

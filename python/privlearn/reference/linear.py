@@ -12,20 +12,21 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from privlearn._linear_common import (
-    SOFTMAX_DEFAULTS,
+from privlearn._design_matrix import clip_coefficients, scaled_norm, scaled_row_norms
+from privlearn._losses import dual_objective, loss_derivative, objective
+from privlearn._specs.scd import SCD_DEFAULTS, SCDRun, check_scd_result, prepare_scd, scd_step_count
+from privlearn._specs.sgd import (
+    SGD_DEFAULTS,
     SGDRun,
-    SoftmaxRun,
-    check_scd_result,
     check_sgd_iterate,
-    check_softmax_iterate,
-    clip_coefficients,
-    loss_derivative,
     prepare_sgd,
-    prepare_softmax,
-    scaled_norm,
-    scaled_row_norms,
     sgd_step_count,
+)
+from privlearn._specs.softmax import (
+    SOFTMAX_DEFAULTS,
+    SoftmaxRun,
+    check_softmax_iterate,
+    prepare_softmax,
     softmax_step_count,
 )
 from privlearn.reference.random import Stream, noise_lattice, round_shift_even
@@ -106,8 +107,6 @@ def sgd_train(
 
     ``n_threads`` is accepted for signature compatibility and ignored.
     """
-    from privlearn._linear_common import SGD_DEFAULTS
-
     X, y, w, spec = prepare_sgd(X, y, w0, key=key, **{**SGD_DEFAULTS, **kw})
     n, d = X.shape
     steps = sgd_step_count(n, spec)
@@ -226,15 +225,6 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
 
     ``n_threads`` is accepted for signature compatibility and ignored.
     """
-    from privlearn._linear_common import (
-        SCD_DEFAULTS,
-        SCDRun,
-        dual_objective,
-        objective,
-        prepare_scd,
-        scd_step_count,
-    )
-
     X, y, spec = prepare_scd(X, y, key=key, **{**SCD_DEFAULTS, **kw})
     n, m = X.shape
     steps = scd_step_count(n, m, spec)

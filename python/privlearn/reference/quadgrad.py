@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from privlearn._linear_common import as_design_matrix
-from privlearn._quadgrad_common import (
+from privlearn._design_matrix import as_design_matrix
+from privlearn._specs.quadgrad import (
     QuadgradRun,
     check_bbar,
     check_computed_bbar,

@@ -50,7 +50,7 @@ inline double loss_derivative(Loss loss, double z, double y) {
 // ---- Parameter bounds shared by the linear trainers (sgd.hpp, scd.hpp) ----------------------
 // Chosen so that no product of parameters the kernels form (eta0 * alpha, 1 / (alpha t),
 // sigma * clip, noise_std * sqrt(T), ...) can overflow or vanish into subnormals, while leaving
-// orders of magnitude beyond any sensible setting. The Python layer (_linear_common.py) checks
+// orders of magnitude beyond any sensible setting. The Python layer (_specs/arguments.py) checks
 // the same bounds first.
 inline constexpr double kScaleMin = 1e-12;   // alpha (> 0), eta0, clip (> 0): in [1e-12, 1e12]
 inline constexpr double kScaleMax = 1e12;    // ... and noise_std in [0, 1e12]

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from privlearn._linear_common import objective
+from privlearn._losses import objective
 from privlearn.experiments.dpscd.settings import (
     _DATA_LABELS,
     _MSD_STAND_IN,

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from privlearn._linear_common import objective
+from privlearn._losses import objective
 from privlearn.experiments.dpscd.data import Split
 from privlearn.experiments.dpscd.settings import _TAG, DELTA, LAMBDA, TASKS, Config, Task
 from privlearn.experiments.runs import derive_seed

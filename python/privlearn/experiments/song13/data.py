@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from privlearn._linear_common import objective
+from privlearn._losses import objective
 from privlearn.experiments.runs import derive_seed
 from privlearn.experiments.song13.settings import _DIM, _FULL_SIZE, _TAG, LAMBDA
 

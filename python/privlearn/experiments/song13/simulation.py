@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from privlearn._linear_common import objective
+from privlearn._losses import objective
 from privlearn.experiments.runs import derive_seed, parallel_map
 from privlearn.experiments.song13.data import centralized_optimum, prepare_dataset
 from privlearn.experiments.song13.settings import (

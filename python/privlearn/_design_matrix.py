@@ -1,0 +1,200 @@
+"""The design matrix ``X`` of the linear models: its checks, its row norms and per-example
+clipping by them.
+
+What belongs here: converting and validating ``X`` (dense C-contiguous float64 or canonical
+CSR, finite), the overflow-safe row norms of the core's ``ScaledNorm`` rule
+(``cpp/include/privlearn/rows.hpp``) and what is computed from them row by row (the clipping
+coefficient of the loss derivative). Pure numpy: the core wrappers, the numpy reference, the
+quadratic-gradient trainers and the estimators' row precondition all use it. Not here: the
+privacy precondition on the rows and its error text (:mod:`privlearn.linear`), losses
+(:mod:`privlearn._losses`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from privlearn._checks import check_sparse_structure
+
+__all__ = [
+    "as_design_matrix",
+    "clip_coefficients",
+    "row_norms",
+    "scaled_norm",
+    "scaled_row_norms",
+]
+
+#: Plain sums of squares at least this large (and finite) are used as is (see scaled_row_norms).
+_PLAIN_SQUARES_MIN = 2.0**-900
+_DBL_MAX = np.finfo(np.float64).max
+
+
+def _all_finite(a: np.ndarray) -> bool:
+    """Whether every entry is finite, in one read of ``a`` and no temporary.
+
+    NaN and +-inf always make the sum non-finite; a finite array whose sum overflows falls back
+    to the exact elementwise test.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.sum(a)):
+            return True
+    return bool(np.isfinite(a).all())
+
+
+def _fix_scaled(
+    sq: np.ndarray, mx: np.ndarray, scaled_sq: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    plain = (sq >= _PLAIN_SQUARES_MIN) & (sq <= _DBL_MAX)
+    pos = mx > 0
+    scale = np.where(plain, 1.0, np.where(pos, mx, 0.0))
+    root = np.where(plain, np.sqrt(np.where(plain, sq, 0.0)), np.sqrt(scaled_sq))
+    return scale, np.where(plain | pos, root, 0.0)
+
+
+def scaled_row_norms(X: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Row norms as ``scale * root`` without overflow or underflow of the squares.
+
+    The rule of the core (``ScaledNorm`` in ``cpp/include/privlearn/rows.hpp``): when the plain
+    sum of squares of a row lies in ``[2**-900, DBL_MAX]`` it is used (``scale = 1``,
+    ``root = sqrt(sum)``); otherwise ``scale = max_k |x_k|`` and
+    ``root = sqrt(sum_k (x_k / scale)**2)``. Zero rows give ``scale = root = 0``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d) or scipy.sparse CSR matrix
+        Finite values.
+
+    Returns
+    -------
+    scale, root : ndarray of shape (n,)
+    """
+    if sp.issparse(X):
+        check_sparse_structure(X)
+        X = sp.csr_matrix(X)
+        if not X.has_canonical_format:  # duplicates must be summed first (on a copy)
+            X = X.copy()
+            X.sum_duplicates()
+        data = np.asarray(X.data, dtype=np.float64)
+        n = X.shape[0]
+        counts = np.diff(X.indptr)
+        row_of = np.repeat(np.arange(n), counts)
+        with np.errstate(over="ignore", under="ignore"):
+            sq = np.bincount(row_of, weights=data * data, minlength=n)
+        bad = ~((sq >= _PLAIN_SQUARES_MIN) & (sq <= _DBL_MAX))
+        mx = np.zeros(n)
+        scaled_sq = np.zeros(n)
+        if bad.any():
+            np.maximum.at(mx, row_of, np.abs(data))
+            denom = mx[row_of]
+            with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
+                r = np.where(denom > 0, data / np.where(denom > 0, denom, 1.0), 0.0)
+                scaled_sq = np.bincount(row_of, weights=r * r, minlength=n)
+        return _fix_scaled(sq, mx, scaled_sq)
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim == 1:
+        X = X[None, :]
+    with np.errstate(over="ignore", under="ignore"):
+        sq = np.einsum("ij,ij->i", X, X)
+    bad = ~((sq >= _PLAIN_SQUARES_MIN) & (sq <= _DBL_MAX))
+    mx = np.zeros(X.shape[0])
+    scaled_sq = np.zeros(X.shape[0])
+    if bad.any():
+        Xb = X[bad]
+        mb = np.abs(Xb).max(axis=1) if Xb.shape[1] else np.zeros(Xb.shape[0])
+        with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
+            r = Xb / np.where(mb > 0, mb, 1.0)[:, None]
+            scaled_sq[bad] = np.einsum("ij,ij->i", r, r)
+        mx[bad] = mb
+    return _fix_scaled(sq, mx, scaled_sq)
+
+
+def row_norms(X: Any) -> np.ndarray:
+    """L2 norm of every row of a dense or CSR matrix, overflow-safe.
+
+    Rows are scaled by their largest absolute entry when the plain sum of squares would
+    overflow (norms >= ~1.34e154) or lose precision in subnormals, so e.g. a row
+    ``(1e300, 0)`` has norm ``1e300`` (the plain formula gives ``inf`` and a projection
+    ``x / ||x||`` would then zero the row). Only norms beyond ``DBL_MAX`` (e.g. four entries
+    of ``1e308``) are ``inf``; to project such rows divide by the max-abs first, see
+    :func:`scaled_row_norms`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d) or scipy.sparse matrix
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    scale, root = scaled_row_norms(X)
+    with np.errstate(over="ignore"):
+        return scale * root
+
+
+def scaled_norm(w: np.ndarray) -> tuple[float, float]:
+    """``(scale, root)`` of one vector with the rule of :func:`scaled_row_norms`."""
+    scale, root = scaled_row_norms(np.asarray(w, dtype=np.float64).reshape(1, -1))
+    return float(scale[0]), float(root[0])
+
+
+def clip_coefficients(
+    c: np.ndarray, scale: np.ndarray, root: np.ndarray, clip: float
+) -> np.ndarray:
+    """Per-example clipping on the loss derivative, as ``clip_coefficient`` in the core.
+
+    ``sign(c) * min(|c|, C / ||x_i||)`` with ``C / ||x_i|| = (C / scale) / root``: every
+    contribution ``c_i x_i`` then has norm ``<= C`` for every finite row, even when ``c_i`` is
+    infinite. A NaN derivative, a zero row, or an infinite ``c_i`` on a row so short that
+    ``C / ||x_i||`` overflows too, contribute 0 (any contribution of norm ``<= C`` keeps the
+    privacy proof).
+    """
+    c = np.asarray(c, dtype=np.float64)
+    ok = ~np.isnan(c) & (root > 0)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        limit = (clip / np.where(ok, scale, 1.0)) / np.where(ok, root, 1.0)
+        a = np.abs(c)
+        m = np.where(a <= limit, a, limit)
+    ok &= np.isfinite(m)
+    return np.where(ok, np.copysign(np.where(ok, m, 0.0), c), 0.0)
+
+
+def as_design_matrix(X: Any, name: str = "X") -> np.ndarray | sp.csr_matrix:
+    """C-contiguous float64 ndarray or canonical CSR (int64 indices), all values finite.
+
+    Never writes to the caller's arrays: a sparse input is copied only when it needs
+    canonicalising (another format or dtype, duplicate entries, unsorted indices); otherwise
+    the result shares the caller's (possibly read-only) arrays. Complex input is a TypeError
+    (converting it would silently drop the imaginary part). A sparse input's stored structure
+    is checked first (:func:`~privlearn._checks.check_sparse_structure`: indices in range,
+    ``indptr`` monotone, lengths consistent), so a malformed matrix is a ValueError before
+    scipy's or the core's kernels index with it; callers that append columns (the intercept)
+    do so after this check, on the validated matrix.
+    """
+    check_sparse_structure(X, name)  # before anything indexes with the stored indices
+    if np.iscomplexobj(X.data if sp.issparse(X) else X):
+        raise TypeError(f"{name} must hold real numbers, got a complex array")
+    if sp.issparse(X):
+        if X.format != "csr" or X.dtype != np.float64:
+            X = sp.csr_matrix(X, dtype=np.float64)  # new arrays
+        else:  # a new wrapper around the caller's arrays: nothing below writes to them
+            X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=X.shape, copy=False)
+        if not X.has_canonical_format:
+            # the conversion above may still share indices / indptr with the caller
+            X = X.copy()
+            X.sum_duplicates()  # also sorts the indices (on our copy only)
+        if not _all_finite(X.data):
+            raise ValueError(f"{name} contains NaN or infinite values")
+        X.indices = X.indices.astype(np.int64, copy=False)
+        X.indptr = X.indptr.astype(np.int64, copy=False)
+    else:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        if not _all_finite(X):
+            raise ValueError(f"{name} contains NaN or infinite values")
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D, got shape {X.shape}")
+    if X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"{name} must have at least one row and one column, got {X.shape}")
+    return X
