@@ -265,6 +265,32 @@ def test_dask_plugin_is_loaded_lazily_and_never_loads_dask():
     assert out.returncode == 0 and "lazy ok" in out.stdout, out.stderr[-3000:]
 
 
+
+def test_reference_and_specs_import_without_the_estimators():
+    """The numpy reference, the losses, the design-matrix helpers and the training specs sit
+    below the estimators: importing them loads neither ``privlearn.linear`` nor a back-end."""
+    code = textwrap.dedent(
+        """
+        import sys
+        import privlearn.reference.linear, privlearn.reference.quadgrad, privlearn._losses
+        import privlearn._design_matrix, privlearn._specs.sgd, privlearn._specs.scd
+        import privlearn._specs.softmax, privlearn._specs.quadgrad
+        above = sorted(m for m in sys.modules if m.startswith(("privlearn.linear",
+                       "privlearn.cluster", "privlearn.distributed", "dask")))
+        assert not above, above
+        print("layers ok")
+        """
+    )
+    root = pathlib.Path(privlearn.__file__).parent.parent
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "PYTHONPATH": str(root)},
+        timeout=120,
+    )
+    assert out.returncode == 0 and "layers ok" in out.stdout, out.stderr[-3000:]
+
 # ---- a third party's back-end serves the estimators ------------------------------------------
 @pytest.mark.parametrize(
     "make, trainer",
