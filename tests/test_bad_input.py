@@ -198,7 +198,7 @@ _ADULT_GOOD = _adult_row() + "\n" + _adult_row("50").replace("<=50K", ">50K") + 
 LOADERS = {
     "kddcup99": (
         "kddcup99/kddcup.data_10_percent.gz",
-        lambda home: load_kddcup99(home),
+        lambda home: load_kddcup99(home, verify=False),
         _KDD_GOOD,
         "\n".join([_kdd_row(), _kdd_row(src_bytes="nan")]) + "\n",
         "\n".join([_kdd_row(), _kdd_row(duration="inf")]) + "\n",
@@ -206,7 +206,7 @@ LOADERS = {
     ),
     "phishing": (
         "phishing/phishing.txt.gz",
-        lambda home: load_phishing(home),
+        lambda home: load_phishing(home, verify=False),
         _PHISH_GOOD,
         "1 1:0.5\n0 2:nan 3:0.5\n",
         "1 1:0.5\n0 3:inf\n",
@@ -214,7 +214,7 @@ LOADERS = {
     ),
     "helr": (
         "helr/edin.txt",
-        lambda home: load_helr("edin", home),
+        lambda home: load_helr("edin", home, verify=False),
         _HELR_GOOD,
         "1\t2\t1\n3\tnan\t0\n",
         "1\t2\t1\n-inf\t4\t0\n",
@@ -222,7 +222,7 @@ LOADERS = {
     ),
     "adult": (
         "adult/adult.data",
-        lambda home: load_adult("train", home),
+        lambda home: load_adult("train", home, verify=False),
         _ADULT_GOOD,
         _adult_row() + "\n" + _adult_row("nan") + "\n",
         _adult_row() + "\n" + _adult_row("inf") + "\n",
@@ -285,29 +285,29 @@ def test_loader_damaged_gzip_raises_value_error(tmp_path, name, damage):
 def test_adult_test_file_with_only_its_comment_line(tmp_path):
     path = _write(tmp_path / "adult/adult.test", "|1x3 Cross validator\n")
     with pytest.raises(ValueError, match="no .*rows|empty") as info:
-        load_adult("test", tmp_path)
+        load_adult("test", tmp_path, verify=False)
     assert path.name in str(info.value)
 
 
 def test_rows_with_extra_fields_are_not_shifted_silently(tmp_path):
     _write(tmp_path / "adult/adult.data", "7, " + _adult_row() + "\n" + _adult_row() + "\n")
     with pytest.raises(ValueError, match="adult.data' has rows with more than 15 fields"):
-        load_adult("train", tmp_path)
+        load_adult("train", tmp_path, verify=False)
     _write(tmp_path / LOADERS["kddcup99"][0], _gz("7," + _KDD_GOOD))
     with pytest.raises(ValueError, match="kddcup.data_10_percent.gz"):  # shifted: not numeric
-        load_kddcup99(tmp_path)
+        load_kddcup99(tmp_path, verify=False)
 
 
 def test_kddcup99_n_samples_more_than_rows(tmp_path):
     _write(tmp_path / LOADERS["kddcup99"][0], _gz(_KDD_GOOD))
     with pytest.raises(ValueError, match="n_samples=5 is more than the 2 rows"):
-        load_kddcup99(tmp_path, n_samples=5, seed=0)
+        load_kddcup99(tmp_path, n_samples=5, seed=0, verify=False)
 
 
 def test_phishing_non_finite_label(tmp_path):
     path = _write(tmp_path / "phishing/phishing.txt.gz", _gz("1 1:0.5\nnan 2:0.5\n"))
     with pytest.raises(ValueError, match="non-finite label nan in row 1") as info:
-        load_phishing(tmp_path)
+        load_phishing(tmp_path, verify=False)
     assert path.name in str(info.value)
 
 
@@ -368,14 +368,14 @@ def test_mnist_empty_and_damaged(tmp_path):
     _write(images, gzip.compress(_idx(np.zeros((0, 28, 28)))))
     _write(labels, gzip.compress(_idx(np.zeros(0))))
     with pytest.raises(ValueError, match="no images") as info:
-        load_mnist("train", tmp_path)
+        load_mnist("train", tmp_path, verify=False)
     assert images.name in str(info.value)
     _write(images, _truncated_gz(_idx(np.zeros((3, 28, 28))).decode("latin-1")))
     with pytest.raises(ValueError, match=images.name):
-        load_mnist("train", tmp_path)
+        load_mnist("train", tmp_path, verify=False)
     _write(images, _GARBAGE_GZ)
     with pytest.raises(ValueError, match=images.name):
-        load_mnist("train", tmp_path)
+        load_mnist("train", tmp_path, verify=False)
 
 
 # ---- HE training: train_logreg -------------------------------------------------------------

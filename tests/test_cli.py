@@ -208,3 +208,134 @@ def test_empty_data_home_is_refused(argv, capsys):
     """``--data-home ""`` would read and write the current folder, as ``--out ""`` did."""
     err = _usage_error([*argv, "--data-home", ""], capsys)
     assert "argument --data-home: must name a folder, got an empty string" in err
+
+
+# ---- reproduce on a full disk: checked up front, atomic results, one clear line (issue 30) -----
+def _fake_reproduction(monkeypatch, run):
+    """Register the reproduction ``fake`` (run by ``privlearn reproduce fake``)."""
+    from privlearn.experiments import REGISTRY, Reproduction
+
+    cli._load_reproductions()
+    monkeypatch.setitem(REGISTRY, "fake", Reproduction("fake", "a paper", "a test", run))
+
+
+def _write_results(out, quick):
+    from privlearn.experiments.tables import write_csv, write_text
+
+    return [
+        write_csv(out / "table.csv", [{"a": 1.5, "b": "x"}], ["a", "b"]),
+        write_text(out / "summary.md", "# summary\n" + "a line of the summary\n" * 200),
+    ]
+
+
+def test_reproduce_refuses_a_nearly_full_disk_before_running(monkeypatch, tmp_path, capsys):
+    import shutil
+
+    from privlearn.experiments.files import OUTPUT_BYTES_PER_REPRODUCTION
+
+    ran = []
+    _fake_reproduction(monkeypatch, lambda out, quick: ran.append(out) or [])
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage._replace(free=10 << 20))
+    err = _usage_error(["reproduce", "fake", "--out", str(tmp_path / "o")], capsys)
+    assert f"argument --out: only 10.0 MiB free on the disk of '{tmp_path / 'o'}'" in err
+    assert "need 64 MiB" in err and "OUTPUT_BYTES_PER_REPRODUCTION" in err
+    assert ran == []  # refused before anything ran
+    need = OUTPUT_BYTES_PER_REPRODUCTION
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage._replace(free=need - 1))
+    _usage_error(["reproduce", "fake", "--out", str(tmp_path / "o")], capsys)
+    assert ran == []
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage._replace(free=need))
+    assert cli.main(["reproduce", "fake", "--out", str(tmp_path / "o")]) == 0
+    assert len(ran) == 1
+
+
+def test_reproduce_disk_full_mid_run_is_one_line_and_leaves_no_partial_file(
+    monkeypatch, tmp_path, capsys
+):
+    import errno
+
+    import privlearn.experiments.files as files
+
+    _fake_reproduction(monkeypatch, _write_results)
+    real_fdopen = files.os.fdopen
+    budget = [100]  # bytes the "disk" still takes: the CSV fits, the summary does not
+
+    class Disk:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def write(self, data):
+            budget[0] -= len(data)
+            if budget[0] < 0:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return self.fh.write(data)
+
+        def __getattr__(self, name):
+            return getattr(self.fh, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+    monkeypatch.setattr(files.os, "fdopen", lambda fd, *a, **k: Disk(real_fdopen(fd, *a, **k)))
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "fake").mkdir()
+    (out / "fake" / "summary.md").write_text("the summary of an earlier run\n")
+    assert cli.main(["reproduce", "fake", "--out", str(out)]) == 1
+    captured = capsys.readouterr()
+    err = captured.err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert f"cannot write '{out / 'fake' / 'summary.md'}': No space left on device" in err
+    assert "[errno 28]" in err and "no partial file was left" in err
+    assert f"Free some space in '{out}'" in err
+    # the CSV is whole, the earlier summary untouched, no temporary file remains
+    assert (out / "fake" / "table.csv").read_text() == "a,b\n1.5,x\n"
+    assert (out / "fake" / "summary.md").read_text() == "the summary of an earlier run\n"
+    assert sorted(p.name for p in (out / "fake").iterdir()) == ["summary.md", "table.csv"]
+
+
+def test_reproduce_disk_full_outside_the_writers_is_one_line(monkeypatch, tmp_path, capsys):
+    import errno
+
+    def run(out, quick):  # e.g. a scratch file of a parallel back-end
+        raise OSError(errno.ENOSPC, "No space left on device", "/tmp/joblib-scratch")
+
+    _fake_reproduction(monkeypatch, run)
+    assert cli.main(["reproduce", "fake", "--out", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "fake stopped: No space left on device ('/tmp/joblib-scratch')" in err
+
+
+def test_reproduce_other_errors_are_not_hidden(monkeypatch, tmp_path):
+    def run(out, quick):
+        raise PermissionError(13, "Permission denied", "/somewhere/else")
+
+    _fake_reproduction(monkeypatch, run)
+    with pytest.raises(PermissionError):  # not a result file, not a full disk: a real bug
+        cli.main(["reproduce", "fake", "--out", str(tmp_path / "o")])
+
+
+def test_reproduce_reports_an_altered_data_file(monkeypatch, tmp_path, capsys):
+    from privlearn.exceptions import DataIntegrityError
+
+    def run(out, quick):
+        raise DataIntegrityError(
+            "data file 'x/adult/adult.data' is not the published adult/adult.data; run "
+            "`privlearn datasets download adult`",
+            path="x/adult/adult.data",
+            relative="adult/adult.data",
+            dataset="adult",
+            expected="0" * 64,
+        )
+
+    _fake_reproduction(monkeypatch, run)
+    assert cli.main(["reproduce", "fake", "--out", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "[fake] FAILED: data file 'x/adult/adult.data'" in err
+    assert "privlearn datasets download adult" in err

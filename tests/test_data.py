@@ -220,12 +220,12 @@ def test_helr_default_folder_from_environment(require_data, monkeypatch):
 def test_helr_parsing_crlf_and_label_check(tmp_path):
     (tmp_path / "helr").mkdir()
     (tmp_path / "helr" / "pcs.txt").write_bytes(b"1\t2.5\t1\r\n3\t4\t0\r\n")
-    X, y = load_helr("pcs", data_home=tmp_path)
+    X, y = load_helr("pcs", data_home=tmp_path, verify=False)
     np.testing.assert_array_equal(X, [[1.0, 2.5], [3.0, 4.0]])
     np.testing.assert_array_equal(y, [1, -1])
     (tmp_path / "helr" / "uis.txt").write_text("1\t2\n3\t2\n")
     with pytest.raises(ValueError, match="label"):
-        load_helr("uis", data_home=tmp_path)
+        load_helr("uis", data_home=tmp_path, verify=False)
 
 
 def test_idash_csv(tmp_path):
@@ -362,7 +362,7 @@ def test_adult_parsing_on_small_files(tmp_path):
         + "50, ?, 83311, Bachelors, 13, Divorced, ?, Husband, White, Female, 0, 0, 13, ?, "
         "<=50K.\n\n"
     )  # fmt: skip
-    X, y, names = load_adult("test", data_home=tmp_path, return_feature_names=True)
+    X, y, names = load_adult("test", data_home=tmp_path, verify=False, return_feature_names=True)
     np.testing.assert_array_equal(y, [1, -1])
     assert X.shape == (2, 105)
     wc = [names.index(f"workclass={v}") for v in ADULT_CATEGORIES["workclass"]]
@@ -373,7 +373,7 @@ def test_adult_parsing_on_small_files(tmp_path):
         row + "Martian, Male, 0, 0, 40, United-States, <=50K\n"
     )
     with pytest.raises(ValueError, match="Martian"):
-        load_adult("train", data_home=tmp_path)
+        load_adult("train", data_home=tmp_path, verify=False)
 
 
 def _adult_line(label: str) -> str:
@@ -391,7 +391,7 @@ def test_load_adult_frame_on_small_files(tmp_path):
         + "50, ?, 83311, Bachelors, 13, Divorced, ?, Husband, White, Female, 0, 0, 13, ?, "
         "<=50K.\n\n"
     )
-    frame = load_adult_frame("test", data_home=tmp_path)
+    frame = load_adult_frame("test", data_home=tmp_path, verify=False)
     assert list(frame.columns) == list(pdata.ADULT_COLUMNS)
     assert frame.shape == (2, 15)
     assert frame["income"].tolist() == [1, 0] and frame["income"].dtype == np.int64
@@ -402,12 +402,12 @@ def test_load_adult_frame_on_small_files(tmp_path):
     assert not frame.loc[0].isna().any()
     (tmp_path / "adult" / "adult.data").write_text(_adult_line("maybe"))
     with pytest.raises(ValueError, match="maybe"):
-        load_adult_frame("train", data_home=tmp_path)
+        load_adult_frame("train", data_home=tmp_path, verify=False)
     (tmp_path / "adult" / "adult.data").write_text(_adult_line("<=50K").replace("39,", "old,"))
     with pytest.raises(ValueError, match="'old'"):
-        load_adult_frame("train", data_home=tmp_path)
+        load_adult_frame("train", data_home=tmp_path, verify=False)
     with pytest.raises(ValueError, match="subset"):
-        load_adult_frame("validation", data_home=tmp_path)
+        load_adult_frame("validation", data_home=tmp_path, verify=False)
     with pytest.raises(FileNotFoundError, match="adult.data"):
         load_adult_frame("train", data_home=tmp_path / "nothing")
 
@@ -642,14 +642,14 @@ def test_mnist38_pooling_on_handmade_idx(tmp_path):
     images[2, 0:2, 0:2] = 255  # -> 255
     labels = np.array([3, 5, 8], dtype=np.uint8)
     _write_mnist(tmp_path, "train", images, labels)
-    X, y = load_mnist38("train", data_home=tmp_path)
+    X, y = load_mnist38("train", data_home=tmp_path, verify=False)
     _check_X(X, (2, 196))
     np.testing.assert_array_equal(y, [1, -1])
     grid = X.reshape(2, 14, 14)
     assert grid[0, 0, 0] == 2 and grid[0, 13, 13] == 254 and grid[0, 1, 0] == 3
     assert grid[1, 0, 1] == 0 and grid[1, 0, 0] == 255
     assert X[0].sum() == 2 + 254 + 3 and X[1].sum() == 255
-    Xf, yf = load_mnist("train", data_home=tmp_path)
+    Xf, yf = load_mnist("train", data_home=tmp_path, verify=False)
     np.testing.assert_array_equal(Xf, images.reshape(3, 784).astype(np.float64))
     np.testing.assert_array_equal(yf, [3, 5, 8])
 
@@ -690,16 +690,16 @@ def test_corrupt_mnist_files_raise_valueerror(tmp_path):
     images = np.zeros((3, 28, 28), dtype=np.uint8)
     _write_mnist(tmp_path, "test", images, np.array([3, 8], dtype=np.uint8))
     with pytest.raises(ValueError, match="labels"):
-        load_mnist("test", data_home=tmp_path)
+        load_mnist("test", data_home=tmp_path, verify=False)
     _write_mnist(tmp_path, "test", images[:, :27], np.array([3, 8, 1], dtype=np.uint8))
     with pytest.raises(ValueError, match="28, 28"):
-        load_mnist38("test", data_home=tmp_path)
+        load_mnist38("test", data_home=tmp_path, verify=False)
     _write_mnist(tmp_path, "test", images, np.array([3, 8, 10], dtype=np.uint8))
     with pytest.raises(ValueError, match="digit"):
-        load_mnist("test", data_home=tmp_path)
+        load_mnist("test", data_home=tmp_path, verify=False)
     (tmp_path / MNIST_TEST[0]).write_bytes(b"\x1f\x8b\x08\x00garbage-not-deflate")
     with pytest.raises(ValueError):
-        load_mnist("test", data_home=tmp_path)
+        load_mnist("test", data_home=tmp_path, verify=False)
 
 
 # ------------------------------------------------------------------------------------- MSD

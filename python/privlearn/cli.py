@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -219,20 +220,50 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
                 "as NOT RUN",
                 file=sys.stderr,
             )
-    for name in names:
+    from privlearn.exceptions import DataIntegrityError
+    from privlearn.experiments.files import OutputWriteError, is_disk_full
+
+    for done, name in enumerate(names):
         start = time.perf_counter()
         out_dir = out_root / name
-        out_dir.mkdir(parents=True, exist_ok=True)
-        written = REGISTRY[name].run(out_dir, args.quick)
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            written = REGISTRY[name].run(out_dir, args.quick)
+        except DataIntegrityError as exc:  # an altered data file: the other papers still run
+            print(f"[{name}] FAILED: {exc}", file=sys.stderr)
+            failed.append(name)
+            continue
+        except OSError as exc:  # a full disk (or a result file that cannot be written): stop
+            if not (isinstance(exc, OutputWriteError) or is_disk_full(exc)):
+                raise
+            print(_write_failure(exc, name, out_root, done), file=sys.stderr)
+            return 1
         print(f"[{name}] {len(written)} files in {out_dir} ({time.perf_counter() - start:.1f} s)")
         for path in written:
             print(f"    {path}")
     return 1 if failed else 0
 
 
+def _write_failure(exc: OSError, name: str, out_root: Path, done: int) -> str:
+    """The one line ``privlearn reproduce`` ends with when a result cannot be written."""
+    from privlearn.experiments.files import OutputWriteError
+
+    what = (
+        str(exc)
+        if isinstance(exc, OutputWriteError)
+        else (f"{exc.strerror or exc}" + (f" ('{exc.filename}')" if exc.filename else ""))
+    )
+    finished = f"; the {done} reproduction(s) before it finished" if done else ""
+    return (
+        f"privlearn reproduce: {name} stopped: {what}{finished}; no partial file was left. "
+        f"Free some space in '{out_root}' or choose another --out, then run it again."
+    )
+
+
 def _check_out(out_root: Path, names: Sequence[str]) -> str | None:
     """Create ``out_root`` and make sure each ``out_root/NAME`` can be written, or say why not
-    (a file in the way, no permission, a read-only file system)."""
+    (a file in the way, no permission, a read-only file system, less free space than
+    ``OUTPUT_BYTES_PER_REPRODUCTION`` per reproduction)."""
     try:
         out_root.mkdir(parents=True, exist_ok=True)
         for name in names:
@@ -242,6 +273,7 @@ def _check_out(out_root: Path, names: Sequence[str]) -> str | None:
         probe = out_root / f".privlearn-write-test-{os.getpid()}"
         probe.write_bytes(b"")
         probe.unlink()
+        free = shutil.disk_usage(out_root).free
     except FileExistsError:
         return f"'{out_root}' exists and is not a folder"
     except NotADirectoryError:
@@ -249,6 +281,17 @@ def _check_out(out_root: Path, names: Sequence[str]) -> str | None:
     except OSError as exc:
         why = exc.strerror or type(exc).__name__
         return f"cannot write to '{out_root}': {why}"
+    from privlearn.experiments.files import OUTPUT_BYTES_PER_REPRODUCTION as per
+
+    need = per * len(names)
+    if free < need:
+        mib = 1 << 20
+        return (
+            f"only {free / mib:.1f} MiB free on the disk of '{out_root}'; {len(names)} "
+            f"reproduction(s) need {need // mib} MiB ({per // mib} MiB each, "
+            "privlearn.experiments.files.OUTPUT_BYTES_PER_REPRODUCTION): free some space or "
+            "choose another --out"
+        )
     return None
 
 

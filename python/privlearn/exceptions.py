@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 __all__ = [
     "BudgetExceededError",
+    "DataIntegrityError",
     "LargeDeltaWarning",
     "PrivacyLeakWarning",
     "UndeclaredBoundWarning",
@@ -41,3 +45,47 @@ class UndeclaredBoundWarning(UserWarning):
     of rows at epsilon around 1, and on a few hundred rows the fitted model can be far worse
     than predicting a constant. Declare the bound (``target_bounds=``) or a public range to
     search in (``target_range=``). Issued from the parameters alone, never from the data."""
+
+
+class DataIntegrityError(ValueError):
+    """A data file is not the published file its loader expects: its SHA-256 does not match
+    the digest pinned in :data:`privlearn.data.SOURCES` (or, for a copy embedded in the
+    package, the digest in ``privlearn/data/embedded/README.md``).
+
+    Raised by the loaders of :mod:`privlearn.data` *before* the file is parsed, so a changed,
+    truncated or other version of a data set never yields a silently different result. The
+    message names the file, its pinned digest and the command that fetches a verified copy
+    (``privlearn datasets download NAME``); it quotes nothing computed from the file's rows.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The file that failed verification.
+    relative : str
+        The file relative to the data folder (e.g. ``"adult/adult.data"``).
+    dataset : str
+        The data set (``privlearn datasets download`` name), e.g. ``"adult"``.
+    expected : str
+        The pinned SHA-256 (hex) the file should have.
+    """
+
+    def __init__(self, message: str, *, path: Any, relative: str, dataset: str, expected: str):
+        super().__init__(message)
+        self.path = Path(path)
+        self.relative = relative
+        self.dataset = dataset
+        self.expected = expected
+
+    def __reduce__(self) -> tuple[Any, ...]:  # picklable (worker processes) with its fields
+        return (
+            _rebuild_integrity_error,
+            (str(self), self.path, self.relative, self.dataset, self.expected),
+        )
+
+
+def _rebuild_integrity_error(
+    message: str, path: Any, relative: str, dataset: str, expected: str
+) -> DataIntegrityError:
+    return DataIntegrityError(
+        message, path=path, relative=relative, dataset=dataset, expected=expected
+    )

@@ -16,6 +16,13 @@ Files are looked up in a data folder (see :func:`get_data_home`); a missing file
 :class:`FileNotFoundError` naming the file and the folder. Loaders never write to the folder and
 never download anything.
 
+Before parsing, a loader checks the file against its pinned SHA-256 (the digest
+``privlearn datasets download`` verifies with; see :mod:`privlearn.data.integrity`), once per
+process while the file is unchanged. A file that differs (a changed row, a truncated copy,
+another version) raises :class:`~privlearn.exceptions.DataIntegrityError`, a ``ValueError``
+naming the file and the command that fetches a verified copy; ``verify=False`` reads a file as
+it is (your own edited copy, a hand-made test file).
+
 A file that is present but unusable raises :class:`ValueError` naming it: a truncated or
 corrupt gzip/bzip2/zip stream, a file with no data rows (empty, blank or header only), or a
 NaN / infinite value (the message gives the row, 0-based among the data rows, and the column).
@@ -39,6 +46,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..exceptions import PrivacyLeakWarning
+from .integrity import verify_data_file, verify_embedded_file
 
 __all__ = [
     "get_data_home",
@@ -230,13 +238,20 @@ def data_source(relative: str, data_home: PathLike | None = None) -> tuple[Path 
     return None, "missing"
 
 
-def _data_file(relative: str, data_home: PathLike | None) -> Path:
+def _data_file(relative: str, data_home: PathLike | None, verify: bool = True) -> Path:
     """Return ``data_home / relative`` (or, with no explicit ``data_home``, its embedded copy);
-    raise a helpful FileNotFoundError if neither exists."""
+    raise a helpful FileNotFoundError if neither exists. With ``verify``, the file is first
+    checked against its pinned SHA-256 (:mod:`privlearn.data.integrity`; once per process
+    while it is unchanged): a mismatch is a :class:`~privlearn.exceptions.DataIntegrityError`."""
     home = get_data_home(data_home)
     path = home / relative
-    found, _ = data_source(relative, data_home)
+    found, source = data_source(relative, data_home)
     if found is not None:
+        if verify:
+            if source == "embedded":
+                verify_embedded_file(found, EMBEDDED_FILES[relative], relative)
+            else:
+                verify_data_file(found, relative)
         return found
     raise FileNotFoundError(
         errno.ENOENT,
@@ -400,7 +415,11 @@ def _open_binary(path: Path) -> Iterator[IO[bytes]]:
 
 
 def load_helr(
-    name: str, data_home: PathLike | None = None, *, return_feature_names: bool = False
+    name: str,
+    data_home: PathLike | None = None,
+    *,
+    return_feature_names: bool = False,
+    verify: bool = True,
 ) -> tuple[Any, ...]:
     """Load one of the small medical data sets of Kim et al. 2018 (HELR).
 
@@ -420,6 +439,9 @@ def load_helr(
     return_feature_names : bool, default False
         Also return the feature names. The files have no header, so the names are
         ``"x1", ..., "xd"`` in file order.
+    verify : bool, default True
+        Check the file against its pinned SHA-256 before parsing (once per process while it
+        is unchanged; see :mod:`privlearn.data.integrity`); ``False`` reads it as it is.
 
     Returns
     -------
@@ -431,7 +453,8 @@ def load_helr(
     """
     name = _check_choice("HELR data set name", name, HELR_NAMES)
     return_feature_names = _check_bool("return_feature_names", return_feature_names)
-    path = _data_file(f"helr/{name}.txt", data_home)
+    verify = _check_bool("verify", verify)
+    path = _data_file(f"helr/{name}.txt", data_home, verify)
     import pandas as pd
 
     with _reading(path, "HELR"), _open_binary(path) as stream:
@@ -501,6 +524,7 @@ def load_phishing(
     *,
     sparse: bool = False,
     return_feature_names: bool = False,
+    verify: bool = True,
 ) -> tuple[Any, ...]:
     """Load the LIBSVM "phishing" data set (11,055 x 68), used by DP-SCD (Damaskinos et al. 2021).
 
@@ -516,6 +540,9 @@ def load_phishing(
         Return ``X`` as a :class:`scipy.sparse.csr_matrix` instead of a dense array.
     return_feature_names : bool, default False
         Also return the feature names ``"f1", ..., "f68"`` (the LIBSVM 1-based indices).
+    verify : bool, default True
+        Check the file against its pinned SHA-256 before parsing (once per process while it
+        is unchanged; see :mod:`privlearn.data.integrity`); ``False`` reads it as it is.
 
     Returns
     -------
@@ -527,7 +554,8 @@ def load_phishing(
     """
     sparse = _check_bool("sparse", sparse)
     return_feature_names = _check_bool("return_feature_names", return_feature_names)
-    path = _data_file(_PHISHING_FILE, data_home)
+    verify = _check_bool("verify", verify)
+    path = _data_file(_PHISHING_FILE, data_home, verify)
     from sklearn.datasets import load_svmlight_file
 
     with _reading(path, "LIBSVM"):
@@ -617,10 +645,11 @@ _ADULT_DPSCD_DROP = ("fnlwgt", "education")
 _ADULT_DPSCD_NUMERIC = tuple(c for c in ADULT_NUMERIC_COLUMNS if c not in _ADULT_DPSCD_DROP)
 
 
-def _read_adult(subset: str, data_home: PathLike | None) -> Any:
+def _read_adult(subset: str, data_home: PathLike | None, verify: Any = True) -> Any:
     import pandas as pd
 
-    path = _data_file(_ADULT_FILES[subset], data_home)
+    verify = _check_bool("verify", verify)
+    path = _data_file(_ADULT_FILES[subset], data_home, verify)
     # adult.test starts with the line "|1x3 Cross validator"; both files may end in blank lines.
     with _no_extra_fields(path, len(ADULT_COLUMNS)), _reading(path, "UCI Adult"):
         with _open_binary(path) as stream:
@@ -717,7 +746,7 @@ def _stats_from(block: np.ndarray) -> dict[str, tuple[float, float]]:
 
 
 def adult_scaler_stats(
-    subset: str = "train", data_home: PathLike | None = None
+    subset: str = "train", data_home: PathLike | None = None, *, verify: bool = True
 ) -> dict[str, tuple[float, float]]:
     """Compute the mean and standard deviation of Adult's DP-SCD numeric columns.
 
@@ -732,6 +761,9 @@ def adult_scaler_stats(
         Which file the statistics are computed on.
     data_home : str or os.PathLike, optional
         Data folder (see :func:`get_data_home`).
+    verify : bool, default True
+        Check the file against its pinned SHA-256 before parsing (once per process while it
+        is unchanged; see :mod:`privlearn.data.integrity`); ``False`` reads it as it is.
 
     Returns
     -------
@@ -742,7 +774,7 @@ def adult_scaler_stats(
     import warnings
 
     subset = _check_choice("subset", subset, ("train", "test"))
-    frame, path = _read_adult(subset, data_home)
+    frame, path = _read_adult(subset, data_home, verify)
     block = _adult_numeric(frame, _ADULT_DPSCD_NUMERIC, path)
     warnings.warn(
         "adult_scaler_stats computes means and standard deviations from the private data; "
@@ -760,6 +792,7 @@ def load_adult(
     preprocess: str | None = None,
     scaler_stats: Mapping[str, Sequence[float]] | None = None,
     return_feature_names: bool = False,
+    verify: bool = True,
 ) -> tuple[Any, ...]:
     """Load the UCI Adult (census income) data set from the raw UCI files.
 
@@ -793,6 +826,9 @@ def load_adult(
         statistics of the private data leaks privacy. See :func:`adult_scaler_stats`.
     return_feature_names : bool, default False
         Also return the feature names (numeric column names, then ``"<column>=<level>"``).
+    verify : bool, default True
+        Check the file against its pinned SHA-256 before parsing (once per process while it
+        is unchanged; see :mod:`privlearn.data.integrity`); ``False`` reads it as it is.
 
     Returns
     -------
@@ -813,7 +849,7 @@ def load_adult(
             raise ValueError('scaler_stats is only used with preprocess="dpscd"')
         stats = _validate_scaler_stats(scaler_stats)
 
-    frame, path = _read_adult(subset, data_home)
+    frame, path = _read_adult(subset, data_home, verify)
     labels = frame["income"].str.rstrip(".").to_numpy()
     y = _binary_labels(labels, ">50K", "<=50K", f"'{path}'")
 
@@ -850,7 +886,9 @@ def load_adult(
     return _result(X, y, names, return_feature_names)
 
 
-def load_adult_frame(subset: str = "train", data_home: PathLike | None = None) -> Any:
+def load_adult_frame(
+    subset: str = "train", data_home: PathLike | None = None, *, verify: bool = True
+) -> Any:
     """Load the raw UCI Adult table as a :class:`pandas.DataFrame` (no encoding, no scaling).
 
     The starting point of a recipe from a raw table to a private model: the 15 columns of
@@ -865,6 +903,9 @@ def load_adult_frame(subset: str = "train", data_home: PathLike | None = None) -
     subset : {"train", "test"}, default "train"
     data_home : str or os.PathLike, optional
         Data folder (see :func:`get_data_home`).
+    verify : bool, default True
+        Check the file against its pinned SHA-256 before parsing (once per process while it
+        is unchanged; see :mod:`privlearn.data.integrity`); ``False`` reads it as it is.
 
     Returns
     -------
@@ -879,6 +920,8 @@ def load_adult_frame(subset: str = "train", data_home: PathLike | None = None) -
     ------
     FileNotFoundError
         When the file is neither in the data folder nor (without ``data_home``) embedded.
+    DataIntegrityError
+        With ``verify``, when the file does not match its pinned SHA-256.
     ValueError
         On a damaged file: wrong number of fields, a non-numeric value in a numeric column,
         or an income label other than ``>50K`` / ``<=50K``.
@@ -893,7 +936,7 @@ def load_adult_frame(subset: str = "train", data_home: PathLike | None = None) -
     import pandas as pd
 
     subset = _check_choice("subset", subset, ("train", "test"))
-    frame, path = _read_adult(subset, data_home)
+    frame, path = _read_adult(subset, data_home, verify)
     labels = frame["income"].str.strip().str.rstrip(".").to_numpy()
     income = (_binary_labels(labels, ">50K", "<=50K", f"'{path}'") > 0).astype(np.int64)
     out = pd.DataFrame(index=pd.RangeIndex(len(frame)))
@@ -947,6 +990,7 @@ def load_kddcup99(
     n_samples: int | None = None,
     seed: int | np.random.Generator | None = None,
     return_feature_names: bool = False,
+    verify: bool = True,
 ) -> tuple[Any, ...]:
     """Load the KDD Cup 1999 10% data set, normal vs. malicious (Song, Chaudhuri, Sarwate 2013).
 
@@ -971,6 +1015,9 @@ def load_kddcup99(
         Seed of the subsample (``None``: fresh OS entropy).
     return_feature_names : bool, default False
         Also return the feature names.
+    verify : bool, default True
+        Check the file against its pinned SHA-256 before parsing (once per process while it
+        is unchanged; see :mod:`privlearn.data.integrity`); ``False`` reads it as it is.
 
     Returns
     -------
@@ -983,7 +1030,8 @@ def load_kddcup99(
     return_feature_names = _check_bool("return_feature_names", return_feature_names)
     seed = _check_seed(seed)
     _check_kdd_n_samples(n_samples, _KDD_N_ROWS)
-    path = _data_file(_KDD_FILE, data_home)
+    verify = _check_bool("verify", verify)
+    path = _data_file(_KDD_FILE, data_home, verify)
     return _kdd_from(path, n_samples, seed, None, return_feature_names)
 
 
@@ -1074,6 +1122,7 @@ def load_kddcup99_embedded(
     n_samples: int | None = None,
     seed: Any = None,
     return_feature_names: bool = False,
+    verify: bool = True,
 ) -> tuple[Any, ...]:
     """Load the 50,000-row SUBSAMPLE of KDD Cup 1999 embedded in the package.
 
@@ -1092,6 +1141,9 @@ def load_kddcup99_embedded(
         Seed of the subsample (``None``: fresh OS entropy).
     return_feature_names : bool, default False
         Also return the feature names.
+    verify : bool, default True
+        Check the file against its pinned SHA-256 before parsing (once per process while it
+        is unchanged; see :mod:`privlearn.data.integrity`); ``False`` reads it as it is.
 
     Returns
     -------
@@ -1102,6 +1154,7 @@ def load_kddcup99_embedded(
         Only when ``return_feature_names`` is true.
     """
     return_feature_names = _check_bool("return_feature_names", return_feature_names)
+    verify = _check_bool("verify", verify)
     seed = _check_seed(seed)
     _check_kdd_n_samples(n_samples, KDDCUP99_EMBEDDED_ROWS)
     path = EMBEDDED_DIR / _KDD_EMBEDDED
@@ -1109,6 +1162,8 @@ def load_kddcup99_embedded(
         raise FileNotFoundError(
             errno.ENOENT, f"the embedded KDD Cup 1999 subsample is missing ('{path}')", str(path)
         )
+    if verify:
+        verify_embedded_file(path, _KDD_EMBEDDED)
     return _kdd_from(path, n_samples, seed, _KDD_VOCABS, return_feature_names)
 
 
@@ -1183,11 +1238,13 @@ def read_idx(path: PathLike) -> np.ndarray:
     return data.astype(dtype.newbyteorder("="), copy=True)
 
 
-def _read_mnist_raw(subset: str, data_home: PathLike | None) -> tuple[np.ndarray, np.ndarray]:
+def _read_mnist_raw(
+    subset: str, data_home: PathLike | None, verify: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """Return the uint8 images (n, 28, 28) and uint8 labels (n,) of one MNIST subset."""
     img_rel, lab_rel = _MNIST_FILES[subset]
-    img_path = _data_file(img_rel, data_home)
-    lab_path = _data_file(lab_rel, data_home)
+    img_path = _data_file(img_rel, data_home, verify)
+    lab_path = _data_file(lab_rel, data_home, verify)
     images = read_idx(img_path)
     labels = read_idx(lab_path)
     if images.dtype != np.uint8 or images.ndim != 3 or images.shape[1:] != (28, 28):
@@ -1217,6 +1274,7 @@ def load_mnist(
     data_home: PathLike | None = None,
     *,
     return_feature_names: bool = False,
+    verify: bool = True,
 ) -> tuple[Any, ...]:
     """Load MNIST from the official IDX files in ``mnist/``.
 
@@ -1232,6 +1290,9 @@ def load_mnist(
         Data folder (see :func:`get_data_home`).
     return_feature_names : bool, default False
         Also return the feature names ``"pixel_<row>_<col>"`` (row-major, 0-based).
+    verify : bool, default True
+        Check the files against its pinned SHA-256 before parsing (once per process while they
+        are unchanged; see :mod:`privlearn.data.integrity`); ``False`` reads them as they are.
 
     Returns
     -------
@@ -1250,7 +1311,8 @@ def load_mnist(
     subset = _check_choice("subset", subset, ("train", "test", "all"))
     return_feature_names = _check_bool("return_feature_names", return_feature_names)
     parts = ("train", "test") if subset == "all" else (subset,)
-    raws = [_read_mnist_raw(s, data_home) for s in parts]
+    verify = _check_bool("verify", verify)
+    raws = [_read_mnist_raw(s, data_home, verify) for s in parts]
     n = sum(img.shape[0] for img, _ in raws)
     X = np.empty((n, 784), dtype=np.float64)
     y = np.empty(n, dtype=np.int64)
@@ -1276,6 +1338,7 @@ def load_mnist38(
     data_home: PathLike | None = None,
     *,
     return_feature_names: bool = False,
+    verify: bool = True,
 ) -> tuple[Any, ...]:
     """Load the MNIST 3-vs-8 task downsampled to 14 x 14 (quadratic-gradient paper).
 
@@ -1292,6 +1355,9 @@ def load_mnist38(
         Data folder (see :func:`get_data_home`).
     return_feature_names : bool, default False
         Also return the feature names ``"block_<row>_<col>"`` (0-based, 14 x 14).
+    verify : bool, default True
+        Check the files against its pinned SHA-256 before parsing (once per process while they
+        are unchanged; see :mod:`privlearn.data.integrity`); ``False`` reads them as they are.
 
     Returns
     -------
@@ -1304,7 +1370,8 @@ def load_mnist38(
     """
     subset = _check_choice("subset", subset, ("train", "test"))
     return_feature_names = _check_bool("return_feature_names", return_feature_names)
-    images, labels = _read_mnist_raw(subset, data_home)
+    verify = _check_bool("verify", verify)
+    images, labels = _read_mnist_raw(subset, data_home, verify)
     keep = (labels == 3) | (labels == 8)
     pooled = _pool2x2_floor_mean(images[keep])
     X = _as_X(pooled.reshape(pooled.shape[0], 196))

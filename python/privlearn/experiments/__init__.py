@@ -10,7 +10,8 @@ and outputs); what every paper shares lives beside them: :mod:`~privlearn.experi
 (seeds, parallel runs), :mod:`~privlearn.experiments.tables` (statistics, CSV, markdown),
 :mod:`~privlearn.experiments.figures` (drawing and saving), :mod:`~privlearn.experiments.claims`
 (claims and verdicts), :mod:`~privlearn.experiments.summary` (the summary sections) and
-:mod:`~privlearn.experiments.peers` (peer libraries).
+:mod:`~privlearn.experiments.peers` (peer libraries) and :mod:`~privlearn.experiments.files`
+(atomic result files, the disk space a run needs).
 """
 
 from __future__ import annotations

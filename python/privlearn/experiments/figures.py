@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Callable
 
+from .files import atomic_output
+
 __all__ = [
     "FIGURE_HOOKS",
     "fit_legend",
@@ -70,9 +72,14 @@ FIGURE_HOOKS: list[Callable[[Any, Path], None]] = []
 
 def save_figure(fig: Any, path: Path, dpi: int = 120) -> Path:
     """Save a figure made by :func:`new_figure` (PNG through the Agg canvas), then pass it to
-    every hook in :data:`FIGURE_HOOKS`."""
+    every hook in :data:`FIGURE_HOOKS`.
+
+    The file is written atomically (:func:`~privlearn.experiments.files.atomic_output`; the
+    format comes from the suffix of ``path``, PNG without one): a failed write raises
+    :class:`~privlearn.experiments.files.OutputWriteError` and leaves no partial file."""
     path = Path(path)
-    fig.savefig(path, dpi=dpi)
+    with atomic_output(path, "wb") as fh:
+        fig.savefig(fh, format=path.suffix.lstrip(".").lower() or "png", dpi=dpi)
     for hook in FIGURE_HOOKS:
         hook(fig, path)
     return path

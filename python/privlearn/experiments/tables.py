@@ -1,7 +1,8 @@
 """Numbers into files: summary statistics, CSV rows and markdown tables of the reproductions.
 
 Belongs here: how a reproduced number is summarised (mean and sample standard deviation) and
-written (CSV with 12 significant digits, GitHub markdown tables, UTF-8 text). Not here: figures
+written (CSV with 12 significant digits, GitHub markdown tables, UTF-8 text; every file
+atomically, see :mod:`~privlearn.experiments.files`). Not here: figures
 (:mod:`privlearn.experiments.figures`) or the claim checks (:mod:`privlearn.experiments.claims`).
 """
 
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .files import atomic_output
 
 __all__ = ["fmt_mean_std", "markdown_table", "mean_std", "write_csv", "write_text"]
 
@@ -41,9 +44,13 @@ def _cell(value: Any) -> str:
 
 
 def write_csv(path: Path, rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> Path:
-    """Write ``rows`` (mappings) as a CSV with the header ``columns``; floats keep 12 digits."""
+    """Write ``rows`` (mappings) as a CSV with the header ``columns``; floats keep 12 digits.
+
+    Written atomically (:func:`~privlearn.experiments.files.atomic_output`): a failed write
+    raises :class:`~privlearn.experiments.files.OutputWriteError` and leaves no partial file.
+    """
     path = Path(path)
-    with path.open("w", newline="", encoding="utf-8") as fh:
+    with atomic_output(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerow(columns)
         for row in rows:
@@ -52,9 +59,10 @@ def write_csv(path: Path, rows: Iterable[Mapping[str, Any]], columns: Sequence[s
 
 
 def write_text(path: Path, text: str) -> Path:
-    """Write ``text`` (UTF-8) and return the path."""
+    """Write ``text`` (UTF-8) atomically and return the path."""
     path = Path(path)
-    path.write_text(text, encoding="utf-8")
+    with atomic_output(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
     return path
 
 
