@@ -339,3 +339,11 @@ def test_reproduce_reports_an_altered_data_file(monkeypatch, tmp_path, capsys):
     assert "Traceback" not in err
     assert "[fake] FAILED: data file 'x/adult/adult.data'" in err
     assert "privlearn datasets download adult" in err
+
+
+def test_datasets_flags_a_file_that_is_not_the_pinned_one(tmp_path, capsys):
+    (tmp_path / "helr").mkdir()
+    (tmp_path / "helr" / "edin.txt").write_text("1\t2\t1\n")
+    assert cli.main(["datasets", "--data-home", str(tmp_path)]) == 0
+    edin = next(line for line in capsys.readouterr().out.splitlines() if "helr/edin.txt" in line)
+    assert edin.endswith("NOT the pinned file: privlearn datasets download helr")

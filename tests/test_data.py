@@ -1045,21 +1045,23 @@ def test_inventory_on_real_data(require_data, data_home):
     rows = dataset_inventory(data_home)
     assert len(rows) == 14
     for row in rows:
-        assert set(row) == {"dataset", "file", "path", "found", "source", "size", "sha256"}
+        keys = {"dataset", "file", "path", "found", "source", "size", "sha256", "verified"}
+        assert set(row) == keys
         assert row["source"] == ("data folder" if row["found"] else "missing")
         assert row["path"] == str(data_home / row["file"])
         if row["found"]:
             assert row["size"] == os.path.getsize(row["path"])
             assert re.fullmatch(r"[0-9a-f]{64}", row["sha256"])
+            assert row["verified"] is True  # every real file is the pinned one
         else:
-            assert row["size"] is None and row["sha256"] is None
+            assert row["size"] is None and row["sha256"] is None and row["verified"] is None
     by_file = {row["file"]: row for row in rows}
     assert by_file[KDD]["sha256"] == KDD_SHA256  # README checksum
     assert {r["dataset"] for r in rows} == {"helr", "mnist", "kddcup99", "phishing", "adult"}
     assert sum(r["dataset"] == "helr" for r in rows) == 5 and "helr/nhanes3.txt" in by_file
     fast = dataset_inventory(data_home, checksums=False)
     assert [r["found"] for r in fast] == [r["found"] for r in rows]
-    assert all(r["sha256"] is None for r in fast)
+    assert all(r["sha256"] is None and r["verified"] is None for r in fast)
 
 
 def test_inventory_empty_folder(tmp_path):
@@ -1070,6 +1072,7 @@ def test_inventory_empty_folder(tmp_path):
     assert [r["file"] for r in found] == ["helr/lbw.txt"]
     assert found[0]["size"] == 4
     assert found[0]["sha256"] == hashlib.sha256(b"1\t0\n").hexdigest()
+    assert found[0]["verified"] is False  # not the published lbw.txt: the loaders refuse it
     with pytest.raises(TypeError):
         dataset_inventory(tmp_path, checksums="yes")
 
@@ -1084,6 +1087,7 @@ def test_inventory_lists_embedded_copies(no_data_home):
     assert edin["source"] == "embedded" and edin["found"]
     assert edin["path"] == str(pdata.EMBEDDED_DIR / "helr" / "edin.txt.gz")
     assert edin["sha256"] == hashlib.sha256(Path(edin["path"]).read_bytes()).hexdigest()
+    assert edin["verified"] is True  # the embedded copies match their pins
     assert by_file[KDD]["source"] == "missing" and not by_file[KDD]["found"]
     assert by_file["helr/nhanes3.txt"]["source"] == "missing"
     assert {r["file"] for r in by_file.values() if r["source"] == "embedded"} == set(

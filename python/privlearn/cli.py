@@ -70,6 +70,8 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
     for row in rows:
         size = f"{row['size']:,}" if row["found"] else "missing"
         digest = row["sha256"] or ("" if row["found"] else "-")
+        if row["verified"] is False:
+            digest += f"  NOT the pinned file: privlearn datasets download {row['dataset']}"
         source = "embedded" if row["source"] == "embedded" else ("folder" if row["found"] else "-")
         print(f"{row['dataset']:<10} {row['file']:<34} {source:<11} {size:>11}  {digest}")
     n_found = sum(r["found"] for r in rows)

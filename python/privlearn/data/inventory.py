@@ -9,7 +9,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from .loaders import KNOWN_FILES, PathLike, data_source, get_data_home
+from ..exceptions import DataIntegrityError
+from .integrity import verify_data_file, verify_embedded_file
+from .loaders import EMBEDDED_FILES, KNOWN_FILES, PathLike, data_source, get_data_home
 
 __all__ = ["dataset_inventory"]
 
@@ -52,7 +54,10 @@ def dataset_inventory(
         file the loaders read, else where it is expected), ``found`` (bool: the loaders can read
         it), ``source`` (``"data folder"``, ``"embedded"`` or ``"missing"``), ``size`` (bytes of
         that file, ``None`` when not found) and ``sha256`` (hex digest of that file, ``None``
-        when not found or ``checksums`` is false; an embedded copy may be compressed).
+        when not found or ``checksums`` is false; an embedded copy may be compressed) and
+        ``verified`` (``True`` when the file matches its pinned SHA-256, ``False`` when it does
+        not -- the loaders refuse it, see :mod:`privlearn.data.integrity` -- and ``None`` when
+        not found or ``checksums`` is false).
     """
     if not isinstance(checksums, bool):
         raise TypeError(f"checksums must be a bool, got {type(checksums).__name__}")
@@ -71,6 +76,18 @@ def dataset_inventory(
                 "source": source,
                 "size": path.stat().st_size if found else None,
                 "sha256": _sha256(path) if (found and checksums) else None,
+                "verified": _verified(path, relative, source) if (found and checksums) else None,
             }
         )
     return rows
+
+
+def _verified(path: Any, relative: str, source: str) -> bool:
+    try:
+        if source == "embedded":
+            verify_embedded_file(path, EMBEDDED_FILES[relative], relative)
+        else:
+            verify_data_file(path, relative)
+    except DataIntegrityError:
+        return False
+    return True
