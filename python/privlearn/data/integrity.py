@@ -117,7 +117,7 @@ def verify_data_file(path: Path, relative: str) -> None:
     if _check_stored(rf, path) is None:
         _remember(key)
         return
-    size = f" ({rf.size:,} bytes)" if rf.size is not None else ""
+    size = f", {rf.size:,} bytes" if rf.size is not None else ""
     if rf.gzip:  # the pin is that of the uncompressed source; any gzip of it is accepted
         pinned = f"pinned sha256 {pin} of its decompressed content"
     elif rf.content_sha256 is not None and rf.content_sha256 != rf.sha256:
