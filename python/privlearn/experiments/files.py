@@ -26,9 +26,9 @@ __all__ = [
 ]
 
 #: Free disk space ``privlearn reproduce`` requires in the output folder per reproduction
-#: before anything runs (64 MiB). Generous on purpose: the largest reproduction writes about
-#: 1 MiB of CSV, markdown and PNG files (full or ``--quick``), so the check only refuses a disk
-#: that is (nearly) full, and it is a fixed public number, not a forecast of one run.
+#: before anything runs (64 MiB). Generous on purpose: the ``--quick`` runs write 0.1 to 1.4 MB
+#: of CSV, markdown and PNG files each (song13 the most), so the check only refuses a disk that
+#: is (nearly) full; it is a fixed public number, not a forecast of one run.
 OUTPUT_BYTES_PER_REPRODUCTION = 64 * 1024 * 1024
 
 #: ``errno`` values that mean "the disk (or the user's quota) is full".
