@@ -40,6 +40,7 @@ from privlearn.random import Stream
 __all__ = [
     "INERT_PARAMS",
     "MAX_SEARCH_MEAN_REPETITIONS",
+    "MAX_SEARCH_ORDER",
     "PrivateHyperparameterSearch",
     "SearchPrivacy",
 ]
@@ -73,6 +74,13 @@ INERT_PARAMS = frozenset(
         "record_every", "seed",
     }
 )  # fmt: skip
+#: Largest scale ``1 / score_epsilon`` of the noisy validation count (the exact discrete
+#: Laplace sampler's limit), checked before the charge.
+_MAX_SCORE_SCALE = 2.0**40
+#: Largest RDP order the search accepts (public; the default orders stop at 1024): the
+#: fixed-size sampling curves are sums of ``order`` terms (``orders=[1e300]`` asked numpy for
+#: an array of that length).
+MAX_SEARCH_ORDER = 1e4
 #: The parameters the search itself sets on the candidates when it plans them.
 _PLANNED_PARAMS = ("epsilon", "noise_multiplier", "n_samples")
 
@@ -578,8 +586,8 @@ class PrivateHyperparameterSearch(BaseEstimator):
         Distribution of ``K``, drawn exactly (no truncation:
         :func:`~privlearn.model_selection.repetitions.sample_repetitions`).
     eta : float, default=1.0
-        Shape of the truncated negative binomial, ``> -1`` (1: geometric, 0: logarithmic;
-        below 0 the tail of ``K`` is heavy, ``P[K > k] ~ k^eta``).
+        Shape of the truncated negative binomial, in ``(-1, 1e6]`` (1: geometric, 0:
+        logarithmic; below 0 the tail of ``K`` is heavy, ``P[K > k] ~ k^eta``).
     mean_repetitions : float, default=10.0
         ``E[K]`` (``gamma`` is solved from it; Poisson: ``mu``), at most
         ``MAX_SEARCH_MEAN_REPETITIONS`` (1000, public).
@@ -596,7 +604,7 @@ class PrivateHyperparameterSearch(BaseEstimator):
         How training and score combine in one repetition (see
         :func:`~privlearn.model_selection.repetitions.repetition_rdp`).
     orders : array_like, default DEFAULT_ORDERS
-        RDP orders.
+        RDP orders, each at most ``MAX_SEARCH_ORDER`` (1e4).
     seed : int or None, default=None
         Key of the search's randomness (split, K, picks, tie-breaks) and of the candidates'
         seeds: part of the secret randomness; ``None``: from the operating system (right for
@@ -761,6 +769,11 @@ class PrivateHyperparameterSearch(BaseEstimator):
             if not (math.isfinite(target) and target > 0.0):
                 raise ValueError(f"epsilon must be finite and > 0, got {target}")
         orders = np.atleast_1d(_as_orders(self.orders)).astype(np.float64)
+        if orders.max() > MAX_SEARCH_ORDER:
+            raise ValueError(
+                f"orders must be at most {MAX_SEARCH_ORDER:g} (the candidates' RDP curves are "
+                f"computed term by term up to the order), got an order of {orders.max():g}"
+            )
         n_samples = None
         if self.n_samples is not None:
             from privlearn._checks import as_index
@@ -1116,6 +1129,12 @@ class PrivateHyperparameterSearch(BaseEstimator):
             if not all_pure:
                 raise ValueError("score_epsilon is required when a candidate is not pure DP")
             score_eps = max(pures)  # type: ignore[type-var]
+        if not 1.0 / score_eps <= _MAX_SCORE_SCALE:
+            raise ValueError(
+                f"the noisy validation count's epsilon {score_eps:.6g} is below "
+                f"{1.0 / _MAX_SCORE_SCALE:.3g} (its discrete Laplace scale 1/epsilon is at most "
+                "2**40): raise score_epsilon (or the search's epsilon)"
+            )
         score_rdp = rdp_pure_dp(score_eps, orders)
         rep_rdp = _rep.repetition_rdp([p.curve for p in plans], score_rdp, self.composition)
         rep_pure = None
