@@ -955,3 +955,6 @@ def test_errors_do_not_quote_values_read_from_the_private_rows():
     with pytest.raises(ValueError) as err:
         ImpactEncoder(mode="split").fit(X, np.array([0, 1, 0, 1]), groups=np.arange(3))
     assert "(4)" not in str(err.value)
+    with pytest.raises(ValueError, match="use fewer folds") as err:  # scikit-learn's quoted n
+        ImpactEncoder(mode="cross", cv=7).fit_transform(X, np.array([0, 1, 0, 1]))
+    assert "4" not in str(err.value)

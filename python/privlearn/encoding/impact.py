@@ -878,7 +878,16 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             splitter = cv
         fold = np.full(n_rows, -1, dtype=np.int64)
         dummy = np.zeros((n_rows, 1))
-        for f, (_, test) in enumerate(splitter.split(dummy, y01, groups)):
+        try:
+            splits = list(splitter.split(dummy, y01, groups))
+        except ValueError:
+            if not isinstance(cv, numbers.Integral):
+                raise
+            raise ValueError(  # scikit-learn's message quotes the number of rows (private)
+                f"cv={int(cv)} folds: the training rows (or groups) are fewer than the folds; "
+                "use fewer folds"
+            ) from None
+        for f, (_, test) in enumerate(splits):
             if (fold[test] >= 0).any():
                 raise ValueError("the cv splitter's test folds overlap: they must partition X")
             fold[test] = f
