@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -327,11 +328,35 @@ def _dry_fit(est: Any, rows: int, d: int, labels: np.ndarray) -> Any:
     refused in :meth:`PrivateHyperparameterSearch._check_params`)."""
     dry = clone(est)
     _set_matching(dry, "seed", 0)
+    cache = getattr(_DRY_CACHE, "fits", None)  # one search's dry fits (fit() opens it)
+    key = None
+    if cache is not None:
+        key = _params_key(type(dry), dry.get_params(deep=True), rows, d, np.asarray(labels))
+        if key is not None and key in cache:
+            return cache[key]
     stand_in_y = np.resize(labels, rows)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # warnings about the stand-in, not the private rows
         dry.fit(np.zeros((rows, d)), stand_in_y)
+    if key is not None:
+        cache[key] = dry
     return dry
+
+
+#: The dry fits of the search running in this thread (a dry fit is a function of its
+#: estimator's parameters and the stand-in's shape and labels: equal ones are fitted once).
+_DRY_CACHE = threading.local()
+
+
+def _params_key(*values: Any) -> str | None:
+    """A content hash of ``values`` (numpy arrays by value, never a truncated repr), or None
+    when they cannot be hashed (then nothing is shared)."""
+    try:
+        import joblib
+
+        return str(joblib.hash(values))
+    except Exception:  # noqa: BLE001 - an unpicklable parameter: no sharing, no error
+        return None
 
 
 def _dry_plan(
@@ -523,11 +548,13 @@ def _matching(params: dict[str, Any], name: str) -> list[str]:
 
 def _plan_key(params: dict[str, Any]) -> tuple[Any, ...]:
     """The part of a grid entry that can change a candidate's privacy statement: every
-    parameter but those in :data:`INERT_PARAMS` (compared by their repr). Entries with equal
+    parameter but those in :data:`INERT_PARAMS` (compared by content). Entries with equal
     keys are planned once (:meth:`PrivateHyperparameterSearch.fit`)."""
-    return tuple(
-        sorted((k, repr(v)) for k, v in params.items() if k.rsplit("__", 1)[-1] not in INERT_PARAMS)
-    )
+    kept = sorted((k, v) for k, v in params.items() if k.rsplit("__", 1)[-1] not in INERT_PARAMS)
+    content = _params_key([k for k, _ in kept], [v for _, v in kept])
+    if content is None:  # unhashable values: compare by identity (no sharing across objects)
+        return tuple((k, id(v)) for k, v in kept)
+    return (content,)
 
 
 def _copy_planned(src: Any, dst: Any) -> None:
@@ -979,6 +1006,15 @@ class PrivateHyperparameterSearch(BaseEstimator):
         -------
         self
         """
+        outer = getattr(_DRY_CACHE, "fits", None)
+        _DRY_CACHE.fits = {} if outer is None else outer  # the dry fits of this search
+        try:
+            return self._fit_search(X, y)
+        finally:
+            _DRY_CACHE.fits = outer
+
+    def _fit_search(self, X: Any, y: Any) -> PrivateHyperparameterSearch:
+        """:meth:`fit` (with the search's dry-fit cache open)."""
         cfg = self._check_params()
         check_sparse_structure(X)
         X, y = check_X_y(X, y, accept_sparse="csr", dtype=np.float64)
@@ -1239,7 +1275,7 @@ class PrivateHyperparameterSearch(BaseEstimator):
                 "the Poisson number of repetitions was 0: the search released nothing "
                 "(its budget is spent)",
                 RuntimeWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
             self.best_estimator_ = self.best_params_ = self.best_score_ = None
         else:
