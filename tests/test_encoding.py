@@ -890,3 +890,71 @@ def test_a_laplace_fit_keeps_nothing_per_row():
         assert not hasattr(enc, "model_mask_")
         sizes.append(len(pickle.dumps(enc)))
     assert abs(sizes[1] - sizes[0]) < 256
+
+
+# ---- issue 30, items 4-5: outcome ranges the arithmetic carries, errors in public terms --------
+_CONT_X = np.array([["a"], ["a"], ["b"], ["b"], ["c"], ["c"]], dtype=object)
+
+
+@pytest.mark.parametrize("mode", ["naive", "split", "cross", "jackknife"])
+def test_huge_continuous_outcome_is_refused_not_coded_inf(mode):
+    """y = -1e308 gave infinite level sums and NaN codes; bounds (-1e308, 1e308) a width that
+    overflows. Both are refused with the range that works, and at its edge every code is
+    finite."""
+    y = np.full(6, -1e308)
+    kw = dict(mode=mode, target_type="continuous", seed=0)
+    if mode == "cross":
+        kw["cv"] = 2
+    with pytest.raises(ValueError, match=r"beyond \+-1e\+250.*target_bounds"):
+        ImpactEncoder(**kw).fit_transform(_CONT_X, y)
+    with pytest.raises(ValueError, match=r"-1e\+250 <= lo < hi <= 1e\+250"):
+        ImpactEncoder(target_bounds=(-1e308, 1e308), **kw).fit_transform(_CONT_X, y)
+    edge = np.array([-1e250, 1e250, -1e250, -1e250, 1e250, 1e250])
+    for bounds in (None, (-1e250, 1e250)):
+        enc = ImpactEncoder(target_bounds=bounds, **kw)
+        out = enc.fit_transform(_CONT_X, edge)
+        assert np.isfinite(out).all() and np.isfinite(enc.transform(_CONT_X)).all()
+        assert all(np.isfinite(c).all() for c in enc.codes_)
+
+
+def test_laplace_bounds_the_noise_cannot_carry_are_refused_before_the_charge():
+    from privlearn.accounting import PrivacyLedger
+
+    y = np.array([-1e250, 1e250, -1e250, -1e250, 1e250, 1e250])
+    cats = [["a", "b", "c"]]
+    kw = dict(mode="laplace", target_type="continuous", categories=cats, seed=0)
+    # the issue's reproducer: "sensitivity must be a finite number > 0, got inf"
+    with pytest.raises(ValueError, match=r"-1e\+250 <= lo < hi <= 1e\+250"):
+        ImpactEncoder(target_bounds=(-1e308, 1e308), epsilon=1.0, **kw).fit(_CONT_X, y)
+    enc = ImpactEncoder(target_bounds=(-1e250, 1e250), epsilon=1.0, **kw).fit(_CONT_X, y)
+    assert np.isfinite(enc.transform(_CONT_X)).all() and enc.privacy_.epsilon == 1.0
+    for bounds, extra, match in [
+        ((0.0, 1e-290), dict(epsilon=1.0), r"hi - lo must lie in \["),
+        ((-1e250, 1e250), dict(noise_scale=1e12), "noise scale 1e\\+12 is too large"),
+        ((0.0, 1.0), dict(noise_scale=1e-300), r"hi - lo must lie in \["),
+    ]:
+        ledger = PrivacyLedger(1e9)
+        with pytest.raises(ValueError, match=match):
+            ImpactEncoder(target_bounds=bounds, ledger=ledger, **kw, **extra).fit(_CONT_X, y)
+        assert len(ledger) == 0
+
+
+def test_errors_do_not_quote_values_read_from_the_private_rows():
+    X = np.array([["a"], ["secretlevel"], [np.nan], ["a"]], dtype=object)
+    cases = [
+        (dict(categories=[["a"]]), np.array([0, 1, 0, 1]), "secretlevel"),
+        (dict(handle_missing="error"), np.array([0, 1, 0, 1]), "1 missing"),
+        ({}, np.array(["x7q", "x7q", "x7q", "x7q"]), "x7q"),
+        ({}, np.array(["u1", "u2", "u3", "u4"]), "u3"),
+        (dict(target_type="multiclass"), np.array(["z9", "z9", "z9", "z9"]), "z9"),
+    ]
+    for kw, y, secret in cases:
+        with pytest.raises(ValueError) as err:
+            ImpactEncoder(**kw).fit(X, y)
+        assert secret not in str(err.value)
+    with pytest.raises(ValueError) as err:
+        ImpactEncoder(mode="split").fit(X, np.array([0, 1, 0, 1]), groups=np.arange(3))
+    assert "(4)" not in str(err.value)
+    with pytest.raises(ValueError, match="use fewer folds") as err:  # scikit-learn's quoted n
+        ImpactEncoder(mode="cross", cv=7).fit_transform(X, np.array([0, 1, 0, 1]))
+    assert "4" not in str(err.value)

@@ -118,6 +118,19 @@ double gram_entries(const CsrRows& X) {
   return s;
 }
 
+// sum_k x_ik, the stored entries added in order from 0.
+double row_sum(const DenseRows& X, Index i) {
+  const double* x = X.X.row(i).data();
+  double s = 0.0;
+  for (Index k = 0; k < X.cols(); ++k) s += x[k];
+  return s;
+}
+double row_sum(const CsrRows& X, Index i) {
+  double s = 0.0;
+  for (std::int64_t k = X.indptr[i]; k < X.indptr[i + 1]; ++k) s += X.data[k];
+  return s;
+}
+
 bool all_non_negative(const DenseRows& X) {
   const Index n = X.rows(), d = X.cols();
   for (Index i = 0; i < n; ++i)
@@ -133,10 +146,21 @@ bool all_non_negative(const CsrRows& X) {
   return true;
 }
 
-// G += X[lo:hi]^T X[lo:hi]
+// G += X[lo:hi]^T X[lo:hi], one row at a time in row order: entry (a, b), a <= b, adds
+// x_ia x_ib (the lower triangle is mirrored by blocked_gram). A fixed order of the sums, the same
+// as the CSR kernel's (whose skipped zeros add nothing) and the numpy twin's: a sum of products
+// of signed entries may cancel, and a matrix-product kernel's order (Eigen's blocking) would give
+// other rounding, which the twin could not repeat.
 void add_block_gram(const DenseRows& X, Index lo, Index hi, RowMatrixXd& G) {
-  const auto block = X.X.middleRows(lo, hi - lo);
-  G.noalias() += block.transpose() * block;
+  const Index d = X.cols();
+  for (Index i = lo; i < hi; ++i) {
+    const double* x = X.X.row(i).data();
+    for (Index a = 0; a < d; ++a) {
+      const double xa = x[a];
+      double* g = G.row(a).data();
+      for (Index b = a; b < d; ++b) g[b] += xa * x[b];
+    }
+  }
 }
 
 void add_block_gram(const CsrRows& X, Index lo, Index hi, RowMatrixXd& G) {
@@ -145,11 +169,12 @@ void add_block_gram(const CsrRows& X, Index lo, Index hi, RowMatrixXd& G) {
       const double va = X.data[a];
       const Index ra = X.indices[a];
       for (std::int64_t b = X.indptr[i]; b < X.indptr[i + 1]; ++b)
-        G(ra, X.indices[b]) += va * X.data[b];
+        if (X.indices[b] >= ra) G(ra, X.indices[b]) += va * X.data[b];
     }
 }
 
-// X^T X by blocks of parallel::kReduceBlock rows, block Gram matrices added in block order.
+// X^T X by blocks of parallel::kReduceBlock rows (upper triangle, add_block_gram), block Gram
+// matrices added in block order, then the lower triangle mirrored.
 template <class Rows>
 RowMatrixXd blocked_gram(const Rows& X, int n_threads) {
   const Index n = X.rows(), d = X.cols();
@@ -176,6 +201,8 @@ RowMatrixXd blocked_gram(const Rows& X, int n_threads) {
     for (Index b = 0; b < wave; ++b) G += partial[static_cast<std::size_t>(b)];
   }
   (void)threads;
+  for (Index a = 0; a < d; ++a)  // the products commute: the mirror is what the sums would be
+    for (Index b = a + 1; b < d; ++b) G(b, a) = G(a, b);
   return G;
 }
 
@@ -382,14 +409,19 @@ VectorXd gram_abs_row_sums(const Rows& X, int n_threads) {
   VectorXd out(d);
   if (all_non_negative(X)) {
     // (X^T X) 1 = X^T (X 1): every entry of X^T X is >= 0, so this is the row sum of |X^T X|.
-    const VectorXd ones = VectorXd::Ones(d);
+    // Row sums added entry by entry in column order (not Eigen's vectorised dot, whose order
+    // the numpy twin could not repeat).
     reduce_rows(
         n, d, n_threads, entries(X) * parallel::kNsPerEntry,
-        [&](Index i, VecMut acc) { X.axpy(i, X.dot(i, ones), acc); }, out);
+        [&](Index i, VecMut acc) { X.axpy(i, row_sum(X, i), acc); }, out);
     return out;
   }
   const RowMatrixXd G = blocked_gram(X, n_threads);
-  for (Index k = 0; k < d; ++k) out[k] = G.row(k).cwiseAbs().sum();
+  for (Index k = 0; k < d; ++k) {
+    double s = 0.0;
+    for (Index j = 0; j < d; ++j) s += std::abs(G(k, j));
+    out[k] = s;
+  }
   return out;
 }
 

@@ -36,8 +36,15 @@ except ImportError:  # pragma: no cover - older scikit-learn
 
 #: Accepted ``target_type`` values of the encoders ("auto": scikit-learn's ``type_of_target``).
 TARGET_TYPES = ("binary", "multiclass", "continuous", "auto")
+#: Largest magnitude of a continuous outcome's bounds (public), and of the outcome itself when
+#: no bounds are given: the level sums of up to ``2**36`` rows, their differences (cross-fitting,
+#: jackknife) and the mean codes must stay finite in double precision with room to spare
+#: (``-1e308`` gave infinite sums and NaN codes, and ``target_bounds=(-1e308, 1e308)`` a range
+#: ``hi - lo`` that overflows).
+TARGET_LIMIT = 1e250
 
 __all__ = [
+    "TARGET_LIMIT",
     "TARGET_TYPES",
     "as_binary_target",
     "as_continuous_target",
@@ -124,7 +131,7 @@ def fit_levels(col: np.ndarray, name: str, handle_missing: str) -> np.ndarray:
     miss = _missing(col)
     if miss.any() and handle_missing == "error":
         raise ValueError(
-            f"column {name} has {int(miss.sum())} missing value(s) (NaN/None); set "
+            f"column {name} has missing values (NaN/None); set "
             "handle_missing='level' to code them as their own level"
         )
     values = col[~miss] if miss.any() else col
@@ -154,7 +161,7 @@ def factorize_column(
     miss = _missing(col)
     if miss.any() and handle_missing == "error":
         raise ValueError(
-            f"column {name} has {int(miss.sum())} missing value(s) (NaN/None); set "
+            f"column {name} has missing values (NaN/None); set "
             "handle_missing='level' to code them as their own level"
         )
     codes, uniques = pd.factorize(col, use_na_sentinel=True)
@@ -181,7 +188,7 @@ def level_indices(
     if miss.any():
         if handle_missing == "error":
             raise ValueError(
-                f"column {name} has {int(miss.sum())} missing value(s) (NaN/None); set "
+                f"column {name} has missing values (NaN/None); set "
                 "handle_missing='level' to code them as their own level"
             )
         idx[miss] = k
@@ -217,14 +224,14 @@ def as_binary_target(
     classes, y01 = np.unique(arr, return_inverse=True)
     if len(classes) == 1:
         raise ValueError(
-            f"ImpactEncoder needs a binary target, but y has only 1 class ({classes[0]!r}): "
-            "the codes compare each level with the prevalence of both outcomes"
+            "ImpactEncoder needs a binary target, but y has only 1 class: the codes compare "
+            "each level with the prevalence of both outcomes (declare classes= to code an "
+            "outcome whose other class may be absent)"
         )
-    if len(classes) != 2:
+    if len(classes) != 2:  # the labels read from y are private: not quoted
         raise ValueError(
-            f"ImpactEncoder needs a binary target with exactly two classes, got "
-            f"{len(classes)} distinct value(s)"
-            + (f": {list(classes[:5])}{' ...' if len(classes) > 5 else ''}" if len(classes) else "")
+            "ImpactEncoder needs a binary target with exactly two classes, but y has more; "
+            "use target_type='multiclass' (or 'continuous') for such an outcome"
         )
     return classes, y01.astype(np.int64).ravel()
 
@@ -245,7 +252,7 @@ def check_y(y: Any, n_rows: int, what: str, must: str | None = None) -> np.ndarr
         raise ValueError(f"y must be 1-D ({what}), got shape {arr.shape}")
     if arr.shape[0] != n_rows:
         raise ValueError(
-            f"X and y have inconsistent numbers of samples: [{n_rows}, {arr.shape[0]}]"
+            "X and y have inconsistent numbers of samples (one outcome per row of X is needed)"
         )
     if np.issubdtype(arr.dtype, np.complexfloating):
         raise ValueError("Complex data not supported")
@@ -281,7 +288,9 @@ def resolve_target_type(
     except TypeError:  # scikit-learn < 1.6: no raise_unknown
         inferred = type_of_target(arr, input_name="y")
         if inferred == "unknown":
-            raise ValueError(f"Unknown label type: {arr[:5]!r}") from None
+            raise ValueError(
+                "Unknown label type: pass target_type explicitly"
+            ) from None  # the values of y are private: not quoted
     if inferred not in ("binary", "multiclass", "continuous"):
         raise ValueError(
             f"target_type='auto' inferred {inferred!r} from y; ImpactEncoder codes binary, "
@@ -316,19 +325,20 @@ def as_multiclass_target(
     classes, codes = np.unique(arr, return_inverse=True)
     if len(classes) < 2:
         raise ValueError(
-            f"ImpactEncoder needs at least two classes, but y has only {len(classes)} class "
-            f"({classes[0]!r}): the codes compare each level with the class frequencies"
+            "ImpactEncoder needs at least two classes, but y has only 1 class: the codes compare "
+            "each level with the class frequencies (declare classes= for a public label set)"
         )
     return classes, codes.astype(np.int64).ravel()
 
 
-def as_continuous_target(y: Any, n_rows: int) -> np.ndarray:
-    """``y`` as float64 (1-D, finite).
+def as_continuous_target(y: Any, n_rows: int, limit: float | None = None) -> np.ndarray:
+    """``y`` as float64 (1-D, finite; with ``limit``, at most ``limit`` in magnitude).
 
     Raises
     ------
     ValueError
-        When ``y`` is missing, not 1-D, of the wrong length, not numeric, or not finite.
+        When ``y`` is missing, not 1-D, of the wrong length, not numeric, not finite, or
+        beyond ``limit`` (the message quotes the public limit only, never a value of ``y``).
     """
     arr = check_y(y, n_rows, "a continuous outcome")
     if arr.dtype.kind not in "biuf":
@@ -340,11 +350,18 @@ def as_continuous_target(y: Any, n_rows: int) -> np.ndarray:
             ) from None
         if not np.isfinite(arr).all():
             raise ValueError("y contains NaN or infinity; the outcome must be finite")
-    return np.asarray(arr, dtype=np.float64)
+    arr = np.asarray(arr, dtype=np.float64)
+    if limit is not None and arr.size and not np.abs(arr).max() <= limit:
+        raise ValueError(
+            f"y holds values beyond +-{limit:g}, too large for the level sums and codes in "
+            f"double precision; pass target_bounds=(lo, hi) with |lo|, |hi| <= {limit:g} "
+            "(y is clipped to them) or rescale y"
+        )
+    return arr
 
 
 def check_target_bounds(bounds: Any) -> tuple[float, float]:
-    """``(lo, hi)`` as finite floats with ``lo < hi``."""
+    """``(lo, hi)`` as finite floats with ``lo < hi`` and ``|lo|, |hi| <= TARGET_LIMIT``."""
     try:
         lo, hi = bounds
         lo, hi = float(lo), float(hi)
@@ -357,5 +374,11 @@ def check_target_bounds(bounds: Any) -> tuple[float, float]:
     if not lo < hi:
         raise ValueError(
             f"target_bounds=({lo}, {hi}) is reversed or empty: it must satisfy lo < hi"
+        )
+    if max(abs(lo), abs(hi)) > TARGET_LIMIT:
+        raise ValueError(
+            f"target_bounds=({lo:g}, {hi:g}) is too wide for double precision: the level "
+            f"sums and codes need -{TARGET_LIMIT:g} <= lo < hi <= {TARGET_LIMIT:g} "
+            "(rescale the outcome, e.g. to other units, to use wider bounds)"
         )
     return lo, hi

@@ -36,6 +36,7 @@ from privlearn.encoding._codes import (
 )
 from privlearn.encoding._counts import level_stats
 from privlearn.encoding._input import (
+    TARGET_LIMIT,
     as_binary_target,
     as_columns,
     as_continuous_target,
@@ -421,6 +422,12 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             if scale > 2.0**40:
                 raise ValueError(f"noise scale {scale:g} is too large (at most 2**40)")
             p["noise_scale"] = scale
+            if target_type == "continuous" and p["bounds"] is not None:
+                size = None  # the number of released sums: public with declared levels only
+                if not isinstance(self.categories, str):
+                    with contextlib.suppress(TypeError):
+                        size = sum(len(c) + 1 for c in self.categories)
+                _check_sum_noise(p["bounds"], scale, n_columns, size)
         elif self.noise_scale is not None or self.epsilon is not None:
             raise ValueError(
                 f"noise_scale and epsilon apply to mode='laplace' only (mode={self.mode!r})"
@@ -508,7 +515,9 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             self.classes_, target = as_multiclass_target(y, n_rows, declared)
         else:
             self.classes_ = None
-            target = as_continuous_target(y, n_rows)
+            # without public bounds nothing clips y: its magnitude must leave the sums finite
+            limit = TARGET_LIMIT if self.target_bounds is None else None
+            target = as_continuous_target(y, n_rows, limit)
         return columns, target, n_rows
 
     def _contributions(self, target: np.ndarray, p: dict[str, Any]) -> np.ndarray:
@@ -551,8 +560,9 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             seen = fit_levels(c, n, self.handle_missing)
             unknown = np.setdiff1d(seen, lv) if len(seen) else seen
             if len(unknown):
-                raise ValueError(
-                    f"column {n} has level(s) {list(unknown[:5])} not in the given categories"
+                raise ValueError(  # the levels seen only in the data are private: not quoted
+                    f"column {n} has a level that is not in the given categories (add every "
+                    "possible level to categories=, or use categories='auto')"
                 )
             levels.append(lv)
         return levels
@@ -739,11 +749,19 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         noisy_n = discrete_laplace(flat_n, Fraction(scale), seed=_sub_seed(self.seed, "laplace"))
         noisy_n = np.maximum(np.asarray(noisy_n, dtype=np.float64), 0.0)  # post-processing
         sens, eps = n_cols * half, n_cols / scale
+        try:
+            params = snapping_parameters(sens, eps, None, size=flat_s.size)
+        except ValueError:  # its message would quote the number of levels read from the data
+            raise ValueError(
+                f"noise scale {scale:g} is too large for the snapping mechanism on this many "
+                "level sums (its floating-point term would dominate): raise epsilon or lower "
+                "noise_scale, or declare the levels with categories= (then checked before "
+                "anything is charged)"
+            ) from None
         noisy_s = np.asarray(
             laplace(flat_s, sens, eps, seed=_sub_seed(self.seed, "laplace-sums")),
             dtype=np.float64,
         ).reshape(-1)
-        params = snapping_parameters(sens, eps, None, size=flat_s.size)
         out, start = [], 0
         for c in stats:
             size = c.shape[0] - 1
@@ -860,7 +878,16 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             splitter = cv
         fold = np.full(n_rows, -1, dtype=np.int64)
         dummy = np.zeros((n_rows, 1))
-        for f, (_, test) in enumerate(splitter.split(dummy, y01, groups)):
+        try:
+            splits = list(splitter.split(dummy, y01, groups))
+        except ValueError:
+            if not isinstance(cv, numbers.Integral):
+                raise
+            raise ValueError(  # scikit-learn's message quotes the number of rows (private)
+                f"cv={int(cv)} folds: the training rows (or groups) are fewer than the folds; "
+                "use fewer folds"
+            ) from None
+        for f, (_, test) in enumerate(splits):
             if (fold[test] >= 0).any():
                 raise ValueError("the cv splitter's test folds overlap: they must partition X")
             fold[test] = f
@@ -929,6 +956,60 @@ def _unchanged_on_failure(est: Any) -> Iterator[None]:
         raise
 
 
+#: Range of the snapping mechanism's noise scale and clamp bound on the level sums of a
+#: continuous outcome that the codes' arithmetic carries (normal doubles, with room for the
+#: totals over the levels and the counts times the bounds' midpoint).
+_SUM_NOISE_RANGE = (2.0**-900, 2.0**900)
+
+
+def _check_sum_noise(
+    bounds: tuple[float, float], scale: float, n_columns: int, size: int | None = None
+) -> None:
+    """Refuse, before anything is charged or counted, bounds whose Laplace mode the arithmetic
+    cannot carry: the snapping mechanism on the level sums (sensitivity ``n_columns (hi - lo)
+    / 2`` at epsilon ``n_columns / scale``) must have a noise scale and a clamp bound within
+    :data:`_SUM_NOISE_RANGE`. The message gives the widths ``hi - lo`` that work at this
+    noise scale (public inputs only). ``size``: the number of released sums when the level
+    lists are declared (the mechanism's floating-point term grows with it)."""
+    from privlearn.mechanisms import snapping_parameters
+
+    lo, hi = bounds
+    low, high = _SUM_NOISE_RANGE
+    # lambda is about scale (hi - lo) / 2 and the clamp bound at most 2**44 lambda (size 1
+    # gives the widest bound of any number of levels); a factor 4 of margin for the roundings
+    widest = min(high / (2.0**44 * scale) * 0.5, 2.0 * TARGET_LIMIT)
+    narrowest = 4.0 * low / scale
+    # the snapping mechanism's default clamp bound needs epsilon * 2**39 >= 2 (one number)
+    # (and, with declared levels, for each of the ``size`` released sums)
+    most = n_columns * 2.0**38 / max(1, size or 1)
+    if scale > most:
+        what = "" if size is None else f" and {size} level sums (declared levels)"
+        raise ValueError(
+            f"noise scale {scale:g} is too large for a continuous outcome with {n_columns} "
+            f"column(s){what}: the snapping mechanism on the level sums needs noise_scale <= "
+            f"{most:.6g}; raise epsilon or lower noise_scale"
+        )
+    try:
+        params = snapping_parameters(n_columns * (hi - lo) / 2.0, n_columns / scale, None, size=1)
+        ok = low <= params.noise_scale and params.bound <= high
+    except (ValueError, OverflowError, ZeroDivisionError):
+        ok = False
+    if not ok:
+        head = (
+            f"target_bounds=({lo:g}, {hi:g}) cannot be carried by the Laplace mode's noise at "
+            f"noise scale {scale:g} (the noise on the level sums would leave the range of "
+            "normal doubles): "
+        )
+        if narrowest > widest:
+            raise ValueError(
+                head + "no bounds work at this noise scale; change epsilon or noise_scale"
+            )
+        raise ValueError(
+            head + f"at this noise scale hi - lo must lie in [{narrowest:.3g}, {widest:.3g}]; "
+            "change the bounds (rescale the outcome) or epsilon / noise_scale"
+        )
+
+
 def _is_text(values: Any) -> bool:
     return any(isinstance(v, (str, bytes)) for v in list(values)[:1])
 
@@ -938,5 +1019,8 @@ def _as_groups(groups: Any, n_rows: int) -> np.ndarray | None:
         return None
     g = np.asarray(groups)
     if g.ndim != 1 or g.shape[0] != n_rows:
-        raise ValueError(f"groups must be 1-D with one label per row ({n_rows}), got {g.shape}")
+        raise ValueError(
+            f"groups must be 1-D with one label per row of X, got {g.ndim} dimension(s) or "
+            "another length"
+        )
     return g

@@ -58,11 +58,32 @@ MAX_MEAN_REPETITIONS = 1e5
 
 
 # ---- checks ---------------------------------------------------------------------------------
+#: Largest shape ``eta`` accepted (public): beyond it the normaliser ``gamma^-eta - 1`` and the
+#: ``Gamma(k + eta)`` terms of the distribution leave double precision (``eta = 1e308``
+#: overflowed while drawing K), and the total grows like ``(1 + eta) eps``.
+MAX_ETA = 1e6
+
+
 def _eta(eta: Any) -> float:
     eta = as_real(eta, "eta")
-    if not (math.isfinite(eta) and eta > -1.0):
-        raise ValueError(f"eta (shape of the truncated negative binomial) must be > -1, got {eta}")
+    if not (math.isfinite(eta) and -1.0 < eta <= MAX_ETA):
+        raise ValueError(
+            f"eta (shape of the truncated negative binomial) must lie in (-1, {MAX_ETA:g}], "
+            f"got {eta}"
+        )
     return eta
+
+
+def _log_abs_expm1(eta: float, log_gamma: float) -> float:
+    """``log |gamma^-eta - 1|`` (``log |expm1(-eta log gamma)|``) without overflow for a large
+    ``eta`` and without ``log 0`` when ``eta log gamma`` underflows (tiny ``eta``: ``|expm1(x)|
+    = |x|`` to double precision, taken in log space)."""
+    x = -eta * log_gamma
+    if abs(x) < 1e-290:
+        return math.log(abs(eta)) + math.log(-log_gamma)
+    if x > 700.0:
+        return x + math.log1p(-math.exp(-x))
+    return math.log(abs(math.expm1(x)))
 
 
 def _gamma(gamma: Any) -> float:
@@ -100,8 +121,15 @@ def negative_binomial_mean(eta: float, gamma: float) -> float:
     log_g = math.log(gamma)
     if eta == 0.0:
         return (1.0 - gamma) / (gamma * -log_g)
-    # eta (1 - gamma) / (gamma (1 - gamma^eta)) with 1 - gamma^eta = -expm1(eta log gamma)
-    return eta * (1.0 - gamma) / (gamma * -math.expm1(eta * log_g))
+    # eta (1 - gamma) / (gamma (1 - gamma^eta)) with 1 - gamma^eta = -expm1(eta log gamma);
+    # eta / (1 - gamma^eta) -> -1 / log gamma where eta log gamma underflows (a tiny eta)
+    x = eta * log_g
+    if abs(x) < 1e-290:
+        return (1.0 - gamma) / (gamma * -log_g)
+    denom = gamma * -math.expm1(x)
+    if denom == 0.0:  # a tiny gamma times a tiny 1 - gamma^eta underflows: take the ratios
+        return eta / -math.expm1(x) * ((1.0 - gamma) / gamma)
+    return eta * (1.0 - gamma) / denom
 
 
 def negative_binomial_gamma(eta: float, mean: float) -> float:
@@ -134,7 +162,14 @@ def negative_binomial_gamma(eta: float, mean: float) -> float:
             hi = mid
         if hi - lo < 1e-13:
             break
-    return math.exp(0.5 * (lo + hi))
+    gamma = math.exp(0.5 * (lo + hi))
+    reached = negative_binomial_mean(eta, gamma)
+    if not abs(reached - mean) <= 1e-6 * mean:  # the bracket's end: the mean is out of reach
+        raise ValueError(
+            f"no truncated negative binomial with eta={eta:g} has mean {mean:g} (near eta = -1 "
+            "the mean stays close to 1 for every gamma): raise eta or lower mean_repetitions"
+        )
+    return gamma
 
 
 def negative_binomial_pmf(k: Any, eta: float, gamma: float) -> np.ndarray:
@@ -165,7 +200,7 @@ def negative_binomial_pmf(k: Any, eta: float, gamma: float) -> np.ndarray:
         # prod_{l<k} (l + eta)/(l + 1) = Gamma(k + eta) / (Gamma(eta) Gamma(k + 1)), signed
         # for eta in (-1, 0) where it is negative, like the normaliser gamma^-eta - 1.
         log_prod = special.gammaln(kf + eta) - special.gammaln(kf + 1.0) - special.gammaln(eta)
-        log_norm = math.log(abs(math.expm1(-eta * math.log(gamma))))
+        log_norm = _log_abs_expm1(eta, math.log(gamma))
         if eta < 0.0:
             log_prod = special.gammaln(kf + eta) - special.gammaln(kf + 1.0)
             log_prod -= special.gammaln(eta + 1.0) - math.log(-eta)  # |Gamma(eta)|
@@ -487,7 +522,7 @@ def _log_pmf(kf: np.ndarray, distribution: str, eta: float, gamma: float, mu: fl
         return log_tail - np.log(kf) - math.log(-math.log(gamma))
     # eta > 0 here (eta < 0 is drawn by the Sibuya mixture)
     log_prod = special.gammaln(kf + eta) - special.gammaln(kf + 1.0) - special.gammaln(eta)
-    return log_tail + log_prod - math.log(math.expm1(-eta * math.log(gamma)))
+    return log_tail + log_prod - _log_abs_expm1(eta, math.log(gamma))
 
 
 def _ratio_bound(j: int, distribution: str, eta: float, gamma: float, mu: float) -> float:

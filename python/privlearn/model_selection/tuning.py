@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -37,7 +38,13 @@ from privlearn.model_selection import repetitions as _rep
 from privlearn.preprocessing.scalers import UnitBallProjector
 from privlearn.random import Stream
 
-__all__ = ["MAX_SEARCH_MEAN_REPETITIONS", "PrivateHyperparameterSearch", "SearchPrivacy"]
+__all__ = [
+    "INERT_PARAMS",
+    "MAX_SEARCH_MEAN_REPETITIONS",
+    "MAX_SEARCH_ORDER",
+    "PrivateHyperparameterSearch",
+    "SearchPrivacy",
+]
 
 _DISTRIBUTIONS = ("truncated_negative_binomial", "poisson")
 # Streams of the search's own randomness (distinct from the estimators' streams).
@@ -57,6 +64,26 @@ SCORE_SHARE = 0.25
 #: Relative width of the bisections that plan a total from ``epsilon=`` (the target is first
 #: lowered by this fraction, so the planned total never exceeds ``epsilon``).
 PLAN_RTOL = 1e-9
+#: Parameters (by name, nested ``step__name`` too) that never enter a privlearn estimator's
+#: privacy statement: the step size and its schedule, and how a fit runs (threads, back-end,
+#: progress, diagnostics, the seed). Grid entries that differ only in these share one plan;
+#: each real fit is still checked against the plan (a candidate whose statement did depend on
+#: one of them is refused with a RuntimeError, never released).
+INERT_PARAMS = frozenset(
+    {
+        "eta0", "learning_rate", "verbose", "n_threads", "backend", "diagnostics",
+        "record_every", "seed",
+    }
+)  # fmt: skip
+#: Largest scale ``1 / score_epsilon`` of the noisy validation count (the exact discrete
+#: Laplace sampler's limit), checked before the charge.
+_MAX_SCORE_SCALE = 2.0**40
+#: Largest RDP order the search accepts (public; the default orders stop at 1024): the
+#: fixed-size sampling curves are sums of ``order`` terms (``orders=[1e300]`` asked numpy for
+#: an array of that length).
+MAX_SEARCH_ORDER = 1e4
+#: The parameters the search itself sets on the candidates when it plans them.
+_PLANNED_PARAMS = ("epsilon", "noise_multiplier", "n_samples")
 
 
 @dataclass(frozen=True)
@@ -301,11 +328,35 @@ def _dry_fit(est: Any, rows: int, d: int, labels: np.ndarray) -> Any:
     refused in :meth:`PrivateHyperparameterSearch._check_params`)."""
     dry = clone(est)
     _set_matching(dry, "seed", 0)
+    cache = getattr(_DRY_CACHE, "fits", None)  # one search's dry fits (fit() opens it)
+    key = None
+    if cache is not None:
+        key = _params_key(type(dry), dry.get_params(deep=True), rows, d, np.asarray(labels))
+        if key is not None and key in cache:
+            return cache[key]
     stand_in_y = np.resize(labels, rows)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # warnings about the stand-in, not the private rows
         dry.fit(np.zeros((rows, d)), stand_in_y)
+    if key is not None:
+        cache[key] = dry
     return dry
+
+
+#: The dry fits of the search running in this thread (a dry fit is a function of its
+#: estimator's parameters and the stand-in's shape and labels: equal ones are fitted once).
+_DRY_CACHE = threading.local()
+
+
+def _params_key(*values: Any) -> str | None:
+    """A content hash of ``values`` (numpy arrays by value, never a truncated repr), or None
+    when they cannot be hashed (then nothing is shared)."""
+    try:
+        import joblib
+
+        return str(joblib.hash(values))
+    except Exception:  # noqa: BLE001 - an unpicklable parameter: no sharing, no error
+        return None
 
 
 def _dry_plan(
@@ -362,6 +413,8 @@ class _Knob:
     sigma0: float = 1.0
     prefix: str = ""
     param_ratio: float = 1.0  # the noise_multiplier parameter per unit of the events' multiplier
+    fixed_epsilon: float = 0.0  # the pure epsilon of the steps behind ``fixed``
+    fixed_steps: tuple[str, ...] = ()  # their class names (for the messages)
 
     def parameter(self, value: float) -> float:
         """The ``noise_multiplier`` parameter giving events with multiplier ``value`` (they
@@ -388,6 +441,7 @@ def _knob(dry: Any, plan: _Plan, orders: np.ndarray, row_wise: tuple[str, ...]) 
     if plan.pure is not None:
         return _Knob("pure", plan.relation, np.zeros(orders.shape))
     fixed = np.zeros(orders.shape)
+    fixed_eps, fixed_names = 0.0, []
     tuned: list[tuple[str, Any]] = []
     for name, step in _steps(dry):
         p = getattr(step, "privacy_", None)
@@ -395,6 +449,8 @@ def _knob(dry: Any, plan: _Plan, orders: np.ndarray, row_wise: tuple[str, ...]) 
             continue
         if float(getattr(p, "delta", 0.0)) == 0.0:
             fixed = fixed + rdp_pure_dp(float(p.epsilon), orders)
+            fixed_eps += float(p.epsilon)
+            fixed_names.append(type(step).__name__)
         else:
             tuned.append((name, step))
     what = type(tuned[0][1]).__name__ if tuned else type(dry).__name__
@@ -429,7 +485,7 @@ def _knob(dry: Any, plan: _Plan, orders: np.ndarray, row_wise: tuple[str, ...]) 
     ratio = float(param) / sigma0 if param else 1.0
     return _Knob(
         "gaussian", stmt.neighboring, fixed, tuple(stmt.events), sigma0,
-        f"{name}__" if name else "", ratio,
+        f"{name}__" if name else "", ratio, fixed_eps, tuple(fixed_names),
     )  # fmt: skip
 
 
@@ -490,6 +546,27 @@ def _matching(params: dict[str, Any], name: str) -> list[str]:
     ]
 
 
+def _plan_key(params: dict[str, Any]) -> tuple[Any, ...]:
+    """The part of a grid entry that can change a candidate's privacy statement: every
+    parameter but those in :data:`INERT_PARAMS` (compared by content). Entries with equal
+    keys are planned once (:meth:`PrivateHyperparameterSearch.fit`)."""
+    kept = sorted((k, v) for k, v in params.items() if k.rsplit("__", 1)[-1] not in INERT_PARAMS)
+    content = _params_key([k for k, _ in kept], [v for _, v in kept])
+    if content is None:  # unhashable values: compare by identity (no sharing across objects)
+        return tuple((k, id(v)) for k, v in kept)
+    return (content,)
+
+
+def _copy_planned(src: Any, dst: Any) -> None:
+    """Give ``dst`` the parameters the plan set on ``src`` (its ``epsilon``,
+    ``noise_multiplier`` and ``n_samples`` parameters, nested ones too): the two differ only in
+    inert parameters, so ``dst`` then has ``src``'s planned statement."""
+    params = src.get_params(deep=True)
+    keys = [k for k in params if k.rsplit("__", 1)[-1] in _PLANNED_PARAMS]
+    if keys:
+        dst.set_params(**{k: params[k] for k in keys})
+
+
 def _n_validation(n: int, frac: float) -> int:
     """Size of the fixed-size validation split (replace-one candidates): ``round(frac n)``,
     at least 1, leaving at least 2 training rows."""
@@ -536,8 +613,8 @@ class PrivateHyperparameterSearch(BaseEstimator):
         Distribution of ``K``, drawn exactly (no truncation:
         :func:`~privlearn.model_selection.repetitions.sample_repetitions`).
     eta : float, default=1.0
-        Shape of the truncated negative binomial, ``> -1`` (1: geometric, 0: logarithmic;
-        below 0 the tail of ``K`` is heavy, ``P[K > k] ~ k^eta``).
+        Shape of the truncated negative binomial, in ``(-1, 1e6]`` (1: geometric, 0:
+        logarithmic; below 0 the tail of ``K`` is heavy, ``P[K > k] ~ k^eta``).
     mean_repetitions : float, default=10.0
         ``E[K]`` (``gamma`` is solved from it; Poisson: ``mu``), at most
         ``MAX_SEARCH_MEAN_REPETITIONS`` (1000, public).
@@ -554,7 +631,7 @@ class PrivateHyperparameterSearch(BaseEstimator):
         How training and score combine in one repetition (see
         :func:`~privlearn.model_selection.repetitions.repetition_rdp`).
     orders : array_like, default DEFAULT_ORDERS
-        RDP orders.
+        RDP orders, each at most ``MAX_SEARCH_ORDER`` (1e4).
     seed : int or None, default=None
         Key of the search's randomness (split, K, picks, tie-breaks) and of the candidates'
         seeds: part of the secret randomness; ``None``: from the operating system (right for
@@ -570,8 +647,9 @@ class PrivateHyperparameterSearch(BaseEstimator):
         sampling): they are planned from the public expected training size
         ``n_samples - round(validation_fraction * n_samples)``, so their curves, and the
         total, are fixed before any row is read. A data set of another size is refused.
-    row_wise_steps : tuple of str, default=()
-        Names of pipeline steps the user declares to map each row on its own (e.g. a
+    row_wise_steps : tuple of str or None, default=()
+        Names of pipeline steps the user declares to map each row on its own (``None`` or
+        ``()``: none) (e.g. a
         :class:`~sklearn.preprocessing.FunctionTransformer` of ``np.tanh``). Undeclared
         FunctionTransformers, and any step that is neither a privlearn estimator nor a known
         per-row map (Normalizer, UnitBallProjector), are refused.
@@ -648,7 +726,7 @@ class PrivateHyperparameterSearch(BaseEstimator):
         seed: int | None = None,
         ledger: Any = None,
         n_samples: int | None = None,
-        row_wise_steps: tuple[str, ...] = (),
+        row_wise_steps: tuple[str, ...] | None = (),
     ) -> None:
         self.estimator = estimator
         self.param_grid = param_grid
@@ -718,15 +796,25 @@ class PrivateHyperparameterSearch(BaseEstimator):
             if not (math.isfinite(target) and target > 0.0):
                 raise ValueError(f"epsilon must be finite and > 0, got {target}")
         orders = np.atleast_1d(_as_orders(self.orders)).astype(np.float64)
+        if orders.max() > MAX_SEARCH_ORDER:
+            raise ValueError(
+                f"orders must be at most {MAX_SEARCH_ORDER:g} (the candidates' RDP curves are "
+                f"computed term by term up to the order), got an order of {orders.max():g}"
+            )
         n_samples = None
         if self.n_samples is not None:
             from privlearn._checks import as_index
 
             n_samples = as_index(self.n_samples, "n_samples", lower=3, upper=1 << 62)
-        row_wise = self.row_wise_steps
-        if isinstance(row_wise, str) or not all(isinstance(r, str) for r in row_wise):
+        row_wise = () if self.row_wise_steps is None else self.row_wise_steps  # None: none
+        try:
+            names_ok = not isinstance(row_wise, str) and all(isinstance(r, str) for r in row_wise)
+        except TypeError:  # not iterable
+            names_ok = False
+        if not names_ok:
             raise TypeError(
-                f"row_wise_steps must be a tuple of pipeline step names (str), got {row_wise!r}"
+                "row_wise_steps must be a tuple of pipeline step names (str), or None or () "
+                f"for none, got {row_wise!r}"
             )
         row_wise = tuple(row_wise)
         names = {name for name, _ in _steps(self.estimator)}
@@ -760,8 +848,18 @@ class PrivateHyperparameterSearch(BaseEstimator):
                     "candidates must not set a ledger (it would reveal K): pass it to the "
                     "search as ledger="
                 )
+        # the structure (which steps see the rows) once per distinct set of pipeline-level
+        # entries (a step replaced): a step's own parameters (``step__name``), or a lone
+        # estimator's, cannot change it
+        seen: set[tuple[Any, ...]] = set()
+        pipeline = isinstance(self.estimator, Pipeline)
         for params in candidates:
-            _check_structure(clone(self.estimator).set_params(**params), row_wise)
+            key = tuple(
+                sorted((k, repr(v)) for k, v in params.items() if pipeline and "__" not in k)
+            )
+            if key not in seen:
+                seen.add(key)
+                _check_structure(clone(self.estimator).set_params(**params), row_wise)
         if self.ledger is not None and not callable(getattr(self.ledger, "spend", None)):
             raise TypeError(
                 f"ledger must have a spend(epsilon, delta, label) method, got {self.ledger!r}"
@@ -856,6 +954,8 @@ class PrivateHyperparameterSearch(BaseEstimator):
                 base[key] = _solve(one, target, 2 * target, target, increasing=True,
                                    what="pure candidate epsilon")  # fmt: skip
             else:
+                if k.fixed_steps and not total([k.fixed]) < target:
+                    self._refuse_fixed(k, total, target, cfg)
                 base[key] = _solve(one, k.sigma0, 2 * k.sigma0, target, increasing=False,
                                    what="noise multiplier")  # fmt: skip
 
@@ -867,6 +967,27 @@ class PrivateHyperparameterSearch(BaseEstimator):
 
         z = _solve(joint, 1.0, 2.0, target, increasing=False, what="common noise factor")
         return [value(key, z) for key in keys]
+
+    @staticmethod
+    def _refuse_fixed(k: _Knob, total: Any, target: float, cfg: dict[str, Any]) -> None:
+        """Refuse a Gaussian candidate whose pure steps alone (e.g. a private scaler) reach
+        the total: no noise on its Gaussian step can meet it. The message says what the pure
+        steps cost once repeated and the most they may spend (public inputs only)."""
+        orders = cfg["orders"]
+        most = _solve(
+            lambda v: total([rdp_pure_dp(v, orders)]), target, 2 * target, target,
+            increasing=True, what="pure epsilon",
+        )  # fmt: skip
+        steps = ", ".join(sorted(set(k.fixed_steps)))
+        raise ValueError(
+            f"the candidates' pure-DP step(s) ({steps}) spend epsilon {k.fixed_epsilon:.6g} "
+            "per repetition, and repeated a random number of times with the noisy validation "
+            f"counts they alone reach the search's total epsilon={cfg['target']:g}: no noise "
+            "on the Gaussian step can meet it. The search's total covers every step of every "
+            f"repetition: give the pure step(s) less than {most:.3g} in all, leaving room "
+            f"for the Gaussian step (e.g. epsilon={most / 2:.2g}), or raise the search's "
+            "epsilon, or fit the scaler once outside the search on its own budget"
+        )
 
     # ---- fitting ---------------------------------------------------------------------------
     def fit(self, X: Any, y: Any) -> PrivateHyperparameterSearch:
@@ -885,6 +1006,15 @@ class PrivateHyperparameterSearch(BaseEstimator):
         -------
         self
         """
+        outer = getattr(_DRY_CACHE, "fits", None)
+        _DRY_CACHE.fits = {} if outer is None else outer  # the dry fits of this search
+        try:
+            return self._fit_search(X, y)
+        finally:
+            _DRY_CACHE.fits = outer
+
+    def _fit_search(self, X: Any, y: Any) -> PrivateHyperparameterSearch:
+        """:meth:`fit` (with the search's dry-fit cache open)."""
         cfg = self._check_params()
         check_sparse_structure(X)
         X, y = check_X_y(X, y, accept_sparse="csr", dtype=np.float64)
@@ -893,18 +1023,28 @@ class PrivateHyperparameterSearch(BaseEstimator):
         if cfg["n_samples"] is not None and cfg["n_samples"] != n:
             raise ValueError(
                 f"n_samples={cfg['n_samples']} was declared as the public dataset size, but X "
-                f"has {n} rows: a statement that treats the size as public would be false"
+                "has another number of rows: a statement that treats the size as public would "
+                "be false"
             )
         if n < 3:
             raise ValueError("the data is too small for a training and a validation split")
         seed = self.seed
         labels = np.unique(y)
-        estimators = [clone(self.estimator).set_params(**p) for p in cfg["candidates"]]
         per = self._per_repetition(cfg)
+        # Candidates whose grid entries differ only in parameters that leave the privacy
+        # statement unchanged (INERT_PARAMS, e.g. the learning rate) share one plan: the dry
+        # fits below run once per group (its first member), so planning costs per distinct
+        # privacy configuration, not per grid value; every real fit is checked against it.
+        group: dict[tuple[Any, ...], int] = {}
+        rep_of = [group.setdefault(_plan_key(c), i) for i, c in enumerate(cfg["candidates"])]
+        reps = sorted(group.values())
+        estimators = {i: clone(self.estimator).set_params(**cfg["candidates"][i]) for i in reps}
 
-        # 1. the candidates' relation, and whether they would count the rows (dry runs)
+        # 1. the candidates' relation, and whether they would count the rows (dry runs on a
+        # stand-in of the public training size: n - round(validation_fraction n))
         n_fixed = n - _n_validation(n, cfg["frac"])
-        first = [_dry_plan(e, n_fixed, d, labels, orders, row_wise) for e in estimators]
+        first_of = {i: _dry_plan(estimators[i], n_fixed, d, labels, orders, row_wise) for i in reps}
+        first = [first_of[r] for r in rep_of]
         relations = {p.relation for p in first if p.relation is not None}
         if len(relations) > 1:
             raise ValueError("the candidates use different neighbouring relations")
@@ -915,7 +1055,7 @@ class PrivateHyperparameterSearch(BaseEstimator):
         train_budget = None
         if per is not None and all_pure:  # pure candidates: the per-repetition epsilon
             train_budget, score_eps = self._budgets(cfg, per)
-            for est in estimators:
+            for est in estimators.values():
                 _set_matching(est, "epsilon", train_budget)
         elif per is not None and score_eps is None:
             score_eps = SCORE_SHARE * per
@@ -933,8 +1073,11 @@ class PrivateHyperparameterSearch(BaseEstimator):
                 )
             m = cfg["n_samples"] - _n_validation(cfg["n_samples"], cfg["frac"])
             size = DatasetSize(m, "given")
-            for est in estimators:
+            for est in estimators.values():
                 _set_matching(est, "n_samples", size)
+        # the stand-in's rows: a public size (the declared training size, or n_fixed: replace-one
+        # candidates share n), never the size of the random split
+        rows = n_fixed if size is None else size.value
 
         # 2. the split (its randomness is the search's, independent of the data)
         split = Stream(seed, stream=_STREAM_SPLIT)
@@ -948,10 +1091,12 @@ class PrivateHyperparameterSearch(BaseEstimator):
             raise ValueError("the data is too small for a training and a validation split")
         Xt, yt, Xv, yv = X[train_idx], y[train_idx], X[val_idx], y[val_idx]
 
-        # 3. the plans on the training split's public stand-in, scaled to the target
-        plans, drys = [], []
-        for est in estimators:
-            dry = _dry_fit(est, train_idx.size, d, _stand_in_labels(est, yt))
+        # 3. the plans on the public stand-in, scaled to the target (one per group)
+        plan_of: dict[int, _Plan] = {}
+        dry_of: dict[int, Any] = {}
+        for i in reps:
+            est = estimators[i]
+            dry = _dry_fit(est, rows, d, _stand_in_labels(est, yt))
             plan = _cost(dry, orders, row_wise)
             if plan.counts:
                 raise ValueError(
@@ -959,17 +1104,18 @@ class PrivateHyperparameterSearch(BaseEstimator):
                     "curve would depend on the data"
                 )
             if train_budget is not None:
-                plan = self._scale_to(est, plan, train_budget, train_idx.size, d, yt, cfg)
-            plans.append(plan)
-            drys.append(dry)
+                plan = self._scale_to(est, plan, train_budget, rows, d, yt, cfg)
+            plan_of[i], dry_of[i] = plan, dry
         notes: tuple[str, ...] = ()
         noise: list[float | None] = []
         if per is not None and not all_pure:
             assert score_eps is not None
-            knobs = [_knob(dry, p, orders, row_wise) for dry, p in zip(drys, plans)]
-            values = self._plan_total(knobs, score_eps, cfg)
-            plans, notes_list = [], []
-            for est, k, v in zip(estimators, knobs, values):
+            knob_of = {i: _knob(dry_of[i], plan_of[i], orders, row_wise) for i in reps}
+            values = dict(zip(reps, self._plan_total([knob_of[i] for i in reps], score_eps, cfg)))
+            note_of: dict[int, str] = {}
+            noise_of: dict[int, float | None] = {}
+            for i in reps:
+                est, k, v = estimators[i], knob_of[i], values[i]
                 labels_c = _stand_in_labels(est, yt)
                 if k.kind == "gaussian":
                     est.set_params(
@@ -978,7 +1124,7 @@ class PrivateHyperparameterSearch(BaseEstimator):
                             k.prefix + "epsilon": None,
                         }
                     )
-                    plan = _dry_plan(est, train_idx.size, d, labels_c, orders, row_wise)
+                    plan = _dry_plan(est, rows, d, labels_c, orders, row_wise)
                     if not np.allclose(plan.curve, k.curve(v, orders), rtol=1e-9, atol=0.0):
                         raise ValueError(
                             f"candidate {type(est).__name__}: with noise_multiplier="
@@ -986,25 +1132,29 @@ class PrivateHyperparameterSearch(BaseEstimator):
                             "events differ from the planned ones; it cannot be planned from a "
                             "total (give each candidate its budget and leave epsilon=None)"
                         )
-                    notes_list.append(
+                    note_of[i] = (
                         f"noise_multiplier={k.parameter(v):.6g} (own epsilon {plan.epsilon:.4g})"
                     )
-                    noise.append(k.parameter(v))
+                    noise_of[i] = k.parameter(v)
                 else:
                     _set_matching(est, "epsilon", per)  # every epsilon parameter, one value
-                    cur = _dry_plan(est, train_idx.size, d, labels_c, orders, row_wise)
+                    cur = _dry_plan(est, rows, d, labels_c, orders, row_wise)
                     assert per is not None and cur.pure is not None and cur.pure > 0.0
                     start = per * v / cur.pure  # totals are linear in the epsilon parameters
                     _set_matching(est, "epsilon", start)
-                    cur = _dry_plan(est, train_idx.size, d, labels_c, orders, row_wise)
-                    plan = self._scale_to(est, cur, v, train_idx.size, d, yt, cfg, value=start)
-                    notes_list.append(f"epsilon={plan.epsilon:.6g} (pure)")
-                    noise.append(None)
-                plans.append(plan)
-            notes = tuple(f"#{i} {n}" for i, n in enumerate(notes_list))
+                    cur = _dry_plan(est, rows, d, labels_c, orders, row_wise)
+                    plan = self._scale_to(est, cur, v, rows, d, yt, cfg, value=start)
+                    note_of[i] = f"epsilon={plan.epsilon:.6g} (pure)"
+                    noise_of[i] = None
+                plan_of[i] = plan
+            notes = tuple(f"#{j} {note_of[r]}" for j, r in enumerate(rep_of))
+            noise = [noise_of[r] for r in rep_of]
         elif train_budget is not None:
-            notes = tuple(f"#{i} epsilon={p.epsilon:.6g} (pure)" for i, p in enumerate(plans))
-            noise = [None] * len(plans)
+            notes = tuple(
+                f"#{j} epsilon={plan_of[r].epsilon:.6g} (pure)" for j, r in enumerate(rep_of)
+            )
+            noise = [None] * len(rep_of)
+        plans = [plan_of[r] for r in rep_of]
         pures = [p.pure for p in plans]
         if all_pure != all(p is not None for p in pures):
             raise ValueError(
@@ -1015,6 +1165,12 @@ class PrivateHyperparameterSearch(BaseEstimator):
             if not all_pure:
                 raise ValueError("score_epsilon is required when a candidate is not pure DP")
             score_eps = max(pures)  # type: ignore[type-var]
+        if not 1.0 / score_eps <= _MAX_SCORE_SCALE:
+            raise ValueError(
+                f"the noisy validation count's epsilon {score_eps:.6g} is below "
+                f"{1.0 / _MAX_SCORE_SCALE:.3g} (its discrete Laplace scale 1/epsilon is at most "
+                "2**40): raise score_epsilon (or the search's epsilon)"
+            )
         score_rdp = rdp_pure_dp(score_eps, orders)
         rep_rdp = _rep.repetition_rdp([p.curve for p in plans], score_rdp, self.composition)
         rep_pure = None
@@ -1083,13 +1239,16 @@ class PrivateHyperparameterSearch(BaseEstimator):
         from privlearn.mechanisms import discrete_laplace
 
         for r in range(k):
-            c = int(picks.choice_without_replacement(r, len(estimators), 1)[0])
+            c = int(picks.choice_without_replacement(r, len(cfg["candidates"]), 1)[0])
             tie = float(seeds.uniform(3 * r, 1)[0])  # independent tie-breaker, part of Q
             fit_seed, score_seed = None, None
             if seed is not None:
                 words = seeds.uniform(3 * r + 1, 2)
                 fit_seed, score_seed = int(words[0] * 2**53), int(words[1] * 2**53)
-            est = clone(estimators[c])
+            # the picked configuration with its group's planned parameters (built here: the
+            # planning above touched one estimator per group)
+            est = clone(self.estimator).set_params(**cfg["candidates"][c])
+            _copy_planned(estimators[rep_of[c]], est)
             _set_matching(est, "seed", fit_seed)
             est.fit(Xt, yt)
             ran = _cost(est, orders, row_wise)
@@ -1098,10 +1257,11 @@ class PrivateHyperparameterSearch(BaseEstimator):
                 ran.epsilon, planned.epsilon, rel_tol=1e-9
             )
             if not same:
-                raise RuntimeError(
-                    f"candidate {cfg['candidates'][c]} ran with epsilon {ran.epsilon:.6g} but "
-                    f"{planned.epsilon:.6g} was planned and charged: its statement depends on "
-                    "more than the public inputs"
+                raise RuntimeError(  # the fit's own epsilon is a function of the rows: not quoted
+                    f"candidate {cfg['candidates'][c]} ran with another privacy statement than "
+                    f"the one planned and charged (epsilon {planned.epsilon:.6g}): its statement "
+                    "depends on more than the public inputs and the parameters the search "
+                    f"plans with (parameters taken to leave it unchanged: {sorted(INERT_PARAMS)})"
                 )
             correct = int(np.sum(est.predict(Xv) == yv))
             noisy = int(discrete_laplace(correct, 1.0 / score_eps, seed=score_seed))
@@ -1115,7 +1275,7 @@ class PrivateHyperparameterSearch(BaseEstimator):
                 "the Poisson number of repetitions was 0: the search released nothing "
                 "(its budget is spent)",
                 RuntimeWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
             self.best_estimator_ = self.best_params_ = self.best_score_ = None
         else:

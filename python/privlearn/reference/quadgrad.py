@@ -1,11 +1,15 @@
 """numpy twin of the quadratic-gradient optimizers (``cpp/include/privlearn/linear/quadgrad.hpp``).
 
-Same signatures as :mod:`privlearn.linear.quadgrad`; core and reference agree to ``rtol=1e-10``
-(the sums are added in a different order, so not bit for bit).
+Same signatures as :mod:`privlearn.linear.quadgrad`. The log-likelihood and its gradient repeat the
+core's arithmetic operation for operation (its dot products, the C library's ``exp`` and
+``log1p``, its blocked sums in its order), so the optimizers' paths agree with the core's to
+the last bit on the same ``B_bar``; ``B_bar`` itself (the core forms ``X^T X`` with Eigen's
+matrix product for signed ``X``) agrees to rounding, and the runs to ``rtol=1e-10``.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -31,20 +35,55 @@ __all__ = [
 
 
 def gram_abs_row_sums(X: Any, n_threads: int | None = None) -> np.ndarray:
-    """``sum_j |(X^T X)_kj|`` for every column ``k``.
+    """``sum_j |(X^T X)_kj|`` for every column ``k``, in the core's order of the sums.
 
-    Non-negative ``X``: ``X^T (X 1)`` (every entry of ``X^T X`` is >= 0); otherwise ``X^T X`` is
-    formed. ``n_threads`` is accepted for signature compatibility and ignored.
+    Non-negative ``X``: ``X^T (X 1)`` (every entry of ``X^T X`` is >= 0), the row sums added
+    entry by entry and the rows in the core's blocked order; otherwise ``X^T X`` is formed by
+    blocks of rows, each block's products added row by row, the blocks in order, and each
+    row of ``|X^T X|`` summed in column order. ``n_threads`` is accepted for signature
+    compatibility and ignored.
     """
     X = as_design_matrix(X)
     values = X.data if sp.issparse(X) else X
     with np.errstate(over="ignore", invalid="ignore"):  # inf / NaN sums are the caller's to refuse
         if values.size == 0 or values.min() >= 0.0:
-            row_sums = np.asarray(X.sum(axis=1)).reshape(-1)
-            return np.asarray(X.T @ row_sums).reshape(-1)
-        gram = X.T @ X
-        gram = gram.toarray() if sp.issparse(gram) else gram
-        return np.abs(gram).sum(axis=1)
+            if sp.issparse(X):
+                return _csr_blocked_gradient(X, _csr_dots(X, np.ones(X.shape[1])))
+            sums = np.zeros(X.shape[0])
+            for k in range(X.shape[1]):
+                sums = sums + X[:, k]
+            return _blocked_rows_sum(sums[:, None] * X)
+        gram = _blocked_gram(X)
+        out = np.zeros(X.shape[1])
+        for j in range(X.shape[1]):
+            out = out + np.abs(gram[:, j])
+        return out
+
+
+def _blocked_gram(X: Any) -> np.ndarray:
+    """``X^T X`` as the core forms it (``blocked_gram``): per block of ``REDUCE_BLOCK`` rows,
+    the products ``x_ia x_ib`` added row by row from 0, the block matrices added in block
+    order (the core forms the upper triangle and mirrors it: the products commute, so the
+    full matrix here has the same bits). Blocks are processed a chunk at a time."""
+    n, d = X.shape
+    n_blocks = -(-n // REDUCE_BLOCK)
+    chunk = max(1, (1 << 21) // max(1, d * d))
+    gram = np.zeros((d, d))
+    for first in range(0, n_blocks, chunk):
+        lo = first * REDUCE_BLOCK
+        hi = min(n, (first + chunk) * REDUCE_BLOCK)
+        rows = X[lo:hi]
+        rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows)
+        m = -(-(hi - lo) // REDUCE_BLOCK)
+        padded = np.zeros((m * REDUCE_BLOCK, d))
+        padded[: hi - lo] = rows
+        blocks = padded.reshape(m, REDUCE_BLOCK, d)
+        acc = np.zeros((m, d, d))
+        for r in range(min(REDUCE_BLOCK, hi - lo)):
+            acc = acc + blocks[:, r, :, None] * blocks[:, r, None, :]
+        for b in range(m):
+            gram = gram + acc[b]
+    return gram
 
 
 def quadgrad_bbar(X: Any, *, epsilon: float = 1e-8, n_threads: int | None = None) -> np.ndarray:
@@ -71,14 +110,93 @@ def logistic_loglik_gradient(
     return _loglik_gradient(X, y, beta)
 
 
+#: Rows per block of the core's deterministic reduction (``parallel::kReduceBlock``).
+REDUCE_BLOCK = 256
+_EXP = np.frompyfunc(math.exp, 1, 1)
+_LOG1P = np.frompyfunc(math.log1p, 1, 1)
+
+
+def _dense_dots(X: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """``x_i^T beta`` in the core's order (``dense_logistic_block``): four lane sums over the
+    columns below ``d4 = d - d % 4`` (lane ``l``: columns ``l, l + 4, ...`` in order, from 0),
+    combined as ``(p0 + p1) + (p2 + p3)``, then the columns ``d4 .. d - 1`` added in order."""
+    n, d = X.shape
+    d4 = d - d % 4
+    lanes = np.zeros((n, 4))
+    for k in range(0, d4, 4):
+        lanes = lanes + X[:, k : k + 4] * beta[k : k + 4]
+    t = (lanes[:, 0] + lanes[:, 1]) + (lanes[:, 2] + lanes[:, 3])
+    for k in range(d4, d):
+        t = t + X[:, k] * beta[k]
+    return t
+
+
+def _csr_dots(X: sp.csr_matrix, beta: np.ndarray) -> np.ndarray:
+    """``x_i^T beta`` in the core's order (``CsrRows::dot``): the stored entries of each row
+    added in storage order, from 0 (``np.add.at`` adds in index order)."""
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    out = np.zeros(X.shape[0])
+    np.add.at(out, rows, X.data * beta[X.indices])
+    return out
+
+
+def _blocked_rows_sum(values: np.ndarray) -> np.ndarray:
+    """The core's deterministic reduction of per-row vectors ``values`` (n, m): each block of
+    ``REDUCE_BLOCK`` rows summed row by row from 0, the block sums added in block order to 0
+    (``reduce_blocks`` in ``cpp/src/quadgrad.cpp``). Padding rows are 0 and add nothing."""
+    n, m = values.shape
+    n_blocks = -(-n // REDUCE_BLOCK)
+    padded = np.zeros((n_blocks * REDUCE_BLOCK, m))
+    padded[:n] = values
+    blocks = padded.reshape(n_blocks, REDUCE_BLOCK, m)
+    acc = np.zeros((n_blocks, m))
+    for r in range(min(REDUCE_BLOCK, n)):
+        acc = acc + blocks[:, r, :]
+    out = np.zeros(m)
+    for b in range(n_blocks):
+        out = out + acc[b]
+    return out
+
+
+def _csr_blocked_gradient(X: sp.csr_matrix, w: np.ndarray) -> np.ndarray:
+    """``sum_i w_i x_i`` of CSR rows in the core's order: per block, the stored entries added in
+    storage order (row order for each column) from 0, then the block sums in block order. A
+    column's skipped zeros would add ``±0`` to a sum that is never ``-0``: no change."""
+    n, d = X.shape
+    out = np.zeros(d)
+    for lo in range(0, n, REDUCE_BLOCK):
+        hi = min(n, lo + REDUCE_BLOCK)
+        a, b = X.indptr[lo], X.indptr[hi]
+        rows = np.repeat(np.arange(lo, hi), np.diff(X.indptr[lo : hi + 1]))
+        acc = np.zeros(d)
+        np.add.at(acc, X.indices[a:b], w[rows] * X.data[a:b])
+        out = out + acc
+    return out
+
+
 def _loglik_gradient(X: Any, y: np.ndarray, beta: np.ndarray) -> tuple[float, np.ndarray]:
-    z = y * np.asarray(X @ beta).reshape(-1)
-    e = np.exp(-np.abs(z))
+    """``(l(beta), g)`` with the core's arithmetic, operation for operation (the same dot
+    products, the C library's ``exp`` and ``log1p`` rather than numpy's SIMD versions, the same
+    blocked sums in the same order), so that the two agree to the last bit: a coordinate of
+    ``g`` that is a sum of large terms cancelling to almost nothing is rounding noise, and any
+    other order of the sums gives other noise, which Adam and Adagrad (steps of size ``r_t``
+    whatever the gradient's scale) turn into different iterates."""
+    sparse = sp.issparse(X)
+    dots = _csr_dots(X, beta) if sparse else _dense_dots(X, beta)
+    z = y * dots
     pos = z >= 0.0
+    e = _EXP(np.where(pos, -z, z)).astype(np.float64)
+    log1p_e = _LOG1P(e).astype(np.float64)
     s = np.where(pos, e / (1.0 + e), 1.0 / (1.0 + e))  # 1 - sigma(z)
-    ll = np.where(pos, -np.log1p(e), z - np.log1p(e))
-    grad = np.asarray(X.T @ (s * y)).reshape(-1)
-    return float(ll.sum()), grad
+    ll = np.where(pos, -log1p_e, z - log1p_e)
+    w = s * y
+    if sparse:
+        grad = _csr_blocked_gradient(X, w)
+        total = _blocked_rows_sum(ll[:, None])[0]
+    else:
+        sums = _blocked_rows_sum(np.concatenate([w[:, None] * X, ll[:, None]], axis=1))
+        grad, total = sums[:-1], sums[-1]
+    return float(total), grad
 
 
 def quadgrad_train(
@@ -146,7 +264,7 @@ def quadgrad_train(
             beta = beta + rate * (u / (spec.adaptive_eps + np.sqrt(v)))
         else:
             m = spec.adam_beta1 * m + (1.0 - spec.adam_beta1) * u
-            v = spec.adam_beta2 * v + (1.0 - spec.adam_beta2) * u * u
+            v = spec.adam_beta2 * v + (1.0 - spec.adam_beta2) * (u * u)  # the core's order
             b1_pow *= spec.adam_beta1
             b2_pow *= spec.adam_beta2
             m_hat = m / (1.0 - b1_pow)
