@@ -35,8 +35,9 @@ to land near the data (issue 31).
 
 For regression the target is centred and scaled with its public range, ``y' = (clip(y, lo,
 hi) - c) / s`` in ``[-1, 1]``, and predictions are mapped back; at ``epsilon = inf`` no
-bound is estimated (the public ranges are used), the gradient is not clipped and the SGD model
-runs 10x its epochs, so the fit reaches the least-squares solution on bounded data.
+bound is estimated (the public ranges are used), the gradient is not clipped, the ridge term
+is ``1e-12`` and the SGD model runs 50x its epochs with steps ``1 / sqrt(t)``, so the fit
+reaches the least-squares solution on bounded data (``tests/test_tabular.py``).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ BOUNDS_QUANTILES = (0.02, 0.98)
 #: Public resolution of the released bounds: 2**10 cells per public range.
 BOUNDS_LATTICE_BITS = 10
 #: SGD epochs multiplier of the non-private (epsilon = inf) regression fit.
-INF_EPOCHS_FACTOR = 10
+INF_EPOCHS_FACTOR = 50
 
 _MODELS = ("sgd", "scd")
 
@@ -821,7 +822,9 @@ class PrivateTabularRegressor(RegressorMixin, _TabularBase):
         else:
             kw.setdefault("clip", 0.0)
             if self.model == "sgd":
+                kw.setdefault("alpha", 1e-12)
                 kw.setdefault("epochs", 20 * INF_EPOCHS_FACTOR)
+                kw.setdefault("learning_rate", "inv_sqrt")
         return cls(
             epsilon=eps,
             n_samples=p["n"],
