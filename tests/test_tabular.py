@@ -140,6 +140,13 @@ def test_ledger_charged_once_and_refusal_fits_nothing(table):
     with pytest.raises(BudgetExceededError):
         again.fit(data)
     assert not hasattr(again, "privacy_") and len(ledger) == 1
+    # a refused refit leaves a fitted estimator as it was
+    X = data.drop(columns="y")
+    proba = est.predict_proba(X)
+    with pytest.raises(BudgetExceededError):
+        est.fit(data)
+    np.testing.assert_array_equal(est.predict_proba(X), proba)
+    assert est.privacy_.epsilon <= 1.0
     # clone keeps the one ledger (it is shared, not copied)
     assert clone(est).ledger is ledger
 

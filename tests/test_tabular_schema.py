@@ -107,7 +107,7 @@ def test_budget_rule_public_quantities_only():
     s = adult_schema()
     shares = budget_split(s)
     assert shares == budget_split(s, epsilon=3.0)  # the rule does not read data or epsilon
-    assert shares["bounds"] == pytest.approx(0.06)  # two private-bound columns
+    assert shares["bounds"] == pytest.approx(0.04)  # two private-bound columns
     assert shares["codes"] == pytest.approx(0.05)  # one impact-coded column
     assert sum(shares.values()) == pytest.approx(1.0)
     six = Schema.from_dict(
@@ -116,10 +116,10 @@ def test_budget_rule_public_quantities_only():
             "target": {"name": "y", "classes": [0, 1]},
         }
     )
-    assert budget_split(six)["bounds"] == pytest.approx(0.18)
+    assert budget_split(six)["bounds"] == pytest.approx(0.12)
     assert budget_split(six)["codes"] == 0.0
     # a declared large public size shrinks the preprocessing shares
-    assert budget_split(six, n_samples=40_000)["bounds"] == pytest.approx(0.09)
+    assert budget_split(six, n_samples=40_000)["bounds"] == pytest.approx(0.06)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         budget_split(six.to_dict())
