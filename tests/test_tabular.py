@@ -326,3 +326,26 @@ def test_whole_pipeline_audit():
     for j in range(3):
         result, _ = audit_pure_dp_split(d0[:, j], d1[:, j], claim, 1e-6, alpha=1e-6 / 3)
         assert result.passed, f"statistic {j}: {result}"
+
+
+def test_multiclass_and_impact_coded_regression(table):
+    """Three classes (softmax DP-SGD, per-class impact codes) and a regression with an
+    impact-coded column (the mean code of a continuous target)."""
+    data = table.drop(columns="bmi").copy()
+    data["y"] = np.where(data["age"] > 65, "old", np.where(data["age"] > 40, "mid", "young"))
+    schema = {**SCHEMA, "target": {"name": "y", "classes": ["young", "mid", "old"]}}
+    est = PrivateTabularClassifier(schema, epsilon=2.0, seed=0).fit(data)
+    proba = est.predict_proba(data.drop(columns="y"))
+    assert proba.shape == (len(data), 3) and est.privacy_.epsilon <= 2.0
+    assert sorted(est.classes_.tolist()) == ["mid", "old", "young"]
+    assert est.score(data.drop(columns="y"), data["y"]) > 0.5
+    assert np.linalg.norm(est._design(data.drop(columns="y")), axis=1).max() <= 1.0
+    reg_schema = {
+        "columns": {**REG_SCHEMA["columns"], "site": SCHEMA["columns"]["site"]},
+        "target": REG_SCHEMA["target"],
+    }
+    reg = PrivateTabularRegressor(reg_schema, epsilon=2.0, seed=0)
+    reg.fit(table[["age", "sex", "smoker", "site", "id", "bmi"]])
+    assert [r.part for r in reg.privacy_.releases] == ["bounds", "codes", "model"]
+    assert reg.privacy_.epsilon <= 2.0
+    assert np.isfinite(reg.predict(table[["age", "sex", "smoker", "site", "id"]])).all()

@@ -59,7 +59,9 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 
 import privlearn
+from privlearn.experiments.peers import import_diffprivlib, sklearn_logreg_shim
 from privlearn.tabular import PrivateTabularClassifier, Schema, adult_schema, draft_schema
+from privlearn.tabular.schema import level_key
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 EPSILONS = (0.5, 1.0, 3.0)
@@ -127,14 +129,15 @@ def _frames(schema: Schema, frame: pd.DataFrame) -> pd.DataFrame:
                 v = np.log1p(np.clip(v, 0, None))
             out[c.name] = np.clip(np.where(np.isnan(v), (lo + hi) / 2, v), lo, hi)
         elif c.type == "binary":
-            out[c.name] = (col.astype(str).str.strip() == str(c.levels[1])).astype(float)
+            one = level_key(c.levels[1])
+            out[c.name] = np.array([level_key(v) == one for v in col], dtype=float)
         else:
             out[c.name] = col.astype(object).where(col.notna(), "__missing__").astype(str)
     return out
 
 
 def diffprivlib_pipeline(schema: Schema, epsilon: float, seed: int) -> Pipeline:
-    import diffprivlib.models as dp
+    dp = import_diffprivlib().models
 
     bounds = numeric_bounds(schema)
     numeric = list(bounds)
@@ -205,12 +208,11 @@ def run_table(name: str, loader: Any, seeds: int, epsilons: tuple[float, ...]) -
             cell["privlearn"].append(
                 float(roc_auc_score(y_test, est.predict_proba(test.drop(columns=target))[:, 1]))
             )
-            with warnings.catch_warnings():
+            with sklearn_logreg_shim(), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 dpl = diffprivlib_pipeline(schema, eps, s).fit(Xd_train, y_train)
-            cell["diffprivlib"].append(
-                float(roc_auc_score(y_test, dpl.predict_proba(Xd_test)[:, 1]))
-            )
+                proba = dpl.predict_proba(Xd_test)[:, 1]
+            cell["diffprivlib"].append(float(roc_auc_score(y_test, proba)))
         out["results"][str(eps)] = {
             k: {"mean": float(np.mean(v)), "std": float(np.std(v)), "values": v}
             for k, v in cell.items()

@@ -306,7 +306,7 @@ def _positive_epsilon(text: str) -> float:
 def _tabular_errors() -> tuple[type[BaseException], ...]:
     from privlearn.exceptions import BudgetExceededError
 
-    return (ValueError, TypeError, OSError, BudgetExceededError)
+    return (ValueError, TypeError, OSError, ImportError, BudgetExceededError)
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:

@@ -72,6 +72,7 @@ def fit_to_folder(
     """
     out = Path(out)
     _check_out_dir(out)
+    _plt()  # the report needs matplotlib: say so before any fit
     sch = Schema.load(schema)
     bar = progress_bar(verbose, 4 if test is not None else 3, "privlearn fit", "step")
     try:
@@ -121,7 +122,13 @@ def _write_folder(est: Any, sch: Schema, tmp: Path, test: Any, bar: Any) -> None
 
 
 def _plt() -> Any:
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        raise ImportError(
+            "privlearn fit writes its report with matplotlib, which is not installed: "
+            "pip install matplotlib (or privlearn's 'plot' extra)"
+        ) from None
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
