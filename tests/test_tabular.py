@@ -349,3 +349,10 @@ def test_multiclass_and_impact_coded_regression(table):
     assert [r.part for r in reg.privacy_.releases] == ["bounds", "codes", "model"]
     assert reg.privacy_.epsilon <= 2.0
     assert np.isfinite(reg.predict(table[["age", "sex", "smoker", "site", "id"]])).all()
+
+
+def test_dask_dataframe_is_refused_clearly(table):
+    dd = pytest.importorskip("dask.dataframe")
+    frame = dd.from_pandas(table.drop(columns="bmi"), npartitions=2)
+    with pytest.raises(TypeError, match="Dask DataFrame is not supported yet"):
+        PrivateTabularClassifier(SCHEMA, seed=0).fit(frame)
