@@ -75,18 +75,24 @@ def check_frame(frame: Any, schema: Schema, *, target_ok: bool) -> Any:
     return frame
 
 
-def _missing_mask(values: np.ndarray, spec: ColumnSpec) -> np.ndarray:
-    """True where a raw value is missing: None, NaN, pd.NA, empty/blank strings, na_values."""
+def _factorize(raw: np.ndarray, spec: ColumnSpec) -> tuple[np.ndarray, list[Any]]:
+    """``(codes, uniques)`` of a raw column, missing values (None, NaN, pd.NA, blank strings,
+    the schema's ``na_values``) coded ``-1``. Every per-value rule below runs once per distinct
+    value, not once per row."""
     import pandas as pd
 
-    miss = np.asarray(pd.isna(values), dtype=bool)
-    if values.dtype == object:
-        na = {s.strip() for s in spec.na_values}
-        for i in np.flatnonzero(~miss):
-            v = values[i]
-            if isinstance(v, str) and (v.strip() == "" or v.strip() in na):
-                miss[i] = True
-    return miss
+    codes, uniques = pd.factorize(raw, use_na_sentinel=True)
+    codes = np.asarray(codes, dtype=np.int64)
+    uniques = list(uniques)
+    na = {s.strip() for s in spec.na_values}
+    gone = [i for i, v in enumerate(uniques) if isinstance(v, str) and v.strip() in ("", *na)]
+    if gone:
+        remap = np.arange(len(uniques))
+        remap[gone] = -1
+        codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], -1)
+        for i in gone:
+            uniques[i] = None  # never indexed: its rows are coded -1
+    return codes, uniques
 
 
 def column_values(frame: Any, spec: ColumnSpec) -> np.ndarray:
@@ -96,31 +102,32 @@ def column_values(frame: Any, spec: ColumnSpec) -> np.ndarray:
     Raises ValueError naming the column (never a value) when the schema says ``"error"`` for
     what is found, or a numeric column holds text that is not a number."""
     raw = frame[spec.name].to_numpy()
-    miss = _missing_mask(raw, spec)
     if spec.type == "numeric":
-        out = np.full(raw.shape[0], np.nan)
-        ok = ~miss
         if raw.dtype.kind in "biuf":
-            out[ok] = raw[ok].astype(np.float64)
+            out = raw.astype(np.float64)  # a new array; NaN stays missing
         else:
+            codes, uniques = _factorize(raw, spec)
             try:
-                out[ok] = np.array([float(v) for v in raw[ok]], dtype=np.float64)
+                values = np.array(
+                    [np.nan if v is None else float(v) for v in uniques], dtype=np.float64
+                )
             except (TypeError, ValueError):
                 raise ValueError(
                     f"numeric column {spec.name!r} holds text that is not a number: list the "
                     "codes that mean 'missing' in its 'na_values', or make it categorical"
                 ) from None
-        bad = ~np.isfinite(out) & ok
-        out[bad] = np.nan  # +-inf: outside any public range, treated as missing
+            values = np.append(values, np.nan)  # code -1 -> the last entry
+            out = values[codes]
+        out[~np.isfinite(out)] = np.nan  # +-inf: outside any public range, treated as missing
         if spec.missing == "error" and np.isnan(out).any():
             raise ValueError(
                 f"column {spec.name!r} has missing values and its schema says missing='error'"
             )
         return out
     levels = {level_key(v): i for i, v in enumerate(spec.levels or ())}
-    codes = np.full(raw.shape[0], -1, dtype=np.int64)
-    for i in np.flatnonzero(~miss):
-        codes[i] = levels.get(level_key(raw[i]), -2)
+    codes, uniques = _factorize(raw, spec)
+    table = np.array([levels.get(level_key(v), -2) for v in uniques] + [-1], dtype=np.int64)
+    codes = table[codes]  # code -1 (missing) -> the last entry, -1
     if spec.type == "binary":
         out = np.where(codes == 1, 1.0, np.where(codes == 0, -1.0, np.nan))
         if spec.missing == "error" and np.isnan(out).any():
