@@ -30,7 +30,17 @@ import numpy as np
 from privlearn.data.preprocess import project_to_ball
 from privlearn.tabular.schema import ColumnSpec, Schema, level_key
 
-__all__ = ["assemble", "check_frame", "column_values", "log_map", "numeric_block", "onehot_block"]
+__all__ = [
+    "assemble",
+    "check_frame",
+    "column_from_counts",
+    "column_values",
+    "is_dask_frame",
+    "log_map",
+    "numeric_block",
+    "onehot_block",
+    "snap_counts",
+]
 
 #: Impact codes are clipped to ``[-C, C]`` before scaling: a log-odds ratio of 3 (about 20x
 #: the base odds) for a class, half the target range for a regression's mean code.
@@ -47,12 +57,8 @@ def check_frame(frame: Any, schema: Schema, *, target_ok: bool) -> Any:
     or present but absent from the schema, is a ValueError naming it."""
     import pandas as pd
 
-    if not isinstance(frame, pd.DataFrame):
-        if hasattr(frame, "compute") and hasattr(frame, "columns"):
-            raise TypeError(
-                "a Dask DataFrame is not supported yet by the tabular estimators: compute() "
-                "it into a pandas DataFrame first"
-            )
+    dask_frame = is_dask_frame(frame)
+    if not isinstance(frame, pd.DataFrame) and not dask_frame:
         raise TypeError(
             "the tabular estimators take a pandas DataFrame whose column names are those of "
             f"the schema, got {type(frame).__name__}"
@@ -70,9 +76,38 @@ def check_frame(frame: Any, schema: Schema, *, target_ok: bool) -> Any:
             f"column(s) {extra} of the table are not in the schema: describe them in the "
             'schema (or mark them {"type": "ignore"}) so that nothing is used unstated'
         )
-    if frame.shape[0] == 0:
+    if not dask_frame and frame.shape[0] == 0:
         raise ValueError("the table has no rows")
     return frame
+
+
+def is_dask_frame(obj: Any) -> bool:
+    """Whether ``obj`` is a Dask DataFrame (without importing dask)."""
+    module = type(obj).__module__ or ""
+    return module.split(".")[0] in ("dask", "dask_expr") and hasattr(obj, "map_partitions")
+
+
+def snap_counts(x: np.ndarray, lo: float, hi: float, bits: int) -> np.ndarray:
+    """How many entries of ``x`` (clipped to ``[lo, hi]``) snap to each point of the public
+    lattice of :func:`privlearn.preprocessing.dp_quantiles` (``s = min{j : p(j) >= x}``):
+    ``2**bits + 1`` exact integer counts. The exponential mechanism of ``dp_quantiles`` reads
+    the data only through these snaps, so a column rebuilt from them (each lattice point
+    repeated by its count) gives the same release bit for bit: how a Dask fit gets its
+    bounds from per-partition counts."""
+    from privlearn.preprocessing.quantiles import lattice_points
+
+    cells = 1 << bits
+    points = lattice_points(np.arange(cells + 1), (lo, hi), bits)
+    s = np.searchsorted(points, np.clip(x, lo, hi), side="left")
+    return np.bincount(s, minlength=cells + 1).astype(np.int64)
+
+
+def column_from_counts(counts: np.ndarray, lo: float, hi: float, bits: int) -> np.ndarray:
+    """The sorted column whose lattice snaps have these counts (see :func:`snap_counts`)."""
+    from privlearn.preprocessing.quantiles import lattice_points
+
+    points = lattice_points(np.arange(counts.size), (lo, hi), bits)
+    return np.repeat(points, counts)
 
 
 def _factorize(raw: np.ndarray, spec: ColumnSpec) -> tuple[np.ndarray, list[Any]]:

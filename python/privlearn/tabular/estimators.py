@@ -18,6 +18,13 @@ One fit composes three private releases under ONE budget, charged to one interna
 
 There is no mechanism of its own here: every noise draw is one of those three estimators'.
 
+A Dask DataFrame fits through the same call and equals the in-memory fit bit for bit: one pass
+over the partitions checks the input and sums, per private-bound column, the exact counts of
+the values that snap to each point of the quantiles' public lattice (``_columns.snap_counts``;
+the exponential mechanism reads the data only through these snaps, so the column rebuilt from
+them gives the same release); the codes and the model run through the Dask back-end of
+:mod:`privlearn.backends` on rows mapped partition by partition.
+
 **The budget rule** (:func:`budget_split`) is a function of public quantities only -- the
 schema (``F`` numeric columns with private bounds, ``J`` impact-coded columns) and the
 declared ``n_samples`` when given -- never of the private size::
@@ -69,10 +76,13 @@ from privlearn.tabular._columns import (
     CODE_CLIP_LOGODDS,
     assemble,
     check_frame,
+    column_from_counts,
     column_values,
+    is_dask_frame,
     log_map,
     numeric_block,
     onehot_block,
+    snap_counts,
 )
 from privlearn.tabular._statement import Release, TabularPrivacy
 from privlearn.tabular.schema import Schema, level_key
@@ -299,14 +309,16 @@ class _TabularBase(BaseEstimator):
     def _raw_columns(self, frame: Any, schema: Schema) -> dict[str, np.ndarray]:
         return {c.name: column_values(frame, c) for c in schema.columns if c.type != "ignore"}
 
-    def _numeric_input(self, cols: dict[str, np.ndarray], schema: Schema) -> dict[str, Any]:
+    def _numeric_input(
+        self, cols: dict[str, np.ndarray], schema: Schema, *, ranges_only: bool = False
+    ) -> dict[str, Any]:
         """The numeric columns after the public log map, and their public ranges."""
         out = {}
         for c in schema.columns:
             if c.type != "numeric":
                 continue
             lo, hi = c.range or (0.0, 1.0)
-            x = cols[c.name]
+            x = np.empty(0) if ranges_only else cols[c.name]
             if c.transform == "log":
                 x = log_map(x)
                 lo, hi = float(log_map(np.array(lo))), float(log_map(np.array(hi)))
@@ -342,6 +354,98 @@ class _TabularBase(BaseEstimator):
             else:
                 blocks.append(onehot_block(cols[c.name], len(c.levels), c.missing == "level"))
         return assemble(blocks, n)
+
+    # ---- the Dask path ----------------------------------------------------------------------
+    def __dask_tokenize__(self) -> Any:
+        """Dask names its tasks by hashing their arguments; a fitted part (an encoder's
+        tables) changes what a partition task computes, so the token is renewed at every
+        stage of a fit (``_dask_stage``)."""
+        return (type(self).__name__, vars(self).get("_dask_token", id(self)))
+
+    def _dask_stage(self, **override: Any) -> Any:
+        """A copy of this estimator to ship to the workers: a fresh task token, no ledger
+        (a ledger has one owner and never travels), ``override`` applied."""
+        import uuid
+
+        self._dask_token = uuid.uuid4().hex
+        shipped = object.__new__(type(self))
+        shipped.__dict__.update(vars(self))
+        shipped.__dict__.update({"ledger": None, **override})
+        return shipped
+
+    def _partition_pass(
+        self, part: Any, schema: Schema, priv_cols: list[str]
+    ) -> tuple[int, np.ndarray]:
+        """One partition: every input check, the number of rows without a target, and the
+        private-bound columns' lattice counts (after the same per-row maps as in memory)."""
+        _, keep = self._target(part[schema.target.name].to_numpy(), schema, allow_empty=True)
+        cols = self._raw_columns(part, schema)
+        numeric = self._numeric_input(cols, schema)
+        counts = np.zeros((len(priv_cols), (1 << BOUNDS_LATTICE_BITS) + 1), dtype=np.int64)
+        for j, name in enumerate(priv_cols):
+            x, lo, hi = numeric[name]
+            x = np.where(np.isnan(x), (lo + hi) / 2.0, x)
+            counts[j] = snap_counts(x, lo, hi, BOUNDS_LATTICE_BITS)
+        return int((~keep).sum()), counts
+
+    def _dask_pass(
+        self, X: Any, y: Any, schema: Schema, priv_cols: list[str]
+    ) -> tuple[Any, Any, Any, np.ndarray]:
+        import dask
+
+        if y is not None:
+            raise ValueError(
+                "with a Dask DataFrame the target must be a column of it (fit(ddf), y=None)"
+            )
+        frame = check_frame(X, schema, target_ok=True)
+        name = schema.target.name
+        if name not in frame.columns:
+            raise ValueError(f"the target column {name!r} is not in the table")
+        parts = frame.to_delayed()
+        shipped = self._dask_stage()
+        results = dask.compute(
+            *[dask.delayed(shipped._partition_pass)(p, schema, priv_cols) for p in parts]
+        )
+        if sum(r[0] for r in results):
+            raise ValueError(
+                f"the Dask table has rows whose target {name!r} is missing: drop them first "
+                "(ddf.dropna(subset=[target])): in memory they are left out, on Dask the "
+                "partitions must hold only the rows the model trains on"
+            )
+        counts = np.sum([r[1] for r in results], axis=0, dtype=np.int64)
+        if not results:
+            raise ValueError("the table has no partitions")
+
+        shipped = self._dask_stage()
+        meta = self._target_meta()
+        y_model = frame.map_partitions(_targets_partition, shipped, schema, meta=meta)
+        y_model = y_model.to_dask_array(lengths=True)
+        return frame, y_model, None, counts
+
+    def _dask_impact_input(self, frame: Any) -> Any:
+        import pandas as pd
+
+        names = [c.name for c in self.schema_.columns if c.impact]
+        # integer column labels: the encoder then records no feature names, as in memory
+        meta = pd.DataFrame({j: pd.Series(dtype=object) for j in range(len(names))})
+        shipped = self._dask_stage(encoder_=None)  # the encoder is being fitted
+        return frame.map_partitions(_impact_partition, shipped, names, meta=meta)
+
+    def _dask_design(self, frame: Any) -> Any:
+        import pandas as pd
+
+        width = sum(w for _, w in self._block_widths())
+        meta = pd.DataFrame({j: pd.Series(dtype=np.float64) for j in range(width)})
+        shipped = self._dask_stage()
+        return frame.map_partitions(_design_partition, shipped, meta=meta).to_dask_array(
+            lengths=True
+        )
+
+    def _set_labels(self, schema: Schema) -> None:
+        """The model's public labels (classifiers)."""
+
+    def _target_meta(self) -> Any:  # pragma: no cover - overridden
+        raise NotImplementedError
 
     def _impact_input(self, cols: dict[str, np.ndarray]) -> np.ndarray:
         names = [c.name for c in self.schema_.columns if c.impact]
@@ -383,10 +487,17 @@ class _TabularBase(BaseEstimator):
         p = self._params()
         schema: Schema = p["schema"]
         eps_total, delta = p["epsilon"], p["delta"]
-        frame, y = self._split_xy(X, y, schema)
-        y_model, keep = self._target(y, schema)
-        cols = self._raw_columns(frame, schema)  # every input check before any charge
-        numeric = self._numeric_input(cols, schema)
+        self._set_labels(schema)
+        dist = is_dask_frame(X)
+        priv_cols = [c.name for c in schema.columns if c.private_bounds]
+        if dist:  # every input check, and the bounds' lattice counts, in one pass
+            frame, y_model, keep, counts = self._dask_pass(X, y, schema, priv_cols)
+            numeric = self._numeric_input({}, schema, ranges_only=True)
+        else:
+            frame, y = self._split_xy(X, y, schema)
+            y_model, keep = self._target(y, schema)
+            cols = self._raw_columns(frame, schema)  # every input check before any charge
+            numeric = self._numeric_input(cols, schema)
         private = math.isfinite(eps_total)
         eps = _finish(eps_total, p["shares"]) if private else {
             "bounds": math.inf, "codes": math.inf, "model": math.inf
@@ -400,15 +511,22 @@ class _TabularBase(BaseEstimator):
 
         # 1. bounds
         bounds: dict[str, tuple[float, float]] = {}
-        priv_cols = [c.name for c in schema.columns if c.private_bounds]
         scaler = None
         for cname, (_, lo, hi) in numeric.items():
             bounds[cname] = (lo, hi)
         if priv_cols and private:
             lo_v = np.array([numeric[c][1] for c in priv_cols])
             hi_v = np.array([numeric[c][2] for c in priv_cols])
-            Xb = np.column_stack([numeric[c][0] for c in priv_cols])
-            Xb = np.where(np.isnan(Xb), (lo_v + hi_v) / 2.0, Xb)  # per-row: missing -> middle
+            if dist:  # the columns rebuilt from their lattice counts: the same release
+                Xb = np.column_stack(
+                    [
+                        column_from_counts(counts[j], lo_v[j], hi_v[j], BOUNDS_LATTICE_BITS)
+                        for j in range(len(priv_cols))
+                    ]
+                )
+            else:
+                Xb = np.column_stack([numeric[c][0] for c in priv_cols])
+                Xb = np.where(np.isnan(Xb), (lo_v + hi_v) / 2.0, Xb)  # missing -> middle
             scaler = DPFeatureScaler(
                 epsilon=eps["bounds"],
                 bounds=(lo_v, hi_v),
@@ -453,7 +571,10 @@ class _TabularBase(BaseEstimator):
                 **self._encoder_params(),
             )
             self.encoder_ = encoder
-            Xc = self._impact_input(cols)[keep]
+            if dist:
+                Xc = self._dask_impact_input(frame)
+            else:
+                Xc = self._impact_input(cols)[keep]
             encoder.fit(Xc, self._encoder_target(y_model))
             encoder.set_params(ledger=None)
             if private:
@@ -475,7 +596,7 @@ class _TabularBase(BaseEstimator):
 
         # 3. the model
         self.bounds_ = bounds
-        Z = self._design(frame)[keep]
+        Z = self._dask_design(frame) if dist else self._design(frame)[keep]
         model = self._make_model(eps["model"], delta, p, _sub_seed(seed, "model"), inner)
         model.fit(Z, y_model)
         model.set_params(ledger=None)
@@ -497,7 +618,9 @@ class _TabularBase(BaseEstimator):
         self.scaler_ = scaler
         self.model_ = model
         self.budget_split_ = dict(p["shares"])
-        self.feature_names_in_ = np.asarray([str(c) for c in frame.columns], dtype=object)
+        self.feature_names_in_ = np.asarray(
+            [str(c) for c in frame.columns if str(c) != schema.target.name], dtype=object
+        )
         self.n_features_in_ = len(self.feature_names_in_)
         self.privacy_ = self._statement(p, releases, inner)
         return self
@@ -558,6 +681,11 @@ class _TabularBase(BaseEstimator):
 
     def _check_predict_frame(self, X: Any) -> Any:
         check_is_fitted(self, "privacy_")
+        if is_dask_frame(X):
+            raise TypeError(
+                "predict on a Dask DataFrame: map it over the partitions, e.g. "
+                "ddf.map_partitions(est.predict_proba) or est.predict_proba(part) per part"
+            )
         frame = check_frame(X, self.schema_, target_ok=True)
         if self.schema_.target.name in frame.columns:
             frame = frame.drop(columns=[self.schema_.target.name])
@@ -605,6 +733,29 @@ class _TabularBase(BaseEstimator):
 
     def _make_model(self, eps: float, delta: float, p: dict, seed: Any, ledger: Any) -> Any:
         raise NotImplementedError  # pragma: no cover - overridden
+
+
+def _targets_partition(part: Any, est: Any, schema: Schema) -> Any:
+    """One Dask partition's model targets (module level: Dask tokenizes its tasks)."""
+    import pandas as pd
+
+    values, _ = est._target(part[schema.target.name].to_numpy(), schema, allow_empty=True)
+    return pd.Series(values, index=part.index)
+
+
+def _impact_partition(part: Any, est: Any, names: list[str]) -> Any:
+    """One Dask partition's level indices of the impact-coded columns."""
+    import pandas as pd
+
+    X = est._impact_input(est._raw_columns(part, est.schema_))
+    return pd.DataFrame(X, columns=range(len(names)), index=part.index)
+
+
+def _design_partition(part: Any, est: Any) -> Any:
+    """One Dask partition's model rows (the same per-row map as in memory)."""
+    import pandas as pd
+
+    return pd.DataFrame(est._design(part), index=part.index)
 
 
 def _model_mechanism(mp: Any) -> str:
@@ -707,7 +858,24 @@ class PrivateTabularClassifier(ClassifierMixin, _TabularBase):
         """
         return self._fit(X, y)
 
-    def _target(self, y: np.ndarray, schema: Schema) -> tuple[np.ndarray, np.ndarray]:
+    def _set_labels(self, schema: Schema) -> None:
+        classes = list(schema.target.classes or ())
+        labels = np.empty(len(classes), dtype=object)
+        labels[:] = classes
+        try:
+            labels = np.asarray(classes)
+        except (TypeError, ValueError):  # pragma: no cover - mixed types
+            pass
+        self._labels = labels
+
+    def _target_meta(self) -> Any:
+        import pandas as pd
+
+        return pd.Series(dtype=self._labels.dtype)
+
+    def _target(
+        self, y: np.ndarray, schema: Schema, *, allow_empty: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         classes = schema.target.classes or ()
         keys = {level_key(c): i for i, c in enumerate(classes)}
         import pandas as pd
@@ -723,16 +891,9 @@ class PrivateTabularClassifier(ClassifierMixin, _TabularBase):
                 )
             idx[i] = k
         keep = idx >= 0
-        if not keep.any():
+        if not keep.any() and not allow_empty:
             raise ValueError(f"the target {schema.target.name!r} has no non-missing value")
-        labels = np.empty(len(classes), dtype=object)
-        labels[:] = list(classes)
-        try:
-            labels = np.asarray(list(classes))
-        except (TypeError, ValueError):  # pragma: no cover - mixed types
-            pass
-        self._labels = labels
-        return labels[idx[keep]], keep
+        return self._labels[idx[keep]], keep
 
     def _encoder_target(self, y: np.ndarray) -> np.ndarray:
         return y
@@ -803,7 +964,14 @@ class PrivateTabularRegressor(RegressorMixin, _TabularBase):
         lo, hi = schema.target.range or (0.0, 1.0)
         return (lo + hi) / 2.0, (hi - lo) / 2.0
 
-    def _target(self, y: np.ndarray, schema: Schema) -> tuple[np.ndarray, np.ndarray]:
+    def _target_meta(self) -> Any:
+        import pandas as pd
+
+        return pd.Series(dtype=np.float64)
+
+    def _target(
+        self, y: np.ndarray, schema: Schema, *, allow_empty: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         try:
             yf = np.asarray(y, dtype=np.float64)
         except (TypeError, ValueError):
@@ -813,7 +981,7 @@ class PrivateTabularRegressor(RegressorMixin, _TabularBase):
             if np.isnan(yf).all():
                 raise ValueError(f"the target {schema.target.name!r} is not numeric") from None
         keep = np.isfinite(yf)
-        if not keep.any():
+        if not keep.any() and not allow_empty:
             raise ValueError(f"the target {schema.target.name!r} has no non-missing value")
         lo, hi = schema.target.range or (0.0, 1.0)
         c, s = self._center(schema)
