@@ -83,7 +83,9 @@ intersphinx_mapping: dict[str, tuple[str, str | None]] = {}
 
 # -- HTML -------------------------------------------------------------------------------------
 html_theme = "alabaster"
-html_static_path: list[str] = []
+html_static_path: list[str] = ["_static"]
+# the content column holds its code blocks (a long line scrolls inside its block)
+html_css_files = ["custom.css"]
 html_title = f"privlearn {release}"
 html_theme_options = {
     "description": "Privacy-preserving machine learning on a fast C++ core",

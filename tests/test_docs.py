@@ -42,6 +42,7 @@ API_MODULES = [
     "progress",
     "random",
     "reference",
+    "tabular",
 ]
 
 EXAMPLES = sorted(p.stem for p in (DOCS / "examples").glob("plot_*.py"))

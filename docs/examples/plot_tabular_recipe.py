@@ -10,6 +10,12 @@ is either PUBLIC (the census schema in ``adult.names``, domain knowledge) or rel
 differential privacy, and all releases are charged to ONE
 :class:`~privlearn.accounting.PrivacyLedger` with a hard cap.
 
+**The one call.** :class:`privlearn.tabular.PrivateTabularClassifier` does all of this from
+a public schema (``PrivateTabularClassifier(adult_schema(), epsilon=1.0).fit(train)``), with
+a budget rule that grows the bounds' share with the number of quantiles and rows in the unit
+ball by construction (:ref:`tabular`). This page builds the same kind of pipeline by hand,
+for those who want to see or change each step.
+
 The steps, one scikit-learn :class:`~sklearn.pipeline.Pipeline` around a
 :class:`~sklearn.compose.ColumnTransformer`:
 

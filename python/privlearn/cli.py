@@ -1,4 +1,5 @@
-"""The ``privlearn`` command line: ``info``, ``datasets [download]`` and ``reproduce``."""
+"""The ``privlearn`` command line: ``info``, ``datasets [download]``, ``reproduce``, ``fit`` and
+``predict``."""
 
 from __future__ import annotations
 
@@ -336,6 +337,59 @@ def _load_reproductions() -> None:
             importlib.import_module(f"{pkg.__name__}.{info.name}")
 
 
+def _positive_epsilon(text: str) -> float:
+    """``--epsilon``: a number > 0 (``inf``: no privacy, experiments only)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:  # NaN too
+        raise argparse.ArgumentTypeError(f"epsilon must be > 0, got {text!r}")
+    return value
+
+
+def _tabular_errors() -> tuple[type[BaseException], ...]:
+    from privlearn.exceptions import BudgetExceededError
+
+    return (ValueError, TypeError, OSError, ImportError, BudgetExceededError)
+
+
+def _cmd_fit(args: argparse.Namespace) -> int:
+    from privlearn.tabular.folder import fit_to_folder
+
+    try:
+        out = fit_to_folder(
+            args.table,
+            args.schema,
+            args.out,
+            epsilon=args.epsilon,
+            delta=args.delta,
+            seed=args.seed,
+            test=args.test,
+            model=args.model,
+            verbose=0 if args.no_progress else 1,
+        )
+    except _tabular_errors() as exc:
+        print(f"privlearn fit: error: {exc}", file=sys.stderr)
+        print("nothing was written", file=sys.stderr)
+        return 2
+    print(f"wrote {out}: model.joblib, statement.txt, statement.json, report.md and figures")
+    print((out / "statement.txt").read_text(encoding="utf-8").splitlines()[0])
+    return 0
+
+
+def _cmd_predict(args: argparse.Namespace) -> int:
+    from privlearn.tabular.folder import predict_from_folder
+
+    try:
+        out = predict_from_folder(args.folder, args.table, args.out)
+    except _tabular_errors() as exc:
+        print(f"privlearn predict: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="privlearn",
@@ -421,6 +475,44 @@ def build_parser() -> argparse.ArgumentParser:
         "else ~/privlearn_data; see 'privlearn datasets download')",
     )
     p.set_defaults(func=_cmd_reproduce, parser=p)
+
+    p = sub.add_parser(
+        "fit",
+        help="fit a private model on a CSV table with a public schema; write a model folder",
+        description="Fit privlearn.tabular's private pipeline (private bounds, impact codes, "
+        "DP-SGD) on TABLE (CSV) under ONE total budget, with the public SCHEMA (JSON or "
+        "TOML; the target column is the schema's). Writes OUT: model.joblib, schema.json, "
+        "statement.txt, statement.json, report.md and PNG figures. OUT must not exist (or be "
+        "empty); on any error nothing is written.",
+    )
+    p.add_argument("table", metavar="TABLE.csv", help="the training table (CSV with a header)")
+    p.add_argument("--schema", required=True, metavar="SCHEMA", help="public schema (.json/.toml)")
+    p.add_argument(
+        "--epsilon", required=True, type=_positive_epsilon, metavar="E", help="total epsilon"
+    )
+    p.add_argument("--delta", type=float, default=None, help="total delta (default 1e-6)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="reproducible noise (research runs only; default: keyed from the OS)",
+    )
+    p.add_argument("--test", default=None, metavar="TEST.csv", help="a test table for the report")
+    p.add_argument("--model", choices=("sgd", "scd"), default="sgd", help="DP-SGD or DP-SCD")
+    p.add_argument("--out", required=True, metavar="DIR", help="the model folder to write")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_fit)
+
+    p = sub.add_parser(
+        "predict",
+        help="predict with a model folder written by 'privlearn fit'",
+        description="One output row per row of TABLE: 'prediction', and for a classifier "
+        "one 'proba_<class>' column per class.",
+    )
+    p.add_argument("folder", metavar="DIR", help="the folder written by 'privlearn fit'")
+    p.add_argument("table", metavar="TABLE.csv", help="the rows to predict (CSV)")
+    p.add_argument("--out", required=True, metavar="PRED.csv", help="the predictions file")
+    p.set_defaults(func=_cmd_predict)
     return parser
 
 
