@@ -204,16 +204,96 @@ def _discrete_gaussian_pmf(support: np.ndarray, sigma: float) -> np.ndarray:
     return np.exp(-(support.astype(float) ** 2) / (2 * sigma**2) - log_norm)
 
 
-@pytest.mark.parametrize(("sigma", "step"), [(0.8, 1.0), (3.0, 1.0), (1.3, 0.25)])
-def test_discrete_gaussian_pmf(sigma, step):
-    n = 20000
-    out = M.gaussian(np.zeros(n), 1.0, sigma, seed=41, method="discrete", lattice_step=step)
+@pytest.mark.parametrize("method", ["lattice", "discrete"])
+@pytest.mark.parametrize(("sigma", "step"), [(0.8, 1.0), (1.0, 1.0), (3.0, 1.0), (1.3, 0.25)])
+def test_gaussian_noise_is_the_exact_discrete_gaussian(sigma, step, method):
+    """Issue 30 item 9: both methods add the exact discrete Gaussian N_Z(0, s**2) in lattice
+    units, s**2 = noise_variance >= (sigma/step)**2 (the sampler's grid). At sigma/step = 1
+    the old rounded Box-Muller normal (P(0) = 0.383 against 0.399) fails this test."""
+    n = 40000
+    privacy = M.gaussian_privacy(1.0, sigma, lattice_step=step, size=n)
+    assert privacy.noise_variance >= (sigma / step) ** 2
+    assert privacy.noise_scale == sigma / step
+    out = M.gaussian(np.zeros(n), 1.0, sigma, seed=41, method=method, lattice_step=step)
     k = out / step
     assert (k == np.rint(k)).all()
     k = k.astype(np.int64)
-    s = sigma / step
+    s = math.sqrt(privacy.noise_variance)
     support = np.arange(-int(10 * s) - 3, int(10 * s) + 4)
     assert _chisquare_p(k, support, _discrete_gaussian_pmf(support, s)) > P_MIN
+
+
+def test_gaussian_noise_variance_is_the_smallest_valid_one():
+    from privlearn.reference.random import discrete_gaussian_round_variance as round_up
+
+    for sigma, step, expected in [(0.8, 1.0, 1), (1.0, 1.0, 1), (3.0, 1.0, 12), (1.3, 0.25, 28)]:
+        assert M.gaussian_privacy(1.0, sigma, lattice_step=step).noise_variance == expected
+        assert round_up(expected) == expected
+    # the default step: at most 2**-11 relative variance above sigma**2
+    p = M.gaussian_privacy(1.0, 2.5, size=1000)
+    ratio = p.noise_variance / p.noise_scale**2
+    assert 1.0 <= ratio <= 1.0 + 2.0**-11
+
+
+def test_gaussian_draws_are_the_core_sampler_and_its_twin():
+    """One discrete Gaussian in the package: the release's noise is draws 0..n-1 of the core's
+    sampler on the mechanism's stream, and the numpy twin gives the same integers."""
+    from privlearn import random as core_random
+    from privlearn.reference import random as ref_random
+
+    n, sigma, step = 300, 2.5, 2.0**-6
+    values = np.linspace(-3.0, 3.0, n)
+    out = M.gaussian(values, 1.0, sigma, seed=5, lattice_step=step)
+    noise = np.rint(out / step) - np.rint(values / step)
+    variance = M.gaussian_privacy(1.0, sigma, lattice_step=step, size=n).noise_variance
+    core = core_random.Stream(5, stream=_bits.STREAM_GAUSSIAN).discrete_gaussian(0, n, variance)
+    twin = ref_random.Stream(5, stream=_bits.STREAM_GAUSSIAN).discrete_gaussian(0, n, variance)
+    np.testing.assert_array_equal(noise, core)
+    np.testing.assert_array_equal(core, twin)
+
+
+def test_gaussian_tail_mass_matches_the_pmf():
+    """Beyond 4 sd at s**2 = 1: P(|Z| >= 4) = 2.68e-4 for the discrete Gaussian (the old
+    rounded normal gave P(|N| >= 3.5) = 4.65e-4). 400k draws: about 107 expected."""
+    n = 400_000
+    out = M.gaussian(np.zeros(n), 1.0, 1.0, seed=77, lattice_step=1.0)
+    support = np.arange(-60, 61)
+    pmf = _discrete_gaussian_pmf(support, 1.0)
+    p = float(pmf[np.abs(support) >= 4].sum())
+    hits = int((np.abs(out) >= 4).sum())
+    assert abs(hits - n * p) < Z_MAX * math.sqrt(n * p * (1 - p))
+
+
+class _ScriptedBits:
+    """Feeds a fixed bit string to the sampler's twin (in place of a ChaCha20 draw)."""
+
+    def __init__(self, bits):
+        self._bits = list(bits)
+        self.used = 0
+
+    def bit(self) -> int:
+        b = self._bits[self.used]
+        self.used += 1
+        return b
+
+    def take(self, m: int) -> int:
+        assert m == 0
+        return 0
+
+
+def test_gaussian_tail_beyond_nine_sd_is_reachable():
+    """The exact sampler has no tail cut (the old Box-Muller normal stopped at 8.57 sd): at
+    s**2 = 1 the bit string below, of probability 2**-103, yields Z = 10 (10 sd).
+    B(exp(-1)) is decided by the bits 0, 1 (success) or 1 (failure); the proposal X = 10 is
+    ten successes and a failure, then a sign bit 0, then the acceptance
+    B(exp(-(10 - 1)**2 / 2)) = forty B(exp(-1)) successes and B(exp(-1/2)) by the bit 1."""
+    from privlearn.reference import random as ref_random
+
+    success, failure = [0, 1], [1]
+    script = success * 10 + failure + [0] + success * 40 + [1]
+    bits = _ScriptedBits(script)
+    assert ref_random._discrete_gaussian_draw(bits, 1, 0) == 10
+    assert bits.used == len(script) == 103
 
 
 @pytest.mark.parametrize("method", ["lattice", "discrete"])
@@ -241,6 +321,23 @@ def test_gaussian_privacy_statement():
     assert M.zcdp_epsilon(0.5, 1e-5) == pytest.approx(0.5 + 2 * math.sqrt(0.5 * math.log(1e5)))
     assert p.epsilon(1e-5, "discrete") == pytest.approx(M.zcdp_epsilon(p.rho, 1e-5))
     assert M.analytic_gaussian_epsilon(1e-3, 0.5) == 0.0
+
+
+def test_gaussian_lattice_epsilon_adds_the_slack():
+    """The GDP statement of the exact discrete Gaussian: the analytic Gaussian epsilon at the
+    delta the lattice slack leaves, plus 2 N eta; never below the continuous one, and the
+    zCDP statement where that is smaller (a coarse lattice)."""
+    delta = 1e-5
+    p = M.gaussian_privacy(1.0, 2.0, size=10)
+    base = M.analytic_gaussian_epsilon(p.mu, delta)
+    slack = p.slack(delta, base)
+    assert slack.coordinates == 10 and slack.scale == p.noise_scale
+    assert 0.0 < slack.log_ratio < 1e-6 and slack.tail < 1e-20 * delta
+    extra = p.epsilon(delta) - base - 2.0 * slack.log_ratio
+    assert 0.0 <= extra < 1e-5
+    coarse = M.gaussian_privacy(1.0, 1.0, lattice_step=1.0)
+    assert coarse.epsilon(delta) == coarse.epsilon(delta, "discrete")
+    assert coarse.epsilon(delta) == pytest.approx(M.zcdp_epsilon(coarse.rho, delta))
 
 
 # ---- L2 Laplace ----------------------------------------------------------------------------------
@@ -386,7 +483,7 @@ LEDGER_CASES = {
     ),
     "gaussian": (
         lambda L: M.gaussian(1.0, 1.0, 1.0, seed=1, delta=1e-5, lattice_step=2.0**-20, ledger=L),
-        (M.analytic_gaussian_epsilon(1.0 + 2.0**-20, 1e-5), 1e-5, "gaussian"),
+        (M.gaussian_privacy(1.0, 1.0, lattice_step=2.0**-20).epsilon(1e-5), 1e-5, "gaussian"),
     ),
     "discrete_gaussian": (
         lambda L: M.gaussian(
