@@ -213,7 +213,7 @@ def test_gaussian_noise_is_the_exact_discrete_gaussian(sigma, step, method):
     n = 40000
     privacy = M.gaussian_privacy(1.0, sigma, lattice_step=step, size=n)
     assert privacy.noise_variance >= (sigma / step) ** 2
-    assert privacy.noise_scale == sigma / step
+    assert sigma / step <= privacy.noise_scale <= math.sqrt(privacy.noise_variance)
     out = M.gaussian(np.zeros(n), 1.0, sigma, seed=41, method=method, lattice_step=step)
     k = out / step
     assert (k == np.rint(k)).all()
@@ -302,7 +302,7 @@ def test_gaussian_outputs_on_lattice_with_right_spread(method):
     sigma = 2.5
     values = np.random.default_rng(0).uniform(-50, 50, n)
     step = M.gaussian_privacy(1.0, sigma, size=n).lattice_step
-    assert step == 2.0 ** (1 - 12 - math.ceil(math.log2(n) / 2))
+    assert step == 2.0 ** (1 - 18 - math.ceil(math.log2(n) / 2))
     out = M.gaussian(values, 1.0, sigma, seed=43, method=method)
     assert (out / step == np.rint(out / step)).all()
     assert not np.signbit(out[out == 0.0]).any()
@@ -324,18 +324,26 @@ def test_gaussian_privacy_statement():
 
 
 def test_gaussian_lattice_epsilon_adds_the_slack():
-    """The GDP statement of the exact discrete Gaussian: the analytic Gaussian epsilon at the
-    delta the lattice slack leaves, plus 2 N eta; never below the continuous one, and the
-    zCDP statement where that is smaller (a coarse lattice)."""
+    """The GDP statement of the exact discrete Gaussian: the analytic Gaussian epsilon of the
+    noise's own mu at the delta the lattice slack leaves, plus 2 N eta; the zCDP statement
+    where that is smaller (a coarse lattice). On the default lattice the 2**-16 variance
+    inflation pays for the slack: the statement stays below the analytic epsilon of the
+    requested mu, which callers that compose by mu (DPKMeans) rely on."""
     delta = 1e-5
     p = M.gaussian_privacy(1.0, 2.0, size=10)
-    base = M.analytic_gaussian_epsilon(p.mu, delta)
+    assert p.noise_mu < p.mu * (1 - 7e-6)
+    base = M.analytic_gaussian_epsilon(p.noise_mu, delta)
     slack = p.slack(delta, base)
     assert slack.coordinates == 10 and slack.scale == p.noise_scale
-    assert 0.0 < slack.log_ratio < 1e-6 and slack.tail < 1e-20 * delta
+    assert p.noise_scale**2 <= p.noise_variance
+    assert 0.0 < slack.log_ratio < 1e-9 and slack.tail < 1e-20 * delta
     extra = p.epsilon(delta) - base - 2.0 * slack.log_ratio
-    assert 0.0 <= extra < 1e-5
+    assert 0.0 <= extra < 1e-8
+    for sigma, size, d in [(1.0, 1, 1e-6), (0.3, 1000, 1e-9), (66.7, 5, 1.67e-7)]:
+        q = M.gaussian_privacy(1.0, sigma, size=size)
+        assert q.epsilon(d) <= M.analytic_gaussian_epsilon(q.mu, d)
     coarse = M.gaussian_privacy(1.0, 1.0, lattice_step=1.0)
+    assert coarse.noise_variance == 1 and coarse.noise_mu == coarse.mu == 2.0
     assert coarse.epsilon(delta) == coarse.epsilon(delta, "discrete")
     assert coarse.epsilon(delta) == pytest.approx(M.zcdp_epsilon(coarse.rho, delta))
 
@@ -398,6 +406,75 @@ def test_exponential_stable_for_large_scores(offset):
     logits = np.append(base, 250.0)
     coded = np.where(rem_picks == M.REMAINDER, 4, rem_picks)
     assert _chisquare_p(coded, np.arange(5), special.softmax(logits)) > P_MIN
+
+
+class _ScriptedWords:
+    """Feeds fixed 64-bit words to the exact selector (in place of ChaCha20 draws)."""
+
+    def __init__(self, words):
+        self._words = list(words)
+        self.used = 0
+
+    def word(self) -> int:
+        w = self._words[self.used]
+        self.used += 1
+        return w
+
+
+def test_exponential_candidate_trailing_by_45_is_reachable():
+    """Issue 30 item 9: the Gumbel-max sampler could not choose a candidate whose logit trails
+    by more than about 40 (its 52-bit uniforms bounded the Gumbels). The exact sampler
+    proposes it with probability 2**64 / (2**128 + 2**64) (level 64 = floor(45 / ln 2)) and
+    accepts it with exp(-(45 - 64 ln 2)), so P = e**-45 / (1 + e**-45) exactly; the words
+    below (uniform = 2**128, then two acceptance words) select it."""
+    from privlearn.mechanisms.exponential import _selector
+
+    sel = _selector(np.array([0.0, -45.0]), 2.0, 1.0, False, None)
+    assert sel._levels == [0, 64]
+    assert sel._block_end == [1 << 128, (1 << 128) + (1 << 64)]
+    top = (1 << 64) - 1
+    words = _ScriptedWords([1 << 63, 0, 0, top, top])
+    assert sel.draw(words) == 1 and words.used == 5
+    # log of (proposal ratio x acceptance) is exactly the logit gap
+    assert -64 * math.log(2) - (45 - 64 * math.log(2)) == pytest.approx(-45.0, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("gamma", "k"),
+    [(Fraction(45), 64), (Fraction(3, 2), 2), (Fraction(7, 10), 1), (Fraction(1, 3), 0)],
+)
+def test_exact_selection_acceptance_is_exp_minus_gamma_plus_k_ln2(gamma, k):
+    from privlearn.mechanisms._select import WordSource, bernoulli_exp_shifted
+
+    words = WordSource(BitSource(make_stream(4, 99)))
+    n = 20000
+    hits = sum(
+        bernoulli_exp_shifted(words, gamma.numerator, gamma.denominator, k) for _ in range(n)
+    )
+    p = math.exp(-(float(gamma) - k * math.log(2)))
+    assert abs(hits / n - p) < Z_MAX * math.sqrt(p * (1 - p) / n)
+
+
+def test_exact_selection_refuses_a_level_above_gamma():
+    from privlearn.mechanisms._select import WordSource, bernoulli_exp_shifted, ln2_bounds
+
+    lo, hi = ln2_bounds(200)
+    assert lo < Fraction(math.log(2)) + Fraction(1, 2**52) and hi - lo < Fraction(1, 2**190)
+    words = WordSource(BitSource(make_stream(4, 98)))
+    with pytest.raises(RuntimeError, match="proposal level"):
+        bernoulli_exp_shifted(words, 69, 100, 1)  # 0.69 < ln 2
+
+
+def test_exponential_small_instance_matches_exact_probabilities():
+    """A tiny instance with a trailing candidate of probability 2.5e-3: chi-square of 40,000
+    draws against the exact softmax, and a z-test on the trailing candidate."""
+    scores = np.array([0.0, -3.0, -6.0, -12.0])
+    n = 40000
+    picks = M.exponential(scores, 1.0, 1.0, seed=65, size=n)  # logits = scores / 2
+    probs = special.softmax(scores / 2.0)
+    assert _chisquare_p(picks, np.arange(4), probs) > P_MIN
+    p = probs[3]
+    assert abs((picks == 3).sum() - n * p) < Z_MAX * math.sqrt(n * p * (1 - p))
 
 
 def test_exponential_returns_int():

@@ -32,10 +32,12 @@ at least ``exp(-ln 2 - 1e-9)`` except for capped candidates, whose total proposa
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 from collections.abc import Callable
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -53,8 +55,7 @@ __all__ = [
 #: Largest proposal level ``k``: candidates with ``gamma_i > LEVEL_CAP ln 2`` are proposed at
 #: ``2**-LEVEL_CAP`` and accepted with ``exp(-(gamma_i - LEVEL_CAP ln 2))`` (still exact).
 LEVEL_CAP = 128
-_LN2 = math.log(2.0)
-_SHRINK = 1.0 - 2.0**-40  # keeps floor(gamma_lo / ln 2) below the exact quotient
+_PER_LN2 = (1.0 - 2.0**-40) / math.log(2.0)  # a little below 1/ln 2: floor stays below
 _A_BITS = 64  # the dyadic part a of x has 64 fractional bits
 
 
@@ -74,7 +75,7 @@ def ln2_bounds(bits: int) -> tuple[Fraction, Fraction]:
 
 class WordSource:
     """The 64-bit draws ``raw(0), raw(1), ...`` of a :class:`BitSource`, in order, fetched
-    :data:`_CHUNK` at a time (one core call per chunk, not per word)."""
+    in chunks of 8, 16, ... up to 64 (one core call per chunk, not per word)."""
 
     _CHUNK = 64
 
@@ -82,11 +83,13 @@ class WordSource:
         self._source = source
         self._buffer: list[int] = []
         self._next = 0
+        self._chunk = 8  # doubles up to _CHUNK: a short selection reads few words
 
     def word(self) -> int:
         """The next 64-bit draw as a Python int."""
         if self._next == len(self._buffer):
-            self._buffer = [int(w) for w in self._source.raws(self._CHUNK)]
+            self._buffer = self._source.raws(self._chunk).tolist()
+            self._chunk = min(2 * self._chunk, self._CHUNK)
             self._next = 0
         w = self._buffer[self._next]
         self._next += 1
@@ -146,15 +149,15 @@ def _bernoulli_between(words: WordSource, bounds: Callable[[int], tuple[int, int
         p *= 2
 
 
-def bernoulli_exp_shifted(words: WordSource, gamma: Fraction, k: int) -> bool:
-    """Bernoulli(exp(-(gamma - k ln 2))) for a rational ``gamma`` and an integer
-    ``0 <= k <= gamma / ln 2`` (exact; see the module notes). Raises RuntimeError if
-    ``k ln 2 > gamma`` (a proposal bound that does not hold: never, with the margins used).
+def bernoulli_exp_shifted(words: WordSource, g: int, e: int, k: int) -> bool:
+    """Bernoulli(exp(-(gamma - k ln 2))) for a rational ``gamma = g / e >= 0`` (integers,
+    ``e >= 1``) and an integer ``0 <= k <= gamma / ln 2`` (exact; see the module notes).
+    Raises RuntimeError if ``k ln 2 > gamma`` (a proposal bound that does not hold: never,
+    with the margins used).
 
-    With ``gamma = g / e`` and ``l_p = floor-sum bound of 2**p ln 2`` (:func:`_ln2_floor`),
+    With ``l_p = floor-sum bound of 2**p ln 2`` (:func:`_ln2_floor`),
     ``x = gamma - k ln 2`` lies in ``[(g 2**p - k (l_p + p + 1) e) / (e 2**p),
     (g 2**p - k l_p e) / (e 2**p)]``; all arithmetic is on integers."""
-    g, e = gamma.numerator, gamma.denominator
     if k == 0:
         return bernoulli_exp_rational(words, g, e)
     p = 96 + k.bit_length()
@@ -204,45 +207,57 @@ class ExactSelector:
 
     Parameters
     ----------
-    multiplicity : numpy.ndarray of int
-        ``m_i >= 1`` (int64).
-    gamma_hat : numpy.ndarray of float
-        Floating-point estimates of ``gamma_i`` (a non-finite one gives level 0).
-    gamma_error : numpy.ndarray of float
-        Rigorous bounds ``|gamma_hat_i - gamma_i| <= gamma_error_i`` (generous is fine: they
-        only lower the proposal levels).
+    multiplicity : array_like of int
+        ``m_i >= 1``, with ``sum_i m_i <= 2**62``.
+    gamma_lower : array_like of float
+        Lower bounds of ``gamma_i`` from floating point, made rigorous by the caller's error
+        bound (generous is fine: lower values only lower the proposal levels); a non-finite
+        one gives level 0.
     gamma_exact : callable
-        ``i -> gamma_i`` as an exact ``Fraction`` ``>= 0``; called once per proposal.
+        ``i -> (g, e)``: ``gamma_i = g / e >= 0`` exactly (integers, ``e >= 1``); called once
+        per proposal.
     """
+
+    _SMALL = 256  # up to this many candidates the set-up runs in plain Python (faster)
 
     def __init__(
         self,
-        multiplicity: np.ndarray,
-        gamma_hat: np.ndarray,
-        gamma_error: np.ndarray,
-        gamma_exact: Callable[[int], Fraction],
+        multiplicity: Any,
+        gamma_lower: Any,
+        gamma_exact: Callable[[int], tuple[int, int]],
     ) -> None:
-        m = np.asarray(multiplicity, dtype=np.int64)
-        with np.errstate(invalid="ignore", over="ignore"):
-            lower = np.asarray(gamma_hat, dtype=np.float64) - gamma_error
-            level = np.floor(np.maximum(lower, 0.0) / _LN2 * _SHRINK)
-        # an estimate that overflowed proves nothing: level 0 is valid for every gamma >= 0
-        level = np.where(np.isfinite(level), np.minimum(level, LEVEL_CAP), 0)
-        self._level = level.astype(np.int64)
         self._gamma_exact = gamma_exact
-        self._order = np.argsort(self._level, kind="stable")
-        sorted_level = self._level[self._order]
-        self._cum = np.cumsum(m[self._order])  # <= 2**62 for the callers' multiplicities
-        cuts = np.flatnonzero(np.diff(sorted_level)) + 1
-        starts = np.concatenate([[0], cuts])
-        ends = np.concatenate([cuts, [sorted_level.size]])
-        self._levels = [int(sorted_level[s]) for s in starts]
-        self._base = [int(self._cum[s - 1]) if s else 0 for s in starts]
-        sizes = [int(self._cum[e - 1]) - b for e, b in zip(ends, self._base)]
+        size = len(gamma_lower)
+        if size <= self._SMALL:
+            mult = [int(v) for v in multiplicity]
+            level = [
+                min(math.floor(max(x, 0.0) * _PER_LN2), LEVEL_CAP) if math.isfinite(x) else 0
+                for x in (float(v) for v in gamma_lower)
+            ]
+            order = sorted(range(size), key=level.__getitem__)  # stable
+            sorted_level = [level[i] for i in order]
+            cum = list(itertools.accumulate(mult[i] for i in order))
+            firsts = [0] + [j for j in range(1, size) if sorted_level[j] != sorted_level[j - 1]]
+        else:
+            with np.errstate(invalid="ignore", over="ignore"):
+                lower = np.maximum(np.asarray(gamma_lower, dtype=np.float64), 0.0)
+                lev = np.floor(lower * _PER_LN2)
+            # an estimate that overflowed proves nothing: level 0 is valid for every gamma >= 0
+            lev = np.minimum(np.nan_to_num(lev, nan=0.0, posinf=0.0), LEVEL_CAP).astype(np.int64)
+            idx = np.argsort(lev, kind="stable")
+            srt = lev[idx]
+            level, order = lev.tolist(), idx.tolist()
+            cum = np.cumsum(np.asarray(multiplicity, dtype=np.int64)[idx]).tolist()
+            firsts = [0, *(np.flatnonzero(srt[1:] != srt[:-1]) + 1).tolist()]
+            sorted_level = srt.tolist()
+        self._level, self._order, self._cum = level, order, cum
+        # per distinct level (ascending): its multiplicities form cum[first - 1] .. cum[last]
+        self._levels = [sorted_level[f] for f in firsts]
+        self._base = [cum[f - 1] if f else 0 for f in firsts]
         self._block_end: list[int] = []
         total = 0
-        for lev, size in zip(self._levels, sizes):
-            total += size << (LEVEL_CAP - lev)
+        for lev_k, base, end in zip(self._levels, self._base, [*self._base[1:], cum[-1]]):
+            total += (end - base) << (LEVEL_CAP - lev_k)
             self._block_end.append(total)
         self._total = total
 
@@ -253,7 +268,7 @@ class ExactSelector:
             block = bisect.bisect_right(self._block_end, u)
             start = self._block_end[block - 1] if block else 0
             offset = (u - start) >> (LEVEL_CAP - self._levels[block])
-            pos = int(np.searchsorted(self._cum, self._base[block] + offset, side="right"))
-            i = int(self._order[pos])
-            if bernoulli_exp_shifted(words, self._gamma_exact(i), int(self._level[i])):
+            pos = bisect.bisect_right(self._cum, self._base[block] + offset)
+            i = self._order[pos]
+            if bernoulli_exp_shifted(words, *self._gamma_exact(i), self._level[i]):
                 return i

@@ -102,11 +102,12 @@ def _selector(
         top.append(rem_logit)
     best = max(top)
 
-    def gamma_exact(i: int) -> Fraction:
+    def gamma_exact(i: int) -> tuple[int, int]:
         logit = exact[i]
         if logit is None:
             logit = exact[i] = coef * Fraction(float(values[i]))
-        return best - logit
+        gamma = best - logit
+        return gamma.numerator, gamma.denominator
 
     coef_f = float(coef)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -123,7 +124,8 @@ def _selector(
         gamma_hat = best_f - logits
         # float products and sums: relative errors of a few 2**-53, taken 2**7 times larger
         error = 2.0**-46 * (np.abs(logits) + abs(best_f) + np.abs(gamma_hat) + extra) + 2.0**-1000
-    return ExactSelector(np.ones(logits.size, dtype=np.int64), gamma_hat, error, gamma_exact)
+        lower = gamma_hat - error
+    return ExactSelector(np.ones(logits.size, dtype=np.int64), lower, gamma_exact)
 
 
 def exponential_log_probabilities(

@@ -32,9 +32,10 @@ __all__ = [
 ]
 
 _METHODS = ("lattice", "discrete")
-#: Default lattice step: ``2**(floor(log2 sigma) - 12 - ceil(log2(size)/2))``, so the rounding
-#: adds at most ``2**-12`` to ``mu = Delta_eff / sigma``.
-_DEFAULT_STEP_BITS = 12
+#: Default lattice step: ``2**(floor(log2 sigma) - 18 - ceil(log2(size)/2))``, so the rounding
+#: adds at most ``2**-18`` to ``mu = Delta_eff / sigma`` and the discrete Gaussian's lattice
+#: slack (``2 N eta``) stays near ``1e-10`` in epsilon.
+_DEFAULT_STEP_BITS = 18
 _MAX_SIGMA_STEPS = 2.0**40  # sigma / step: exact sampler and int64 headroom
 _MAX_VALUE_STEPS = 2.0**51  # |value| / step: lattice arithmetic stays exact in float64
 
@@ -50,21 +51,27 @@ class GaussianPrivacy:
     effective_sensitivity : float
         ``Delta + sqrt(size) * lattice_step``: the L2 sensitivity after rounding.
     mu : float
-        ``effective_sensitivity / sigma``: the release is ``mu``-GDP up to the lattice slack
-        (:meth:`slack`; both methods draw the same exact discrete Gaussian) and exactly
-        ``mu**2 / 2``-zCDP.
+        ``effective_sensitivity / sigma``, for the requested ``sigma``: callers that compose
+        Gaussian releases by their GDP ``mu`` use it. The noise actually drawn is slightly
+        larger (``noise_mu <= mu / sqrt(1 + 2**-16)`` on fine lattices), which pays for the
+        lattice slack of the exact discrete Gaussian wherever ``epsilon`` exceeds about
+        ``1e-4`` (:meth:`epsilon` is then at most the analytic Gaussian epsilon of ``mu``).
     rho : float
-        ``mu**2 / 2``: the zero-concentrated DP parameter (Rényi DP ``(alpha, alpha rho)`` for
-        every order ``alpha > 1``).
+        ``mu**2 / 2``: a zero-concentrated DP parameter of the release (Rényi DP
+        ``(alpha, alpha rho)`` for every order ``alpha > 1``); ``noise_mu**2 / 2`` is tighter.
     size : int
         The number of released entries ``N`` (noise coordinates).
     noise_variance : int
         The discrete Gaussian's variance parameter in lattice units, ``s**2``: the smallest
         integer the exact sampler accepts (a multiple of its power-of-two Laplace scale) that
-        is at least ``(sigma / lattice_step)**2``, so the noise is never smaller than asked.
+        is at least ``(sigma / lattice_step)**2`` and at least
+        ``floor((sigma / lattice_step)**2 (1 + 2**-16))``.
     noise_scale : float
-        ``sigma / lattice_step`` (exact): a lower bound of ``sqrt(noise_variance)``, the scale
-        the slack is computed at (sound: the slack decreases with the scale).
+        A lower bound of ``s = sqrt(noise_variance)``, the scale the slack is computed at
+        (sound: the slack decreases with the scale).
+    noise_mu : float
+        ``effective_sensitivity / (lattice_step * noise_scale)``: the GDP parameter of the
+        rounded continuous Gaussian of the noise's scale (rounded up), at most ``mu``.
     """
 
     lattice_step: float
@@ -74,31 +81,33 @@ class GaussianPrivacy:
     size: int = 1
     noise_variance: int = 1
     noise_scale: float = 1.0
+    noise_mu: float = 0.0
 
     def slack(self, delta: float, epsilon: float = 1.0) -> LatticeSlack:
         """The distance between this release's exact discrete Gaussian noise and the rounded
         continuous Gaussian of the same scale, over its ``size`` coordinates
         (:func:`privlearn.accounting.lattice.lattice_slack`): the release is
         ``(eps + 2 N eta, exp(N eta) delta + (1 + exp(eps + N eta)) N tau)``-DP wherever the
-        ``mu``-GDP Gaussian mechanism is ``(eps, delta)``-DP. Composing several releases adds
-        their slacks (:meth:`LatticeSlack.combine`)."""
+        ``noise_mu``-GDP Gaussian mechanism is ``(eps, delta)``-DP. Composing several releases
+        adds their slacks (:meth:`LatticeSlack.combine`)."""
         return lattice_slack(self.noise_scale, self.size, _check_delta(delta), epsilon)
 
     def epsilon(self, delta: float, method: str = "lattice") -> float:
-        """``epsilon`` of an ``(epsilon, delta)`` guarantee.
+        """``epsilon`` of an ``(epsilon, delta)`` guarantee (both methods draw the same exact
+        discrete Gaussian, so both statements are sound for either).
 
-        ``"lattice"``: the smaller of the analytic Gaussian conversion of ``mu``-GDP with the
-        lattice slack taken out of ``delta`` and added to ``epsilon``
-        (:func:`privlearn.accounting.lattice.lattice_epsilon`) and the zCDP conversion;
-        ``"discrete"``: the zCDP conversion alone (what an RDP/zCDP composition uses). Both
-        are sound for the same draws."""
+        ``"lattice"``: the smaller of (a) the analytic Gaussian conversion of ``noise_mu``-GDP
+        at the delta the lattice slack leaves, plus ``2 N eta``
+        (:func:`privlearn.accounting.lattice.lattice_epsilon`), and (b) the zCDP conversion;
+        ``"discrete"``: the zCDP conversion of ``noise_mu**2 / 2`` alone (Bun & Steinke 2016,
+        Proposition 1.3)."""
         delta = _check_delta(delta)
-        zcdp = zcdp_epsilon(self.rho, delta)
+        zcdp = zcdp_epsilon(self.noise_mu**2 / 2.0, delta)
         if method == "discrete":
             return zcdp
         if method != "lattice":
             raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
-        mu = self.mu
+        mu = self.noise_mu
         try:
             slack = self.slack(delta, analytic_gaussian_epsilon(mu, delta))
             gdp = lattice_epsilon(lambda d: analytic_gaussian_epsilon(mu, d), slack, delta)
@@ -159,12 +168,16 @@ def _check_step(step: Any) -> float:
 
 
 def _noise_variance(sigma: float, step: float) -> int:
-    """``ceil((sigma / step)**2)`` rounded up to a variance the exact sampler accepts (exact
-    rational arithmetic: ``step`` is a power of two)."""
+    """The sampler's variance for ``s0 = sigma / step``: ``max(ceil(s0**2),
+    floor(s0**2 (1 + 2**-16)))`` rounded up to a variance the exact sampler accepts (exact
+    rational arithmetic: ``step`` is a power of two). The ``2**-16`` inflation of fine
+    lattices pays for the discrete Gaussian's lattice slack; coarse lattices (``s0**2`` below
+    ``2**16``) get no inflation beyond the rounding."""
     ratio = Fraction(sigma) / Fraction(step)
     square = ratio * ratio
     ceiling = -(-square.numerator // square.denominator)
-    return discrete_gaussian_round_variance(max(ceiling, 1))
+    inflated = math.floor(square * (1 + Fraction(1, 1 << 16)))
+    return discrete_gaussian_round_variance(max(ceiling, inflated, 1))
 
 
 def gaussian_privacy(
@@ -180,7 +193,7 @@ def gaussian_privacy(
         Noise standard deviation ``> 0``.
     lattice_step : float or None
         A power of two; ``None`` gives the default
-        ``2**(floor(log2 sigma) - 12 - ceil(log2(size)/2))``.
+        ``2**(floor(log2 sigma) - 18 - ceil(log2(size)/2))``.
     size : int, default=1
         Number of released numbers.
     """
@@ -197,14 +210,17 @@ def gaussian_privacy(
         raise ValueError(
             f"lattice_step={step} is too fine for sigma={sigma}: sigma / step must be <= 2**40"
         )
+    variance = _noise_variance(sigma, step)
+    scale = max(math.sqrt(variance) * (1.0 - 2.0**-50), sigma / step)  # <= sqrt(variance)
     return GaussianPrivacy(
         lattice_step=step,
         effective_sensitivity=effective,
         mu=mu,
         rho=rho,
         size=size,
-        noise_variance=_noise_variance(sigma, step),
-        noise_scale=sigma / step,
+        noise_variance=variance,
+        noise_scale=scale,
+        noise_mu=min(effective / (step * scale) * (1.0 + 2.0**-50), mu),
     )
 
 
@@ -237,9 +253,10 @@ def gaussian(
         slack (or the zCDP one where smaller); ``"discrete"``, the zCDP statement.
     lattice_step : float or None, default=None
         The lattice ``2**k * Z``: a power of two. ``None``:
-        ``2**(floor(log2 sigma) - 12 - ceil(log2(size)/2))`` (``size`` = number of entries),
-        so rounding adds at most ``2**-12`` to ``mu``. Requires ``sigma <= 2**40 step`` and
-        ``|value| <= 2**51 step``.
+        ``2**(floor(log2 sigma) - 18 - ceil(log2(size)/2))`` (``size`` = number of entries),
+        so rounding adds at most ``2**-18`` to ``mu`` (the default was ``2**-12`` before the
+        exact sampler: the finer lattice keeps its slack negligible). Requires
+        ``sigma <= 2**40 step`` and ``|value| <= 2**51 step``.
     delta : float, optional
         With a ledger: the ``delta`` of the ``(epsilon, delta)`` charge (required then).
     ledger : object, optional
@@ -263,7 +280,7 @@ def gaussian(
     :attr:`GaussianPrivacy.noise_variance`: ``(sigma / step)**2`` rounded up to an integer
     the sampler accepts (a multiple of its power-of-two Laplace scale ``t``, about
     ``sigma / step``), so the noise standard deviation is at least ``sigma`` and exceeds it by
-    a relative ``2**-12`` at most with the default step. Every Bernoulli trial of the sampler
+    a relative ``2**-18`` at most with the default step. Every Bernoulli trial of the sampler
     is decided on integers, so the noise has exactly this law: no floating point touches it,
     its tails are not cut, the output set does not depend on the input and the low-order-bit
     attack on floating-point noise (Mironov 2012) does not apply.
@@ -290,7 +307,7 @@ def gaussian(
     (:mod:`privlearn.accounting.lattice`), so the release is
     ``(eps + 2 N eta, exp(N eta) delta + (1 + exp(eps + N eta)) N tau)``-DP with
     ``N = size`` (:meth:`GaussianPrivacy.slack`, :meth:`GaussianPrivacy.epsilon`). With the
-    default step ``N eta`` is about ``5e-7`` and ``N tau`` about ``1e-20 delta``.
+    default step ``N eta`` is about ``1e-10`` and ``N tau`` about ``1e-20 delta``.
 
     If the inputs are already lattice points (e.g. integer counts with ``step <= 1``) rounding
     is the identity and ``Delta`` itself may be used; the ledger is still charged with
