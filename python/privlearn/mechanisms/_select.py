@@ -238,25 +238,25 @@ class ExactSelector:
             sorted_level = [level[i] for i in order]
             cum = list(itertools.accumulate(mult[i] for i in order))
             firsts = [0] + [j for j in range(1, size) if sorted_level[j] != sorted_level[j - 1]]
-        else:
+        else:  # numpy: the per-draw lookups below work on arrays and lists alike
             with np.errstate(invalid="ignore", over="ignore"):
                 lower = np.maximum(np.asarray(gamma_lower, dtype=np.float64), 0.0)
                 lev = np.floor(lower * _PER_LN2)
             # an estimate that overflowed proves nothing: level 0 is valid for every gamma >= 0
-            lev = np.minimum(np.nan_to_num(lev, nan=0.0, posinf=0.0), LEVEL_CAP).astype(np.int64)
-            idx = np.argsort(lev, kind="stable")
+            lev = np.minimum(np.nan_to_num(lev, nan=0.0, posinf=0.0), LEVEL_CAP).astype(np.uint8)
+            idx = np.argsort(lev, kind="stable")  # a radix sort on 8-bit levels
             srt = lev[idx]
-            level, order = lev.tolist(), idx.tolist()
-            cum = np.cumsum(np.asarray(multiplicity, dtype=np.int64)[idx]).tolist()
+            level, order = lev, idx
+            cum = np.cumsum(np.asarray(multiplicity, dtype=np.int64)[idx])
             firsts = [0, *(np.flatnonzero(srt[1:] != srt[:-1]) + 1).tolist()]
-            sorted_level = srt.tolist()
+            sorted_level = srt
         self._level, self._order, self._cum = level, order, cum
         # per distinct level (ascending): its multiplicities form cum[first - 1] .. cum[last]
-        self._levels = [sorted_level[f] for f in firsts]
-        self._base = [cum[f - 1] if f else 0 for f in firsts]
+        self._levels = [int(sorted_level[f]) for f in firsts]
+        self._base = [int(cum[f - 1]) if f else 0 for f in firsts]
         self._block_end: list[int] = []
         total = 0
-        for lev_k, base, end in zip(self._levels, self._base, [*self._base[1:], cum[-1]]):
+        for lev_k, base, end in zip(self._levels, self._base, [*self._base[1:], int(cum[-1])]):
             total += (end - base) << (LEVEL_CAP - lev_k)
             self._block_end.append(total)
         self._total = total
@@ -268,7 +268,11 @@ class ExactSelector:
             block = bisect.bisect_right(self._block_end, u)
             start = self._block_end[block - 1] if block else 0
             offset = (u - start) >> (LEVEL_CAP - self._levels[block])
-            pos = bisect.bisect_right(self._cum, self._base[block] + offset)
-            i = self._order[pos]
-            if bernoulli_exp_shifted(words, *self._gamma_exact(i), self._level[i]):
+            target = self._base[block] + offset
+            if isinstance(self._cum, list):
+                pos = bisect.bisect_right(self._cum, target)
+            else:
+                pos = int(np.searchsorted(self._cum, target, side="right"))
+            i = int(self._order[pos])
+            if bernoulli_exp_shifted(words, *self._gamma_exact(i), int(self._level[i])):
                 return i

@@ -24,6 +24,7 @@ __all__ = ["REMAINDER", "Remainder", "exponential", "exponential_log_probabiliti
 
 #: Returned by :func:`exponential` when the implicit remainder group is selected.
 REMAINDER = -1
+_PYTHON_CANDIDATES = 256  # up to this many candidates the sampler is set up in plain Python
 
 
 class Remainder(NamedTuple):
@@ -110,22 +111,34 @@ def _selector(
         return gamma.numerator, gamma.denominator
 
     coef_f = float(coef)
-    with np.errstate(over="ignore", invalid="ignore"):
-        logits = coef_f * values
-        extra = 0.0
+    try:
+        best_f = float(best)
+    except OverflowError:
+        best_f = math.inf
+    rem_f = extra = 0.0
+    if rem is not None:
+        rem_f = coef_f * rem.score + rem.log_count
+        extra = abs(coef_f * rem.score) + rem.log_count
+    # lower bounds of gamma_i = best - l_i: float products and sums have relative errors of a
+    # few 2**-53, taken 2**7 times larger (an overflow gives inf or NaN: level 0, still sound)
+    tol = 2.0**-46
+    count = values.size + (rem is not None)
+    if count <= _PYTHON_CANDIDATES:  # plain Python is faster than numpy on a few candidates
+        logits = [coef_f * v for v in values.tolist()]
         if rem is not None:
-            rem_f = coef_f * rem.score
-            extra = abs(rem_f) + rem.log_count
-            logits = np.append(logits, rem_f + rem.log_count)
-        try:
-            best_f = float(best)
-        except OverflowError:
-            best_f = math.inf
-        gamma_hat = best_f - logits
-        # float products and sums: relative errors of a few 2**-53, taken 2**7 times larger
-        error = 2.0**-46 * (np.abs(logits) + abs(best_f) + np.abs(gamma_hat) + extra) + 2.0**-1000
-        lower = gamma_hat - error
-    return ExactSelector(np.ones(logits.size, dtype=np.int64), lower, gamma_exact)
+            logits.append(rem_f)
+        lower: Any = []
+        for logit in logits:
+            g = best_f - logit
+            lower.append(g - tol * (abs(logit) + abs(best_f) + abs(g) + extra) - 2.0**-1000)
+        return ExactSelector([1] * count, lower, gamma_exact)
+    with np.errstate(over="ignore", invalid="ignore"):
+        arr = coef_f * values
+        if rem is not None:
+            arr = np.append(arr, rem_f)
+        g_arr = best_f - arr
+        lower = g_arr - (tol * (np.abs(arr) + abs(best_f) + np.abs(g_arr) + extra) + 2.0**-1000)
+    return ExactSelector(np.ones(count, dtype=np.int64), lower, gamma_exact)
 
 
 def exponential_log_probabilities(
