@@ -24,9 +24,10 @@ weights and whose acceptance is an exact Bernoulli trial:
 Every accepted index therefore has probability exactly ``m_i exp(-gamma_i) / Z``: no
 candidate is lost to underflow or to the range of a floating-point noise variable (the
 Gumbel-max sampler this replaces could not choose a candidate more than about 40 below the
-best logit). The expected number of proposals is at most ``2 / (1 - 2**-70)`` (acceptance is
-at least ``exp(-ln 2 - 1e-9)`` except for capped candidates, whose total proposal mass is below
-``2**(53 - LEVEL_CAP)`` of the whole).
+best logit). The expected number of proposals is about 2 at most: the acceptance is about
+``exp(-ln 2) = 1/2`` or more (``x_i`` exceeds ``ln 2`` only by the float error margins), except
+for capped candidates, whose total proposal mass is below ``sum_i m_i 2**-LEVEL_CAP`` of the
+whole (the best candidate has ``gamma = 0``, level 0).
 """
 
 from __future__ import annotations
