@@ -204,16 +204,96 @@ def _discrete_gaussian_pmf(support: np.ndarray, sigma: float) -> np.ndarray:
     return np.exp(-(support.astype(float) ** 2) / (2 * sigma**2) - log_norm)
 
 
-@pytest.mark.parametrize(("sigma", "step"), [(0.8, 1.0), (3.0, 1.0), (1.3, 0.25)])
-def test_discrete_gaussian_pmf(sigma, step):
-    n = 20000
-    out = M.gaussian(np.zeros(n), 1.0, sigma, seed=41, method="discrete", lattice_step=step)
+@pytest.mark.parametrize("method", ["lattice", "discrete"])
+@pytest.mark.parametrize(("sigma", "step"), [(0.8, 1.0), (1.0, 1.0), (3.0, 1.0), (1.3, 0.25)])
+def test_gaussian_noise_is_the_exact_discrete_gaussian(sigma, step, method):
+    """Issue 30 item 9: both methods add the exact discrete Gaussian N_Z(0, s**2) in lattice
+    units, s**2 = noise_variance >= (sigma/step)**2 (the sampler's grid). At sigma/step = 1
+    the old rounded Box-Muller normal (P(0) = 0.383 against 0.399) fails this test."""
+    n = 40000
+    privacy = M.gaussian_privacy(1.0, sigma, lattice_step=step, size=n)
+    assert privacy.noise_variance >= (sigma / step) ** 2
+    assert sigma / step <= privacy.noise_scale <= math.sqrt(privacy.noise_variance)
+    out = M.gaussian(np.zeros(n), 1.0, sigma, seed=41, method=method, lattice_step=step)
     k = out / step
     assert (k == np.rint(k)).all()
     k = k.astype(np.int64)
-    s = sigma / step
+    s = math.sqrt(privacy.noise_variance)
     support = np.arange(-int(10 * s) - 3, int(10 * s) + 4)
     assert _chisquare_p(k, support, _discrete_gaussian_pmf(support, s)) > P_MIN
+
+
+def test_gaussian_noise_variance_is_the_smallest_valid_one():
+    from privlearn.reference.random import discrete_gaussian_round_variance as round_up
+
+    for sigma, step, expected in [(0.8, 1.0, 1), (1.0, 1.0, 1), (3.0, 1.0, 12), (1.3, 0.25, 28)]:
+        assert M.gaussian_privacy(1.0, sigma, lattice_step=step).noise_variance == expected
+        assert round_up(expected) == expected
+    # the default step: at most 2**-11 relative variance above sigma**2
+    p = M.gaussian_privacy(1.0, 2.5, size=1000)
+    ratio = p.noise_variance / p.noise_scale**2
+    assert 1.0 <= ratio <= 1.0 + 2.0**-11
+
+
+def test_gaussian_draws_are_the_core_sampler_and_its_twin():
+    """One discrete Gaussian in the package: the release's noise is draws 0..n-1 of the core's
+    sampler on the mechanism's stream, and the numpy twin gives the same integers."""
+    from privlearn import random as core_random
+    from privlearn.reference import random as ref_random
+
+    n, sigma, step = 300, 2.5, 2.0**-6
+    values = np.linspace(-3.0, 3.0, n)
+    out = M.gaussian(values, 1.0, sigma, seed=5, lattice_step=step)
+    noise = np.rint(out / step) - np.rint(values / step)
+    variance = M.gaussian_privacy(1.0, sigma, lattice_step=step, size=n).noise_variance
+    core = core_random.Stream(5, stream=_bits.STREAM_GAUSSIAN).discrete_gaussian(0, n, variance)
+    twin = ref_random.Stream(5, stream=_bits.STREAM_GAUSSIAN).discrete_gaussian(0, n, variance)
+    np.testing.assert_array_equal(noise, core)
+    np.testing.assert_array_equal(core, twin)
+
+
+def test_gaussian_tail_mass_matches_the_pmf():
+    """Beyond 4 sd at s**2 = 1: P(|Z| >= 4) = 2.68e-4 for the discrete Gaussian (the old
+    rounded normal gave P(|N| >= 3.5) = 4.65e-4). 400k draws: about 107 expected."""
+    n = 400_000
+    out = M.gaussian(np.zeros(n), 1.0, 1.0, seed=77, lattice_step=1.0)
+    support = np.arange(-60, 61)
+    pmf = _discrete_gaussian_pmf(support, 1.0)
+    p = float(pmf[np.abs(support) >= 4].sum())
+    hits = int((np.abs(out) >= 4).sum())
+    assert abs(hits - n * p) < Z_MAX * math.sqrt(n * p * (1 - p))
+
+
+class _ScriptedBits:
+    """Feeds a fixed bit string to the sampler's twin (in place of a ChaCha20 draw)."""
+
+    def __init__(self, bits):
+        self._bits = list(bits)
+        self.used = 0
+
+    def bit(self) -> int:
+        b = self._bits[self.used]
+        self.used += 1
+        return b
+
+    def take(self, m: int) -> int:
+        assert m == 0
+        return 0
+
+
+def test_gaussian_tail_beyond_nine_sd_is_reachable():
+    """The exact sampler has no tail cut (the old Box-Muller normal stopped at 8.57 sd): at
+    s**2 = 1 the bit string below, of probability 2**-103, yields Z = 10 (10 sd).
+    B(exp(-1)) is decided by the bits 0, 1 (success) or 1 (failure); the proposal X = 10 is
+    ten successes and a failure, then a sign bit 0, then the acceptance
+    B(exp(-(10 - 1)**2 / 2)) = forty B(exp(-1)) successes and B(exp(-1/2)) by the bit 1."""
+    from privlearn.reference import random as ref_random
+
+    success, failure = [0, 1], [1]
+    script = success * 10 + failure + [0] + success * 40 + [1]
+    bits = _ScriptedBits(script)
+    assert ref_random._discrete_gaussian_draw(bits, 1, 0) == 10
+    assert bits.used == len(script) == 103
 
 
 @pytest.mark.parametrize("method", ["lattice", "discrete"])
@@ -222,7 +302,7 @@ def test_gaussian_outputs_on_lattice_with_right_spread(method):
     sigma = 2.5
     values = np.random.default_rng(0).uniform(-50, 50, n)
     step = M.gaussian_privacy(1.0, sigma, size=n).lattice_step
-    assert step == 2.0 ** (1 - 12 - math.ceil(math.log2(n) / 2))
+    assert step == 2.0 ** (1 - 18 - math.ceil(math.log2(n) / 2))
     out = M.gaussian(values, 1.0, sigma, seed=43, method=method)
     assert (out / step == np.rint(out / step)).all()
     assert not np.signbit(out[out == 0.0]).any()
@@ -241,6 +321,31 @@ def test_gaussian_privacy_statement():
     assert M.zcdp_epsilon(0.5, 1e-5) == pytest.approx(0.5 + 2 * math.sqrt(0.5 * math.log(1e5)))
     assert p.epsilon(1e-5, "discrete") == pytest.approx(M.zcdp_epsilon(p.rho, 1e-5))
     assert M.analytic_gaussian_epsilon(1e-3, 0.5) == 0.0
+
+
+def test_gaussian_lattice_epsilon_adds_the_slack():
+    """The GDP statement of the exact discrete Gaussian: the analytic Gaussian epsilon of the
+    noise's own mu at the delta the lattice slack leaves, plus 2 N eta; the zCDP statement
+    where that is smaller (a coarse lattice). On the default lattice the 2**-16 variance
+    inflation pays for the slack: the statement stays below the analytic epsilon of the
+    requested mu, which callers that compose by mu (DPKMeans) rely on."""
+    delta = 1e-5
+    p = M.gaussian_privacy(1.0, 2.0, size=10)
+    assert p.noise_mu < p.mu * (1 - 7e-6)
+    base = M.analytic_gaussian_epsilon(p.noise_mu, delta)
+    slack = p.slack(delta, base)
+    assert slack.coordinates == 10 and slack.scale == p.noise_scale
+    assert p.noise_scale**2 <= p.noise_variance
+    assert 0.0 < slack.log_ratio < 1e-9 and slack.tail < 1e-20 * delta
+    extra = p.epsilon(delta) - base - 2.0 * slack.log_ratio
+    assert 0.0 <= extra < 1e-8
+    for sigma, size, d in [(1.0, 1, 1e-6), (0.3, 1000, 1e-9), (66.7, 5, 1.67e-7)]:
+        q = M.gaussian_privacy(1.0, sigma, size=size)
+        assert q.epsilon(d) <= M.analytic_gaussian_epsilon(q.mu, d)
+    coarse = M.gaussian_privacy(1.0, 1.0, lattice_step=1.0)
+    assert coarse.noise_variance == 1 and coarse.noise_mu == coarse.mu == 2.0
+    assert coarse.epsilon(delta) == coarse.epsilon(delta, "discrete")
+    assert coarse.epsilon(delta) == pytest.approx(M.zcdp_epsilon(coarse.rho, delta))
 
 
 # ---- L2 Laplace ----------------------------------------------------------------------------------
@@ -301,6 +406,75 @@ def test_exponential_stable_for_large_scores(offset):
     logits = np.append(base, 250.0)
     coded = np.where(rem_picks == M.REMAINDER, 4, rem_picks)
     assert _chisquare_p(coded, np.arange(5), special.softmax(logits)) > P_MIN
+
+
+class _ScriptedWords:
+    """Feeds fixed 64-bit words to the exact selector (in place of ChaCha20 draws)."""
+
+    def __init__(self, words):
+        self._words = list(words)
+        self.used = 0
+
+    def word(self) -> int:
+        w = self._words[self.used]
+        self.used += 1
+        return w
+
+
+def test_exponential_candidate_trailing_by_45_is_reachable():
+    """Issue 30 item 9: the Gumbel-max sampler could not choose a candidate whose logit trails
+    by more than about 40 (its 52-bit uniforms bounded the Gumbels). The exact sampler
+    proposes it with probability 2**64 / (2**128 + 2**64) (level 64 = floor(45 / ln 2)) and
+    accepts it with exp(-(45 - 64 ln 2)), so P = e**-45 / (1 + e**-45) exactly; the words
+    below (uniform = 2**128, then two acceptance words) select it."""
+    from privlearn.mechanisms.exponential import _selector
+
+    sel = _selector(np.array([0.0, -45.0]), 2.0, 1.0, False, None)
+    assert sel._levels == [0, 64]
+    assert sel._block_end == [1 << 128, (1 << 128) + (1 << 64)]
+    top = (1 << 64) - 1
+    words = _ScriptedWords([1 << 63, 0, 0, top, top])
+    assert sel.draw(words) == 1 and words.used == 5
+    # log of (proposal ratio x acceptance) is exactly the logit gap
+    assert -64 * math.log(2) - (45 - 64 * math.log(2)) == pytest.approx(-45.0, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("gamma", "k"),
+    [(Fraction(45), 64), (Fraction(3, 2), 2), (Fraction(7, 10), 1), (Fraction(1, 3), 0)],
+)
+def test_exact_selection_acceptance_is_exp_minus_gamma_plus_k_ln2(gamma, k):
+    from privlearn.mechanisms._select import WordSource, bernoulli_exp_shifted
+
+    words = WordSource(BitSource(make_stream(4, 99)))
+    n = 20000
+    hits = sum(
+        bernoulli_exp_shifted(words, gamma.numerator, gamma.denominator, k) for _ in range(n)
+    )
+    p = math.exp(-(float(gamma) - k * math.log(2)))
+    assert abs(hits / n - p) < Z_MAX * math.sqrt(p * (1 - p) / n)
+
+
+def test_exact_selection_refuses_a_level_above_gamma():
+    from privlearn.mechanisms._select import WordSource, bernoulli_exp_shifted, ln2_bounds
+
+    lo, hi = ln2_bounds(200)
+    assert lo < Fraction(math.log(2)) + Fraction(1, 2**52) and hi - lo < Fraction(1, 2**190)
+    words = WordSource(BitSource(make_stream(4, 98)))
+    with pytest.raises(RuntimeError, match="proposal level"):
+        bernoulli_exp_shifted(words, 69, 100, 1)  # 0.69 < ln 2
+
+
+def test_exponential_small_instance_matches_exact_probabilities():
+    """A tiny instance with a trailing candidate of probability 2.5e-3: chi-square of 40,000
+    draws against the exact softmax, and a z-test on the trailing candidate."""
+    scores = np.array([0.0, -3.0, -6.0, -12.0])
+    n = 40000
+    picks = M.exponential(scores, 1.0, 1.0, seed=65, size=n)  # logits = scores / 2
+    probs = special.softmax(scores / 2.0)
+    assert _chisquare_p(picks, np.arange(4), probs) > P_MIN
+    p = probs[3]
+    assert abs((picks == 3).sum() - n * p) < Z_MAX * math.sqrt(n * p * (1 - p))
 
 
 def test_exponential_returns_int():
@@ -386,7 +560,7 @@ LEDGER_CASES = {
     ),
     "gaussian": (
         lambda L: M.gaussian(1.0, 1.0, 1.0, seed=1, delta=1e-5, lattice_step=2.0**-20, ledger=L),
-        (M.analytic_gaussian_epsilon(1.0 + 2.0**-20, 1e-5), 1e-5, "gaussian"),
+        (M.gaussian_privacy(1.0, 1.0, lattice_step=2.0**-20).epsilon(1e-5), 1e-5, "gaussian"),
     ),
     "discrete_gaussian": (
         lambda L: M.gaussian(

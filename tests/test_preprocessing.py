@@ -266,6 +266,53 @@ def test_quantile_distribution_equals_the_lattice_exponential_mechanism():
     assert chisquare(observed, wrong * draws).pvalue < 1e-6  # the test has power
 
 
+def test_quantile_trailing_points_get_their_exact_probability():
+    """Issue 30 item 9: the run selection is exact. Six points in (0, 0.3], q = 0, 3.0 per
+    quantile, 5 lattice points: P = (1, e**-7.5, e**-9, e**-9, e**-9) / Z, so the four
+    trailing points together have probability 9.1e-4 (about 15 of 16,000 draws): a z-test
+    (|z| < 4.5) and a chi-square on the trailing mass."""
+    from scipy.stats import chisquare
+
+    x = np.array([0.05, 0.1, 0.15, 0.2, 0.25, 0.3])
+    draws = 16000
+    y = dp_quantiles(
+        np.repeat(x[:, None], draws, axis=1), 0.0, 3.0 * draws, (0.0, 1.0), seed=12, lattice_bits=2
+    )
+    points, prob = _lattice_probabilities(x, 0.0, 3.0, 2)
+    assert prob[0] == pytest.approx(1.0 / (1.0 + math.exp(-7.5) + 3.0 * math.exp(-9.0)))
+    observed = (y[:, None] == points[None, :]).sum(axis=0)
+    assert observed.sum() == draws
+    trailing = 1.0 - prob[0]
+    z = (draws - observed[0] - draws * trailing) / math.sqrt(draws * trailing * (1 - trailing))
+    assert abs(z) < 4.5, (observed, prob * draws)
+    pooled = np.array([observed[0], observed[1:].sum()])
+    assert chisquare(pooled, np.array([prob[0], trailing]) * draws).pvalue > 1e-4
+
+
+def test_run_selector_exponents_are_exact():
+    """The run selection's exponents: gamma_r = eps (|r - q n| - d_min) / 2 as exact
+    rationals of the float inputs, and the float lower bounds that set the proposal levels
+    never exceed them."""
+    from fractions import Fraction
+
+    from privlearn.preprocessing.quantiles import _run_selector
+
+    rng = np.random.default_rng(3)
+    for n, q, eps in [(7, 0.3, 0.7), (1000, 0.1 + 0.2, 1e-3), (10**6, 0.999, 25.0), (5, 0.0, 3.0)]:
+        counts = rng.integers(0, 5, size=n + 1)
+        counts[rng.integers(0, n + 1)] = 7
+        keep = np.flatnonzero(counts > 0)
+        sel = _run_selector(counts, keep, n, q, eps)
+        qn = Fraction(q) * n
+        near = np.searchsorted(keep, float(qn))
+        d_min = min(abs(int(r) - qn) for r in keep[max(near - 3, 0) : near + 3])
+        for i in rng.integers(0, keep.size, size=20).tolist() + [int(near) - 1, int(near)]:
+            i = min(max(i, 0), keep.size - 1)
+            g, e = sel._gamma_exact(i)
+            assert Fraction(g, e) == Fraction(eps) / 2 * (abs(int(keep[i]) - qn) - d_min)
+            assert sel._level[i] * math.log(2) <= float(Fraction(g, e)) * (1 + 1e-12)
+
+
 def test_quantile_on_empty_data_is_uniform_on_the_lattice():
     from scipy.stats import chisquare
 

@@ -3,11 +3,11 @@
 ================================  ==========================================================
 :func:`laplace`                   snapping mechanism (Mironov 2012), or textbook Laplace
 :func:`discrete_laplace`          exact two-sided geometric on integers (CKS 2020, Alg. 2)
-:func:`gaussian`                  Gaussian noise on a power-of-two lattice; exact discrete
-                                  Gaussian (CKS 2020, Alg. 3)
+:func:`gaussian`                  exact discrete Gaussian noise (CKS 2020, Alg. 3, the core's
+                                  sampler) on a power-of-two lattice
 :func:`l2_laplace`                L2-norm Laplace noise (Song, Chaudhuri & Sarwate 2013)
-:func:`exponential`               exponential mechanism by Gumbel-max, with a huge uniform
-                                  remainder (Chaturvedi, Nguyen & Xu 2021)
+:func:`exponential`               exponential mechanism, sampled exactly, with a huge
+                                  uniform remainder (Chaturvedi, Nguyen & Xu 2021)
 ================================  ==========================================================
 
 Every mechanism validates its arguments, then charges an optional duck-typed ``ledger``

@@ -1,5 +1,7 @@
 """Shared machinery of the release mechanisms: stream ids, argument checks, the ledger hook and
-exact integer samplers (Canonne, Kamath & Steinke 2020, Algorithms 1-3) driven by ChaCha20.
+exact integer samplers (Canonne, Kamath & Steinke 2020, Algorithms 1-2: the discrete Laplace)
+driven by ChaCha20. The discrete Gaussian has one sampler in the package, the core's
+(:meth:`privlearn.random.Stream.discrete_gaussian`, twin :mod:`privlearn.reference.random`).
 
 Everything here is vectorised over the entries of a release: a rejection loop runs on the
 still-active entries only, so the number of Python-level rounds grows like the logarithm of the
@@ -9,7 +11,6 @@ number of entries, never like the number of entries.
 from __future__ import annotations
 
 import inspect
-import math
 from fractions import Fraction
 from typing import Any
 
@@ -32,7 +33,6 @@ __all__ = [
     "as_seed",
     "as_rational",
     "make_stream",
-    "sample_discrete_gaussian",
     "sample_discrete_laplace",
     "spend",
 ]
@@ -293,27 +293,4 @@ def sample_discrete_laplace(source: BitSource, n: int, scale: Fraction) -> np.nd
         accept = ~(negative & (y == 0))
         out[todo[accept]] = np.where(negative[accept], -y[accept], y[accept])
         todo = np.sort(np.concatenate([retry, todo[~accept]]))
-    return out
-
-
-def sample_discrete_gaussian(source: BitSource, n: int, sigma2: Fraction) -> np.ndarray:
-    """``n`` draws of the discrete Gaussian ``N_Z(0, sigma2)``, ``P(Y = y) ∝ exp(-y²/(2 sigma2))``
-    on the integers (int64).
-
-    Canonne, Kamath & Steinke (2020), Algorithm 3: ``t = floor(sigma) + 1``; draw ``Y`` from the
-    discrete Laplace with scale ``t``; accept with probability
-    ``exp(-(|Y| - sigma2/t)² / (2 sigma2))`` (exact rational ``gamma``, Algorithm 1).
-    With ``sigma2 = a/b``: ``gamma = (|Y| b t - a)² / (2 a b t²)``.
-    """
-    a, b = sigma2.numerator, sigma2.denominator
-    t = math.isqrt(a // b) + 1  # floor(sqrt(a/b)) + 1
-    den = 2 * a * b * t * t
-    out = np.zeros(n, dtype=np.int64)
-    todo = np.arange(n)
-    while todo.size:
-        y = sample_discrete_laplace(source, todo.size, Fraction(t))
-        diff = np.abs(y).astype(object) * (b * t) - a
-        accept = source.bernoulli_exp(diff * diff, den)
-        out[todo[accept]] = y[accept]
-        todo = todo[~accept]
     return out

@@ -1,20 +1,30 @@
-"""The exponential mechanism by the Gumbel-max trick, with an optional huge uniform remainder
-(the implicit candidate set of the DP k-means of Chaturvedi, Nguyen & Xu 2021)."""
+"""The exponential mechanism, sampled exactly (no floating-point noise between the scores and the
+choice), with an optional huge uniform remainder (the implicit candidate set of the DP k-means
+of Chaturvedi, Nguyen & Xu 2021)."""
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from privlearn._checks import as_index, as_positive, as_real
-from privlearn.mechanisms._bits import STREAM_EXPONENTIAL, as_seed, make_stream, spend
+from privlearn.mechanisms._bits import (
+    STREAM_EXPONENTIAL,
+    BitSource,
+    as_seed,
+    make_stream,
+    spend,
+)
+from privlearn.mechanisms._select import ExactSelector, WordSource
 
 __all__ = ["REMAINDER", "Remainder", "exponential", "exponential_log_probabilities"]
 
 #: Returned by :func:`exponential` when the implicit remainder group is selected.
 REMAINDER = -1
+_PYTHON_CANDIDATES = 256  # up to this many candidates the sampler is set up in plain Python
 
 
 class Remainder(NamedTuple):
@@ -75,6 +85,60 @@ def _logits(
     if rem is not None:
         logits = np.append(logits, coef * rem.score + rem.log_count)
     return logits - logits.max()  # shift-invariant; keeps magnitudes small
+
+
+def _selector(
+    values: np.ndarray, epsilon: float, sensitivity: float, monotonic: bool, rem: Remainder | None
+) -> ExactSelector:
+    """The exact sampler of ``P(i) ∝ exp(l_i)`` with the rational logits
+    ``l_i = c * score_i`` (and ``c * remainder_score + log R`` last)."""
+    coef = Fraction(epsilon) / (Fraction(sensitivity) * (1 if monotonic else 2))
+    exact: list[Fraction | None] = [None] * (values.size + (rem is not None))
+    top: list[Fraction] = []
+    if values.size:
+        top.append(coef * Fraction(float(values.max())))
+    if rem is not None:
+        rem_logit = coef * Fraction(rem.score) + Fraction(rem.log_count)
+        exact[-1] = rem_logit
+        top.append(rem_logit)
+    best = max(top)
+
+    def gamma_exact(i: int) -> tuple[int, int]:
+        logit = exact[i]
+        if logit is None:
+            logit = exact[i] = coef * Fraction(float(values[i]))
+        gamma = best - logit
+        return gamma.numerator, gamma.denominator
+
+    coef_f = float(coef)
+    try:
+        best_f = float(best)
+    except OverflowError:
+        best_f = math.inf
+    rem_f = extra = 0.0
+    if rem is not None:
+        rem_f = coef_f * rem.score + rem.log_count
+        extra = abs(coef_f * rem.score) + rem.log_count
+    # lower bounds of gamma_i = best - l_i: float products and sums have relative errors of a
+    # few 2**-53, taken 2**7 times larger (an overflow gives inf or NaN: level 0, still sound)
+    tol = 2.0**-46
+    count = values.size + (rem is not None)
+    if count <= _PYTHON_CANDIDATES:  # plain Python is faster than numpy on a few candidates
+        logits = [coef_f * v for v in values.tolist()]
+        if rem is not None:
+            logits.append(rem_f)
+        lower: Any = []
+        for logit in logits:
+            g = best_f - logit
+            lower.append(g - tol * (abs(logit) + abs(best_f) + abs(g) + extra) - 2.0**-1000)
+        return ExactSelector([1] * count, lower, gamma_exact)
+    with np.errstate(over="ignore", invalid="ignore"):
+        arr = coef_f * values
+        if rem is not None:
+            arr = np.append(arr, rem_f)
+        g_arr = best_f - arr
+        lower = g_arr - (tol * (np.abs(arr) + abs(best_f) + np.abs(g_arr) + extra) + 2.0**-1000)
+    return ExactSelector(np.ones(count, dtype=np.int64), lower, gamma_exact)
 
 
 def exponential_log_probabilities(
@@ -151,25 +215,25 @@ def exponential(
 
     Notes
     -----
-    Gumbel-max sampling: with logits ``l_i = c * score_i`` (``c = epsilon/(2 Delta)``, or
-    ``epsilon/Delta`` if monotonic) and i.i.d. standard Gumbels ``G_i``,
-    ``argmax_i (l_i + G_i)`` has ``P(i) = exp(l_i) / sum_j exp(l_j)``; no exponential is ever
-    evaluated, so scores of any magnitude (e.g. ``1e4``) are stable. The maximum of ``R``
-    i.i.d. Gumbels is a Gumbel shifted by ``log R`` (max-stability), so the remainder group
-    enters as one candidate with logit ``c * remainder_score + log R``: the group is selected
-    with exactly its total probability, for ``log R`` in the hundreds or beyond. This is the
-    "huge uniform remainder" used by the DP k-means of Chaturvedi, Nguyen & Xu (2021).
-    Gumbels are ``-log(-log u)`` with ``u = (k + 1/2) 2**-52`` from 52 random bits ``k``
-    (exact, strictly inside ``(0, 1)``).
+    Exact sampling (:mod:`privlearn.mechanisms._select`): with the exact rational logits
+    ``l_i = c * score_i`` (``c = epsilon / (2 Delta)``, or ``epsilon / Delta`` if monotonic,
+    computed as fractions from the float inputs) and ``gamma_i = max_j l_j - l_i``, candidate
+    ``i`` is selected with probability exactly ``exp(-gamma_i) / sum_j exp(-gamma_j)``: a
+    proposal with dyadic weights ``2**-k_i`` (``k_i <= gamma_i / ln 2``) accepted by an exact
+    ``Bernoulli(exp(-(gamma_i - k_i ln 2)))`` (Canonne, Kamath & Steinke 2020, Algorithm 1,
+    with ``ln 2`` bracketed by rationals), on ChaCha20 draws. No exponential is evaluated in
+    floating point, so scores of any magnitude (e.g. ``1e4``) are stable, and every candidate
+    keeps its positive probability however far it trails (the Gumbel-max sampler this
+    replaces never chose one trailing by more than about 40). The remainder group enters as
+    one candidate with logit ``c * remainder_score + log R`` (``log R`` taken as the exact
+    rational value of the float given): it is selected with exactly its total probability,
+    for ``log R`` in the hundreds or beyond. This is the "huge uniform remainder" used by the
+    DP k-means of Chaturvedi, Nguyen & Xu (2021).
 
     *Privacy statement*: ``epsilon``-DP (McSherry & Talwar 2007; Dwork & Roth 2014,
     Theorem 3.10, and Section 3.4 for the monotonic variant) for scores of sensitivity
-    ``Delta``, in exact arithmetic. In floating point the uniforms lie in
-    ``[2**-53, 1 - 2**-53]``, so the Gumbels lie in about ``[-3.6, 36.7]``: a candidate whose
-    logit is more than about 40 below the largest is never selected (exact probability below
-    ``e**-40 ≈ 4e-18``), and other selection probabilities move by amounts of the order of
-    ``1e-16``. Read the guarantee as ``(epsilon, delta)`` with ``delta`` of that order; no
-    base-2 exact sampler (Ilvento 2020) is attempted.
+    ``Delta``; the sampler realises the mechanism's distribution exactly, so no ``delta`` is
+    added.
     """
     values = _as_scores(scores)
     epsilon = as_positive(epsilon, "epsilon")
@@ -180,15 +244,11 @@ def exponential(
     if values.size == 0 and rem is None:
         raise ValueError("scores is empty and there is no remainder: nothing to select")
     count = 1 if size is None else as_index(size, "size", lower=1, upper=1 << 40)
-    logits = _logits(values, epsilon, sensitivity, bool(monotonic), rem)
+    selector = _selector(values, epsilon, sensitivity, bool(monotonic), rem)
     seed = as_seed(seed)
     spend(ledger, epsilon * count, 0.0, "exponential")
-    m = logits.size
-    raw = make_stream(seed, STREAM_EXPONENTIAL).raws(0, count * m).reshape(count, m)
-    # k + 1/2 with k < 2**52 is exact, so u lies in [2**-53, 1 - 2**-53]: never 0 or 1
-    u = ((raw >> np.uint64(12)).astype(np.float64) + 0.5) * 2.0**-52
-    gumbel = -np.log(-np.log(u))
-    choice = np.argmax(logits[None, :] + gumbel, axis=1).astype(np.int64)
+    words = WordSource(BitSource(make_stream(seed, STREAM_EXPONENTIAL)))
+    choice = np.array([selector.draw(words) for _ in range(count)], dtype=np.int64)
     if rem is not None:
         choice[choice == values.size] = REMAINDER
     return int(choice[0]) if size is None else choice

@@ -31,15 +31,18 @@ Sampling, with no floating point on the data beyond exact comparisons:
 2. with ``s_(1) <= ... <= s_(n)`` sorted, ``a = (0, s_(1), ..., s_(n), G + 1)``, the lattice
    points of rank ``r`` are the integers of ``[a_r, a_{r+1})``: run ``r`` holds
    ``c_r = a_{r+1} - a_r`` of them (an exact integer; the ``c_r`` sum to ``G + 1``);
-3. run ``r`` is chosen with probability ``∝ c_r exp(epsilon u_r / 2)`` (Gumbel-max on
-   ``log c_r - epsilon |r - q n| / 2``, runs with ``c_r = 0`` excluded exactly), then a uniform
-   lattice index of the run by exact integer rejection sampling on 64-bit ChaCha20 draws.
-   Together: ``P(j) ∝ exp(epsilon u(j) / 2)``.
+3. run ``r`` is chosen with probability exactly ``∝ c_r exp(-gamma_r)``,
+   ``gamma_r = epsilon (|r - q n| - min_s |s - q n|) / 2`` an exact rational (runs with
+   ``c_r = 0`` excluded), by the package's exact exponential-mechanism sampler
+   (:mod:`privlearn.mechanisms._select`: a dyadic proposal ``∝ c_r 2**-k_r`` and an exact
+   ``Bernoulli(exp(-(gamma_r - k_r ln 2)))``), then a uniform lattice index of the run by
+   exact integer rejection sampling on 64-bit ChaCha20 draws.
+   Together: ``P(j) ∝ exp(epsilon u(j) / 2)``, exactly.
 
 Randomness comes from :class:`privlearn.random.Stream`: one key per call (from ``seed``, or
 from the operating system when ``seed=None``) and one stream id per released quantile (its
-Gumbels at ``raw(0 ..)``, its lattice index at ``raw(2**62 ..)``), so the quantiles of a call
-use independent draws.
+run selection reads ``raw(0 ..)`` in order, its lattice index ``raw(2**62 ..)``), so the
+quantiles of a call use independent draws.
 """
 
 from __future__ import annotations
@@ -47,13 +50,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from privlearn._checks import as_index, as_real
 from privlearn.accounting import PrivacyStatement, PureDPAccountant, PureDPEvent
-from privlearn.mechanisms._bits import as_seed, spend
+from privlearn.mechanisms._bits import BitSource, as_seed, spend
+from privlearn.mechanisms._select import ExactSelector, WordSource
 from privlearn.random import Stream
 
 __all__ = [
@@ -71,13 +76,14 @@ __all__ = [
 #: Stream ids of this module: ``"prep"`` in ASCII, then the index of the released quantile.
 STREAM_QUANTILE = 0x7072657000000000
 #: The lattice index inside the chosen run reads ``raw(2**62 + t)`` of the quantile's stream
-#: (the Gumbels read ``raw(0 .. m - 1)``, ``m <= n + 1``).
+#: (the run selection reads ``raw(0), raw(1), ...``: a few dozen per quantile).
 _LATTICE_DRAWS = 1 << 62
 _MAX_SELECTIONS = 1 << 32
 #: Default ``lattice_bits``: ``2**32`` cells per public range (a spacing of
 #: ``(upper - lower) * 2.3e-10``, far below any statistical error of a private quantile).
 DEFAULT_LATTICE_BITS = 32
 _MAX_LATTICE_BITS = 52  # j <= 2**52 is exact in float64, and so is the count 2**52 + 1
+_PYTHON_RUNS = 256  # up to this many runs the selection is set up in plain Python
 
 
 @dataclass(frozen=True)
@@ -308,6 +314,46 @@ def _uniform_below(stream: Stream, count: int) -> int:
         t += 1
 
 
+def _run_selector(
+    counts: np.ndarray, keep: np.ndarray, n: int, q: float, epsilon: float
+) -> ExactSelector:
+    """The exact sampler of run ``keep[i]`` with probability ``∝ c exp(-gamma)``,
+    ``gamma = epsilon (|r - q n| - d_min) / 2`` (exact rationals from the float ``q`` and
+    ``epsilon``; ``d_min`` the smallest ``|r - q n|`` over the kept runs).
+
+    With ``q = Q / 2**a`` and ``epsilon = E / 2**b`` (floats are dyadic):
+    ``gamma = E (|r 2**a - Q n| - D_min) / 2**(a + b + 1)``, all integers. The proposal
+    levels come from float estimates in plain Python (a run list of ``n + 1`` at most)."""
+    q_num, q_den = q.as_integer_ratio()
+    e_num, e_den = epsilon.as_integer_ratio()
+    qn, t = q_num * n, q * n
+    runs = keep.tolist()
+    # float |r - q n|: absolute error below 2**-50 (n + r + 1); the exact minimiser of
+    # |r - q n| over the runs is a neighbour of the float one (or itself). Lower bounds of
+    # gamma: the float value less a generous bound on its rounding errors.
+    if len(runs) <= _PYTHON_RUNS:  # plain Python is faster than numpy on a few runs
+        dist = [abs(r - t) for r in runs]
+        nearest = min(range(len(runs)), key=dist.__getitem__)
+    else:
+        dist_arr = np.abs(keep - t)
+        nearest = int(np.argmin(dist_arr))
+    d_min = min(abs(r * q_den - qn) for r in runs[max(nearest - 2, 0) : nearest + 3])
+    shift, half, tol = d_min / q_den, 0.5 * epsilon, 2.0**-44
+    if len(runs) <= _PYTHON_RUNS:
+        lower: Any = [
+            half * (d - shift) * (1.0 - tol) - tol * epsilon * (r + n + 1.0)
+            for r, d in zip(runs, dist)
+        ]
+    else:
+        lower = half * (dist_arr - shift) * (1.0 - tol) - tol * epsilon * (keep + (n + 1.0))
+    den = 2 * e_den * q_den
+
+    def gamma_exact(i: int) -> tuple[int, int]:
+        return e_num * (abs(runs[i] * q_den - qn) - d_min), den
+
+    return ExactSelector(counts[keep], lower, gamma_exact)
+
+
 def _select(
     counts: np.ndarray,
     starts: np.ndarray,
@@ -321,17 +367,11 @@ def _select(
     the sizes ``counts[r]`` and first indices ``starts[r]`` of its runs of rank ``r``; quantile
     ``k`` draws from the substream of ``base`` with index ``first + k``."""
     keep = np.flatnonzero(counts > 0)  # runs with no lattice point have probability 0, exactly
-    log_count = np.log(counts[keep].astype(np.float64))  # c_r <= 2**52 + 1: exact as a float
     out = np.empty(levels.size, dtype=np.int64)
     for k, q in enumerate(levels):
-        logits = log_count - 0.5 * epsilon * np.abs(keep - q * n)
-        logits -= logits.max()  # shift-invariant; the competitive logits are then small
         stream = base.substream(STREAM_QUANTILE | (first + k))
-        raw = stream.raws(0, keep.size)
-        # Gumbels exactly as privlearn.mechanisms.exponential makes them:
-        # u = (k + 1/2) 2**-52 from 52 bits lies strictly inside (0, 1)
-        u = ((raw >> np.uint64(12)).astype(np.float64) + 0.5) * 2.0**-52
-        run = keep[int(np.argmax(logits - np.log(-np.log(u))))]
+        selector = _run_selector(counts, keep, n, float(q), epsilon)
+        run = int(keep[selector.draw(WordSource(BitSource(stream)))])
         # a uniform lattice index of rank `run`: exact integers only
         out[k] = int(starts[run]) + _uniform_below(stream, int(counts[run]))
     return out
@@ -394,8 +434,9 @@ def dp_quantiles(
     ``rank(j) = #{i : x_i <= p(j)}`` (Smith 2011, Section 3, on a finite range; Gillenwater,
     Joseph & Kulesza 2021, Section 3). It is sampled as a run of lattice points of equal rank,
     weighted by its number of points, then a uniform point of the run by exact integer
-    rejection sampling (see the module notes); run selection is Gumbel-max in log space, so
-    no exponential overflows whatever ``eps_q n``.
+    rejection sampling (see the module notes); the run is selected by an exact sampler on
+    rational exponents, so no exponential is evaluated in floating point whatever
+    ``eps_q n`` and every lattice point keeps its positive probability.
 
     *Privacy statement.* ``(epsilon, 0)``-DP under add/remove-one neighbours (one row added to
     or removed from ``x``), for the exact sampler; see the floating-point note below. Public
@@ -417,21 +458,15 @@ def dp_quantiles(
     sampler does, lets the low bits of the output depend on the data (Mironov 2012): for
     the median of 20 vs 21 points in ``(-1, 1)`` an event impossible on one side has
     probability 0.5 on the other, an empirical epsilon of at least 7.9 against a claim of 1
-    (issue 19; ``tests/test_privacy_audits.py`` keeps that audit, 5.5 with its draws). What
-    remains in floating point is the choice of the run, Gumbel-max on
-    ``log c_r - eps_q |r - q n| / 2`` (shifted by its maximum): it only moves probability
-    between lattice points whose existence is public. Rounding the logits perturbs them by
-    about ``1e-16 (1 + eps_q n)`` in absolute terms (mostly the rounding of ``q n``), so the
-    probability ratios between neighbours move by a factor ``exp`` of that order: an
-    epsilon slack of about ``1e-16 eps_q n``. The 52-bit uniforms bound the Gumbels to about
-    ``[-3.6, 36.7]`` (see :func:`privlearn.mechanisms.exponential`), so a run whose logit is
-    more than about 40.3 below the largest is never chosen; its exact probability is below
-    ``e**-40.3 ≈ 3e-18``, at most ``(n + 1) 3e-18`` for all such runs (``3e-12`` for a million
-    rows), and the 52-bit resolution of the uniforms moves the other selection probabilities
-    by amounts of the order of ``1e-16``. Read the guarantee as ``(epsilon, delta)`` per
-    quantile with ``delta`` of the order of ``1e-16 + (n + 1) 3e-18``, the same reading as
-    :func:`~privlearn.mechanisms.exponential`; no exact (base-2) sampler of the run is
-    attempted.
+    (issue 19; ``tests/test_privacy_audits.py`` keeps that audit, 5.5 with its draws). The
+    choice of the run is exact as well (issue 30): the exponents
+    ``eps_q (|r - q n| - d_min) / 2`` are rationals computed exactly from the float inputs
+    ``eps_q`` and ``q``, and the sampler realises ``P(r) ∝ c_r exp(-gamma_r)`` with exact
+    Bernoulli trials (:mod:`privlearn.mechanisms._select`); floating point only guides its
+    proposal. The Gumbel-max sampler it replaces could never choose a run trailing the best
+    by more than about 40.3 in log-weight (its 52-bit uniforms bounded the Gumbels) and
+    rounded ``q n``; both slacks are gone. ``eps_q`` is ``epsilon / (len(qs) d)`` rounded
+    down, so the shares never add up to more than ``epsilon``.
 
     Examples
     --------
@@ -468,6 +503,8 @@ def dp_quantiles(
         spend(ledger, epsilon, 0.0, "dp_quantiles")
         base = Stream(seed, stream=STREAM_QUANTILE)
         per = epsilon / count
+        while Fraction(per) * count > Fraction(epsilon):  # the shares never exceed epsilon
+            per = math.nextafter(per, 0.0)
         cells = 1 << bits
         # a_0 = 0, a_r = s_(r) (sorted snapped indices), a_{n+1} = G + 1, per column: the
         # lattice points of rank r are the integers of [a_r, a_{r+1})
