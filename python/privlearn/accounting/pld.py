@@ -112,7 +112,7 @@ TAIL_MASS = 1e-20
 MAX_GRID = 1 << 21
 #: Largest composition window (FFT length) of a statement; a composition that needs more is
 #: rebuilt on a coarser grid (still pessimistic: :func:`_composed_direction`).
-MAX_WINDOW = 1 << 22
+MAX_WINDOW = 1 << 21
 #: Largest composition window while calibrating (bounds each probe's time).
 CALIBRATION_WINDOW = 1 << 20
 #: Coarsest grid step the PLD accountant uses (a composition whose window would need a coarser
@@ -157,9 +157,11 @@ class DiscretePLD:
 
     def delta(self, epsilon: float) -> float:
         """The hockey-stick divergence ``sum_(l > eps) pmf(l) (1 - e^(eps - l)) + inf_mass``."""
-        lo = self.losses
+        # only the losses above epsilon (from one grid point below it, to be safe)
+        start = min(self.pmf.size, max(0, math.floor(epsilon / self.interval) - self.offset - 1))
+        lo = (self.offset + np.arange(start, self.pmf.size)) * self.interval
         above = lo > epsilon
-        terms = self.pmf[above] * -np.expm1(epsilon - lo[above])
+        terms = self.pmf[start:][above] * -np.expm1(epsilon - lo[above])
         return float(min(1.0, np.sum(terms[::-1]) + self.inf_mass))
 
     def epsilon(self, delta: float) -> float:
@@ -436,7 +438,7 @@ _LAMBDAS = np.array([0.3, 1.0, 3.0, 10.0, 30.0, 100.0])
 
 
 def compose_plds(
-    parts: Sequence[tuple[DiscretePLD, int]], *, max_window: int = MAX_WINDOW
+    parts: Sequence[tuple[DiscretePLD, int]], *, max_window: int | None = None
 ) -> DiscretePLD:
     """The composition of ``count`` copies of each discrete PLD (all on the same interval), by
     FFT on a Chernoff window (module docstring, item 3).
@@ -444,14 +446,15 @@ def compose_plds(
     Parameters
     ----------
     parts : sequence of (DiscretePLD, int)
-    max_window : int, default MAX_WINDOW
-        Largest FFT length; a composition that needs more raises :class:`PLDRangeError`
+    max_window : int, optional
+        Largest FFT length (default :data:`MAX_WINDOW`); a composition that needs more raises :class:`PLDRangeError`
         (:func:`_composed_direction` then rebuilds the steps on a coarser grid).
 
     Returns
     -------
     DiscretePLD
     """
+    max_window = MAX_WINDOW if max_window is None else max_window
     parts = [(p, int(c)) for p, c in parts if int(c) > 0]
     if not parts:
         return DiscretePLD(DEFAULT_INTERVAL, 0, np.ones(1), 0.0)
@@ -469,10 +472,13 @@ def compose_plds(
     pos = _LAMBDAS
     lams = np.concatenate([pos, -pos])
     lm = sum(c * _log_mgfs(p, lams) for p, c in parts)
-    bounds = (lm - log_tail) / lams / h  # P(S >= b) <= tail (lam > 0); P(S <= b) (lam < 0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        bounds = (lm - log_tail) / lams / h  # P(S >= b) <= tail (lam > 0); P(S <= b) (lam < 0)
     k = pos.size
-    s_hi = min(float(hi_det), float(np.min(bounds[:k])))
-    s_lo = max(float(lo_det), float(np.max(bounds[k:])))
+    up, down = bounds[:k], bounds[k:]
+    up, down = up[np.isfinite(up)], down[np.isfinite(down)]  # an overflowed bound is no bound
+    s_hi = min(float(hi_det), float(np.min(up))) if up.size else float(hi_det)
+    s_lo = max(float(lo_det), float(np.max(down))) if down.size else float(lo_det)
     k_hi = min(hi_det, math.ceil(s_hi))
     k_lo = max(lo_det, math.floor(s_lo))
     # Mass outside [k_lo, k_hi] (each side <= TAIL_MASS by Chernoff) is either dropped or
@@ -692,7 +698,7 @@ def _composed_direction(
     interval: float,
     pures: tuple[tuple[float, int], ...],
     direction: str,
-    max_window: int = MAX_WINDOW,
+    max_window: int | None = None,
 ) -> DiscretePLD:
     """The composed PLD, in one direction (``"remove"`` or ``"add"``), of ``count`` steps of
     each ``(q, sigma)`` and of each pure ``epsilon`` spend (cached: a function of public
@@ -703,6 +709,7 @@ def _composed_direction(
     would exceed ``max_window`` (every step is then rebuilt, connect-the-dots, on the coarser
     grid: still pessimistic). :class:`PLDRangeError` when even :data:`MAX_INTERVAL` is too
     fine. The grid used is the result's ``interval``."""
+    max_window = MAX_WINDOW if max_window is None else max_window
     h = _refined_interval(triples, interval) if not pures else interval
     for _ in range(64):
         try:

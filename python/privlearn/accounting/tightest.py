@@ -131,6 +131,15 @@ class TightestAccountant(PLDAccountant):
         except PLDRangeError as exc:
             return math.inf, str(exc)
 
+    def _pld_grid(self) -> float | None:
+        """The grid step the PLD composed on (None: closed form, or no PLD)."""
+        if self._no_pld is not None or not self._events or self._plain_mu() is not None:
+            return None
+        try:
+            return self._composed()[0].interval
+        except PLDRangeError:
+            return None
+
     def get_epsilon(self, delta: float) -> float:
         """The smaller of the PLD's and Renyi DP's epsilon at ``delta``."""
         delta = _as_delta(delta)
@@ -159,10 +168,9 @@ class TightestAccountant(PLDAccountant):
         common = dict(delta=float(delta), events=self.events, neighboring=self._neighboring)
         if p_eps <= r_eps:
             note = None
-            if self._events and self._no_pld is None:
-                h = self._composed()[0].interval
-                if h > self._interval * (1 + 1e-9):
-                    note = (
+            h = self._pld_grid()
+            if h is not None and h > self._interval * (1 + 1e-9):
+                note = (
                         f"PLD on the grid {h:g} (coarsened from {self._interval:g} to fit its "
                         "FFT window; still pessimistic)"
                     )
