@@ -107,15 +107,23 @@ def main() -> None:
     for case in EPS_CASES:
         res = {k: _run(_eps, k, *case) for k in kinds}
         rows.append({"case": case, **res})
-        print(f"| {case[0]:.4g} | {case[1]:g} | {case[2]} | {case[3]:g} | "
-              + " | ".join(_fmt(res[k]) for k in kinds) + " |", flush=True)
+        print(
+            f"| {case[0]:.4g} | {case[1]:g} | {case[2]} | {case[3]:g} | "
+            + " | ".join(_fmt(res[k]) for k in kinds)
+            + " |",
+            flush=True,
+        )
     print("\n| epsilon | delta | q | steps | sigma pld | tightest | rdp |")
     print("|---|---|---|---|---|---|---|")
     for case in CAL_CASES:
         res = {k: _run(_cal, k, *case) for k in ("pld", "tightest", "rdp")}
         rows.append({"calibrate": case, **res})
-        print(f"| {case[0]:g} | {case[1]:g} | {case[2]:.4g} | {case[3]} | "
-              + " | ".join(_fmt(res[k]) for k in ("pld", "tightest", "rdp")) + " |", flush=True)
+        print(
+            f"| {case[0]:g} | {case[1]:g} | {case[2]:.4g} | {case[3]} | "
+            + " | ".join(_fmt(res[k]) for k in ("pld", "tightest", "rdp"))
+            + " |",
+            flush=True,
+        )
     out = pathlib.Path(__file__).resolve().parents[1] / "results"
     (out / f"accounting_edges_{args.label}.json").write_text(json.dumps(rows, indent=1))
 

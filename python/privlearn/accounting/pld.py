@@ -56,6 +56,7 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -447,8 +448,9 @@ def compose_plds(
     ----------
     parts : sequence of (DiscretePLD, int)
     max_window : int, optional
-        Largest FFT length (default :data:`MAX_WINDOW`); a composition that needs more raises :class:`PLDRangeError`
-        (:func:`_composed_direction` then rebuilds the steps on a coarser grid).
+        Largest FFT length (default :data:`MAX_WINDOW`); a composition that needs more raises
+        :class:`PLDRangeError` (:func:`_composed_direction` then rebuilds the steps on a
+        coarser grid).
 
     Returns
     -------
@@ -685,7 +687,7 @@ def _refined_interval(triples: tuple[tuple[tuple[float, float], int], ...], h: f
     for (q, s), _ in triples:
         if q >= 1.0:
             continue
-        top = _search_up(lambda e: _gaussian_delta_remove(e, q, 1.0 / s), 1e-6, TAIL_MASS)
+        top = _search_up(partial(_gaussian_delta_remove, q=q, mu=1.0 / s), 1e-6, TAIL_MASS)
         span = top - math.log1p(-q)
         while span / out < MIN_STEP_POINTS and out > finest * (1 + 1e-9):
             out /= 2.0
