@@ -18,6 +18,13 @@ What this module computes, and why every number is an upper bound:
    characteristic function", Theorem 11; Mironov, Talwar, Zhang 2019). Both are composed and
    the larger delta is reported. ``q = 1`` is the plain Gaussian: composed exactly in closed
    form (Balle and Wang 2018, Theorem 8), no discretisation.
+
+   The grid step ``h`` (default 1e-4) is halved, from public numbers only, until one step's
+   loss range spans :data:`MIN_STEP_POINTS` points (:func:`_refined_interval`: a grid
+   coarser than one step's loss rounds every step up by a large fraction of itself), and
+   doubled, rebuilding every step on the coarser grid, until the composition fits its FFT
+   window (:data:`MAX_WINDOW`; :func:`_composed_direction`). The grids are nested powers of
+   two of ``h``, so each coarser one dominates the finer one.
 2. **Connect the dots** (Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022, "Connect the
    dots: tighter discrete approximations of privacy loss distributions", Theorem 4.4). The
    one-step curve ``delta`` is evaluated exactly on the grid ``eps_i = i h``; as a function
@@ -34,10 +41,15 @@ What this module computes, and why every number is an upper bound:
    window ``[s_lo, s_hi]`` chosen by Chernoff bounds ``P(S >= s) <= e^(-lambda s) M(lambda)^T``
    so that at most :data:`TAIL_MASS` lies above or below it. Mass outside the window is
    dropped or wraps onto other losses, so both Chernoff bounds are added to the mass at
-   infinity. Negative round-off after the inverse FFT is set to zero (float64 round-off of
-   the FFT, ~1e-16 relative, is the one approximation left, as in dp_accounting).
-4. ``epsilon(delta)`` is solved exactly on the composed distribution (``delta`` is
-   ``A - e^eps B`` between grid points), and is the larger of the two directions.
+   infinity. The float64 round-off of the FFT is amplified by the power ``T`` (a relative
+   ~1e-16 T); it is estimated from the result (its most negative value, or ``log2(n)`` ulps
+   of the largest mass) and charged, times the window's width, to the mass at infinity, so
+   that it cannot make the composed PLD optimistic at a delta of its order: there the PLD
+   comes out loose, and :mod:`privlearn.accounting.tightest` states Renyi DP's bound.
+4. ``epsilon(delta)`` is solved exactly on the composed distribution, in log space (``delta``
+   is ``A - e^(eps - l) B`` between grid points; no ``e^loss``, which overflows above 709),
+   checked against the directly summed ``delta`` and nudged up where round-off put it below,
+   and is the larger of the two directions.
 
 Speed: one epsilon evaluation at DP-SGD's scales (``q ~ 0.002``, ``T ~ 1e4``, ``h = 1e-4``)
 costs a few hundredths of a second (two FFTs per direction), so :func:`calibrate_sigma_pld`
@@ -47,7 +59,8 @@ pessimistic) to well within 1% (``tests/test_pld.py``).
 
 Not covered (the estimators keep Renyi DP there, and say so): sampling without replacement
 (fixed-size batches, replace-one neighbours; no dominating pair in closed form), Laplace and
-pure-DP events.
+pure-DP events, noise multipliers below :data:`PLD_MIN_SIGMA`, and compositions that do not
+fit the FFT window even on the grid :data:`MAX_INTERVAL` (:class:`PLDRangeError`).
 """
 
 from __future__ import annotations
