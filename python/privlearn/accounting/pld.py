@@ -187,8 +187,8 @@ class DiscretePLD:
         (the recursion ``B_k = e^-h (pmf_(k+1) + B_(k+1))``, every factor below one), the curve
         is ``A_k - B_k`` at the grid point ``l_k`` and ``A_(k-1) - e^(eps - l_(k-1)) B_(k-1)``
         between ``l_(k-1)`` and ``l_k``. The result is checked against :meth:`delta` (summed
-        directly) and moved up to the next grid point where round-off put it too low, so the
-        reported epsilon is never below what this distribution supports.
+        directly) and nudged up along the curve (then up the grid) where round-off put it too
+        low, so the reported epsilon is never below what this distribution supports.
         """
         if self.inf_mass >= delta:
             return math.inf
