@@ -4,7 +4,7 @@ the issue measured, by privlearn's PLD (``epsilon_for_sigma_pld``), its tightest
 PLD accountant (connect-the-dots, pessimistic, grid 1e-4) as the reference.
 
 Each case runs in a child process under a wall-clock limit (a crash or a time-out is reported,
-not fatal). Usage::
+not fatal); the time excludes the imports. Usage::
 
     python bench/python/bench_accounting_edges.py [--label before|after] [--no-dpa]
 
@@ -67,6 +67,10 @@ def _cal(kind: str, e: float, d: float, q: float, t: int) -> float:
 
 
 def _child(fn, args, conn) -> None:  # pragma: no cover - runs in a child
+    import dp_accounting  # noqa: F401 - imports are not timed
+
+    import privlearn.accounting  # noqa: F401
+
     t0 = time.perf_counter()
     try:
         out = {"value": float(fn(*args))}

@@ -126,9 +126,9 @@ TAIL_MASS = 1e-20
 MAX_GRID = 1 << 21
 #: Largest composition window (FFT length) of a statement; a composition that needs more is
 #: rebuilt on a coarser grid (still pessimistic: :func:`_composed_direction`).
-MAX_WINDOW = 1 << 21
+MAX_WINDOW = 1 << 20
 #: Largest composition window while calibrating (bounds each probe's time).
-CALIBRATION_WINDOW = 1 << 20
+CALIBRATION_WINDOW = 1 << 19
 #: Coarsest grid step the PLD accountant uses (a composition whose window would need a coarser
 #: one is out of its range: :class:`PLDRangeError`, and the estimators use RDP).
 MAX_INTERVAL = 0.05
