@@ -6,7 +6,7 @@ PLD accountant (connect-the-dots, pessimistic, grid 1e-4) as the reference.
 Each case runs in a child process under a wall-clock limit (a crash or a time-out is reported,
 not fatal); the time excludes the imports. Usage::
 
-    python bench/python/bench_accounting_edges.py [--label before|after] [--no-dpa]
+    python bench/python/bench_accounting_edges.py [--label before|after] [--no-dpa] [--grid]
 
 Writes ``bench/results/accounting_edges_<label>.json`` and prints a Markdown table.
 """
@@ -38,6 +38,41 @@ CAL_CASES = [
     (3.0, 1e-6, 64 / 30162, 9426),
 ]
 LIMIT_S = 120.0
+#: The grid of ``--grid``: how often the PLD alone is looser than RDP (delta 1e-6).
+GRID_Q = (1e-5, 1e-4, 1e-3, 1e-2, 0.1)
+GRID_SIGMA = (0.5, 1.0, 2.0, 5.0, 20.0, 100.0)
+GRID_STEPS = (100, 10_000, 1_000_000)
+
+
+def _grid() -> dict:
+    """Cells where the PLD's epsilon exceeds RDP's (or the PLD fails), and where the tightest
+    statement exceeds RDP's."""
+    from privlearn.accounting import epsilon_for_sigma, epsilon_for_sigma_pld, epsilon_of_noise
+
+    looser, failed, stated_looser, cells = [], [], [], 0
+    for q in GRID_Q:
+        for s in GRID_SIGMA:
+            for t in GRID_STEPS:
+                cells += 1
+                rdp = epsilon_for_sigma(s, 1e-6, q=q, steps=t)
+                try:
+                    pld = epsilon_for_sigma_pld(s, 1e-6, q=q, steps=t)
+                except Exception as exc:  # noqa: BLE001 - counted
+                    failed.append((q, s, t, type(exc).__name__))
+                    pld = float("inf")
+                if pld > rdp:
+                    looser.append((q, s, t, pld, rdp))
+                try:
+                    if epsilon_of_noise(s, 1e-6, q=q, steps=t) > rdp:
+                        stated_looser.append((q, s, t))
+                except Exception:  # noqa: BLE001 - counted
+                    stated_looser.append((q, s, t))
+    return {
+        "cells": cells,
+        "pld_looser": looser,
+        "pld_failed": failed,
+        "stated_looser_than_rdp": stated_looser,
+    }
 
 
 def _eps(kind: str, q: float, s: float, t: int, d: float) -> float:
@@ -103,7 +138,18 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--label", default="after")
     ap.add_argument("--no-dpa", action="store_true")
+    ap.add_argument("--grid", action="store_true", help="only the grid count")
     args = ap.parse_args()
+    out = pathlib.Path(__file__).resolve().parents[1] / "results"
+    if args.grid:
+        res = _grid()
+        print(
+            f"{res['cells']} cells: PLD looser than RDP in {len(res['pld_looser'])}, PLD failed "
+            f"in {len(res['pld_failed'])}, statement looser than RDP in "
+            f"{len(res['stated_looser_than_rdp'])}"
+        )
+        (out / f"accounting_edges_grid_{args.label}.json").write_text(json.dumps(res, indent=1))
+        return
     kinds = ["pld", "tightest", "rdp"] + ([] if args.no_dpa else ["dpa"])
     rows = []
     print("| q | sigma | steps | delta | " + " | ".join(kinds) + " |")
@@ -128,7 +174,6 @@ def main() -> None:
             + " |",
             flush=True,
         )
-    out = pathlib.Path(__file__).resolve().parents[1] / "results"
     (out / f"accounting_edges_{args.label}.json").write_text(json.dumps(rows, indent=1))
 
 
