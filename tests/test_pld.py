@@ -246,7 +246,11 @@ def test_tiny_noise_is_left_to_rdp() -> None:
 
     with pytest.raises(UnsupportedEventError, match="floor"):
         PLDAccountant().compose(PoissonSampled(0.01, GaussianEvent(PLD_MIN_SIGMA / 2)), 10)
-    assert isinstance(accountant_for("add_remove", PLD_MIN_SIGMA / 2), RDPAccountant)
+    acc = accountant_for("add_remove", PLD_MIN_SIGMA / 2)
+    st = acc.compose(PoissonSampled(0.01, GaussianEvent(PLD_MIN_SIGMA / 2)), 10).statement(1e-5)
+    rdp = RDPAccountant().compose(PoissonSampled(0.01, GaussianEvent(PLD_MIN_SIGMA / 2)), 10)
+    assert st.accountant == "rdp" and st.epsilon == rdp.get_epsilon(1e-5)
+    assert "floor" in st.note and st.pld_epsilon == math.inf
     rdp = calibrate_sigma(1e4, 1e-5, q=0.5, steps=4)
     assert rdp < PLD_MIN_SIGMA and calibrate_noise(1e4, 1e-5, q=0.5, steps=4) == rdp
     assert calibrate_sigma_pld(30.0, 1e-5, q=0.5, steps=4) >= PLD_MIN_SIGMA

@@ -62,6 +62,7 @@ from .lattice import (
 from .ledger import Budget, LedgerEntry, PrivacyLedger, RDPLedger
 from .pld import (
     PLDAccountant,
+    PLDRangeError,
     calibrate_sigma_pld,
     epsilon_for_sigma_pld,
 )
@@ -93,7 +94,7 @@ from .size import (
     public_size,
     resolve_size,
 )
-from .tightest import accountant_for, calibrate_noise, epsilon_of_noise
+from .tightest import TightestAccountant, accountant_for, calibrate_noise, epsilon_of_noise
 
 __all__ = [
     "DEFAULT_DELTA",
@@ -132,6 +133,8 @@ __all__ = [
     "calibrate_sigma_pld",
     "epsilon_for_sigma_pld",
     "PLDAccountant",
+    "PLDRangeError",
+    "TightestAccountant",
     "accountant_for",
     "calibrate_noise",
     "epsilon_of_noise",

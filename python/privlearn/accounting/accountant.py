@@ -94,6 +94,12 @@ class PrivacyStatement:
     rdp_epsilon : float or None
         The Renyi-DP accountant's epsilon for the same events at the same delta, shown beside
         a tighter accountant's (``"pld"``), or None.
+    pld_epsilon : float or None
+        The PLD accountant's epsilon for the same events at the same delta (``inf`` where it
+        could not run), shown beside Renyi DP's when RDP is the tighter (the tightest
+        accountant, :class:`~privlearn.accounting.tightest.TightestAccountant`), or None.
+    note : str or None
+        Why this accountant bounds the statement (e.g. the PLD was out of its range), or None.
     """
 
     epsilon: float
@@ -104,6 +110,8 @@ class PrivacyStatement:
     neighboring: str | None = None
     lattice: Any = None
     rdp_epsilon: float | None = None
+    pld_epsilon: float | None = None
+    note: str | None = None
 
     def __str__(self) -> str:
         head = f"({self.epsilon:.6g}, {self.delta:.6g})-DP"
@@ -114,9 +122,13 @@ class PrivacyStatement:
             details.append(f"{NEIGHBORING_RELATIONS.get(self.neighboring, self.neighboring)}")
         if self.rdp_epsilon is not None and self.accountant != "rdp":
             details.append(f"RDP accountant: epsilon {self.rdp_epsilon:.6g}")
+        if self.pld_epsilon is not None and self.accountant != "pld":
+            details.append(f"PLD accountant: epsilon {self.pld_epsilon:.6g}")
         if self.lattice is not None:
             details.append("of the rounded Gaussian + lattice slack")
         lines = [f"{head} [{'; '.join(details)}]"]
+        if self.note:
+            lines.append(self.note)
         if self.lattice is not None:
             lines.append(str(self.lattice))
         if self.events:

@@ -18,6 +18,13 @@ What this module computes, and why every number is an upper bound:
    characteristic function", Theorem 11; Mironov, Talwar, Zhang 2019). Both are composed and
    the larger delta is reported. ``q = 1`` is the plain Gaussian: composed exactly in closed
    form (Balle and Wang 2018, Theorem 8), no discretisation.
+
+   The grid step ``h`` (default 1e-4) is halved, from public numbers only, until one step's
+   loss range spans :data:`MIN_STEP_POINTS` points (:func:`_refined_interval`: a grid
+   coarser than one step's loss rounds every step up by a large fraction of itself), and
+   doubled, rebuilding every step on the coarser grid, until the composition fits its FFT
+   window (:data:`MAX_WINDOW`; :func:`_composed_direction`). The grids are nested powers of
+   two of ``h``, so each coarser one dominates the finer one.
 2. **Connect the dots** (Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022, "Connect the
    dots: tighter discrete approximations of privacy loss distributions", Theorem 4.4). The
    one-step curve ``delta`` is evaluated exactly on the grid ``eps_i = i h``; as a function
@@ -34,10 +41,15 @@ What this module computes, and why every number is an upper bound:
    window ``[s_lo, s_hi]`` chosen by Chernoff bounds ``P(S >= s) <= e^(-lambda s) M(lambda)^T``
    so that at most :data:`TAIL_MASS` lies above or below it. Mass outside the window is
    dropped or wraps onto other losses, so both Chernoff bounds are added to the mass at
-   infinity. Negative round-off after the inverse FFT is set to zero (float64 round-off of
-   the FFT, ~1e-16 relative, is the one approximation left, as in dp_accounting).
-4. ``epsilon(delta)`` is solved exactly on the composed distribution (``delta`` is
-   ``A - e^eps B`` between grid points), and is the larger of the two directions.
+   infinity. The float64 round-off of the FFT is amplified by the power ``T`` (a relative
+   ~1e-16 T); it is estimated from the result (its most negative value, or ``log2(n)`` ulps
+   of the largest mass) and charged, times the window's width, to the mass at infinity, so
+   that it cannot make the composed PLD optimistic at a delta of its order: there the PLD
+   comes out loose, and :mod:`privlearn.accounting.tightest` states Renyi DP's bound.
+4. ``epsilon(delta)`` is solved exactly on the composed distribution, in log space (``delta``
+   is ``A - e^(eps - l) B`` between grid points; no ``e^loss``, which overflows above 709),
+   checked against the directly summed ``delta`` and nudged up where round-off put it below,
+   and is the larger of the two directions.
 
 Speed: one epsilon evaluation at DP-SGD's scales (``q ~ 0.002``, ``T ~ 1e4``, ``h = 1e-4``)
 costs a few hundredths of a second (two FFTs per direction), so :func:`calibrate_sigma_pld`
@@ -47,7 +59,8 @@ pessimistic) to well within 1% (``tests/test_pld.py``).
 
 Not covered (the estimators keep Renyi DP there, and say so): sampling without replacement
 (fixed-size batches, replace-one neighbours; no dominating pair in closed form), Laplace and
-pure-DP events.
+pure-DP events, noise multipliers below :data:`PLD_MIN_SIGMA`, and compositions that do not
+fit the FFT window even on the grid :data:`MAX_INTERVAL` (:class:`PLDRangeError`).
 """
 
 from __future__ import annotations
@@ -56,11 +69,12 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 from scipy import fft as sfft
-from scipy import special
+from scipy import signal, special
 
 from .._checks import as_index, as_positive
 from .accountant import PrivacyStatement, _Accountant, _unsupported
@@ -75,6 +89,8 @@ from .rdp import _as_delta
 
 __all__ = [
     "CALIBRATION_INTERVAL",
+    "MAX_STEPS",
+    "PLDRangeError",
     "DEFAULT_INTERVAL",
     "PLD_MIN_SIGMA",
     "TAIL_MASS",
@@ -101,12 +117,40 @@ FINE_SEARCH_GRID = 30_000
 #: hundreds and the grids millions of points; such runs have epsilons in the tens or more,
 #: where RDP is as good: :mod:`privlearn.accounting.tightest` uses RDP there).
 PLD_MIN_SIGMA = 0.2
+#: Most steps the PLD accountant composes (its FFT powers' round-off grows with the count;
+#: longer runs are accounted by Renyi DP).
+MAX_STEPS = 1 << 40
 #: Probability mass left outside the grids and windows (moved up, or added to infinity).
 TAIL_MASS = 1e-20
 #: Largest one-step grid; a finer one is coarsened (a coarser grid is still pessimistic).
 MAX_GRID = 1 << 21
-#: Largest composition window (FFT length).
-MAX_WINDOW = 1 << 23
+#: Largest composition window (FFT length) of a statement; a composition that needs more is
+#: rebuilt on a coarser grid (still pessimistic: :func:`_composed_direction`).
+MAX_WINDOW = 1 << 20
+#: Largest composition window while calibrating (bounds each probe's time).
+CALIBRATION_WINDOW = 1 << 19
+#: Coarsest grid step the PLD accountant uses (a composition whose window would need a coarser
+#: one is out of its range: :class:`PLDRangeError`, and the estimators use RDP).
+MAX_INTERVAL = 0.05
+#: Finest grid step, as a fraction of the requested one (the grid is refined by powers of two
+#: until one step's losses span :data:`MIN_STEP_POINTS` grid points).
+MIN_REFINE = 1.0 / 1024
+#: Points the one-step loss range should span (a coarser grid cannot resolve a small step:
+#: each step's loss would be rounded up by a large fraction of itself).
+MIN_STEP_POINTS = 512
+#: FFT round-off floor in ulps of the largest composed mass, times ``log2(n)``.
+ROUNDOFF_ULPS = 8.0
+_ULP = 2.0**-53
+
+
+class PLDRangeError(ValueError):
+    """A composition the PLD accountant cannot run within its limits (the FFT window, the
+    grid): the tightest accountant (:mod:`privlearn.accounting.tightest`) falls back to Renyi
+    DP and says so. ``window`` is the FFT length it would need (0 if not known)."""
+
+    def __init__(self, message: str, window: int = 0) -> None:
+        super().__init__(message)
+        self.window = int(window)
 
 
 @dataclass(frozen=True)
@@ -127,32 +171,57 @@ class DiscretePLD:
 
     def delta(self, epsilon: float) -> float:
         """The hockey-stick divergence ``sum_(l > eps) pmf(l) (1 - e^(eps - l)) + inf_mass``."""
-        lo = self.losses
+        # only the losses above epsilon (from one grid point below it, to be safe)
+        start = min(self.pmf.size, max(0, math.floor(epsilon / self.interval) - self.offset - 1))
+        lo = (self.offset + np.arange(start, self.pmf.size)) * self.interval
         above = lo > epsilon
-        terms = self.pmf[above] * -np.expm1(epsilon - lo[above])
+        terms = self.pmf[start:][above] * -np.expm1(epsilon - lo[above])
         return float(min(1.0, np.sum(terms[::-1]) + self.inf_mass))
 
     def epsilon(self, delta: float) -> float:
         """The smallest ``eps >= 0`` with :meth:`delta` ``<= delta`` (``inf`` when the mass at
-        infinity alone exceeds ``delta``)."""
+        infinity alone exceeds ``delta``).
+
+        Computed in log space end to end (no ``e^loss``, which overflows above 709): with
+        ``A_k = sum_(j > k) pmf_j + inf_mass`` and ``B_k = sum_(j > k) pmf_j e^(l_k - l_j)``
+        (the recursion ``B_k = e^-h (pmf_(k+1) + B_(k+1))``, every factor below one), the curve
+        is ``A_k - B_k`` at the grid point ``l_k`` and ``A_(k-1) - e^(eps - l_(k-1)) B_(k-1)``
+        between ``l_(k-1)`` and ``l_k``. The result is checked against :meth:`delta` (summed
+        directly) and nudged up along the curve (then up the grid) where round-off put it too
+        low, so the reported epsilon is never below what this distribution supports.
+        """
         if self.inf_mass >= delta:
             return math.inf
         lo = self.losses
         p = self.pmf
+        n = p.size
         # suffix sums over j > k (reversed cumulative sums: small tail terms added first)
         a = np.concatenate([np.cumsum(p[::-1])[::-1][1:], [0.0]]) + self.inf_mass
-        w = p * np.exp(-lo)
-        b = np.concatenate([np.cumsum(w[::-1])[::-1][1:], [0.0]])
-        d_grid = a - np.exp(lo) * b  # delta at each grid point
+        r = math.exp(-self.interval)
+        c = signal.lfilter([r], [1.0, -r], p[::-1])  # c_i = B_(n-2-i)
+        b = np.concatenate([c[: n - 1][::-1], [0.0]])
+        d_grid = a - b  # delta at each grid point
         ok = np.nonzero(d_grid <= delta)[0]
-        k = int(ok[0]) if ok.size else p.size - 1
+        k = int(ok[0]) if ok.size else n - 1
         if k == 0:
-            eps = lo[0]
-        else:  # on [l_(k-1), l_k] the set {l > eps} is {j >= k}: delta = A - e^eps B
+            eps = float(lo[0])
+        else:  # on [l_(k-1), l_k] the set {l > eps} is {j >= k}: delta = A - e^(eps - l) B
             aa, bb = a[k - 1], b[k - 1]
-            eps = math.log((aa - delta) / bb) if bb > 0.0 and aa > delta else lo[k]
-            eps = min(max(eps, lo[k - 1]), lo[k])
-        return max(0.0, float(eps))
+            eps = lo[k - 1] + math.log((aa - delta) / bb) if bb > 0.0 and aa > delta else lo[k]
+            eps = float(min(max(eps, lo[k - 1]), lo[k]))
+        eps = max(0.0, eps)
+        slope = float(a[k - 1] - delta) if k > 0 else 0.0  # |d delta / d eps| at the solution
+        for _ in range(4):  # round-off: nudge up along the curve's slope
+            excess = self.delta(eps) - delta
+            if excess <= 0.0:
+                return eps
+            step = 2.0 * excess / slope if slope > 0.0 else math.inf
+            eps = eps + min(step, self.interval) + 4.0 * math.ulp(max(1.0, eps))
+        step_j = 1
+        while self.delta(eps) > delta:  # up the grid (the top point is always within delta)
+            j = min(n - 1, int(np.searchsorted(lo, eps, side="right")) + step_j - 1)
+            eps, step_j = max(eps, float(lo[j])), 2 * step_j
+        return eps
 
 
 def _interval_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -220,8 +289,8 @@ def _poisson_gaussian_pld(q: float, sigma: float, h: float, direction: str) -> D
         z_tail = -float(special.ndtri(TAIL_MASS))
         lo_loss = -math.log1p(q * math.expm1(mu * z_tail - mu * mu / 2.0))
         i_lo = math.floor(lo_loss / h) - 1
-    if i_hi - i_lo + 1 > MAX_GRID:  # coarsen (still dominating)
-        factor = math.ceil((i_hi - i_lo + 1) / MAX_GRID)
+    if i_hi - i_lo + 1 > MAX_GRID:  # coarsen (still dominating; nested grids)
+        factor = 2 ** math.ceil(math.log2((i_hi - i_lo + 1) / MAX_GRID))
         return _poisson_gaussian_pld(q, sigma, h * factor, direction)
     idx = np.arange(i_lo, i_hi + 1)
     eps = idx * h
@@ -300,7 +369,7 @@ def gaussian_pld(
         i_lo = math.floor((mu * mu / 2 - 40 * mu - 1) / h)
         i_hi = math.ceil((mu * mu / 2 + 40 * mu + 1) / h)
         if i_hi - i_lo + 1 > MAX_GRID:
-            h *= math.ceil((i_hi - i_lo + 1) / MAX_GRID)
+            h *= 2 ** math.ceil(math.log2((i_hi - i_lo + 1) / MAX_GRID))
             i_lo = math.floor((mu * mu / 2 - 40 * mu - 1) / h)
             i_hi = math.ceil((mu * mu / 2 + 40 * mu + 1) / h)
         eps = np.arange(i_lo, i_hi + 1) * h
@@ -382,18 +451,25 @@ def _log_mgfs(pld: DiscretePLD, lams: np.ndarray) -> np.ndarray:
 _LAMBDAS = np.array([0.3, 1.0, 3.0, 10.0, 30.0, 100.0])
 
 
-def compose_plds(parts: Sequence[tuple[DiscretePLD, int]]) -> DiscretePLD:
+def compose_plds(
+    parts: Sequence[tuple[DiscretePLD, int]], *, max_window: int | None = None
+) -> DiscretePLD:
     """The composition of ``count`` copies of each discrete PLD (all on the same interval), by
     FFT on a Chernoff window (module docstring, item 3).
 
     Parameters
     ----------
     parts : sequence of (DiscretePLD, int)
+    max_window : int, optional
+        Largest FFT length (default :data:`MAX_WINDOW`); a composition that needs more raises
+        :class:`PLDRangeError` (:func:`_composed_direction` then rebuilds the steps on a
+        coarser grid).
 
     Returns
     -------
     DiscretePLD
     """
+    max_window = MAX_WINDOW if max_window is None else max_window
     parts = [(p, int(c)) for p, c in parts if int(c) > 0]
     if not parts:
         return DiscretePLD(DEFAULT_INTERVAL, 0, np.ones(1), 0.0)
@@ -411,10 +487,13 @@ def compose_plds(parts: Sequence[tuple[DiscretePLD, int]]) -> DiscretePLD:
     pos = _LAMBDAS
     lams = np.concatenate([pos, -pos])
     lm = sum(c * _log_mgfs(p, lams) for p, c in parts)
-    bounds = (lm - log_tail) / lams / h  # P(S >= b) <= tail (lam > 0); P(S <= b) (lam < 0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        bounds = (lm - log_tail) / lams / h  # P(S >= b) <= tail (lam > 0); P(S <= b) (lam < 0)
     k = pos.size
-    s_hi = min(float(hi_det), float(np.min(bounds[:k])))
-    s_lo = max(float(lo_det), float(np.max(bounds[k:])))
+    up, down = bounds[:k], bounds[k:]
+    up, down = up[np.isfinite(up)], down[np.isfinite(down)]  # an overflowed bound is no bound
+    s_hi = min(float(hi_det), float(np.min(up))) if up.size else float(hi_det)
+    s_lo = max(float(lo_det), float(np.max(down))) if down.size else float(lo_det)
     k_hi = min(hi_det, math.ceil(s_hi))
     k_lo = max(lo_det, math.floor(s_lo))
     # Mass outside [k_lo, k_hi] (each side <= TAIL_MASS by Chernoff) is either dropped or
@@ -424,10 +503,11 @@ def compose_plds(parts: Sequence[tuple[DiscretePLD, int]]) -> DiscretePLD:
     width = k_hi - k_lo + 1
     longest = max(p.pmf.size for p, _ in parts)
     n = sfft.next_fast_len(max(width, longest), real=True)
-    if n > MAX_WINDOW:
-        raise ValueError(
+    if n > max_window:
+        raise PLDRangeError(
             f"the composed privacy loss needs an FFT window of {n} points (more than "
-            f"{MAX_WINDOW}); use a larger interval"
+            f"{max_window}) on the grid {h:g}",
+            window=n,
         )
     spec = np.ones(n // 2 + 1, dtype=complex)
     for p, c in parts:
@@ -435,8 +515,15 @@ def compose_plds(parts: Sequence[tuple[DiscretePLD, int]]) -> DiscretePLD:
     r = sfft.irfft(spec, n)
     shift = (k_lo - base) % n
     r = np.roll(r, -shift)[:width]
+    # FFT round-off (amplified by the powers): the most negative value is a sample of its
+    # size; every point of the window is charged that much (or ~ log2(n) ulps of the largest
+    # mass, whichever is larger) at infinity, so the error cannot make the PLD optimistic
+    # where it matters (a delta of the round-off's order): there the PLD comes out loose and
+    # the tightest accountant keeps RDP's bound.
+    noise = max(-float(r.min()), ROUNDOFF_ULPS * math.log2(n) * _ULP * float(r.max()))
+    roundoff = width * noise
     r = np.maximum(r, 0.0)
-    return DiscretePLD(h, int(k_lo), r, float(min(1.0, inf_mass + upper_tail)))
+    return DiscretePLD(h, int(k_lo), r, float(min(1.0, inf_mass + upper_tail + roundoff)))
 
 
 def _regrid(pld: DiscretePLD, h: float) -> DiscretePLD:
@@ -602,16 +689,67 @@ def pure_pld(epsilon: float, interval: float = DEFAULT_INTERVAL) -> DiscretePLD:
     return DiscretePLD(h, i_lo, pmf, 0.0)
 
 
+def _refined_interval(triples: tuple[tuple[tuple[float, float], int], ...], h: float) -> float:
+    """``h``, halved (at most ``1 / MIN_REFINE`` times) until the one-step loss range of every
+    Poisson-subsampled Gaussian in ``triples`` spans :data:`MIN_STEP_POINTS` grid points: a grid
+    coarser than one step's loss rounds every step up by a large fraction of itself (at
+    ``q = 0.001, sigma = 100`` the range is ~1e-3: on the 1e-4 grid the composed epsilon came
+    out 2.8x RDP's). A function of public numbers only; the finer grid is nested in ``h``'s."""
+    finest = h * MIN_REFINE
+    out = h
+    for (q, s), _ in triples:
+        if q >= 1.0:
+            continue
+        top = _search_up(partial(_gaussian_delta_remove, q=q, mu=1.0 / s), 1e-6, TAIL_MASS)
+        span = top - math.log1p(-q)
+        while span / out < MIN_STEP_POINTS and out > finest * (1 + 1e-9):
+            out /= 2.0
+    return out
+
+
 @functools.lru_cache(maxsize=8)
 def _composed_direction(
     triples: tuple[tuple[tuple[float, float], int], ...],
     interval: float,
     pures: tuple[tuple[float, int], ...],
     direction: str,
+    max_window: int | None = None,
 ) -> DiscretePLD:
     """The composed PLD, in one direction (``"remove"`` or ``"add"``), of ``count`` steps of
     each ``(q, sigma)`` and of each pure ``epsilon`` spend (cached: a function of public
-    numbers; the array is read-only)."""
+    numbers; the array is read-only).
+
+    The grid is ``interval``, refined where the steps' losses are small
+    (:func:`_refined_interval`) and coarsened by powers of two where the composition's window
+    would exceed ``max_window`` (every step is then rebuilt, connect-the-dots, on the coarser
+    grid: still pessimistic). :class:`PLDRangeError` when even :data:`MAX_INTERVAL` is too
+    fine. The grid used is the result's ``interval``."""
+    max_window = MAX_WINDOW if max_window is None else max_window
+    h = _refined_interval(triples, interval) if not pures else interval
+    for _ in range(64):
+        try:
+            out = _compose_on(triples, h, pures, direction, max_window)
+        except PLDRangeError as exc:
+            h *= 2.0 ** max(1, math.ceil(math.log2(max(exc.window, 2) / max_window)))
+            if h > MAX_INTERVAL:
+                raise PLDRangeError(
+                    f"the composed privacy loss needs an FFT window of more than {max_window} "
+                    f"points even on the grid {MAX_INTERVAL:g} (a very long run or one with "
+                    "little noise): out of the PLD accountant's range"
+                ) from None
+            continue
+        out.pmf.setflags(write=False)
+        return out
+    raise PLDRangeError("no grid found for the composition")  # pragma: no cover
+
+
+def _compose_on(
+    triples: tuple[tuple[tuple[float, float], int], ...],
+    interval: float,
+    pures: tuple[tuple[float, int], ...],
+    direction: str,
+    max_window: int,
+) -> DiscretePLD:
     plain = [(s, c) for (q, s), c in triples if q >= 1.0]
     parts: list[tuple[DiscretePLD, int]] = []
     if plain:  # plain Gaussians compose exactly into one: sigma_eff^-2 = sum c / s^2
@@ -622,9 +760,7 @@ def _composed_direction(
             parts.append((_poisson_gaussian_pld(q, s, interval, direction), c))
     for eps, c in pures:
         parts.append((pure_pld(eps, interval), c))
-    out = compose_plds(parts)
-    out.pmf.setflags(write=False)
-    return out
+    return compose_plds(parts, max_window=max_window)
 
 
 def _composed_plds(
@@ -656,12 +792,16 @@ def epsilon_of_parts(
     interval: float = DEFAULT_INTERVAL,
 ) -> float:
     """Epsilon at ``delta`` of the composition of Gaussian steps ``{(q, sigma): count}`` and
-    pure-DP spends ``{epsilon: count}`` by the PLD accountant (what a ledger composes)."""
+    pure-DP spends ``{epsilon: count}`` by the PLD accountant (what a ledger composes; ``inf``
+    when the composition is out of the PLD's range, :class:`PLDRangeError`)."""
     if not gaussians and not pures:
         return 0.0
-    r, a = _composed_plds(
-        tuple(sorted(gaussians.items())), float(interval), tuple(sorted(pures.items()))
-    )
+    try:
+        r, a = _composed_plds(
+            tuple(sorted(gaussians.items())), float(interval), tuple(sorted(pures.items()))
+        )
+    except PLDRangeError:  # out of the PLD's range: no bound from it (the ledger keeps RDP's)
+        return math.inf
     return max(r.epsilon(delta), a.epsilon(delta))
 
 
@@ -678,7 +818,7 @@ def epsilon_for_sigma_pld(
     sigma = as_positive(sigma, "sigma")
     delta = _as_delta(delta)
     q = _as_rate(q)
-    steps = as_index(steps, "steps", lower=1, upper=1 << 40)
+    steps = as_index(steps, "steps", lower=1, upper=MAX_STEPS)
     return _epsilon_for_sigma_pld(sigma, delta, q, steps, float(interval))
 
 
@@ -742,15 +882,24 @@ def calibrate_sigma_pld(
     target = as_positive(epsilon, "epsilon")
     delta = _as_delta(delta)
     q = _as_rate(q)
-    steps = as_index(steps, "steps", lower=1, upper=1 << 40)
+    steps = as_index(steps, "steps", lower=1, upper=MAX_STEPS)
     rtol = _as_rtol(rtol)
     return _calibrate(target, delta, q, steps, rtol, float(as_positive(interval, "interval")))
 
 
 @functools.lru_cache(maxsize=256)
 def _calibrate(
-    target: float, delta: float, q: float, steps: int, rtol: float, interval: float
+    target: float,
+    delta: float,
+    q: float,
+    steps: int,
+    rtol: float,
+    interval: float,
+    rdp_cap: bool = False,
 ) -> float:
+    """:func:`calibrate_sigma_pld` without the checks. ``rdp_cap=True`` (the tightest
+    calibration, :func:`~privlearn.accounting.calibrate_noise`): Renyi DP's sigma is returned
+    as soon as the PLD needs more noise than it (the smaller of the two is what is used)."""
     from .calibrate import _shrink_bracket, calibrate_sigma
 
     def eps_of(s: float, h: float) -> float:
@@ -758,12 +907,13 @@ def _calibrate(
             return _plain_epsilon(math.sqrt(steps) / s, delta)
         key = (((q, s), steps),)
         probe = _composed_direction.__wrapped__  # probes are not cached (memory)
-        worst = probe(key, h, (), "remove").epsilon(delta)
+        worst = probe(key, h, (), "remove", CALIBRATION_WINDOW).epsilon(delta)
         if worst > target:  # the larger direction is above the target anyway
             return worst
-        return max(worst, probe(key, h, (), "add").epsilon(delta))
+        return max(worst, probe(key, h, (), "add", CALIBRATION_WINDOW).epsilon(delta))
 
-    hi = calibrate_sigma(target, delta, q=q, steps=steps)
+    rdp = calibrate_sigma(target, delta, q=q, steps=steps)
+    hi = max(rdp, PLD_MIN_SIGMA)  # below the floor the PLD is not run (it meets it or not)
     # The search grid: the statement's (DEFAULT_INTERVAL) where the one-step grid is small
     # (large sigma: cheap, and each step's loss is small, so a coarse grid would cost ~0.4% in
     # epsilon), ``interval`` where it is large (small sigma: the coarse grid costs < 0.1%).
@@ -777,8 +927,9 @@ def _calibrate(
     def gap(s: float) -> float:
         return eps_of(s, h) / target - 1.0
 
-    hi = calibrate_sigma(target, delta, q=q, steps=steps)
     g_hi = gap(hi)
+    if rdp_cap and g_hi > 0.0:  # the PLD is looser than RDP here: RDP's sigma is the smaller
+        return rdp
     for _ in range(20):
         if g_hi <= 0.0:
             break
@@ -792,7 +943,7 @@ def _calibrate(
     if lo >= hi:  # the noise is at the accountant's floor already
         return hi
     g_lo = gap(lo)
-    for _ in range(60):
+    for _ in range(_MAX_DOWN):  # a bounded number of probes (each costs up to two FFTs)
         if g_lo > 0.0:
             break
         hi, g_hi = lo, g_lo
@@ -800,4 +951,10 @@ def _calibrate(
             return hi
         lo = max(PLD_MIN_SIGMA, lo * 0.8)
         g_lo = gap(lo)
+    else:  # no lower end within the probe budget: hi meets the target (sound, a bit loose)
+        return hi
     return _shrink_bracket(gap, lo, g_lo, hi, g_hi, math.log1p(rtol))
+
+
+#: Cap on the downward probes of :func:`_calibrate` (x0.8 each: 0.8^12 ~ 1/15 of RDP's sigma).
+_MAX_DOWN = 12
