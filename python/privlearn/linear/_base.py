@@ -430,8 +430,14 @@ class PrivateLinearModel(LinearModelBase):
             coefs.append(w[:d])
             intercepts.append(float(w[d] * setup.scaling) if fit_intercept else 0.0)
         if bound is not None:  # back to the scale of y: y = scale * y' + center
-            coefs[0] = coefs[0] * bound.scale
-            intercepts[0] = float(intercepts[0] * bound.scale + bound.center)
+            with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+                coefs[0] = coefs[0] * bound.scale
+                intercepts[0] = float(intercepts[0] * bound.scale + bound.center)
+        # Nothing non-finite is released (issue 30, item 4): the final model, after the
+        # rescaling, is checked (a function of the private model alone: post-processing).
+        for w_k, b_k in zip(coefs, intercepts):
+            _released_finite(w_k, b_k, privacy.private, bound)
+        if bound is not None:
             privacy = dataclasses.replace(
                 privacy, epsilon=privacy.epsilon + bound.epsilon, target=bound
             )
@@ -449,6 +455,28 @@ class PrivateLinearModel(LinearModelBase):
             self.diagnostics_ = per_task[0] if len(tasks) == 1 else tuple(per_task)
         elif hasattr(self, "diagnostics_"):
             del self.diagnostics_
+
+
+def _released_finite(coef: np.ndarray, intercept: Any, private: bool, bound: Any) -> None:
+    """Refuse (ValueError) a model whose ``coef_`` or ``intercept_`` is not finite, after every
+    step of the release (the intercept column's scaling, the target's rescaling): nothing
+    non-finite is ever released. The check reads the model only (post-processing of what the
+    guarantee covers) and quotes public parameters only."""
+    if np.isfinite(coef).all() and np.isfinite(np.asarray(intercept, dtype=np.float64)).all():
+        return
+    if bound is not None and bound.scale != 1.0:
+        why = (
+            f"the model mapped back to the target's scale (times {bound.scale:g}, from the "
+            "target bound) overflows float64; declare a narrower target_bounds (or "
+            "target_range), or lower clip or eta0"
+        )
+    else:
+        why = (
+            "the model overflows float64 once the intercept column's scaling is applied; lower "
+            "intercept_scaling, clip or eta0"
+        )
+    lead = "a private fit" if private else "the fit"
+    raise ValueError(f"{lead} produced non-finite coefficients: {why}; nothing is released")
 
 
 def _check_distributed(backend: str, diagnostics: bool, extra: dict[str, Any]) -> None:
