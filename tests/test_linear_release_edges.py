@@ -133,3 +133,72 @@ def test_diagnostics_add_at_most_one_x_of_memory(make):
         tracemalloc.stop()
     assert est.diagnostics_.objective_path.size > 10
     assert peaks[1] - peaks[0] <= X.nbytes, (peaks, X.nbytes)
+
+
+# ---- item 5: errors and warnings name the problem and quote only public inputs ------------------
+def test_the_label_set_warning_gives_advice_the_estimator_takes():
+    from privlearn.encoding import ImpactEncoder
+    from privlearn.exceptions import PrivacyLeakWarning
+
+    X, y = _unit_rows(60)
+    labels = np.where(y > 0, "secret-yes", "secret-no")
+    for est in (DPSGDClassifier(epsilon=1.0, seed=0), DPSCDClassifier(epsilon=1.0, seed=0)):
+        with pytest.warns(PrivacyLeakWarning) as record:
+            est.fit(X, labels)
+        text = " ".join(str(w.message) for w in record)
+        assert "classes=" in text and "target_type" not in text  # DPSGDClassifier has none
+        assert "secret" not in text  # no label read from y is quoted
+    import pandas as pd
+
+    frame = pd.DataFrame({"c": np.arange(60) % 5})
+    with pytest.warns(PrivacyLeakWarning, match="target_type=") as record:
+        encoder = ImpactEncoder(target_type="auto", mode="laplace", epsilon=1.0, seed=0)
+        encoder.fit(frame, (y > 0).astype(int))
+    assert "target_type=" in " ".join(str(w.message) for w in record)
+
+
+def test_errors_do_not_quote_values_of_the_private_rows():
+    X, y = _unit_rows(60)
+    X[3] *= 7.25  # its norm, about 7.18, and the count of such rows are private
+    X[9] *= 3.5
+    with pytest.raises(ValueError, match="row 3 of X has L2 norm > 1") as err:
+        DPSGDClassifier(
+            mechanism="l2-laplace", clip_rows=False, fit_intercept=False, classes=[0, 1]
+        ).fit(X, (y > 0).astype(int))
+    assert "7.1" not in str(err.value) and "2 such" not in str(err.value)
+    X, y = _unit_rows(60)
+    labels = np.where(y > 0, "yes", "no")
+    labels[5] = "private-level"
+    with pytest.raises(ValueError, match=r"a label outside the declared classes=\{'no', 'yes'\}"):
+        DPSCDClassifier(classes=["no", "yes"]).fit(X, labels)
+    for make in (DPSGDClassifier, DPSCDClassifier):
+        with pytest.raises(ValueError) as err:
+            make(epsilon=1.0).fit(X, np.full(60, "only-level"))
+        assert "only-level" not in str(err.value) and "class" in str(err.value)
+
+
+def test_dpscd_docs_name_the_tightest_accountant():
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[1] / "docs" / "user_guide" / "dpscd.rst").read_text()
+    assert "by the RDP accountant (add/remove-one)" not in doc
+    assert "privacy loss distribution" in doc and "calibrate_noise" in doc
+    for cls in (DPSCDClassifier, DPSCDRegressor):
+        assert "calibrate_noise" in cls.__doc__ and "calibrate_sigma`" not in cls.__doc__
+
+
+# ---- item 8: a tiny epsilon gives one stable plan ------------------------------------------------
+@pytest.mark.parametrize("cls", [DPSGDRegressor, DPSCDRegressor, DPSGDClassifier])
+def test_a_tiny_epsilon_plans_the_public_floor_for_every_seed(cls):
+    """epsilon 1e-5 on 41 rows: the noisy count is noise; its schedule ranged over 20 to
+    thousands of steps and half the seeds were refused (no noise multiplier reached the
+    target for the long schedules). Now every seed plans the public floor's schedule."""
+    X, y = _unit_rows(41)
+    kw = {"target_bounds": (-3, 3)} if cls is not DPSGDClassifier else {"classes": [0, 1]}
+    t = y if cls is not DPSGDClassifier else (y > 0).astype(int)
+    fits = [cls(epsilon=1e-5, seed=s, verbose=0, **kw).fit(X, t) for s in range(8)]
+    floor = fits[0].batch_size
+    assert {f.n_steps_ for f in fits} == {fits[0].epochs}  # rate 1, one step per epoch
+    assert {f.privacy_.size.value for f in fits} == {floor}
+    assert all(f.privacy_.epsilon <= 1e-5 * (1 + 1e-9) for f in fits)
+    assert "noise margin" in str(fits[0].privacy_)

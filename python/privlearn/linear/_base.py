@@ -421,6 +421,7 @@ class PrivateLinearModel(LinearModelBase):
                 raise RuntimeError(
                     f"the trainer ran {run.n_steps} steps but {privacy.steps} were accounted"
                 )
+            _check_trainer_output(run, X.shape[1], setup.extra.get("n_classes", 2), dist, name)
             w = _finite_coef(run.coef, privacy.private)
             runs.append(run)
             if w.ndim == 2:  # a multinomial model, (d (+ 1), K): one row of coef_ per class
@@ -508,6 +509,26 @@ def objective_path(
         Z = np.asarray(X[a : a + rows] @ W.T)  # (rows, k)
         total += loss_value(loss, Z, y[a : a + rows, None]).sum(axis=0)
     return 0.5 * alpha * np.einsum("ij,ij->i", W, W) + total / n
+
+
+def _check_trainer_output(run: Any, columns: int, classes: int, dist: Any, name: str) -> None:
+    """The back-end contract on a trainer's result (:mod:`privlearn.backends`): ``coef`` has
+    one entry per column of the training rows (the intercept column included), or a
+    ``(columns, K)`` matrix for the multinomial model. A back-end that breaks it gets a
+    ValueError naming the contract (instead of an IndexError deep in the release); only
+    shapes, public, are quoted."""
+    coef = getattr(run, "coef", None)
+    shape = None if coef is None else np.shape(coef)
+    expected = (columns, classes) if classes > 2 else (columns,)
+    if shape == expected:
+        return
+    who = f"the back-end {type(dist).__name__!r}" if dist is not None else "the trainer"
+    raise ValueError(
+        f"{who} broke the back-end contract: {name} must return a run whose coef has shape "
+        f"{expected} (one entry per column of the training rows, the intercept column "
+        f"included), got {'no coef' if shape is None else f'shape {shape}'}; see "
+        "privlearn.backends (DistributedBackend) for what a back-end's trainers return"
+    )
 
 
 def _released_finite(coef: np.ndarray, intercept: Any, private: bool, bound: Any) -> None:

@@ -16,9 +16,10 @@ Two mechanisms, both run by :func:`privlearn.linear.sgd_train` (or its numpy twi
 ``"gaussian"`` -- Abadi et al. (2016), "Deep learning with differential privacy",
     Algorithm 1: per-example clipping to ``clip``, Gaussian noise ``N(0, sigma^2 clip^2 I)`` on
     the summed clipped gradients, Poisson sampling (rate ``q = batch_size / n``) or fixed-size
-    batches drawn without replacement, and the RDP (moments) accountant of
-    :mod:`privlearn.accounting`. ``sigma`` is calibrated to the target ``(epsilon, delta)``
-    with :func:`privlearn.accounting.calibrate_sigma`, or given as ``noise_multiplier``.
+    batches drawn without replacement, accounted by the tightest sound accountant of
+    :mod:`privlearn.accounting` (the privacy loss distribution for Poisson batches, RDP for
+    fixed ones). ``sigma`` is calibrated to the target ``(epsilon, delta)`` with
+    :func:`privlearn.accounting.calibrate_noise`, or given as ``noise_multiplier``.
 
 Both minimise ``(alpha/2) ||w||^2 + (1/n) sum_i loss(x_i^T w, y_i)``.
 """
@@ -111,7 +112,8 @@ class DPSGDPrivacy(FitPrivacyRecord):
     mechanism : str
         ``"l2-laplace"``, ``"gaussian"`` or ``"none"`` (``epsilon = inf``: no noise).
     accountant : str
-        ``"pure"`` (basic + parallel composition), ``"rdp"`` or ``"none"``.
+        ``"pure"`` (basic + parallel composition), ``"pld"`` (Poisson batches: the privacy
+        loss distribution), ``"rdp"`` (fixed batches) or ``"none"``.
     neighboring : str or None
         ``"replace_one"`` (l2-laplace; Gaussian with fixed-size batches) or ``"add_remove"``
         (Gaussian with Poisson sampling).
@@ -263,8 +265,7 @@ class _DPSGDBase(PrivateLinearModel):
             why = (
                 "Song et al.'s guarantee is by parallel composition over disjoint batches"
                 if song
-                else "the RDP accountant covers Poisson and fixed-size (without replacement) "
-                "sampling"
+                else "the accountants cover Poisson and fixed-size (without replacement) sampling"
             )
             raise ValueError(
                 f"sampling={sampling!r} does not match mechanism={mechanism!r}: {why}; use "
@@ -591,7 +592,8 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         permutation per pass); rows must satisfy ``||x_i|| <= 1`` (Theorem 1), the iterate is
         projected onto the ball of radius ``1 / alpha``. Pure DP under replace-one neighbours.
         ``"gaussian"``: Abadi et al. (2016), Algorithm 1: per-example clipping to ``clip``,
-        noise ``N(0, sigma^2 clip^2 I)``, Poisson or fixed-size batches, RDP accountant.
+        noise ``N(0, sigma^2 clip^2 I)``, Poisson or fixed-size batches, the tightest sound
+        accountant (PLD for Poisson batches, RDP for fixed ones).
     loss : {{"log_loss", "hinge"}}, default="log_loss"
 {CLASSES_PARAM_DOC}{_COMMON_PARAMS}
     epsilon_split : {{"total", "per_pass"}}, default="total"
@@ -644,8 +646,9 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
     composition). ``w0 = 0`` and the permutation do not depend on the data.
 
     Privacy of the Gaussian fit: ``steps`` Poisson-subsampled (or without-replacement)
-    Gaussian mechanisms composed by the RDP accountant (``privacy_.statement``), with the
-    tight RDP -> (eps, delta) conversion.
+    Gaussian mechanisms composed by the tightest sound accountant (``privacy_.statement``):
+    the privacy loss distribution for Poisson batches (the RDP epsilon stated beside it), RDP
+    with the tight RDP -> (eps, delta) conversion for fixed batches.
 {DEFAULTS_NOTE_DOC}
 
     Examples
@@ -747,7 +750,8 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
 
 class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
     __doc__ = f"""Linear least-squares regression by differentially private mini-batch SGD
-    (Abadi et al. 2016, Algorithm 1: per-example clipping, Gaussian noise, RDP accountant).
+    (Abadi et al. 2016, Algorithm 1: per-example clipping, Gaussian noise, accounted by the
+    tightest sound accountant: PLD for Poisson batches, RDP for fixed ones).
 
     Minimises ``(alpha/2)||w||^2 + (1/n) sum_i (x_i^T w - y_i)^2 / 2``. The squared loss has
     no bounded gradient, so privacy comes from clipping each example's gradient to ``clip``
