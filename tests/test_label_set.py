@@ -107,7 +107,7 @@ def test_binary_declared_with_one_class_present_trains(name):
 @pytest.mark.parametrize("name", sorted(CLASSIFIERS))
 def test_labels_read_from_y_warn_and_are_stated(name):
     X = _rows()
-    with pytest.warns(PrivacyLeakWarning, match=r"read the label set \{0, 1, 2\} from the priv"):
+    with pytest.warns(PrivacyLeakWarning, match=r"read the label set from the priv"):
         clf = CLASSIFIERS[name](seed=0).fit(X, _labels(X, 3))
     text = str(clf.privacy_)
     assert "the label set {0, 1, 2} (read from y: not protected; pass classes=" in text
@@ -194,13 +194,13 @@ def test_encoder_declared_classes_fix_the_code_columns():
 
 def test_encoder_labels_read_from_y_warn_and_are_stated():
     X, y = _cat()
-    with pytest.warns(PrivacyLeakWarning, match="target type 'multiclass' and the label set"):
+    with pytest.warns(PrivacyLeakWarning, match="the target type and the label set .*target_type= and classes="):
         enc = ImpactEncoder(mode="laplace", epsilon=1.0, categories=CATS, target_type="auto")
         enc.fit(X, y)
     text = str(enc.privacy_)
     assert "the target type 'multiclass' (read from y: not protected" in text
     assert "the label set {0, 1, 2} (read from y: not protected" in text
-    with pytest.warns(PrivacyLeakWarning, match=r"the label set \{0, 1\}"):
+    with pytest.warns(PrivacyLeakWarning, match=r"the label set from the private labels y"):
         ImpactEncoder(mode="laplace", epsilon=1.0, categories=CATS).fit(X, np.minimum(y, 1))
     # declared target type and classes: nothing read from y
     enc = ImpactEncoder(
@@ -296,7 +296,7 @@ def test_dask_encoder_declared_classes():
     ledger = PrivacyLedger(10.0, 0.5)
     bad = dd.from_pandas(pd.Series(np.r_[np.zeros(119, int), 5]), npartitions=3)
     enc2 = ImpactEncoder(target_type="multiclass", ledger=ledger, **params)
-    with pytest.raises(ValueError, match=r"label\(s\) \{5\} outside"):
+    with pytest.raises(ValueError, match=r"a label outside the declared classes"):
         enc2.fit(ddf, bad)
     assert ledger.spent.epsilon == 0.0 and not hasattr(enc2, "classes_")
 

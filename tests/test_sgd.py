@@ -640,7 +640,7 @@ def test_row_norm_above_one_is_rejected():
 
 def test_bad_labels():
     X, y, _ = _data(n=30, d=3)
-    with pytest.raises(ValueError, match="at least 2 classes .the labels read from y"):
+    with pytest.raises(ValueError, match="at least 2 classes; y holds 1 class .the labels read from y"):
         DPSGDClassifier().fit(X, np.ones(30))
     with pytest.raises(ValueError, match="3 classes need the multinomial model"):
         DPSGDClassifier().fit(X, np.arange(30) % 3)

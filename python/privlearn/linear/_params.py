@@ -24,6 +24,7 @@ __all__ = [
     "ALPHA_RANGE",
     "BACKENDS",
     "CLIP_RANGE",
+    "DELTA_MIN",
     "EPSILON_MAX",
     "ETA0_RANGE",
     "INTERCEPT_SCALING_RANGE",
@@ -46,6 +47,9 @@ SIGMA_RANGE = (1e-6, 1e6)
 INTERCEPT_SCALING_RANGE = (1e-6, 1e6)
 #: Largest finite epsilon accepted (``inf`` is the non-private fit).
 EPSILON_MAX = 1e4
+#: Smallest delta accepted: below it (a subnormal double such as ``5e-324``) the accountants'
+#: tail terms (a fraction of delta) underflow to 0 and their logarithms are undefined.
+DELTA_MIN = 1e-300
 #: Most passes a private linear fit accepts: more cannot help (each pass costs privacy, so
 #: the noise per step grows with them) and only makes the run absurdly long.
 MAX_EPOCHS = 10_000
@@ -147,6 +151,11 @@ def _delta(value: Any, *, pure: bool = False) -> float:
     delta = as_real(value, "delta", numbers_only=True)
     if not 0.0 < delta < 1.0:
         raise ValueError(f"delta must lie in (0, 1), got {delta}")
+    if delta < DELTA_MIN:
+        raise ValueError(
+            f"delta={delta:g} is below {DELTA_MIN:g}: the accountants' arithmetic (log of a "
+            f"fraction of delta) underflows there; use a delta in [{DELTA_MIN:g}, 1)"
+        )
     return delta
 
 

@@ -96,14 +96,14 @@ def _plan_size(
 
 
 #: A noisy count ``n~`` plans a schedule only when ``n~ >= COUNT_MARGIN / epsilon_n``, the
-#: margin that the count's discrete-Laplace noise exceeds with probability at most ``1e-4``
+#: margin that the count's discrete-Laplace noise exceeds with probability at most ``1e-3``
 #: (``P(Z >= t) <= exp(-epsilon_n t)``); a smaller count is replaced by the public floor (the
 #: batch size: rate 1, ``epochs`` steps). A tiny epsilon then gives one stable plan: on data
-#: below the margin every seed but a ``1e-4`` share plans the floor's schedule, and where the
+#: below the margin every seed but a ``1e-3`` share plans the floor's schedule, and where the
 #: margin exceeds the public cap of the count no seed plans anything else (issue 30, item 8:
 #: at epsilon 1e-5 on 41 rows the schedules ranged over 1 to 116,576 steps and 2 of 6 seeds
-#: were refused).
-COUNT_MARGIN = math.log(1e4)
+#: were refused). At epsilon 1 (a count of epsilon 0.05) the margin is 138 rows.
+COUNT_MARGIN = math.log(1e3)
 
 
 def trusted_count(count_epsilon: float) -> float:
@@ -264,7 +264,7 @@ def _statement_lines(
         if size.source == "noisy_count" and size.bounds is not None and size.epsilon > 0.0:
             lines.append(
                 f"  a count below {trusted_count(size.epsilon):.6g} (its noise margin, "
-                f"ln(1e4) / {size.epsilon:.6g}) plans the public floor's schedule "
+                f"ln(1e3) / {size.epsilon:.6g}) plans the public floor's schedule "
                 f"(n~ = {size.bounds[0]}); the count is capped at {size.bounds[1]} rows"
             )
         if worst_case and size.bounds is not None:
