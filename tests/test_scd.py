@@ -940,7 +940,7 @@ def test_row_norm_above_one_is_rejected():
 
 def test_bad_labels():
     X, y, _ = _data(n=30, d=3)
-    with pytest.raises(ValueError, match="at least 2 classes; y holds 1 class .the labels read from y"):
+    with pytest.raises(ValueError, match="at least 2 classes; y holds 1 class .the labels read"):
         DPSCDClassifier(batch_size=5).fit(X, np.ones(30))
     # three classes: one-vs-rest (tests/test_linear_edges.py)
     assert DPSCDClassifier(batch_size=5, seed=0).fit(X, np.arange(30) % 3).coef_.shape == (3, 3)

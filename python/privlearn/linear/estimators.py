@@ -735,7 +735,7 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
             if self._mechanism_name() != "gaussian" or self._loss_name() != "log_loss":
                 raise ValueError(
                     "Only binary classification is supported with these parameters: "
-                    f"{classes.size} classes need the multinomial model: mechanism='gaussian' "
+                    "more than 2 classes need the multinomial model: mechanism='gaussian' "
                     "and loss='log_loss' (softmax regression, Abadi et al. 2016, with the whole "
                     "per-example gradient clipped); Song et al.'s l2-laplace mechanism and the "
                     "hinge loss are binary"
