@@ -211,7 +211,7 @@ def test_a_subnormal_delta_is_refused_naming_the_range():
             make(delta=5e-324, classes=[0, 1]).fit(X, (y > 0).astype(int))
 
 
-# ---- item 8: the core and its numpy twin agree near the largest doubles ---------------------------
+# ---- item 8: the core and its numpy twin agree near the largest doubles --------------------------
 @pytest.mark.parametrize("scale", [1e300, 1e307, 1.7e308])
 def test_dpsgd_regressor_core_and_twin_agree_on_entries_near_1e308(scale):
     """Margins ``x_i^T w`` whose partial sums overflow: the core summed them in Eigen's order,
