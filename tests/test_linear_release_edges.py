@@ -236,3 +236,18 @@ def test_dpsgd_regressor_core_and_twin_agree_on_entries_near_1e308(scale):
             assert core == twin
         else:
             np.testing.assert_allclose(core, twin, rtol=1e-10, atol=0)
+
+
+@pytest.mark.parametrize("cls", [DPSGDClassifier, DPSCDClassifier, DPSGDRegressor, DPSCDRegressor])
+def test_a_tiny_epsilon_gets_a_clear_error_naming_epsilon(cls):
+    """epsilon 1e-12 failed inside the noisy count's sampler ("scale must be at most
+    1.09951e+12"); 5e-324 with "the epsilon of the noisy row count must be > 0"."""
+    X, y = _unit_rows()
+    t = (y > 0).astype(int) if cls in (DPSGDClassifier, DPSCDClassifier) else y
+    for eps in (5e-324, 1e-12):
+        with pytest.raises(ValueError, match=r"epsilon must be >= 1e-09"):
+            cls(epsilon=eps, seed=0).fit(X, t)
+    est = cls(epsilon=1e-9, seed=0, batch_size=8, epochs=2, verbose=0).fit(X, t)
+    assert np.isfinite(est.coef_).all()
+    with pytest.raises(ValueError, match=r"epsilon per pass in \[1e-06, 1e\+06\].*epochs=20"):
+        DPSGDClassifier(mechanism="l2-laplace", epsilon=1e-5, batch_size=8).fit(X, t > 0)

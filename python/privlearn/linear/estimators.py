@@ -39,6 +39,7 @@ from privlearn._labels import (
     CLASSES_PARAM_DOC,
     LabelSet,
 )
+from privlearn._specs.arguments import EPSILON_MAX, EPSILON_MIN
 from privlearn._specs.sgd import SCHEDULES, SGDRun
 from privlearn.accounting import (
     DisjointBatches,
@@ -364,6 +365,13 @@ class _DPSGDBase(PrivateLinearModel):
                     _not_private(sampling, steps, bound_c, size),
                 )  # fmt: skip
             eps_pass = epsilon / epochs if e["split"] == "total" else epsilon
+            if not EPSILON_MIN <= eps_pass <= EPSILON_MAX:  # the trainer's range (sgd.hpp)
+                raise ValueError(
+                    f"the l2-laplace mechanism needs an epsilon per pass in [{EPSILON_MIN:g}, "
+                    f"{EPSILON_MAX:g}] (its noise radius 2C/epsilon must stay representable), "
+                    f"got {eps_pass:g} (epsilon={epsilon:g}, epochs={epochs}, "
+                    f"epsilon_split={e['split']!r}): raise epsilon or lower epochs"
+                )
             acc = PureDPAccountant(neighboring="replace_one")
             acc.compose(DisjointBatches(PureDPEvent(eps_pass)), count=epochs)
             statement = acc.statement(0.0)
