@@ -496,8 +496,8 @@ def _not_private(sampling: str, steps: int, clip: float, size: DatasetSize) -> D
 _COMMON_PARAMS = (
     """
     epsilon : float or None, default=1.0
-        Privacy target. ``float("inf")`` runs the same code path without noise (plain SGD;
-        ``privacy_`` then says "not private"). ``None`` only together with
+        Privacy target, in ``[1e-9, 1e4]``. ``float("inf")`` runs the same code path without
+        noise (plain SGD; ``privacy_`` then says "not private"). ``None`` only together with
         ``noise_multiplier``. With a noisy count the noise is calibrated for the planned count,
         so the training part meets its share of ``epsilon`` whatever the count: the guarantee
         holds a priori, and ``privacy_.epsilon`` is the target.

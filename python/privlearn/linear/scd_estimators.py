@@ -625,10 +625,11 @@ def _lattice_sigma(noise_std: float, clip: float) -> float:
 _COMMON_PARAMS = (
     """
     epsilon : float or None, default=1.0
-        Privacy target for the whole fit; the noise multiplier is calibrated to it by the
-        tightest sound accountant (:func:`privlearn.accounting.calibrate_noise`: the privacy
-        loss distribution for Poisson batches and the primal's full passes, RDP for fixed
-        batches; the smaller noise wins). ``float("inf")`` runs the same variant
+        Privacy target for the whole fit, in ``[1e-9, 1e4]`` (or ``inf``); the noise
+        multiplier is calibrated to it by the tightest sound accountant
+        (:func:`privlearn.accounting.calibrate_noise`: the privacy loss distribution for
+        Poisson batches and the primal's full passes, RDP for fixed batches; the smaller noise
+        wins). ``float("inf")`` runs the same variant
         without noise and without scaling (``clip`` is ignored; ``privacy_`` says "not
         private"). ``None`` only together with ``noise_multiplier``. With a noisy count the
         noise is calibrated for the planned count, so the training part meets its share of
