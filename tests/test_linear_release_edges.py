@@ -251,3 +251,19 @@ def test_a_tiny_epsilon_gets_a_clear_error_naming_epsilon(cls):
     assert np.isfinite(est.coef_).all()
     with pytest.raises(ValueError, match=r"epsilon per pass in \[1e-06, 1e\+06\].*epochs=20"):
         DPSGDClassifier(mechanism="l2-laplace", epsilon=1e-5, batch_size=8).fit(X, t > 0)
+
+
+@pytest.mark.parametrize("backend", ["core", "reference"])
+def test_an_out_of_range_softmax_label_is_named_by_its_row_only(backend):
+    from privlearn.linear import softmax_sgd_train
+    from privlearn.random import Stream
+
+    train = softmax_sgd_train if backend == "core" else reference.softmax_sgd_train
+    X, _ = _unit_rows(12)
+    y = np.arange(12) % 3.0
+    y[4] = 77.0  # a private label value: never quoted
+    with pytest.raises(
+        ValueError, match=r"the label of row 4 is outside \[0, n_classes = 3\)"
+    ) as e:
+        train(X, y, key=Stream(0).key, n_classes=3, clip=1.0, batch_size=4)
+    assert "77" not in str(e.value)
