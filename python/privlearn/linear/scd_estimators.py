@@ -594,6 +594,12 @@ class _DPSCDBase(PrivateLinearModel):
             ),
         )
         jitter = e.get("alpha_jitter", 0.0) * sigma * clip if hidden else 0.0
+        if not sigma * sensitivity <= 1e12:  # the trainer's bound, named in the estimator's terms
+            raise ValueError(
+                f"the noise standard deviation sigma * sensitivity = {sigma * sensitivity:g} "
+                f"exceeds 1e12 (sigma {sigma:g}, sensitivity {sensitivity:g} from clip={clip:g}): "
+                "lower clip (the noise scales with it) or raise epsilon"
+            )
         if not jitter <= 1e12:  # the trainer's bound; raised by the dry plan, before any charge
             raise ValueError(
                 f"alpha_jitter * sigma * clip = {jitter:g} exceeds 1e12: lower alpha_jitter"
