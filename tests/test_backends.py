@@ -312,6 +312,24 @@ def test_registered_backend_runs_linear_fit_like_in_memory(blocks_backend, make,
     np.testing.assert_array_equal(dist.predict(X), single.predict(X))
 
 
+@pytest.mark.parametrize("trainer", ["sgd_train", "scd_train"])
+def test_a_backend_returning_a_wrong_length_model_is_named(blocks_backend, monkeypatch, trainer):
+    """Issue 30, item 5: a back-end whose trainer returns a coef of the wrong length got an
+    IndexError from inside linear/_base.py; now a ValueError names the back-end contract."""
+    original = getattr(blocks_backend, trainer)
+
+    def short(X: Any, y: Any, **kwargs: Any) -> Any:
+        run = original(X, y, **kwargs)
+        return type(run)(**{**run.__dict__, "coef": run.coef[:1]})
+
+    monkeypatch.setattr(blocks_backend, trainer, short)
+    X, y = _data()
+    make = DPSGDClassifier if trainer == "sgd_train" else DPSCDClassifier
+    est = make(epsilon=1.0, seed=0, classes=["no", "yes"])
+    with pytest.raises(ValueError, match=r"'BlockBackend' broke the back-end contract: .*\(5,\)"):
+        est.fit(Blocks(X), Blocks(y))
+
+
 def test_registered_backend_checks_rows_and_declared_labels(blocks_backend):
     X, y = _data()
     X[7] *= 3.0  # norm > 1: DP-SCD's proof needs ||x|| <= 1
@@ -319,7 +337,7 @@ def test_registered_backend_checks_rows_and_declared_labels(blocks_backend):
         DPSCDClassifier(epsilon=1.0, seed=0, clip_rows=False).fit(Blocks(X), Blocks(y))
     assert "rows_above" in blocks_backend.calls
     X, y = _data()
-    with pytest.raises(ValueError, match="maybe"):
+    with pytest.raises(ValueError, match="a label outside the declared classes"):
         DPSGDClassifier(epsilon=1.0, seed=0, classes=["no", "yes"]).fit(
             Blocks(X), Blocks(np.where(np.arange(len(y)) == 5, "maybe", y))
         )

@@ -60,7 +60,7 @@ def test_declared_classes_sorted_and_checked():
 
 def test_label_codes_name_the_foreign_label():
     assert label_codes(np.array(["b", "a", "b"]), np.array(["a", "b"])).tolist() == [1, 0, 1]
-    with pytest.raises(ValueError, match=r"label\(s\) \{'z'\} outside the declared classes"):
+    with pytest.raises(ValueError, match=r"a label outside the declared classes=\{'a', 'b'\}"):
         label_codes(np.array(["a", "z", "z"]), np.array(["a", "b"]))
 
 
@@ -107,7 +107,7 @@ def test_binary_declared_with_one_class_present_trains(name):
 @pytest.mark.parametrize("name", sorted(CLASSIFIERS))
 def test_labels_read_from_y_warn_and_are_stated(name):
     X = _rows()
-    with pytest.warns(PrivacyLeakWarning, match=r"read the label set \{0, 1, 2\} from the priv"):
+    with pytest.warns(PrivacyLeakWarning, match=r"read the label set from the priv"):
         clf = CLASSIFIERS[name](seed=0).fit(X, _labels(X, 3))
     text = str(clf.privacy_)
     assert "the label set {0, 1, 2} (read from y: not protected; pass classes=" in text
@@ -122,7 +122,7 @@ def test_foreign_label_refused_before_any_charge(name):
     y = _labels(X, 3)
     ledger = PrivacyLedger(10.0, 0.5)
     clf = CLASSIFIERS[name](classes=[0, 1], ledger=ledger, seed=0)
-    with pytest.raises(ValueError, match=r"label\(s\) \{2\} outside the declared classes=\{0, 1\}"):
+    with pytest.raises(ValueError, match=r"a label outside the declared classes=\{0, 1\}"):
         clf.fit(X, y)
     assert ledger.spent.epsilon == 0.0
     assert not hasattr(clf, "classes_")
@@ -135,7 +135,7 @@ def test_binary_only_mechanism_refuses_three_declared_classes():
     X = _rows()
     ledger = PrivacyLedger(10.0, 0.5)
     clf = DPSGDClassifier(mechanism="l2-laplace", classes=[0, 1, 2], ledger=ledger)
-    with pytest.raises(ValueError, match="3 classes need the multinomial model"):
+    with pytest.raises(ValueError, match="more than 2 classes need the multinomial model"):
         clf.fit(X, _labels(X, 2))
     assert ledger.spent.epsilon == 0.0
 
@@ -194,13 +194,14 @@ def test_encoder_declared_classes_fix_the_code_columns():
 
 def test_encoder_labels_read_from_y_warn_and_are_stated():
     X, y = _cat()
-    with pytest.warns(PrivacyLeakWarning, match="target type 'multiclass' and the label set"):
+    read = "the target type and the label set .*target_type= and classes="
+    with pytest.warns(PrivacyLeakWarning, match=read):
         enc = ImpactEncoder(mode="laplace", epsilon=1.0, categories=CATS, target_type="auto")
         enc.fit(X, y)
     text = str(enc.privacy_)
     assert "the target type 'multiclass' (read from y: not protected" in text
     assert "the label set {0, 1, 2} (read from y: not protected" in text
-    with pytest.warns(PrivacyLeakWarning, match=r"the label set \{0, 1\}"):
+    with pytest.warns(PrivacyLeakWarning, match=r"the label set from the private labels y"):
         ImpactEncoder(mode="laplace", epsilon=1.0, categories=CATS).fit(X, np.minimum(y, 1))
     # declared target type and classes: nothing read from y
     enc = ImpactEncoder(
@@ -216,11 +217,11 @@ def test_encoder_bad_classes_refused_before_any_charge():
     X, y = _cat()
     ledger = PrivacyLedger(10.0, 0.5)
     cases = [
-        (dict(classes=[0, 1]), r"label\(s\) \{2\} outside the declared classes=\{0, 1\}"),
+        (dict(classes=[0, 1]), r"a label outside the declared classes=\{0, 1\}"),
         (dict(classes=[0, 1, 2]), "exactly two declared classes"),  # target_type="binary"
         (dict(classes=[0, 1, 2], target_type="continuous"), "continuous outcome has no classes"),
         (dict(classes=[0], target_type="multiclass"), "at least 2"),
-        (dict(classes=[0, 1, 3], target_type="multiclass"), r"label\(s\) \{2\}"),
+        (dict(classes=[0, 1, 3], target_type="multiclass"), r"outside the declared classes"),
     ]
     for params, match in cases:
         enc = ImpactEncoder(mode="laplace", epsilon=1.0, categories=CATS, ledger=ledger, **params)
@@ -296,7 +297,7 @@ def test_dask_encoder_declared_classes():
     ledger = PrivacyLedger(10.0, 0.5)
     bad = dd.from_pandas(pd.Series(np.r_[np.zeros(119, int), 5]), npartitions=3)
     enc2 = ImpactEncoder(target_type="multiclass", ledger=ledger, **params)
-    with pytest.raises(ValueError, match=r"label\(s\) \{5\} outside"):
+    with pytest.raises(ValueError, match=r"a label outside the declared classes"):
         enc2.fit(ddf, bad)
     assert ledger.spent.epsilon == 0.0 and not hasattr(enc2, "classes_")
 
@@ -307,7 +308,7 @@ def test_dask_linear_foreign_label_refused_before_any_charge():
     y = _labels(X, 3)
     ledger = PrivacyLedger(10.0, 0.5)
     clf = DPSCDClassifier(classes=[0, 1], ledger=ledger)
-    with pytest.raises(ValueError, match=r"label\(s\) \{2\} outside the declared classes"):
+    with pytest.raises(ValueError, match=r"a label outside the declared classes"):
         clf.fit(da.from_array(X, chunks=50), da.from_array(y, chunks=50))
     assert ledger.spent.epsilon == 0.0
 

@@ -409,7 +409,7 @@ def test_core_rechecks_labels_and_parameters():
     _core.softmax_sgd_train_dense(X, y, W0, *args)  # fine
     bad = y.copy()
     bad[4] = 3
-    with pytest.raises(ValueError, match="label 3 of row 4"):
+    with pytest.raises(ValueError, match="the label of row 4 is outside"):
         _core.softmax_sgd_train_dense(X, bad, W0, *args)
     with pytest.raises(ValueError, match="n_classes >= 2"):
         _core.softmax_sgd_train_dense(X, np.zeros(30, np.int64), np.zeros((3, 1)), *args)

@@ -128,7 +128,7 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
       count, X.cols(), p.n_threads, work,
       [&](Index r, std::int64_t* acc) {
         const Index i = rows[r] - offset;
-        double c = loss_derivative(p.loss, X.dot(i, w), y[i]);
+        double c = loss_derivative(p.loss, X.dot_fixed(i, w), y[i]);
         c = clip_coefficient(c, X.scaled_norm(i), p.clip);  // losses.hpp
         X.axpy_units(i, c * scale.to_units, acc);
       },
@@ -226,7 +226,7 @@ SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdP
           count, d, p.n_threads,
           [&](Index r, VecMut acc) {
             const Index i = rows[r];
-            X.axpy(i, loss_derivative(p.loss, X.dot(i, w), y[i]), acc);
+            X.axpy(i, loss_derivative(p.loss, X.dot_fixed(i, w), y[i]), acc);
           },
           grad);
     }

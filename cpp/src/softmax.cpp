@@ -32,7 +32,7 @@ void validate(Index n, Index d, const LabelRef& y, const MatRef& W0, const Softm
   checks::require(K >= 2, "the softmax model needs n_classes >= 2, got " + std::to_string(K));
   for (Index i = 0; i < n; ++i)
     if (y[i] < 0 || y[i] >= K)
-      checks::fail("label " + std::to_string(y[i]) + " of row " + std::to_string(i) +
+      checks::fail("the label of row " + std::to_string(i) +  // never the label's value
                    " is outside [0, n_classes = " + std::to_string(K) + ")");
   checks::all_finite(W0, "W0");
   checks::require(p.sampling == Sampling::poisson || p.sampling == Sampling::fixed,
@@ -178,7 +178,7 @@ void softmax_partial_sum(const Rows& X, const LabelRef& y, const VectorXd& w, In
                   "softmax_partial_sum: the rows, labels and iterate do not match");
   for (Index i = 0; i < y.size(); ++i)
     if (y[i] < 0 || y[i] >= n_classes)
-      checks::fail("label " + std::to_string(y[i]) + " of row " + std::to_string(offset + i) +
+      checks::fail("the label of row " + std::to_string(offset + i) +
                    " is outside [0, n_classes = " + std::to_string(n_classes) + ")");
   std::vector<VectorXd> cols(static_cast<std::size_t>(n_classes), VectorXd(d));
   split_columns(w, d, cols);

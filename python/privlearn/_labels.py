@@ -171,16 +171,16 @@ def label_codes(y: np.ndarray, classes: np.ndarray, *, what: str = "classes") ->
     Raises
     ------
     ValueError
-        Naming the labels of ``y`` outside ``classes``.
+        When a label of ``y`` lies outside ``classes`` (quoting the declared, public set only:
+        never the foreign labels or their count, values of the private ``y``).
     """
     codes = np.asarray(pd.Index(classes).get_indexer(np.asarray(y).ravel()), dtype=np.int64)
     bad = codes < 0
     if bad.any():
-        foreign = pd.unique(np.asarray(y).ravel()[bad])
         raise ValueError(
-            f"y holds label(s) {_show(foreign, 5)} outside the declared {what}={_show(classes)} "
-            f"({int(bad.sum())} row(s)): {what} is a public input and every label of y must "
-            "belong to it"
+            f"y holds a label outside the declared {what}={_show(classes)}: {what} is a public "
+            "input and every label of y must belong to it (the foreign labels and the number of "
+            "their rows are not quoted: they are private data)"
         )
     return codes
 
@@ -190,13 +190,21 @@ def warn_labels_read(owner: str, labels: LabelSet, stacklevel: int = 3) -> None:
     (or target type) was read from ``y``."""
     if not labels.read_from_y:
         return
-    items = labels.public_inputs()
+    # what was read and the parameters that declare it: only those the owner takes (an
+    # encoder's target_type=, a classifier's classes=); no label is quoted (issue 30, item 5)
+    read, fix = [], []
+    if not labels.target_type_declared:
+        read.append("the target type")
+        fix.append("target_type=")
+    if labels.classes is not None and not labels.declared:
+        read.append("the label set")
+        fix.append("classes=")
     warnings.warn(
-        f"{owner} read {' and '.join(i.split(' (')[0] for i in items if 'read from y' in i)} "
-        "from the private labels y: released exactly (classes_, the number of classes "
-        "and the shape of the model depend on it), NOT covered by the privacy guarantee and "
-        "treated as a PUBLIC input (stated in privacy_). Declare it with classes= (and "
-        "target_type=) to make it public by choice",
+        f"{owner} read {' and '.join(read)} from the private labels y: released exactly "
+        "(classes_, the number of classes and the shape of the model depend on it), NOT "
+        "covered by the privacy guarantee and treated as a PUBLIC input (stated in privacy_). "
+        f"Declare {'it' if len(read) == 1 else 'them'} with {' and '.join(fix)} to make "
+        f"{'it' if len(read) == 1 else 'them'} public by choice",
         PrivacyLeakWarning,
         stacklevel=stacklevel,
     )

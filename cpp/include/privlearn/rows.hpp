@@ -51,6 +51,20 @@ struct DenseRows {
   Index rows() const { return X.rows(); }
   Index cols() const { return X.cols(); }
   double dot(Index i, const VectorXd& w) const { return X.row(i).dot(w); }
+  // x_i^T w in a fixed order (four partial sums over k mod 4, then (d0 + d1) + (d2 + d3), the
+  // order of dot_sq): the numpy twin replicates it, so the two agree exactly even where a
+  // partial sum overflows (Eigen's dot order depends on its vectorisation; issue 30, item 8).
+  double dot_fixed(Index i, const VectorXd& w) const {
+    const double* x = X.row(i).data();
+    const double* u = w.data();
+    const Index m = X.cols();
+    double d[4] = {0.0, 0.0, 0.0, 0.0};
+    Index k = 0;
+    for (; k + 4 <= m; k += 4)
+      for (int l = 0; l < 4; ++l) d[l] += x[k + l] * u[k + l];
+    for (; k < m; ++k) d[0] += x[k] * u[k];
+    return (d[0] + d[1]) + (d[2] + d[3]);
+  }
   template <class Vec>
   void axpy(Index i, double a, Vec& acc) const { acc.noalias() += a * X.row(i).transpose(); }
   // acc[k] += trunc(a * x_ik) in fixed-point units (fixed_sum.hpp; modular int64 addition).
@@ -110,6 +124,8 @@ struct CsrRows {
     for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) s += data[k] * w[indices[k]];
     return s;
   }
+  // Sequential in stored order already (as scipy's CSR product): fixed.
+  double dot_fixed(Index i, const VectorXd& w) const { return dot(i, w); }
   template <class Vec>
   void axpy(Index i, double a, Vec& acc) const {
     for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) acc[indices[k]] += a * data[k];

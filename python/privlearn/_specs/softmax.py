@@ -119,8 +119,8 @@ def as_class_labels(y: Any, n: int, n_classes: int) -> np.ndarray:
             raise ValueError("y must hold integer class labels, got non-integral values")
     bad = np.flatnonzero((y < 0) | (y >= n_classes))
     if bad.size:
-        raise ValueError(
-            f"label {y[bad[0]]} of row {bad[0]} is outside [0, n_classes = {n_classes})"
+        raise ValueError(  # the row's index only: never the label, a private value
+            f"the label of row {bad[0]} is outside [0, n_classes = {n_classes})"
         )
     return np.ascontiguousarray(y, dtype=np.int64)
 

@@ -67,7 +67,7 @@ from privlearn.mechanisms._bits import spend
 from privlearn.progress import as_verbose
 from privlearn.random import Stream
 
-__all__ = ["FitSetup", "PrivateLinearModel", "RowRule", "store_params"]
+__all__ = ["FitSetup", "PrivateLinearModel", "RowRule", "objective_path", "store_params"]
 
 
 def store_params(estimator: Any, params: dict[str, Any]) -> None:
@@ -421,6 +421,7 @@ class PrivateLinearModel(LinearModelBase):
                 raise RuntimeError(
                     f"the trainer ran {run.n_steps} steps but {privacy.steps} were accounted"
                 )
+            _check_trainer_output(run, X.shape[1], setup.extra.get("n_classes", 2), dist, name)
             w = _finite_coef(run.coef, privacy.private)
             runs.append(run)
             if w.ndim == 2:  # a multinomial model, (d (+ 1), K): one row of coef_ per class
@@ -430,8 +431,14 @@ class PrivateLinearModel(LinearModelBase):
             coefs.append(w[:d])
             intercepts.append(float(w[d] * setup.scaling) if fit_intercept else 0.0)
         if bound is not None:  # back to the scale of y: y = scale * y' + center
-            coefs[0] = coefs[0] * bound.scale
-            intercepts[0] = float(intercepts[0] * bound.scale + bound.center)
+            with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+                coefs[0] = coefs[0] * bound.scale
+                intercepts[0] = float(intercepts[0] * bound.scale + bound.center)
+        # Nothing non-finite is released (issue 30, item 4): the final model, after the
+        # rescaling, is checked (a function of the private model alone: post-processing).
+        for w_k, b_k in zip(coefs, intercepts):
+            _released_finite(w_k, b_k, privacy.private, bound)
+        if bound is not None:
             privacy = dataclasses.replace(
                 privacy, epsilon=privacy.epsilon + bound.epsilon, target=bound
             )
@@ -449,6 +456,101 @@ class PrivateLinearModel(LinearModelBase):
             self.diagnostics_ = per_task[0] if len(tasks) == 1 else tuple(per_task)
         elif hasattr(self, "diagnostics_"):
             del self.diagnostics_
+
+
+#: Memory of the row blocks :func:`objective_path` works in, as a fraction of X's own bytes
+#: (the margins of a block and the loss's temporaries, about six arrays of its size).
+DIAGNOSTICS_MEMORY_FRACTION = 0.25
+#: Fewest rows of a block (so that a tiny X is not evaluated row by row).
+DIAGNOSTICS_MIN_ROWS = 256
+
+
+def _rows_per_block(X: Any, width: int) -> int:
+    """Rows per block such that ``rows x width`` doubles, six times over, stay within
+    :data:`DIAGNOSTICS_MEMORY_FRACTION` of X's bytes (at least :data:`DIAGNOSTICS_MIN_ROWS`)."""
+    if hasattr(X, "data") and hasattr(X, "indices"):  # CSR: its stored arrays
+        nbytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    else:
+        nbytes = np.asarray(X).nbytes
+    rows = int(DIAGNOSTICS_MEMORY_FRACTION * nbytes) // (6 * 8 * max(1, width))
+    return max(DIAGNOSTICS_MIN_ROWS, rows)
+
+
+def objective_path(
+    X: Any, y: np.ndarray, path: np.ndarray, loss: str, alpha: float, n_classes: int = 0
+) -> np.ndarray:
+    """The training objective ``(alpha/2)||w||^2 + mean_i loss(x_i^T w, y_i)`` at each
+    recorded iterate (a row of ``path``), streamed over blocks of rows (issue 30, item 6): the
+    margins of all iterates at once were an ``(n, k)`` array, about 24 times X for 150 points;
+    a block's margins and the loss's temporaries stay within a quarter of X's bytes.
+    ``n_classes > 2``: the softmax objective (labels in ``[0, K)``, ``path`` rows of ``d K``)."""
+    from scipy.special import logsumexp
+
+    from privlearn._losses import loss_value
+
+    n, d = X.shape
+    path = np.asarray(path, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if n_classes > 2:
+        W = path.reshape(-1, d, n_classes)
+        total = np.zeros(W.shape[0])
+        rows = _rows_per_block(X, n_classes)
+        labels = y.astype(np.int64)
+        for a in range(0, n, rows):
+            Xb, yb = X[a : a + rows], labels[a : a + rows]
+            for i, Wi in enumerate(W):
+                Z = np.asarray(Xb @ Wi)
+                total[i] += float(np.sum(logsumexp(Z, axis=1) - Z[np.arange(Z.shape[0]), yb]))
+        return 0.5 * alpha * np.einsum("kij,kij->k", W, W) + total / n
+    W = np.atleast_2d(path)
+    total = np.zeros(W.shape[0])
+    rows = _rows_per_block(X, W.shape[0])
+    for a in range(0, n, rows):
+        Z = np.asarray(X[a : a + rows] @ W.T)  # (rows, k)
+        total += loss_value(loss, Z, y[a : a + rows, None]).sum(axis=0)
+    return 0.5 * alpha * np.einsum("ij,ij->i", W, W) + total / n
+
+
+def _check_trainer_output(run: Any, columns: int, classes: int, dist: Any, name: str) -> None:
+    """The back-end contract on a trainer's result (:mod:`privlearn.backends`): ``coef`` has
+    one entry per column of the training rows (the intercept column included), or a
+    ``(columns, K)`` matrix for the multinomial model. A back-end that breaks it gets a
+    ValueError naming the contract (instead of an IndexError deep in the release); only
+    shapes, public, are quoted."""
+    coef = getattr(run, "coef", None)
+    shape = None if coef is None else np.shape(coef)
+    expected = (columns, classes) if classes > 2 else (columns,)
+    if shape == expected:
+        return
+    who = f"the back-end {type(dist).__name__!r}" if dist is not None else "the trainer"
+    raise ValueError(
+        f"{who} broke the back-end contract: {name} must return a run whose coef has shape "
+        f"{expected} (one entry per column of the training rows, the intercept column "
+        f"included), got {'no coef' if shape is None else f'shape {shape}'}; see "
+        "privlearn.backends (DistributedBackend) for what a back-end's trainers return"
+    )
+
+
+def _released_finite(coef: np.ndarray, intercept: Any, private: bool, bound: Any) -> None:
+    """Refuse (ValueError) a model whose ``coef_`` or ``intercept_`` is not finite, after every
+    step of the release (the intercept column's scaling, the target's rescaling): nothing
+    non-finite is ever released. The check reads the model only (post-processing of what the
+    guarantee covers) and quotes public parameters only."""
+    if np.isfinite(coef).all() and np.isfinite(np.asarray(intercept, dtype=np.float64)).all():
+        return
+    if bound is not None and bound.scale != 1.0:
+        why = (
+            f"the model mapped back to the target's scale (times {bound.scale:g}, from the "
+            "target bound) overflows float64; declare a narrower target_bounds (or "
+            "target_range), or lower clip or eta0"
+        )
+    else:
+        why = (
+            "the model overflows float64 once the intercept column's scaling is applied; lower "
+            "intercept_scaling, clip or eta0"
+        )
+    lead = "a private fit" if private else "the fit"
+    raise ValueError(f"{lead} produced non-finite coefficients: {why}; nothing is released")
 
 
 def _check_distributed(backend: str, diagnostics: bool, extra: dict[str, Any]) -> None:

@@ -24,7 +24,9 @@ __all__ = [
     "ALPHA_RANGE",
     "BACKENDS",
     "CLIP_RANGE",
+    "DELTA_MIN",
     "EPSILON_MAX",
+    "EPSILON_MIN",
     "ETA0_RANGE",
     "INTERCEPT_SCALING_RANGE",
     "MAX_EPOCHS",
@@ -46,6 +48,13 @@ SIGMA_RANGE = (1e-6, 1e6)
 INTERCEPT_SCALING_RANGE = (1e-6, 1e6)
 #: Largest finite epsilon accepted (``inf`` is the non-private fit).
 EPSILON_MAX = 1e4
+#: Smallest epsilon accepted: below it the noise scales of the fit's parts (the noisy count's
+#: discrete Laplace at a twentieth of epsilon, the target bound's quantiles) exceed what the
+#: exact samplers support (a scale of 2^40), and such a fit could only release noise.
+EPSILON_MIN = 1e-9
+#: Smallest delta accepted: below it (a subnormal double such as ``5e-324``) the accountants'
+#: tail terms (a fraction of delta) underflow to 0 and their logarithms are undefined.
+DELTA_MIN = 1e-300
 #: Most passes a private linear fit accepts: more cannot help (each pass costs privacy, so
 #: the noise per step grows with them) and only makes the run absurdly long.
 MAX_EPOCHS = 10_000
@@ -86,6 +95,12 @@ def _epsilon(value: Any) -> float:
     eps = as_real(value, "epsilon", numbers_only=True)
     if not eps > 0.0:  # also rejects NaN
         raise ValueError(f"epsilon must be > 0 (float('inf') for a non-private fit), got {eps}")
+    if eps < EPSILON_MIN:
+        raise ValueError(
+            f"epsilon must be >= {EPSILON_MIN:g} (below it the noise of the fit's noisy count "
+            "and target bound exceeds what the exact samplers support, and the model would be "
+            f"pure noise), got {eps:g}"
+        )
     if math.isfinite(eps) and eps > EPSILON_MAX:
         raise ValueError(
             f"epsilon must be <= {EPSILON_MAX:g} (larger values promise nothing and make the "
@@ -147,6 +162,11 @@ def _delta(value: Any, *, pure: bool = False) -> float:
     delta = as_real(value, "delta", numbers_only=True)
     if not 0.0 < delta < 1.0:
         raise ValueError(f"delta must lie in (0, 1), got {delta}")
+    if delta < DELTA_MIN:
+        raise ValueError(
+            f"delta={delta:g} is below {DELTA_MIN:g}: the accountants' arithmetic (log of a "
+            f"fraction of delta) underflows there; use a delta in [{DELTA_MIN:g}, 1)"
+        )
     return delta
 
 

@@ -39,9 +39,17 @@ __all__ = ["ROW_NORM_TOLERANCE"]
 ROW_NORM_TOLERANCE = 1e-12
 
 
+#: What a label error says instead of the labels read from ``y`` (private data, issue 30 item 5).
+_NOT_QUOTED = "the labels read from y are not quoted: they are private data"
+#: scikit-learn's wording for a y of a single class (its estimator checks look for it).
+_ONE_CLASS = "; y holds 1 class"
+
+
 # ---- the row-norm precondition and the trainer's rows ------------------------------------------
 def _check_row_norms(X: Any, bound: float, scaling: float | None, reason: str) -> None:
-    """Raise ``ValueError`` naming the first row with ``||x_i|| > bound`` (up to rounding).
+    """Raise ``ValueError`` naming the first row with ``||x_i|| > bound`` (up to rounding). The
+    message quotes the row's index and the public bound only: never its norm or how many rows
+    violate (values computed from the private rows; issue 30, item 5).
 
     ``scaling`` is the estimator's ``intercept_scaling`` when an intercept column is appended
     (then ``bound = sqrt(1 - scaling^2)``), else ``None``; ``reason`` says which privacy proof
@@ -51,7 +59,7 @@ def _check_row_norms(X: Any, bound: float, scaling: float | None, reason: str) -
     """
     limit = bound * (1.0 + ROW_NORM_TOLERANCE)
     if isinstance(X, DistributedRows):
-        count, i, norm_i = _backend(X).rows_above(X, row_norms, limit)
+        count, i, _ = _backend(X).rows_above(X, row_norms, limit)
         if count == 0:
             return
     else:
@@ -59,17 +67,17 @@ def _check_row_norms(X: Any, bound: float, scaling: float | None, reason: str) -
         bad = np.flatnonzero(norms > limit)
         if bad.size == 0:
             return
-        i, count, norm_i = int(bad[0]), int(bad.size), float(norms[int(bad[0])])
+        i = int(bad[0])
     if scaling is None:
-        what = f"row {i} of X has L2 norm {norm_i:.6g} > 1"
+        what = f"row {i} of X has L2 norm > 1"
     else:
         what = (
-            f"row {i} of X has L2 norm {norm_i:.6g} > sqrt(1 - intercept_scaling^2) = "
-            f"{bound:.6g} (the row augmented with intercept_scaling={scaling:g} must have "
-            f"norm <= 1)"
+            f"row {i} of X has L2 norm > sqrt(1 - intercept_scaling^2) = {bound:.6g} (the row "
+            f"augmented with intercept_scaling={scaling:g} must have norm <= 1)"
         )
     raise ValueError(
-        f"{what} ({count} such rows): {reason}. Scale the data with public bounds, or pass "
+        f"{what} (the first such row; its norm and the number of such rows are not quoted: "
+        f"they are private data): {reason}. Scale the data with public bounds, or pass "
         "clip_rows=True to project each row onto the unit ball (a per-row map: no privacy cost)."
     )
 
@@ -171,8 +179,8 @@ def _binary_labels(
     classes = np.unique(y)
     if classes.size != 2:
         raise ValueError(
-            f"Only binary classification is supported: y must contain exactly 2 classes, "
-            f"got {classes.size} class(es): {classes[:10].tolist()}"
+            "Only binary classification is supported: y must contain exactly 2 classes"
+            f"{_ONE_CLASS if classes.size == 1 else ''} ({_NOT_QUOTED})"
         )
     return classes, np.where(y == classes[1], 1.0, -1.0)
 
@@ -225,11 +233,14 @@ def _class_tasks(
             _check_distributed_labels(dist, y, classes)
             found = classes
         if found.size < 2 or (found.size > 2 and not multiclass):
-            what = "classes must declare" if classes is not None else "y must contain"
-            raise ValueError(
-                f"{what} exactly 2 classes{' or more' if multiclass else ''}, got "
-                f"{found.size}: {found[:10].tolist()}"
-            )
+            more = " or more" if multiclass else ""
+            if classes is not None:
+                raise ValueError(
+                    f"classes must declare exactly 2 classes{more}, got {classes.size}: "
+                    f"{classes[:10].tolist()}"
+                )
+            one = _ONE_CLASS if found.size == 1 else ""
+            raise ValueError(f"y must contain exactly 2 classes{more}{one} ({_NOT_QUOTED})")
         if found.size == 2:
             return found, [dist.map_values(y, _one_vs_rest(found[1]))]
         return found, [dist.map_values(y, _one_vs_rest(c)) for c in found]
@@ -245,8 +256,6 @@ def _class_tasks(
         found, y_internal = _binary_labels(y)
         return found, [y_internal]
     if found.size < 2:
-        noun = "class" if found.size == 1 else "classes"
-        raise ValueError(
-            f"y must contain at least 2 classes, got {found.size} {noun}: {found.tolist()}"
-        )
+        # "one class" says no more than the refusal itself (fewer than 2 classes: exactly 1)
+        raise ValueError(f"y must contain at least 2 classes{_ONE_CLASS} ({_NOT_QUOTED})")
     return found, [np.where(y == c, 1.0, -1.0) for c in found]

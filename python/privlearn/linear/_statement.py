@@ -13,6 +13,7 @@ in :mod:`.scd_estimators`) and the accountants themselves (:mod:`privlearn.accou
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -28,6 +29,7 @@ from privlearn.accounting.size import (
 )
 
 __all__ = [
+    "COUNT_MARGIN",
     "DEFAULT_COUNT_EPSILON",
     "SEED_SECRET",
     "WORST_CASE_GRID_RATIO",
@@ -65,6 +67,8 @@ def _plan_size(
     size: it must not exceed a public size (with a private size, refusing it would reveal
     whether ``n >= floor``; the sampling rate is then ``min(1, floor / n~)``). ``cap`` (public,
     :func:`~privlearn.accounting.size.planned_size_cap`) clamps the count from above.
+    A count below :func:`trusted_count` (its noise margin) is replaced by ``floor``, so a
+    tiny epsilon plans the public floor's schedule instead of one drawn from the noise.
     ``dry=True`` draws nothing: a stand-in count ``floor`` takes the count's place (a plan
     whose statement does not depend on the count's value, used to price a fit before it
     reads anything).
@@ -84,7 +88,28 @@ def _plan_size(
         top = floor if cap is None else max(floor, cap)
         return DatasetSize(floor, "noisy_count", count_eps, (floor, top)), train_eps
     size = resolve_size(n, epsilon=count_eps, seed=seed, floor=floor, cap=cap, ledger=ledger)
+    if size.value is not None and size.value < trusted_count(count_eps):
+        # a count below its noise margin cannot tell the data from data of `floor` rows: the
+        # public floor's plan (issue 30, item 8; post-processing of the count)
+        size = dataclasses.replace(size, value=floor)
     return size, train_eps
+
+
+#: A noisy count ``n~`` plans a schedule only when ``n~ >= COUNT_MARGIN / epsilon_n``, the
+#: margin that the count's discrete-Laplace noise exceeds with probability at most ``1e-3``
+#: (``P(Z >= t) <= exp(-epsilon_n t)``); a smaller count is replaced by the public floor (the
+#: batch size: rate 1, ``epochs`` steps). A tiny epsilon then gives one stable plan: on data
+#: below the margin every seed but a ``1e-3`` share plans the floor's schedule, and where the
+#: margin exceeds the public cap of the count no seed plans anything else (issue 30, item 8:
+#: at epsilon 1e-5 on 41 rows the schedules ranged over 1 to 116,576 steps and 2 of 6 seeds
+#: were refused). At epsilon 1 (a count of epsilon 0.05) the margin is 138 rows.
+COUNT_MARGIN = math.log(1e3)
+
+
+def trusted_count(count_epsilon: float) -> float:
+    """The smallest noisy count (:data:`COUNT_MARGIN` ``/ count_epsilon``) a schedule is
+    planned from; a smaller count plans the public floor's schedule."""
+    return COUNT_MARGIN / count_epsilon
 
 
 # ---- the worst case over a noisy count ----------------------------------------------------------
@@ -235,6 +260,12 @@ def _statement_lines(
             lines.append(
                 f"  total = count {size.epsilon:.6g} + training {epsilon - size.epsilon:.6g} "
                 "(basic composition)"
+            )
+        if size.source == "noisy_count" and size.bounds is not None and size.epsilon > 0.0:
+            lines.append(
+                f"  a count below {trusted_count(size.epsilon):.6g} (its noise margin, "
+                f"ln(1e3) / {size.epsilon:.6g}) plans the public floor's schedule "
+                f"(n~ = {size.bounds[0]}); the count is capped at {size.bounds[1]} rows"
             )
         if worst_case and size.bounds is not None:
             lo, hi = size.bounds

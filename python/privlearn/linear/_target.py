@@ -53,6 +53,7 @@ __all__ = [
     "FENCE_FACTOR",
     "TARGET_FRACTION",
     "TARGET_LEVELS",
+    "TARGET_LIMIT",
     "TargetBound",
     "TargetSpec",
     "check_target",
@@ -61,9 +62,11 @@ __all__ = [
 #: The target parameters of the regressors' docstrings (DPSGDRegressor, DPSCDRegressor).
 TARGET_PARAMS_DOC = """    target_bounds : (float, float) or None, default=None
         A PUBLIC bound ``(lo, hi)`` of the target, fixed without looking at the data (a
-        domain range). ``y`` is clipped into it (enforced, not an error) and the model is
-        trained on ``(clip(y) - c) / s``, ``c = (lo + hi) / 2``, ``s = (hi - lo) / 2``, then
-        mapped back (``coef_ = s w``, ``intercept_ = s b + c``). Nothing is spent on it.
+        domain range), with ``|lo|, |hi| <= 1e150``
+        (:data:`~privlearn.linear._target.TARGET_LIMIT`: the rescaled model must stay
+        finite). ``y`` is clipped into it (enforced, not an error) and the model is trained
+        on ``(clip(y) - c) / s``, ``c = (lo + hi) / 2``, ``s = (hi - lo) / 2``, then mapped
+        back (``coef_ = s w``, ``intercept_ = s b + c``). Nothing is spent on it.
         ``None``: the bound is estimated PRIVATELY with ``target_fraction`` of ``epsilon``:
         two exponential-mechanism quartiles of ``y`` (Smith 2011, on a public lattice,
         :func:`privlearn.preprocessing.dp_quantiles`) and the fences
@@ -75,7 +78,8 @@ TARGET_PARAMS_DOC = """    target_bounds : (float, float) or None, default=None
         the budget split.
     target_range : (float, float) or None, default=None
         Private bound only: the PUBLIC range the quartiles are searched in (values outside
-        are clipped into it first). ``None``: ``asinh(y)`` over ``|y| <= 1e9``.
+        are clipped into it first; ends within ``[-1e150, 1e150]``). ``None``: ``asinh(y)``
+        over ``|y| <= 1e9``.
     target_fraction : float, default=0.1
         Private bound only: its share of ``epsilon`` (basic composition with the training
         part and the noisy count), in (0, 1); with ``noise_multiplier=`` the bound spends
@@ -101,6 +105,13 @@ FENCE_FACTOR = 1.5
 ASINH_LIMIT = math.asinh(1e9)
 #: Resolution of the public lattice of the private quartiles (``2**bits`` cells).
 TARGET_LATTICE_BITS = 24
+#: Largest magnitude of either end of ``target_bounds`` / ``target_range`` (issue 30, item 4):
+#: the model is trained on a target in ``[-1, 1]`` and mapped back by the scale
+#: ``s = (hi - lo) / 2 <= TARGET_LIMIT``, so every iterate below ``1e158`` in magnitude maps to a
+#: finite ``coef_`` (the iterates of a fit within the public parameter ranges stay far below
+#: it), and the squared loss of a target ``|y| <= TARGET_LIMIT`` (``y^2 <= 1e300``) is finite.
+#: Wider bounds are refused before anything is spent, naming this range.
+TARGET_LIMIT = 1e150
 
 
 @dataclass(frozen=True)
@@ -264,8 +275,14 @@ def _pair(value: Any, name: str) -> tuple[float, float]:
         raise ValueError(f"{name} must be finite, got ({lo}, {hi})")
     if not lo < hi:
         raise ValueError(f"{name}=({lo}, {hi}) is reversed or empty: it must satisfy lo < hi")
-    if not math.isfinite(hi - lo):
-        raise ValueError(f"{name}=({lo}, {hi}): hi - lo overflows float64")
+    if not (abs(lo) <= TARGET_LIMIT and abs(hi) <= TARGET_LIMIT):
+        raise ValueError(
+            f"{name}=({lo:g}, {hi:g}) is wider than the fit's arithmetic carries: both ends "
+            f"must lie in [-{TARGET_LIMIT:g}, {TARGET_LIMIT:g}] (the model is trained on a "
+            "target in [-1, 1] and mapped back by the scale (hi - lo) / 2, and the squared loss "
+            "squares the target: both must stay finite in float64); rescale y (e.g. to other "
+            "units) and declare a bound in that range"
+        )
     return lo, hi
 
 

@@ -16,9 +16,10 @@ Two mechanisms, both run by :func:`privlearn.linear.sgd_train` (or its numpy twi
 ``"gaussian"`` -- Abadi et al. (2016), "Deep learning with differential privacy",
     Algorithm 1: per-example clipping to ``clip``, Gaussian noise ``N(0, sigma^2 clip^2 I)`` on
     the summed clipped gradients, Poisson sampling (rate ``q = batch_size / n``) or fixed-size
-    batches drawn without replacement, and the RDP (moments) accountant of
-    :mod:`privlearn.accounting`. ``sigma`` is calibrated to the target ``(epsilon, delta)``
-    with :func:`privlearn.accounting.calibrate_sigma`, or given as ``noise_multiplier``.
+    batches drawn without replacement, accounted by the tightest sound accountant of
+    :mod:`privlearn.accounting` (the privacy loss distribution for Poisson batches, RDP for
+    fixed ones). ``sigma`` is calibrated to the target ``(epsilon, delta)`` with
+    :func:`privlearn.accounting.calibrate_noise`, or given as ``noise_multiplier``.
 
 Both minimise ``(alpha/2) ||w||^2 + (1/n) sum_i loss(x_i^T w, y_i)``.
 """
@@ -38,7 +39,7 @@ from privlearn._labels import (
     CLASSES_PARAM_DOC,
     LabelSet,
 )
-from privlearn._losses import objective, softmax_objective
+from privlearn._specs.arguments import EPSILON_MAX, EPSILON_MIN
 from privlearn._specs.sgd import SCHEDULES, SGDRun
 from privlearn.accounting import (
     DisjointBatches,
@@ -58,7 +59,13 @@ from privlearn.accounting import (
 )
 from privlearn.accounting.size import DatasetSize
 from privlearn.backends import backend_for_array
-from privlearn.linear._base import FitSetup, PrivateLinearModel, RowRule, store_params
+from privlearn.linear._base import (
+    FitSetup,
+    PrivateLinearModel,
+    RowRule,
+    objective_path,
+    store_params,
+)
 from privlearn.linear._param_docs import (
     DEFAULTS_NOTE_DOC,
     LEDGER_PARAM_DOC,
@@ -106,7 +113,8 @@ class DPSGDPrivacy(FitPrivacyRecord):
     mechanism : str
         ``"l2-laplace"``, ``"gaussian"`` or ``"none"`` (``epsilon = inf``: no noise).
     accountant : str
-        ``"pure"`` (basic + parallel composition), ``"rdp"`` or ``"none"``.
+        ``"pure"`` (basic + parallel composition), ``"pld"`` (Poisson batches: the privacy
+        loss distribution), ``"rdp"`` (fixed batches) or ``"none"``.
     neighboring : str or None
         ``"replace_one"`` (l2-laplace; Gaussian with fixed-size batches) or ``"add_remove"``
         (Gaussian with Poisson sampling).
@@ -258,8 +266,7 @@ class _DPSGDBase(PrivateLinearModel):
             why = (
                 "Song et al.'s guarantee is by parallel composition over disjoint batches"
                 if song
-                else "the RDP accountant covers Poisson and fixed-size (without replacement) "
-                "sampling"
+                else "the accountants cover Poisson and fixed-size (without replacement) sampling"
             )
             raise ValueError(
                 f"sampling={sampling!r} does not match mechanism={mechanism!r}: {why}; use "
@@ -311,15 +318,10 @@ class _DPSGDBase(PrivateLinearModel):
         self, X: Any, y: np.ndarray, setup: FitSetup, run: SGDRun
     ) -> TrainingDiagnostics:
         e = setup.extra
-        if e.get("n_classes", 2) > 2:
-            path = np.asarray(run.path).reshape(-1, X.shape[1], e["n_classes"])
-            values = [softmax_objective(X, y, W, e["alpha"]) for W in path]
-            return TrainingDiagnostics(
-                objective_path=np.array(values),
-                objective_steps=np.asarray(run.path_steps, dtype=np.int64),
-            )
-        return TrainingDiagnostics(
-            objective_path=objective(X, y, run.path, e["loss"], e["alpha"]),
+        classes = e.get("n_classes", 2)
+        loss = "log_loss" if classes > 2 else e["loss"]
+        return TrainingDiagnostics(  # streamed over row blocks: within a quarter of X's bytes
+            objective_path=objective_path(X, y, run.path, loss, e["alpha"], classes),
             objective_steps=np.asarray(run.path_steps, dtype=np.int64),
         )
 
@@ -363,6 +365,13 @@ class _DPSGDBase(PrivateLinearModel):
                     _not_private(sampling, steps, bound_c, size),
                 )  # fmt: skip
             eps_pass = epsilon / epochs if e["split"] == "total" else epsilon
+            if not EPSILON_MIN <= eps_pass <= EPSILON_MAX:  # the trainer's range (sgd.hpp)
+                raise ValueError(
+                    f"the l2-laplace mechanism needs an epsilon per pass in [{EPSILON_MIN:g}, "
+                    f"{EPSILON_MAX:g}] (its noise radius 2C/epsilon must stay representable), "
+                    f"got {eps_pass:g} (epsilon={epsilon:g}, epochs={epochs}, "
+                    f"epsilon_split={e['split']!r}): raise epsilon or lower epochs"
+                )
             acc = PureDPAccountant(neighboring="replace_one")
             acc.compose(DisjointBatches(PureDPEvent(eps_pass)), count=epochs)
             statement = acc.statement(0.0)
@@ -487,8 +496,8 @@ def _not_private(sampling: str, steps: int, clip: float, size: DatasetSize) -> D
 _COMMON_PARAMS = (
     """
     epsilon : float or None, default=1.0
-        Privacy target. ``float("inf")`` runs the same code path without noise (plain SGD;
-        ``privacy_`` then says "not private"). ``None`` only together with
+        Privacy target, in ``[1e-9, 1e4]``. ``float("inf")`` runs the same code path without
+        noise (plain SGD; ``privacy_`` then says "not private"). ``None`` only together with
         ``noise_multiplier``. With a noisy count the noise is calibrated for the planned count,
         so the training part meets its share of ``epsilon`` whatever the count: the guarantee
         holds a priori, and ``privacy_.epsilon`` is the target.
@@ -591,7 +600,8 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
         permutation per pass); rows must satisfy ``||x_i|| <= 1`` (Theorem 1), the iterate is
         projected onto the ball of radius ``1 / alpha``. Pure DP under replace-one neighbours.
         ``"gaussian"``: Abadi et al. (2016), Algorithm 1: per-example clipping to ``clip``,
-        noise ``N(0, sigma^2 clip^2 I)``, Poisson or fixed-size batches, RDP accountant.
+        noise ``N(0, sigma^2 clip^2 I)``, Poisson or fixed-size batches, the tightest sound
+        accountant (PLD for Poisson batches, RDP for fixed ones).
     loss : {{"log_loss", "hinge"}}, default="log_loss"
 {CLASSES_PARAM_DOC}{_COMMON_PARAMS}
     epsilon_split : {{"total", "per_pass"}}, default="total"
@@ -644,8 +654,9 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
     composition). ``w0 = 0`` and the permutation do not depend on the data.
 
     Privacy of the Gaussian fit: ``steps`` Poisson-subsampled (or without-replacement)
-    Gaussian mechanisms composed by the RDP accountant (``privacy_.statement``), with the
-    tight RDP -> (eps, delta) conversion.
+    Gaussian mechanisms composed by the tightest sound accountant (``privacy_.statement``):
+    the privacy loss distribution for Poisson batches (the RDP epsilon stated beside it), RDP
+    with the tight RDP -> (eps, delta) conversion for fixed batches.
 {DEFAULTS_NOTE_DOC}
 
     Examples
@@ -732,7 +743,7 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
             if self._mechanism_name() != "gaussian" or self._loss_name() != "log_loss":
                 raise ValueError(
                     "Only binary classification is supported with these parameters: "
-                    f"{classes.size} classes need the multinomial model: mechanism='gaussian' "
+                    "more than 2 classes need the multinomial model: mechanism='gaussian' "
                     "and loss='log_loss' (softmax regression, Abadi et al. 2016, with the whole "
                     "per-example gradient clipped); Song et al.'s l2-laplace mechanism and the "
                     "hinge loss are binary"
@@ -747,7 +758,8 @@ class DPSGDClassifier(LinearClassifierMixin, ClassifierMixin, _DPSGDBase):
 
 class DPSGDRegressor(LinearRegressorMixin, RegressorMixin, _DPSGDBase):
     __doc__ = f"""Linear least-squares regression by differentially private mini-batch SGD
-    (Abadi et al. 2016, Algorithm 1: per-example clipping, Gaussian noise, RDP accountant).
+    (Abadi et al. 2016, Algorithm 1: per-example clipping, Gaussian noise, accounted by the
+    tightest sound accountant: PLD for Poisson batches, RDP for fixed ones).
 
     Minimises ``(alpha/2)||w||^2 + (1/n) sum_i (x_i^T w - y_i)^2 / 2``. The squared loss has
     no bounded gradient, so privacy comes from clipping each example's gradient to ``clip``

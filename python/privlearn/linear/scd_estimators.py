@@ -27,7 +27,8 @@ deviation divided by the L2 sensitivity ``S_f`` of one step, eq. (5) of the pape
     a lattice. ``alpha`` receives no privacy noise (the argument below), only an optional
     per-visit jitter ``N(0, (alpha_jitter sigma C)^2)`` on the batch's coordinates, an
     algorithmic knob that costs nothing. Accounted as ``PoissonSampled(q, GaussianEvent(sigma))``
-    x ``T`` (Theorem 1 with the RDP accountant of the sampled Gaussian).
+    x ``T`` (Theorem 1, by the tightest sound accountant: the privacy loss distribution of the
+    sampled Gaussian, with its RDP bound stated beside it; :mod:`privlearn.accounting.tightest`).
 
 ``variant="dual"``, ``sampling="fixed"`` -- batches of exactly ``L`` rows drawn without
     replacement; the matching neighbouring relation is replace-one. Replacing example ``j``
@@ -52,7 +53,8 @@ deviation divided by the L2 sensitivity ``S_f`` of one step, eq. (5) of the pape
     every example (sampling ratio ``q = 1``: no amplification) and ``S_f = 2 C sqrt(L (L + 1))``
     (Lemma 4; the ``L`` released coordinates alone move by at most ``2 C`` each, so the bound
     holds for replace-one and add/remove-one neighbours alike). Accounted as
-    ``GaussianEvent(sigma)`` x ``T`` with ``sigma`` from ``calibrate_sigma(q=1)``.
+    ``GaussianEvent(sigma)`` x ``T`` with ``sigma`` from ``calibrate_noise(q=1)`` (the exact
+    Gaussian privacy loss distribution of ``T`` full passes).
 
 ``variant="scd"`` -- the non-private SDCA baseline (exact steps, one example at a time):
     ``epsilon`` must be ``inf``.
@@ -197,7 +199,9 @@ class DPSCDPrivacy(FitPrivacyRecord):
         ``"dual"`` (Algorithm 1), ``"seq"`` (SeqDP-SCD), ``"primal"`` (Section 3.2) or
         ``"scd"`` (non-private SDCA).
     accountant : str
-        ``"rdp"`` or ``"none"``.
+        ``"pld"`` (Poisson batches and the primal's full passes: the privacy loss
+        distribution, the tighter bound), ``"rdp"`` (fixed batches, or a noise too small for
+        the PLD grid) or ``"none"``.
     neighboring : str or None
         ``"add_remove"`` (Poisson batches) or ``"replace_one"`` (fixed batches; primal).
     sampling : str
@@ -225,8 +229,9 @@ class DPSCDPrivacy(FitPrivacyRecord):
         Standard deviation of the Gaussian noise added to every released coordinate,
         ``sigma * S_f`` (0 for a non-private fit).
     statement : PrivacyStatement or None
-        The RDP accountant's statement of the training part (composed events, best order,
-        neighbouring relation); None if not private.
+        The accountant's statement of the training part (composed events, the PLD epsilon
+        with the RDP epsilon beside it or the RDP best order, neighbouring relation); None if
+        not private.
     size : DatasetSize or None
         How the data-set size entered the run: declared public (``n_samples=``), fixed by a
         replace-one relation, not used (primal: ``value`` is None, nothing about the size is
@@ -589,6 +594,12 @@ class _DPSCDBase(PrivateLinearModel):
             ),
         )
         jitter = e.get("alpha_jitter", 0.0) * sigma * clip if hidden else 0.0
+        if not sigma * sensitivity <= 1e12:  # the trainer's bound, named in the estimator's terms
+            raise ValueError(
+                f"the noise standard deviation sigma * sensitivity = {sigma * sensitivity:g} "
+                f"exceeds 1e12 (sigma {sigma:g}, sensitivity {sensitivity:g} from clip={clip:g}): "
+                "lower clip (the noise scales with it) or raise epsilon"
+            )
         if not jitter <= 1e12:  # the trainer's bound; raised by the dry plan, before any charge
             raise ValueError(
                 f"alpha_jitter * sigma * clip = {jitter:g} exceeds 1e12: lower alpha_jitter"
@@ -620,8 +631,11 @@ def _lattice_sigma(noise_std: float, clip: float) -> float:
 _COMMON_PARAMS = (
     """
     epsilon : float or None, default=1.0
-        Privacy target for the whole fit; the noise multiplier is calibrated to it with
-        :func:`privlearn.accounting.calibrate_sigma`. ``float("inf")`` runs the same variant
+        Privacy target for the whole fit, in ``[1e-9, 1e4]`` (or ``inf``); the noise
+        multiplier is calibrated to it by the tightest sound accountant
+        (:func:`privlearn.accounting.calibrate_noise`: the privacy loss distribution for
+        Poisson batches and the primal's full passes, RDP for fixed batches; the smaller noise
+        wins). ``float("inf")`` runs the same variant
         without noise and without scaling (``clip`` is ignored; ``privacy_`` says "not
         private"). ``None`` only together with ``noise_multiplier``. With a noisy count the
         noise is calibrated for the planned count, so the training part meets its share of
@@ -769,12 +783,13 @@ _NOTES = (
     hidden-state argument of :mod:`privlearn.linear.scd_estimators`, issue 20; ``2 sqrt(2) C``
     with fixed batches under replace-one neighbours;
     ``2 C sqrt(L (L+1))`` for SeqDP-SCD and for the primal variant, Lemma 4), noise std
-    ``sigma S_f`` per released coordinate, composed by the RDP accountant for Poisson
-    subsampling, sampling without replacement, or no subsampling (primal) -- Theorem 1 with
-    the moments accountant of Abadi et al. (2016) replaced by the exact RDP of the sampled
-    Gaussian and the tight RDP -> (epsilon, delta) conversion. The guarantee covers the
-    released model ``coef_`` (``theta = v / (lambda N)``, Algorithm 1 line 16), not the
-    dual variables nor the objective diagnostics (``diagnostics_``)."""
+    ``sigma S_f`` per released coordinate, composed by the tightest sound accountant: the
+    privacy loss distribution (PLD) for Poisson subsampling and no subsampling (primal), RDP
+    with the tight RDP -> (epsilon, delta) conversion for sampling without replacement --
+    Theorem 1 with the moments accountant of Abadi et al. (2016) replaced by these bounds.
+    The guarantee covers the released model ``coef_`` (``theta = v / (lambda N)``,
+    Algorithm 1 line 16), not the dual variables nor the objective diagnostics
+    (``diagnostics_``)."""
 )
 
 

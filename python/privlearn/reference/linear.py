@@ -91,6 +91,24 @@ def lattice_release(
     return noisy.astype(np.float64) * math.ldexp(bound, -frac_bits)
 
 
+def fixed_order_margins(Xb: Any, w: np.ndarray) -> np.ndarray:
+    """``x_i^T w`` for each row, summed in the core's fixed order (``DenseRows::dot_fixed`` in
+    ``rows.hpp``: four partial sums over ``k mod 4``, then ``(d0 + d1) + (d2 + d3)``; a CSR row
+    sequentially in stored order, as scipy's product), so that the twin agrees with the core
+    exactly even where a partial sum overflows (issue 30, item 8)."""
+    if sp.issparse(Xb):
+        return np.asarray(Xb @ w).reshape(-1)
+    P = np.asarray(Xb) * w  # the products, rounded as in the core (no fused multiply-add)
+    m = P.shape[1]
+    acc = np.zeros((P.shape[0], 4))
+    top = m - m % 4
+    for k in range(0, top, 4):
+        acc += P[:, k : k + 4]
+    for k in range(top, m):
+        acc[:, 0] += P[:, k]
+    return (acc[:, 0] + acc[:, 1]) + (acc[:, 2] + acc[:, 3])
+
+
 def _learning_rate(schedule: str, eta0: float, alpha: float, step: int) -> float:
     s = float(step + 1)
     if schedule == "inv_sqrt":
@@ -128,7 +146,7 @@ def sgd_train(
             rows = batches.poisson_sample(t, n, q_rate)
         Xb = X[rows]
         with np.errstate(over="ignore", invalid="ignore"):
-            c = loss_derivative(spec.loss, np.asarray(Xb @ w).reshape(-1), y[rows])
+            c = loss_derivative(spec.loss, fixed_order_margins(Xb, w), y[rows])
         if spec.clip > 0:  # sign(c) min(|c|, C / ||x_i||), overflow-safe (as the core)
             scale, root = scaled_row_norms(Xb)
             c = clip_coefficients(c, scale, root, spec.clip)
