@@ -738,15 +738,16 @@ def test_sparse_and_pandas_input() -> None:
     df = pd.DataFrame(X).astype("Float64")
     np.testing.assert_array_equal(DPKMeans(**kw).fit(df).cluster_centers_, want)
     df.iloc[5, 1] = pd.NA
-    with pytest.raises(ValueError, match="missing values.*row 5"):
+    with pytest.raises(ValueError, match="missing values") as info:
         DPKMeans(**kw).fit(df)
+    assert "row" not in str(info.value)  # no row of the private data is quoted
     model = DPKMeans(**kw).fit(X)
     np.testing.assert_array_equal(model.predict(sparse.csr_matrix(X)), model.predict(X))
 
 
 def test_float32_rounding_is_not_a_norm_violation() -> None:
     """Rows normalised to the radius in float32 have float64 norms a few 1e-8 above it: taken
-    as in the ball (projected onto it). A real violation prints the norm in full precision."""
+    as in the ball (projected onto it). A real violation is an error quoting no private value."""
     X = np.random.default_rng(0).normal(size=(300, 5)).astype(np.float32)
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     assert (np.linalg.norm(X.astype(np.float64), axis=1) > 1.0).any()
@@ -754,7 +755,7 @@ def test_float32_rounding_is_not_a_norm_violation() -> None:
     assert model.cluster_centers_.shape == (3, 5)
     X64 = X.astype(np.float64)
     X64[4] *= 1.0 + 1e-5
-    with pytest.raises(ValueError, match=r"row 4 has norm 1\.0000\d+ > radius=1\.0 \(relative"):
+    with pytest.raises(ValueError, match=r"outside the public ball B\(0, radius=1\.0\)"):
         DPKMeans(3, 1.0, radius=1.0, seed=0, n_samples=300, method="maxcover").fit(X64)
 
 
@@ -821,3 +822,47 @@ def test_score_is_the_negative_cost_as_in_sklearn() -> None:
     far = DPKMeans(3, math.inf, radius=8.0, clip=True, seed=0, method="maxcover").fit(X)
     far.cluster_centers_ = model.cluster_centers_ + 50.0
     assert far.score(X) < model.score(X)
+
+
+# ---- messages quote public inputs only (issue 30, item 5) ----
+@pytest.mark.parametrize("method", ["lsh", "maxcover", "balcan"])
+def test_row_outside_the_radius_names_the_precondition_not_the_row(method: str) -> None:
+    """The issue's reproducer: a row of norm 13011.2 with radius=1 raised "row 16 has norm
+    13011.206408257445 > radius=1.0". The message may quote only public inputs."""
+    X = np.random.default_rng(0).uniform(-0.3, 0.3, size=(200, 4))
+    X[16] *= 13011.206408257445 / np.linalg.norm(X[16])
+    with pytest.raises(ValueError) as info:
+        DPKMeans(3, 1.0, method=method, radius=1.0, seed=0).fit(X)
+    text = str(info.value)
+    assert "radius=1.0" in text and "clip=True" in text and "larger public radius" in text
+    for private in ("13011", "16", "1.3e+04", "1.3e4"):
+        assert private not in text, text
+    model = DPKMeans(3, 1.0, method=method, radius=1.0, clip=True, seed=0).fit(X)
+    assert model.cluster_centers_.shape == (3, 4)
+
+
+def test_no_warning_of_a_fit_quotes_the_noisy_count() -> None:
+    X = _unit_rows(n=20)
+    with pytest.warns(UserWarning, match="noisy row count") as record:
+        model = DPKMeans(40, 1.0, radius=1.0, seed=0, method="maxcover").fit(X)
+    noisy = str(model.dataset_size_.value)
+    assert all(noisy not in str(w.message).split("n_clusters=40")[1] for w in record)
+
+
+def test_huge_epsilon_is_capped_and_said_so() -> None:
+    """DPKMeans(epsilon=1e6) raised "mu must lie in (0, 64] (a GDP parameter)": now the LSH
+    fit caps its Gaussian releases at MAX_LSH_MU, warns in terms of epsilon and reports the
+    capped spend."""
+    from privlearn.cluster.estimator import MAX_LSH_MU, max_lsh_epsilon
+
+    X = np.random.default_rng(1).uniform(-0.3, 0.3, size=(300, 3))
+    cap = max_lsh_epsilon(1e-6)
+    assert 2000.0 < cap < 2500.0
+    with pytest.warns(UserWarning, match=r"epsilon=1e\+06 is more than method='lsh' can use"):
+        model = DPKMeans(3, 1e6, radius=1.0, seed=0).fit(X)
+    assert model.privacy_.epsilon <= cap * (1 + 1e-12)
+    assert model.privacy_.epsilon > 0.99 * cap
+    assert MAX_LSH_MU == 64.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        DPKMeans(3, 1000.0, radius=1.0, seed=0).fit(X)  # below the cap: no warning

@@ -143,7 +143,7 @@ def test_never_writes_to_the_callers_arrays():
         (dict(mu=1e-6), "too small"),
         (dict(radius=0.0), "radius must be a finite number > 0"),
         (dict(radius=math.inf), "radius must be a finite number > 0"),
-        (dict(radius=0.1), "row 0 has norm"),
+        (dict(radius=0.1), "outside the public ball"),
         (dict(quantile=0.0), r"quantile must lie in \(0, 1\)"),
         (dict(quantile=1.0), r"quantile must lie in \(0, 1\)"),
         (dict(quantile=1.5), r"quantile must lie in \(0, 1\)"),

@@ -99,6 +99,7 @@ __all__ = [
     "DEFAULT_SPLIT",
     "MAX_CLUSTERS",
     "MAX_GRID_FACTOR",
+    "MAX_LSH_MU",
     "PAPER_SPLIT",
     "DPKMeans",
     "proxy_counts",
@@ -138,6 +139,17 @@ _MAX_TOTAL_PICKS = 1 << 22
 #: The smallest threshold radius a default schedule can have (``default_radii`` of a planning
 #: size below ``2**64``: at most 17 radii), for the grid-size check before any spend.
 _MIN_DEFAULT_RADIUS = 2.0**-16
+#: Largest GDP ``mu`` of a ``method="lsh"`` fit (the private scale's releases take at most
+#: ``mu <= 64`` each; at ``mu = 64`` a unit-sensitivity count has noise sd 1/64). A larger
+#: ``epsilon`` is capped to :func:`max_lsh_epsilon` with a warning: the fit spends less than
+#: asked, and ``privacy_`` says what it spent.
+MAX_LSH_MU = 64.0
+
+
+def max_lsh_epsilon(delta: float) -> float:
+    """The ``epsilon`` of a ``MAX_LSH_MU``-GDP fit at ``delta`` (analytic conversion; about
+    2351 at ``delta = 1e-6``): the most a ``method="lsh"`` fit spends."""
+    return analytic_gaussian_epsilon(MAX_LSH_MU, delta)
 
 
 class DPKMeans(ClusterMixin, BaseEstimator):
@@ -399,6 +411,16 @@ class DPKMeans(ClusterMixin, BaseEstimator):
         delta = as_real(self.delta, "delta", numbers_only=True)
         if not 0.0 < delta < 1.0:
             raise ValueError(f"delta must lie in (0, 1), got {self.delta}")
+        if self.method == "lsh" and math.isfinite(eps) and gdp_mu(eps, delta) > MAX_LSH_MU:
+            capped = max_lsh_epsilon(delta)
+            warnings.warn(
+                f"epsilon={eps:g} is more than method='lsh' can use at delta={delta:g}: its "
+                f"Gaussian releases are capped at mu={MAX_LSH_MU:g} GDP (epsilon={capped:.6g}), "
+                "already next to no noise; the fit spends that and privacy_ reports it",
+                UserWarning,
+                stacklevel=3,
+            )
+            eps = capped
         out["epsilon"], out["delta"] = eps, delta
         if self.radius is None:
             out["radius"] = None
@@ -635,8 +657,8 @@ class DPKMeans(ClusterMixin, BaseEstimator):
             events.append(LaplaceEvent(1.0 / eps_size))
         if size is not None and not size.public and private and k > size.value:
             warnings.warn(
-                f"n_clusters={k} exceeds the noisy row count {size.value}: the surplus centres "
-                "will be mostly noise",
+                f"n_clusters={k} exceeds the noisy row count (dataset_size_): the surplus "
+                "centres will be mostly noise",
                 UserWarning,
                 stacklevel=2,
             )
