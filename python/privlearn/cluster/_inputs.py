@@ -42,16 +42,28 @@ def check_data(X: Any, name: str = "X") -> np.ndarray:
         arr = np.asarray(X)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a 2-D array of numbers: {exc}") from None
-    if (
-        arr.dtype == object
-        or not (np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_))
-        or np.issubdtype(arr.dtype, np.complexfloating)
-    ):
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise ValueError(
+            f"Complex data not supported: {name} must hold real numbers, got dtype {arr.dtype}"
+        )
+    if arr.dtype == object:  # numbers stored as objects (as scikit-learn accepts them)
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must hold real numbers: {exc}") from None
+    if not (np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_)):
         raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
     if arr.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got {arr.ndim}-D")
-    if arr.shape[0] < 1 or arr.shape[1] < 1:
-        raise ValueError(f"{name} must have at least one row and one column, got {arr.shape}")
+        hint = " (Reshape your data: X.reshape(-1, 1) for one feature)" if arr.ndim == 1 else ""
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got {arr.ndim}-D{hint}")
+    if arr.shape[0] < 1:
+        raise ValueError(
+            f"{name} has 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required."
+        )
+    if arr.shape[1] < 1:
+        raise ValueError(
+            f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required."
+        )
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     if not np.isfinite(arr).all():
         raise ValueError(
