@@ -256,7 +256,9 @@ class DPKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, 
         comes before any budget is spent.
     epsilon : float, default=1.0
         Total epsilon, noisy count included (``inf``: no privacy, no noise; the greedy picks
-        the best cover and the exact size is used).
+        the best cover and the exact size is used). ``method="lsh"`` spends at most
+        :func:`max_lsh_epsilon` (``mu = MAX_LSH_MU`` GDP; about 2351 at ``delta = 1e-6``): a
+        larger finite epsilon is capped with a ``UserWarning``.
     delta : float, default=:data:`~privlearn.accounting.DEFAULT_DELTA`
         Total delta (a fixed public number, never a function of ``n``).
     method : {"lsh", "maxcover", "balcan"}, default="lsh"
@@ -309,7 +311,10 @@ class DPKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, 
         ``method="lsh"`` only: the code length (tree levels), in ``[1, 62]``; ``None``: 20.
     private_scale : bool or None
         ``method="lsh"`` only (``None``: True): estimate the centre and radius privately
-        (share ``budget_split["scale"]``) instead of clipping to the public ``B(0, radius)``.
+        (share ``budget_split["scale"]``; the radius by the noise rule of
+        :func:`~privlearn.cluster.private_scale.private_radius`) instead of clipping to the
+        public ``B(0, radius)``. A released radius not below ``radius`` falls back to the
+        public ball (post-processing). ``False`` when ``radius`` is already tight.
     accountant : {"rdp", "paper"}, default="rdp"
         Max cover only (Balcan et al. ignore it): ``"rdp"``, the whole fit composed by Renyi
         DP with thresholded proxy counts (above); ``"paper"``, the paper's basic composition
@@ -340,8 +345,9 @@ class DPKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, 
         ``method="lsh"``: the deepest level of the released tree (public: a function of the
         noisy counts).
     scale_centre_, scale_radius_ : ndarray (d,), float
-        ``method="lsh"``: the released centre and radius (the public origin and ``radius``
-        with ``private_scale=False``).
+        ``method="lsh"``: the centre and radius the fit clipped to: the released ones, or the
+        public origin and ``radius`` (``private_scale=False``, or a released radius not below
+        ``radius``).
     n_candidates_ : int
         Distinct candidate centres (LSH: the coreset; max cover: the set ``C``; Balcan: the
         candidates),
