@@ -471,28 +471,10 @@ def plan_maxcover(
             eps_g_total = eps_other + maxcover_privacy(eps_pick_g, delta_g, n_radii)[0]
     if eps_pick_g > eps_pick_z:
         return MaxCoverPlan(
-            "gupta",
-            eps_pick_g,
-            eps_proxy,
-            tuple(rounds),
-            eps_g_total,
-            delta,
-            eps_z,
-            eps_g_total,
-            eps_pick_z,
-            eps_pick_g,
-            order,
+            "gupta", eps_pick_g, eps_proxy, tuple(rounds), eps_g_total, delta,
+            eps_z, eps_g_total, eps_pick_z, eps_pick_g, order,
         )
     return MaxCoverPlan(
-        "zcdp",
-        eps_pick_z,
-        eps_proxy,
-        tuple(rounds),
-        eps_z,
-        delta,
-        eps_z,
-        eps_g_total,
-        eps_pick_z,
-        eps_pick_g,
-        order,
+        "zcdp", eps_pick_z, eps_proxy, tuple(rounds), eps_z, delta,
+        eps_z, eps_g_total, eps_pick_z, eps_pick_g, order,
     )
