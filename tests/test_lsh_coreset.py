@@ -375,7 +375,15 @@ def test_nothing_depends_on_the_number_of_rows(monkeypatch):
     X_small, X_large = _blobs(300, seed=5), _blobs(1234, seed=6)
     fits = [DPKMeans(3, epsilon=1.0, radius=1.0, seed=11).fit(X) for X in (X_small, X_large)]
     np.testing.assert_array_equal(seen["H"][0], seen["H"][1])  # same hyperplanes
-    assert seen["schedule"][0] == seen["schedule"][1]  # same public plan
+    # the plan is a function of public inputs and the released radius (its cell-sum noise
+    # scales with it); with the public ball it is the same for both sizes
+    for X in (X_small, X_large):
+        DPKMeans(3, epsilon=1.0, radius=1.0, seed=11, private_scale=False).fit(X)
+    assert seen["schedule"][2] == seen["schedule"][3]  # same public plan
+    for a, b in [(seen["schedule"][0], seen["schedule"][1])]:
+        assert (a.depth, a.sigma_tree, a.sigma_count, a.threshold) == (
+            b.depth, b.sigma_tree, b.sigma_count, b.threshold
+        )  # fmt: skip
     for est in fits:
         assert est.dataset_size_ is None
         assert "not used" in est.privacy_.dataset_size
@@ -488,3 +496,79 @@ def test_nearest_centres_core_equals_twin_and_breaks_ties_low() -> None:
     X[4, 0] = np.inf
     with pytest.raises(ValueError):
         _core.nearest_centres(X, C, 1)
+
+
+# ---- issue 30, item 7 ----
+def test_lloyd_round_keeps_the_coreset_centre_of_a_nearly_empty_cluster():
+    """(b) A cluster with 2 rows and count noise sd 19.5 kept its noisy mean whenever the
+    noisy count was >= 1 (about half the draws): pure noise on the clipping sphere. Now its
+    noisy count must clear ``lloyd_keep_threshold`` (post-processing), else the previous
+    (coreset) centre stays."""
+    from privlearn.cluster._seeds import SeedSource
+    from privlearn.cluster.lsh_coreset import (
+        LLOYD_KEEP_SD,
+        gaussian_centres,
+        lloyd_keep_threshold,
+    )
+    from privlearn.fixed_point import fixed_point_parts
+
+    rng = np.random.default_rng(0)
+    d, r, sig_n, sig_s = 4, 1.0, 19.5, 9.7
+    rows = [rng.uniform(-0.2, 0.2, size=(3000, d)), rng.uniform(-0.2, 0.2, size=(2, d))]
+    exp = fixed_point_exponent(r)
+    parts = [fixed_point_parts(x, exp) for x in rows]
+    stats = (
+        np.array([3000, 2]),
+        np.stack([h.sum(axis=0) for h, _ in parts]),
+        np.stack([lo.sum(axis=0) for _, lo in parts]),
+    )
+    keep = lloyd_keep_threshold(sig_n, sig_s, d, r)
+    assert keep == max(LLOYD_KEEP_SD * sig_n, 2.0 * sig_s * math.sqrt(d) / r)
+    assert lloyd_keep_threshold(0.0, 0.0, d, r) == 1.0  # epsilon = inf: any row
+    fallback = np.array([[0.0] * d, [0.5] * d])
+    moved_old = 0
+    for seed in range(40):
+        new = gaussian_centres(
+            stats, np.zeros(d), r, sig_n, sig_s, SeedSource(seed), fallback, keep
+        )
+        np.testing.assert_array_equal(new[1], fallback[1])  # never replaced by noise
+        assert np.linalg.norm(new[0] - rows[0].mean(axis=0)) < 0.05  # the big one moves
+        old = gaussian_centres(stats, np.zeros(d), r, sig_n, sig_s, SeedSource(seed), fallback)
+        moved_old += not np.array_equal(old[1], fallback[1])
+    assert moved_old >= 10  # the former rule (noisy count >= 1) replaced it often
+
+
+def _far_cluster_table(n: int = 20000, seed: int = 0) -> np.ndarray:
+    """A bulk of rows plus 2% in a small cluster far from it (a stand-in for the issue's
+    70k x 5 clinical table: mis-keyed values)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(0.0, 0.05, size=(n, 5)) + np.array([0.5, 0.6, 0.35, 0.5, 0.3])
+    far = rng.random(n) < 0.02
+    X[far, 4] += 0.56
+    return X
+
+
+def test_no_epsilon_independent_floor_from_the_private_scale():
+    """(c) With the 0.98-quantile radius the far 2% were clipped onto the sphere around the
+    private centre, and the default cost 1.2x the optimum at k = 2 for every epsilon
+    (``private_scale=False``: 1.000). Now the radius covers them once the noise is small."""
+    X = _far_cluster_table(5000)
+    opt = KMeans(2, n_init=10, random_state=0).fit(X).inertia_
+    for seed in range(1):
+        est = DPKMeans(2, epsilon=1000.0, radius=2.0, seed=seed).fit(X)
+        assert -est.score(X) <= 1.01 * opt
+        dist = np.linalg.norm(X - est.scale_centre_, axis=1)
+        assert (dist <= est.scale_radius_).all()  # nothing clipped at epsilon = 1000
+        assert est.scale_radius_ < 2.0  # and still below the public radius
+
+
+def test_private_radius_never_above_the_public_radius():
+    """(a) A released radius at or above the public one (noise) falls back to the public
+    ball ``B(0, radius)``: no clipping, and the same sensitivity as ``private_scale=False``."""
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-0.5, 0.5, size=(60, 3))  # few rows: the radius is mostly noise
+    for seed in range(8):
+        est = DPKMeans(2, epsilon=0.3, radius=1.0, seed=seed).fit(X)
+        assert est.scale_radius_ <= 1.0
+        if est.scale_radius_ == 1.0:
+            np.testing.assert_array_equal(est.scale_centre_, np.zeros(3))

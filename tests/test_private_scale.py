@@ -143,10 +143,12 @@ def test_never_writes_to_the_callers_arrays():
         (dict(mu=1e-6), "too small"),
         (dict(radius=0.0), "radius must be a finite number > 0"),
         (dict(radius=math.inf), "radius must be a finite number > 0"),
-        (dict(radius=0.1), "row 0 has norm"),
+        (dict(radius=0.1), "outside the public ball"),
         (dict(quantile=0.0), r"quantile must lie in \(0, 1\)"),
         (dict(quantile=1.0), r"quantile must lie in \(0, 1\)"),
         (dict(quantile=1.5), r"quantile must lie in \(0, 1\)"),
+        (dict(tail_sd=0.0), r"tail_sd must be a finite number > 0"),
+        (dict(tail_sd=math.inf), r"tail_sd must be a finite number > 0"),
         (dict(centre_share=1.0), r"share must lie in \(0, 1\)"),
         (dict(count_share=0.0), r"share must lie in \(0, 1\)"),
         (dict(seed=-1), "seed must lie in"),
@@ -190,11 +192,43 @@ def test_lattice_bins():
 
 
 def test_small_data_fall_back_to_a_large_radius():
-    """With (1 - q) n far below the noise of the tail sums the rule stops early (a large edge),
-    never at a small edge by chance."""
+    """The fraction rule: with (1 - q) n far below the noise of the tail sums the rule stops
+    early (a large edge), never at a small edge by chance."""
     X = _blobs(n=20)
-    radii = [ps.private_scale(X, R, 0.05, s).radius for s in range(20)]
+    radii = [ps.private_scale(X, R, 0.05, s, quantile=0.98).radius for s in range(20)]
     assert min(radii) > np.linalg.norm(X - X.mean(0), axis=1).max()
+
+
+def test_noise_rule_covers_every_row_when_the_noise_is_small():
+    """The default rule (issue 30): the smallest edge with no more rows beyond it than the
+    histogram's noise. With tiny noise that is the smallest edge covering every row (no row
+    clipped: no bias), whatever the fraction of rows in a far cluster."""
+    X = _blobs()
+    X[:30] = X[:30] * 0.2 + 2.0 / np.sqrt(5)  # 1.5% of the rows in a far cluster
+    sc = ps.private_scale(X, R, 60.0, 1)
+    assert sc.quantile is None and sc.tail_sd == ps.DEFAULT_TAIL_SD
+    dist = np.linalg.norm(X - sc.centre, axis=1)
+    edges = sc.lattice.edges
+    assert sc.radius == edges[edges >= dist.max()].min()
+    assert "sd of its noise" in sc.describe()
+    # the former default (the 0.98 quantile) clips the far cluster onto the sphere
+    old = ps.private_scale(X, R, 60.0, 1, quantile=0.98)
+    assert old.radius < 0.5 * sc.radius
+    assert np.sum(np.linalg.norm(X - old.centre, axis=1) > old.radius) >= 25
+
+
+def test_noise_rule_clips_about_the_noise_in_rows():
+    """At a moderate budget the rows left beyond the radius are of the order of the tail
+    noise (``tail_sd * sigma * sqrt(j)``), far fewer than 2% of a large data set."""
+    rng = np.random.default_rng(3)
+    X = np.clip(rng.normal(0.0, 0.25, size=(20000, 5)), -0.7, 0.7)
+    for seed in range(5):
+        sc = ps.private_scale(X, R, 0.5, seed)
+        rel = sc.radius_release
+        beyond = np.sum(np.linalg.norm(X - sc.centre, axis=1) > sc.radius)
+        allowance = ps.DEFAULT_TAIL_SD * rel.histogram_sd * np.sqrt(rel.index + 1)
+        assert beyond <= allowance + 6 * rel.histogram_sd * np.sqrt(rel.index + 1)
+        assert beyond < 0.02 * X.shape[0]
 
 
 def test_mu_spent_never_exceeds_the_budget():

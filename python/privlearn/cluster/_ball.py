@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ROW_NORM_TOLERANCE", "clip_rows", "project_ball", "row_sq_norms"]
+__all__ = [
+    "ROW_NORM_TOLERANCE",
+    "clip_rows",
+    "outside_message",
+    "project_ball",
+    "row_sq_norms",
+]
 
 #: Relative slack of the radius check: a row of norm in ``(radius, radius * (1 + tol)]`` is
 #: taken to be in the ball up to rounding (float32 data normalised to the radius: the float32
@@ -33,26 +39,32 @@ def row_sq_norms(X: np.ndarray) -> np.ndarray:
 
 def clip_rows(X: np.ndarray, radius: float, clip: bool, first_row: int = 0) -> np.ndarray:
     """``X`` with rows of norm above ``radius`` projected onto the ball (``clip=True``) or a
-    ``ValueError`` naming the first such row (numbered from ``first_row``) with its norm in
-    full precision. Rows within :data:`ROW_NORM_TOLERANCE` (relative) of the radius are
-    rounding, not data: they are projected in both cases. Never writes to ``X``: a copy is
-    made when a row changes."""
+    ``ValueError`` saying which precondition failed and how to fix it. The message quotes only
+    public inputs (the radius, the tolerance): no norm, excess or row index of the private
+    data (``first_row``, the offset of a Dask chunk, is kept for the signature). Rows within
+    :data:`ROW_NORM_TOLERANCE` (relative) of the radius are rounding, not data: they are
+    projected in both cases. Never writes to ``X``: a copy is made when a row changes."""
+    del first_row
     norms = np.sqrt(row_sq_norms(X))
     outside = norms > radius
     if outside.any():
-        if not clip:
-            far = norms > radius * (1.0 + ROW_NORM_TOLERANCE)
-            if far.any():
-                row = int(np.flatnonzero(far)[0])
-                raise ValueError(
-                    f"row {first_row + row} has norm {float(norms[row])!r} > radius={radius!r} "
-                    f"(relative excess {norms[row] / radius - 1.0:.3g}, above the rounding "
-                    f"tolerance {ROW_NORM_TOLERANCE:g}); pass clip=True to project such rows "
-                    "onto the ball"
-                )
+        if not clip and (norms > radius * (1.0 + ROW_NORM_TOLERANCE)).any():
+            raise ValueError(outside_message(radius))
         X = X.copy()
         X[outside] *= (radius / norms[outside])[:, None]
     return X
+
+
+def outside_message(radius: float) -> str:
+    """The error of a row outside ``B(0, radius)``: the failed precondition and its fixes, in
+    terms of public inputs only."""
+    return (
+        f"X has rows outside the public ball B(0, radius={radius!r}) (L2 norm above the radius, "
+        f"beyond the rounding tolerance {ROW_NORM_TOLERANCE:g}), which the privacy proof needs "
+        "every row to lie in; pass clip=True to project such rows onto the ball (a per-row "
+        "map, no privacy cost), or pass a larger public radius (a bound known without looking "
+        "at these rows)"
+    )
 
 
 def project_ball(Y: np.ndarray, r: float = 1.0) -> np.ndarray:
@@ -66,4 +78,3 @@ def project_ball(Y: np.ndarray, r: float = 1.0) -> np.ndarray:
     if bad.any():
         out[bad] *= np.nextafter(1.0, 0.0) ** 4
     return out
-

@@ -31,7 +31,8 @@ def check_data(X: Any, name: str = "X") -> np.ndarray:
     A scipy sparse matrix is checked (indices in range: ``check_format(full_check=True)``)
     and densified (at most :data:`MAX_DENSE_ENTRIES` entries); a pandas DataFrame with
     nullable columns (``Float64``, ``Int64``, ...) is converted when it holds no missing value
-    (``pd.NA``), which raises a ``ValueError`` naming the row.
+    (``pd.NA``), which raises a ``ValueError`` (naming no row: messages quote public inputs
+    only).
     """
     if isinstance(X, (str, bytes)) or X is None:
         raise TypeError(f"{name} must be a 2-D array of numbers, got {type(X).__name__}")
@@ -41,20 +42,33 @@ def check_data(X: Any, name: str = "X") -> np.ndarray:
         arr = np.asarray(X)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a 2-D array of numbers: {exc}") from None
-    if (
-        arr.dtype == object
-        or not (np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_))
-        or np.issubdtype(arr.dtype, np.complexfloating)
-    ):
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise ValueError(
+            f"Complex data not supported: {name} must hold real numbers, got dtype {arr.dtype}"
+        )
+    if arr.dtype == object:  # numbers stored as objects (as scikit-learn accepts them)
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must hold real numbers: {exc}") from None
+    if not (np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_)):
         raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
     if arr.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got {arr.ndim}-D")
-    if arr.shape[0] < 1 or arr.shape[1] < 1:
-        raise ValueError(f"{name} must have at least one row and one column, got {arr.shape}")
+        hint = " (Reshape your data: X.reshape(-1, 1) for one feature)" if arr.ndim == 1 else ""
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got {arr.ndim}-D{hint}")
+    if arr.shape[0] < 1:
+        raise ValueError(
+            f"{name} has 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required."
+        )
+    if arr.shape[1] < 1:
+        raise ValueError(
+            f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required."
+        )
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     if not np.isfinite(arr).all():
-        row = int(np.flatnonzero(~np.isfinite(arr).all(axis=1))[0])
-        raise ValueError(f"{name} must be finite (NaN or inf in row {row})")
+        raise ValueError(
+            f"{name} must be finite: it holds NaN or inf; remove or impute those entries first"
+        )
     return arr
 
 
@@ -70,9 +84,11 @@ def _from_sparse(X: Any, name: str) -> Any:
         raise ValueError(
             f"{name} must be 2-D (n_samples, n_features), got a {len(shape)}-D sparse array"
         )
-    if X.dtype == object or not (
-        np.issubdtype(X.dtype, np.number) or np.issubdtype(X.dtype, np.bool_)
-    ) or np.issubdtype(X.dtype, np.complexfloating):
+    if (
+        X.dtype == object
+        or not (np.issubdtype(X.dtype, np.number) or np.issubdtype(X.dtype, np.bool_))
+        or np.issubdtype(X.dtype, np.complexfloating)
+    ):
         raise TypeError(f"{name} must hold real numbers, got a sparse matrix of dtype {X.dtype}")
     if shape[0] * shape[1] > MAX_DENSE_ENTRIES:
         raise ValueError(
@@ -92,13 +108,12 @@ def _from_sparse(X: Any, name: str) -> Any:
 
 def _from_pandas(X: Any, name: str) -> Any:
     """A pandas DataFrame (or Series) as float64, nullable extension columns included; missing
-    values (``pd.NA`` / ``NaN``) raise a ValueError naming the first such row."""
+    values (``pd.NA`` / ``NaN``) raise a ValueError."""
     if not (hasattr(X, "isna") and hasattr(X, "to_numpy") and hasattr(X, "dtypes")):
         return X
     missing = np.asarray(X.isna())
     if missing.any():
-        row = int(np.flatnonzero(missing.reshape(missing.shape[0], -1).any(axis=1))[0])
-        raise ValueError(f"{name} has missing values (NA or NaN) in row {row}")
+        raise ValueError(f"{name} has missing values (NA or NaN); remove or impute them first")
     try:
         return X.to_numpy(dtype=np.float64)
     except (TypeError, ValueError) as exc:

@@ -59,6 +59,7 @@ __all__ = [
     "gdp_mu",
     "grow_tree",
     "gaussian_centres",
+    "lloyd_keep_threshold",
     "lattice_sigma",
     "lsh_hyperplanes",
     "release_coreset",
@@ -299,22 +300,25 @@ def gaussian_centres(
     sigma_sum: float,
     seeds: Any,
     fallback: np.ndarray,
+    min_count: float = 1.0,
 ) -> np.ndarray:
     """One private Lloyd step's centres: per cluster, a Gaussian count (sensitivity 1) and a
     Gaussian sum of the clipped centred rows (sensitivity ``radius``); the centre is
     ``centre + noisy_sum / noisy_count`` projected onto ``B(centre, radius)``, or the
-    ``fallback`` (the previous centre) when the noisy count is below 1."""
+    ``fallback`` (the previous centre: the coreset's) when the noisy count is below the public
+    ``min_count`` (at least 1; :func:`lloyd_keep_threshold`): post-processing of the released
+    counts, free. A nearly empty cluster's noisy mean is noise of norm up to the radius (with
+    count noise sd ~20 at epsilon 1, a count >= 1 let pure noise on the clipping sphere
+    replace a centre: issue 30)."""
     counts, hi, lo = stats
     sums = fixed_point_value(hi, lo, fixed_point_exponent(radius))
     k, d = sums.shape
     noisy_n = np.asarray(
         gaussian(counts.astype(np.float64), 1.0, sigma_count, seeds()), dtype=np.float64
     ).reshape(-1)
-    noisy_s = np.asarray(gaussian(sums, radius, sigma_sum, seeds()), dtype=np.float64).reshape(
-        k, d
-    )
+    noisy_s = np.asarray(gaussian(sums, radius, sigma_sum, seeds()), dtype=np.float64).reshape(k, d)
     out = np.array(fallback, dtype=np.float64, copy=True)
-    ok = noisy_n >= 1.0
+    ok = noisy_n >= max(1.0, float(min_count))
     means = noisy_s[ok] / noisy_n[ok, None]
     norms = np.linalg.norm(means, axis=1)
     far = norms > radius
@@ -350,14 +354,31 @@ LSH_BRANCH_SD = 2.0
 #: Largest number of kept nodes per level (a public cap on the work; the largest noisy counts
 #: win).
 LSH_MAX_NODES = 4096
+#: A private Lloyd round keeps a cluster's new centre only when its noisy count is at least
+#: ``LLOYD_KEEP_SD`` count-noise sd and makes the noise of its mean at most ``radius /
+#: LSH_BRANCH_SD`` (:func:`lloyd_keep_threshold`); else the previous centre stays.
+LLOYD_KEEP_SD = 3.0
+
+
+def lloyd_keep_threshold(sigma_count: float, sigma_sum: float, dim: int, radius: float) -> float:
+    """The public count a private Lloyd round's cluster must reach for its noisy mean to
+    replace the previous centre: ``max(1, LLOYD_KEEP_SD * sigma_count, LSH_BRANCH_SD *
+    sigma_sum * sqrt(dim) / radius)`` -- the count clears the count noise by a few sd, and the
+    expected norm of the mean's noise (``sigma_sum sqrt(dim) / count``) is at most ``radius /
+    LSH_BRANCH_SD`` (the coreset's branching rule). A function of the noise scales only."""
+    return max(
+        1.0,
+        LLOYD_KEEP_SD * sigma_count,
+        LSH_BRANCH_SD * sigma_sum * math.sqrt(dim) / radius,
+    )
+
+
 #: Share of a Lloyd round's ``mu**2`` that goes to the counts (the sums, whose noise grows with
 #: the dimension, get the rest).
 LLOYD_COUNT_SHARE = 0.2
 
 
-def lsh_split(
-    overrides: Any, *, private_scale: bool, lloyd_steps: int
-) -> dict[str, float]:
+def lsh_split(overrides: Any, *, private_scale: bool, lloyd_steps: int) -> dict[str, float]:
     """:data:`LSH_SPLIT` with the caller's overrides; a share with nothing to pay for (no
     private scale, no Lloyd round) is spread over the others in proportion. The fractions must
     be > 0 and sum to 1."""

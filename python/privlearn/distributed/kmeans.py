@@ -265,10 +265,11 @@ def _add_sums(parts: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _check_block(X: np.ndarray, first: int) -> np.ndarray:
     check_dense_chunk(X, "X")
     X = np.ascontiguousarray(X, dtype=np.float64)
-    finite = np.isfinite(X).all(axis=1)
-    if not finite.all():
-        row = first + int(np.flatnonzero(~finite)[0])
-        raise ValueError(f"X must be finite (NaN or inf in row {row})")
+    del first  # messages quote public inputs only (no row of the private data)
+    if not np.isfinite(X).all():
+        raise ValueError(
+            "X must be finite: it holds NaN or inf; remove or impute those entries first"
+        )
     return X
 
 
