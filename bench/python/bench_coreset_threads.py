@@ -3,8 +3,9 @@
 Times ``_core.lsh_codes`` (400,000 x 100 rows, 20 hyperplanes), ``_core.clipped_cluster_sums``
 (2,000 cells) and ``_core.nearest_centres`` (64 centres) on 1, 2, 4, 8 and 16 threads (best of
 ``--reps`` 3 interleaved repetitions after a warm-up) and writes
-``bench/results/coreset_threads.json``. The committed numbers were measured on the 16-core device machine lent to issue 21 (Intel Xeon, 16 cores), the only
-machine of this project with more than 2 cores::
+``bench/results/coreset_threads.json``. The committed numbers were measured on the 16-core
+device machine lent to issue 21 (Intel Xeon, 16 cores), the only machine of this project with
+more than 2 cores::
 
     python bench/python/bench_coreset_threads.py [--quick] [--out DIR]
 """
