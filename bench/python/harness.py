@@ -374,12 +374,15 @@ class Comparison:
         }
 
 
-def _call(fn: Callable[[], Any], inner: int, t: Timing) -> float:
-    total = 0.0
+def _call(fn: Callable[[], Any], inner: int, t: Timing) -> tuple[float, float]:
+    """(sample, wall): the mean seconds per call of ``inner`` calls (a :class:`Partial`'s
+    seconds where returned) and the mean wall time per call."""
+    total = wall_total = 0.0
     for _ in range(inner):
         t0 = time.perf_counter()
         out = fn()
         wall = time.perf_counter() - t0
+        wall_total += wall
         if isinstance(out, Partial):
             total += out.seconds
             t.value = out.value
@@ -387,7 +390,7 @@ def _call(fn: Callable[[], Any], inner: int, t: Timing) -> float:
             total += wall
             t.value = out
         del out
-    return total / inner
+    return total / inner, wall_total / inner
 
 
 def compare(
@@ -398,7 +401,8 @@ def compare(
     *,
     warm: Mapping[str, Callable[[], Any]] | None = None,
     min_sample_s: float = 0.0,
-    around: Callable[[int], Any] | None = None,
+    around: Callable[[int, Any], Any] | None = None,
+    group: Callable[[str], Any] | None = None,
     verbose: bool = False,
 ) -> Comparison:
     """Time ``contenders`` side by side, their repetitions interleaved.
@@ -419,10 +423,14 @@ def compare(
         full calls.
     min_sample_s : float
         When positive, one calibrating call per contender sets ``inner`` so that a sample (the
-        mean of ``inner`` calls) lasts at least this long; a call that already lasts this long
-        is kept as the first sample.
+        mean of ``inner`` calls, by wall time) lasts at least this long; a call that already
+        lasts this long is kept as the first sample.
     around : callable, optional
-        ``around(rep)`` returns a context manager entered around each round (e.g. a busy loop).
+        ``around(rep, key)`` returns a context manager entered around each round, or around
+        each group of a round when ``group`` is given (e.g. a busy loop for the "load" group).
+    group : callable, optional
+        ``group(name)`` -> key: a round runs the contenders group by group (each group once,
+        inside ``around(rep, key)``), in order, alternating as the contenders do.
     verbose : bool
         Progress on stderr.
 
@@ -448,19 +456,23 @@ def compare(
     with BackgroundLoad() as bg:
         if min_sample_s > 0:
             for k in names:
-                s = _call(contenders[k], 1, timings[k])
-                if s >= min_sample_s:
+                s, wall = _call(contenders[k], 1, timings[k])
+                if wall >= min_sample_s:
                     timings[k].times.append(s)
                 else:
-                    timings[k].inner = max(1, math.ceil(min_sample_s / max(s, 1e-6)))
+                    timings[k].inner = max(1, math.ceil(min_sample_s / max(wall, 1e-6)))
         for rep in range(repeats):
             order = names if rep % 2 == 0 else names[::-1]  # alternate: no fixed position
-            ctx = around(rep) if around is not None else contextlib.nullcontext()
-            with ctx:
-                for k in order:
-                    t = timings[k]
-                    if len(t.times) < repeats:
-                        t.times.append(_call(contenders[k], t.inner, t))
+            blocks: dict[Any, list[str]] = {}
+            for k in order:
+                blocks.setdefault(None if group is None else group(k), []).append(k)
+            for key, block in blocks.items():
+                ctx = around(rep, key) if around is not None else contextlib.nullcontext()
+                with ctx:
+                    for k in block:
+                        t = timings[k]
+                        if len(t.times) < repeats:
+                            t.times.append(_call(contenders[k], t.inner, t)[0])
             if verbose:
                 print(f"  round {rep + 1}/{repeats} done", file=sys.stderr, flush=True)
     return Comparison(timings, baseline, bg.cores, load0, loadavg())
