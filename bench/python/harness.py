@@ -244,22 +244,28 @@ _proc_stat_busy_s = proc_stat_busy_s  # the former name
 class BackgroundLoad:
     """Measures the CPU time used by *other* processes (and stolen by the hypervisor) while
     the block runs: ``cores`` is that time per wall-clock second, i.e. about how many cores
-    something else kept busy (0 = quiet machine). Linux only (None elsewhere)."""
+    something else kept busy (0 = quiet machine). With ``children=True`` the benchmark's own
+    (waited-for) child processes count as its own. Linux only (None elsewhere)."""
+
+    def __init__(self, children: bool = False):
+        self.children = children
+        self.cores: float | None = None
+
+    def _own(self) -> float:
+        t = os.times()
+        return t.user + t.system + (t.children_user + t.children_system if self.children else 0)
 
     def __enter__(self) -> BackgroundLoad:
         self.busy0 = proc_stat_busy_s()
-        t = os.times()
-        self.own0 = t.user + t.system
+        self.own0 = self._own()
         self.wall0 = time.perf_counter()
-        self.cores: float | None = None
         return self
 
     def __exit__(self, *exc: object) -> None:
         busy1 = proc_stat_busy_s()
-        t = os.times()
         wall = time.perf_counter() - self.wall0
         if self.busy0 is not None and busy1 is not None and wall > 0:
-            other = (busy1 - self.busy0) - (t.user + t.system - self.own0)
+            other = (busy1 - self.busy0) - (self._own() - self.own0)
             self.cores = max(0.0, other / wall)
 
 
