@@ -84,27 +84,6 @@ CASES: dict[str, tuple[str, dict[str, Any], str]] = {
 
 
 # ---- child: one case in a fresh process ---------------------------------------------------------
-def _status_kib(field: str) -> int | None:
-    """A ``kB`` field of /proc/self/status (VmRSS, VmHWM), or None off Linux."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
-def _reset_hwm() -> bool:
-    """Reset the peak RSS (VmHWM) to the current RSS; False when the kernel does not allow it."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-    except OSError:
-        return False
-    return True
-
-
 def make_data(n: int, d: int, seed: int = 0) -> tuple[Any, Any]:
     """Dense float64 ``X`` (n x d, rows of norm < 1) built block by block, and labels +-1."""
     import numpy as np
@@ -146,10 +125,10 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     pass_s = harness.compare({"pass": lambda: (X @ w).sum()}, 3, warmup=0).median("pass")
 
     gc.collect()
-    hwm_build_kib = _status_kib("VmHWM")
-    reset = _reset_hwm()
-    rss_before_kib = _status_kib("VmRSS")
-    hwm_before_kib = _status_kib("VmHWM")
+    hwm_build_kib = harness.status_kib("VmHWM")
+    reset = harness.reset_peak_memory()
+    rss_before_kib = harness.status_kib("VmRSS")
+    hwm_before_kib = harness.status_kib("VmHWM")
 
     times: list[float] = []
     hwm_after_rep_kib: list[int | None] = []
@@ -163,7 +142,7 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
             t0 = time.perf_counter()
             est.fit(X, y)
             times.append(time.perf_counter() - t0)
-            hwm_after_rep_kib.append(_status_kib("VmHWM"))
+            hwm_after_rep_kib.append(harness.status_kib("VmHWM"))
             state = vars(est)
             c = np.asarray(state["coef_"], dtype=np.float64).reshape(-1).tolist()
             if rep == 0:
@@ -184,10 +163,10 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
                 identical_coef = identical_coef and c == coef
             del est, state
             gc.collect()
-            rss_after_rep_kib.append(_status_kib("VmRSS"))
+            rss_after_rep_kib.append(harness.status_kib("VmRSS"))
     background = load.cores
 
-    hwm_after_kib = _status_kib("VmHWM")
+    hwm_after_kib = harness.status_kib("VmHWM")
     extra = None
     if hwm_after_kib is not None and rss_before_kib is not None:
         extra = (hwm_after_kib - rss_before_kib) * 1024

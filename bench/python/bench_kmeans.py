@@ -383,16 +383,6 @@ def run_task(task: dict[str, Any]) -> list[dict[str, Any]]:
 # ---- memory probes (a fresh process per probe) -------------------------------------------------
 
 
-def _status_kib(field: str) -> int | None:
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
 def probe_child(spec: dict[str, Any]) -> dict[str, Any]:
     """In the probe process: a warm-up fit on 2,000 rows (imports, lazy tables), then the fit
     whose peak extra memory is measured."""
@@ -405,14 +395,10 @@ def probe_child(spec: dict[str, Any]) -> dict[str, Any]:
         pass
     del small
     gc.collect()
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-        reset = True
-    except OSError:
-        reset = False
-    rss0 = _status_kib("VmRSS")
+    reset = harness.reset_peak_memory()
+    rss0 = harness.status_kib("VmRSS")
     fit_centers(spec["method"], X, *args)
-    hwm = _status_kib("VmHWM")
+    hwm = harness.status_kib("VmHWM")
     extra = None if hwm is None or rss0 is None else max(0, hwm - rss0) * 1024
     return {
         "peak_extra_bytes": extra,

@@ -215,6 +215,26 @@ def mem_total_gib() -> float | None:
     return None
 
 
+def status_kib(field: str) -> int | None:
+    """A ``kB`` field of /proc/self/status (``VmRSS``, ``VmHWM``), or None off Linux."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def reset_peak_memory() -> bool:
+    """Reset this process's peak RSS (VmHWM) to its current RSS; False where not allowed."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
+
+
 def finish(m: dict[str, Any], background: Any = None) -> dict[str, Any]:
     """Adds the end-of-run load average and the background load (a :class:`BackgroundLoad`,
     a :class:`Comparison`, or a number of cores) to the machine record ``m``; returns it."""
