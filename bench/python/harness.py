@@ -86,12 +86,12 @@ the derived ratios and the machine). Conventions:
   and claims are **ratios** between them: these machines are shared and noisy, so absolute
   rates move from run to run and between machines; the ratios are much steadier.
 - Each benchmark owns one row of the table below; re-running a benchmark replaces its row.
-- Every script times, records and writes through `bench/python/harness.py`: `compare()` runs
-  the contenders round robin (order alternating between rounds) and keeps medians, quartiles
-  and ratios to a baseline; the JSON's `machine` holds the CPU, cores, load average before and
-  after, the background load, thread settings, versions (privlearn, numpy, peers) and the git
-  commit. `--quick` runs write to `/tmp/privlearn-bench` unless `--out` is given, so they never
-  replace these files.
+- The benchmark scripts time, record and write through `bench/python/harness.py`:
+  `compare()` runs the contenders round robin (order alternating between rounds) and keeps
+  medians, quartiles and ratios to a baseline; the JSON's `machine` holds the CPU, cores, load
+  average before and after, the background load, thread settings, versions (privlearn, numpy,
+  peers) and the git commit. `--quick` runs write to `/tmp/privlearn-bench` unless `--out` is
+  given, so they never replace these files.
 
 | benchmark | result (medians) | targets | machine | date | details |
 |---|---|---|---|---|---|
