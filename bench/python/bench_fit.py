@@ -277,7 +277,7 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = harness.cli(__doc__, BENCH, reps=0)  # --quick: small sizes, 1 rep (smoke test)
+    p = harness.cli(__doc__, BENCH, reps=None)  # --quick: small sizes, 1 rep (smoke test)
     p.add_argument("--python", default=sys.executable, help="interpreter of the subprocesses")
     p.add_argument("--label", default="run", help='key in fit.json, e.g. "before" / "after"')
     p.add_argument("--note", default=None, help="free text stored with the run")

@@ -384,7 +384,7 @@ def readme_row(speedups: dict[str, Any], machine: dict[str, Any], reps: int) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = harness.cli(__doc__, BENCH, reps=0)  # --quick: smaller problems, 3 reps (< 1 min)
+    p = harness.cli(__doc__, BENCH, reps=None)  # --quick: smaller problems, 3 reps (< 1 min)
     p.add_argument("--calibrate", action="store_true", help="measure the policy's threshold")
     p.add_argument("--no-readme", action="store_true", help="do not touch README.md")
     args = p.parse_args(argv)

@@ -513,11 +513,14 @@ def compare(
 # ---- command line and output -----------------------------------------------------------------
 
 
-def cli(doc: str | None, bench: str, reps: int = 5) -> argparse.ArgumentParser:
-    """The common options: ``--quick``, ``--reps`` and ``--out`` (see :func:`out_dir`)."""
+def cli(doc: str | None, bench: str, reps: int | None = 5) -> argparse.ArgumentParser:
+    """The common options: ``--quick``, ``--reps`` and ``--out`` (see :func:`out_dir`);
+    ``reps=None`` leaves ``--reps`` None unless given (the script picks its own default)."""
     p = argparse.ArgumentParser(prog=f"bench_{bench}.py", description=(doc or "").split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="a small, fast run (writes to scratch)")
-    p.add_argument("--reps", type=int, default=reps, help=f"repetitions (default {reps})")
+    p.add_argument(
+        "--reps", type=int, default=reps, help=f"repetitions (median; default {reps or 'auto'})"
+    )
     p.add_argument(
         "--out",
         type=Path,
