@@ -102,7 +102,6 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
     """This benchmark's row of the results table in README.md."""
     r, m, cfg = report["ratios"], report["machine"], report["config"]
     rates = report["rows_per_s"]
-    yes = {True: "met", False: "**not met**"}
     result = (
         "fit_transform rows/s (privlearn, sklearn: 5-fold cross-fitted; category_encoders: "
         "in-sample): " + ", ".join(f"{k} {v / 1e6:.2f} M/s" for k, v in rates.items())
@@ -110,7 +109,7 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
     result += f"; privlearn/sklearn {r['privlearn_over_sklearn']:.2f}x"
     if r.get("privlearn_over_category_encoders") is not None:
         result += f", privlearn/category_encoders {r['privlearn_over_category_encoders']:.2f}x"
-    targets = f"privlearn >= scikit-learn: {yes[r['privlearn_over_sklearn'] >= 1.0]}"
+    targets = f"privlearn >= scikit-learn: {harness.met(r['privlearn_over_sklearn'] >= 1.0)}"
     details = (
         f"[{json_name}]({json_name}), n = {cfg['n']}, {N_COLUMNS} columns x {N_LEVELS} levels, "
         f"{N_FOLDS} folds; {cfg['reps']} rep(s)"

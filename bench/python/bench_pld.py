@@ -426,7 +426,6 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
     """This benchmark's row of the results table in README.md."""
     s, m = report["summary"], report["machine"]
     rows = report["table"]
-    yes = {True: "met", False: "**not met**"}
 
     def pick(ds: str, est: str, eps: float) -> str:
         for r in rows:
@@ -470,22 +469,23 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
         )
         targets = (
             f"calibration <= {TARGET_SECONDS} s for T <= 1e5 (one core): "
-            f"wall {yes[t['calibration_time']['met']]} (max {s['privlearn_median_s_max']:.2f} s), "
-            f"CPU {yes[t['calibration_cpu_time']['met']]} "
+            f"wall {harness.met(t['calibration_time']['met'])} "
+            f"(max {s['privlearn_median_s_max']:.2f} s), "
+            f"CPU {harness.met(t['calibration_cpu_time']['met'])} "
             f"(max {s['privlearn_cpu_median_s_max']:.2f} s); on the table's "
             f"{s['table_schedules_T_le_1e5']} schedules with T <= 1e5 (CPU, one cold run each): "
-            f"{yes[t['calibration_cpu_time_table']['met']]} "
+            f"{harness.met(t['calibration_cpu_time_table']['met'])} "
             f"({s['table_schedules_T_le_1e5_cpu_over_target']} over, max "
             f"{s['table_T_le_1e5_cpu_s_max']:.2f} s); "
-            f"sigma within 0.2% of dp_accounting: {yes[t['sigma_vs_dp_accounting']['met']]}"
+            f"sigma within 0.2% of dp_accounting: {harness.met(t['sigma_vs_dp_accounting']['met'])}"
             + (
                 ""
                 if t["sigma_vs_dp_accounting"]["met"]
                 else " (on its grid 1e-4: "
-                f"{yes[s['same_grid_sigma_rel_diff_max'] <= TARGET_SIGMA_RTOL]})"
+                f"{harness.met(s['same_grid_sigma_rel_diff_max'] <= TARGET_SIGMA_RTOL)})"
             )
             + "; "
-            f"never optimistic by dp_accounting: {yes[t['never_optimistic']['met']]}"
+            f"never optimistic by dp_accounting: {harness.met(t['never_optimistic']['met'])}"
         )
     details = (
         f"[{json_name}]({json_name}), {len(rows)} table rows, "

@@ -168,7 +168,6 @@ def parse_counts(text: str) -> list[int]:
 def readme_row(report: dict[str, Any], json_name: str) -> str:
     r, m, cfg = report["ratios"], report["machine"], report["config"]
     it = report["iteration"]
-    yes = {True: "met", False: "**not met**", None: "n/a"}
     speedup = r.get("core_2t_speedup", float("nan"))
     result = (
         f"enhanced NAG per iteration, 1 thread: core {1e3 * it['core_1t']['median_s']:.1f} ms, "
@@ -188,7 +187,7 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
         result += "; simulator: see json"
     targets = (
         f"core >= {TARGET_REFERENCE:.0f}x reference: "
-        f"{yes[r['core_1t_over_reference'] >= TARGET_REFERENCE]}"
+        f"{harness.met(r['core_1t_over_reference'] >= TARGET_REFERENCE)}"
     )
     details = (
         f"[{json_name}]({json_name}), dense synthetic n = {cfg['n']}, d = {cfg['d']}; "

@@ -207,7 +207,6 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
     """This benchmark's row of the results table in README.md."""
     r, m = report["ratios"], report["machine"]
     t = r["targets"]
-    yes = {True: "met", False: "**not met**"}
     speedups = "; ".join(
         f"{name.split('_')[0]} speedup words {fmt(v.get('words'))}x, normal "
         f"{fmt(v.get('normal'))}x (fastest reps {fmt(r['speedup_best_rep'][name].get('normal'))}x)"
@@ -221,8 +220,8 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
     )
     targets = (
         f"normals >= {TARGET_NORMAL_RATIO}x numpy: "
-        f"{yes[t['core_normal_1t_over_numpy_normal']['met']]}; "
-        f"ChaCha20 >= {TARGET_WORDS_GBPS} GB/s: {yes[t['core_words_1t_gbps']['met']]}"
+        f"{harness.met(t['core_normal_1t_over_numpy_normal']['met'])}; "
+        f"ChaCha20 >= {TARGET_WORDS_GBPS} GB/s: {harness.met(t['core_words_1t_gbps']['met'])}"
     )
     details = f"[{json_name}]({json_name}), n = {report['config']['n']}"
     return harness.row(BENCH, result, targets, m, details)

@@ -795,7 +795,6 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
     """This benchmark's row of the results table in README.md."""
     r, m, cfg = report["ratios"], report["machine"], report["config"]
     t = r["targets"]
-    yes = {True: "met", False: "**not met**"}
     parts = []
     for data, v in r["per_data"].items():
         tt = ", ".join(
@@ -812,10 +811,11 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
         )
     result = "; ".join(parts)
     targets = (
-        f"core >= {TARGET_REFERENCE:.0f}x reference: {yes[t['core_over_reference_min']['met']]}; "
+        f"core >= {TARGET_REFERENCE:.0f}x reference: "
+        f"{harness.met(t['core_over_reference_min']['met'])}; "
         f"core at least as fast as sklearn to target: "
-        f"{yes[t['sklearn_over_core_scd_min']['met']]}; epoch <= {TARGET_BANDWIDTH:.0f}x "
-        f"X^T(Xw) (msd-like): {yes[t['epoch_over_xtxw_msd_max']['met']]}"
+        f"{harness.met(t['sklearn_over_core_scd_min']['met'])}; epoch <= {TARGET_BANDWIDTH:.0f}x "
+        f"X^T(Xw) (msd-like): {harness.met(t['epoch_over_xtxw_msd_max']['met'])}"
     )
     details = (
         f"[{json_name}]({json_name}), msd-like (synthetic) n = {cfg['msd_n']}, d = "

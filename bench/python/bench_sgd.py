@@ -596,7 +596,6 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
         for algo in MECHANISMS
     }
     t = r["targets"]
-    yes = {True: "met", False: "**not met**", None: "n/a"}
     parts = []
     for data, v in r["per_data"].items():
         core_song = rates.get((data, "song"))
@@ -612,8 +611,9 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
         )
     result = "examples/s, one epoch, 1 thread: " + "; ".join(parts)
     targets = (
-        f"core >= {TARGET_REFERENCE:.0f}x reference: {yes[t['core_over_reference_min']['met']]}; "
-        f"core >= {TARGET_OPACUS:.0f}x Opacus: {yes[t['core_gaussian_over_opacus_min']['met']]}"
+        f"core >= {TARGET_REFERENCE:.0f}x reference: "
+        f"{harness.met(t['core_over_reference_min']['met'])}; core >= {TARGET_OPACUS:.0f}x "
+        f"Opacus: {harness.met(t['core_gaussian_over_opacus_min']['met'])}"
     )
     details = (
         f"[{json_name}]({json_name}), dense n = {cfg['dense_n']}, d = {cfg['dense_d']}; "

@@ -23,7 +23,7 @@ A new benchmark is a short file::
         m = harness.machine()
         cmp = harness.compare({"core": f, "numpy": g}, repeats=args.reps, baseline="numpy")
         report = {"bench": "mybench", "machine": harness.finish(m, cmp), **cmp.as_dict()}
-        harness.publish(report, args.out, "mybench", f"| `mybench` | ... |")
+        harness.publish(report, harness.out_dir(args), "mybench", "| `mybench` | ... |")
 """
 
 from __future__ import annotations
@@ -206,10 +206,6 @@ def machine(peers: tuple[str, ...] = PEERS) -> dict[str, Any]:
     }
 
 
-#: the former name (kept: older scripts and notebooks call it)
-machine_info = machine
-
-
 def mem_total_gib() -> float | None:
     """Total memory of the machine in GiB (Linux), or None."""
     try:
@@ -262,9 +258,6 @@ def proc_stat_busy_s() -> float | None:
     ticks = [int(x) for x in fields[1:9]]  # user nice system idle iowait irq softirq steal
     busy = sum(ticks) - ticks[3] - ticks[4]
     return busy / os.sysconf("SC_CLK_TCK")
-
-
-_proc_stat_busy_s = proc_stat_busy_s  # the former name
 
 
 class BackgroundLoad:
