@@ -33,28 +33,15 @@ benchmark's row in ``<out>/README.md``.
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import json
 import math
-import os
 import statistics
 import sys
-import time
-from pathlib import Path
 from typing import Any, Callable
 
+import harness
 import numpy as np
 
 from privlearn.accounting import DEFAULT_ORDERS, calibrate_sigma, epsilon_for_sigma
-
-# generic helpers (machine description, background load, number formatting) are shared with
-# the other benchmarks of this folder
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-_common = importlib.import_module("bench_random")
-BackgroundLoad = _common.BackgroundLoad
-fmt = _common.fmt
-machine_info = _common.machine_info
 
 BENCH = "accounting"
 TARGET_SPEEDUP = 10.0
@@ -73,42 +60,25 @@ TARGETS: dict[str, tuple[float, float, int, str, int | None]] = {
 }
 
 
-class Contender:
-    """One timed calibration: implementation and target."""
-
-    def __init__(self, impl: str, target: str, fn: Callable[[], float]):
-        self.impl = impl
-        self.target = target
-        self.fn = fn
-        self.times: list[float] = []
-        self.sigma: float | None = None
-
-    def run_once(self) -> None:
-        t0 = time.perf_counter()
-        sigma = self.fn()
-        self.times.append(time.perf_counter() - t0)
-        self.sigma = float(sigma)
-
-    def result(self) -> dict[str, Any]:
-        eps, q, steps, sampling, n = TARGETS[self.target]
-        assert self.sigma is not None
-        achieved = epsilon_for_sigma(self.sigma, DELTA, q=q, steps=steps, sampling=sampling, n=n)
-        return {
-            "bench": BENCH,
-            "impl": self.impl,
-            "target": self.target,
-            "epsilon_target": eps,
-            "delta": DELTA,
-            "q": q,
-            "steps": steps,
-            "sampling": sampling,
-            "n": n,
-            "reps": len(self.times),
-            "median_s": statistics.median(self.times),
-            "min_s": min(self.times),
-            "sigma": self.sigma,
-            "epsilon_at_sigma_privlearn_rdp": achieved,
-        }
+def _result(impl: str, target: str, t: harness.Timing) -> dict[str, Any]:
+    """One timed calibration as a JSON-ready dict, with the epsilon its sigma achieves."""
+    eps, q, steps, sampling, n = TARGETS[target]
+    sigma = float(t.value)
+    achieved = epsilon_for_sigma(sigma, DELTA, q=q, steps=steps, sampling=sampling, n=n)
+    return {
+        "bench": BENCH,
+        "impl": impl,
+        "target": target,
+        "epsilon_target": eps,
+        "delta": DELTA,
+        "q": q,
+        "steps": steps,
+        "sampling": sampling,
+        "n": n,
+        **t.as_dict(),
+        "sigma": sigma,
+        "epsilon_at_sigma_privlearn_rdp": achieved,
+    }
 
 
 def dp_accounting_calibrator(
@@ -151,20 +121,15 @@ def dp_accounting_calibrator(
     return run
 
 
-def build_contenders(targets: list[str]) -> list[Contender]:
-    out: list[Contender] = []
+def build_contenders(targets: list[str]) -> dict[str, Callable[[], float]]:
+    """'impl|target' -> the calibration of that target by that implementation."""
+    out: dict[str, Callable[[], float]] = {}
     for name in targets:
         eps, q, steps, sampling, n = TARGETS[name]
-        out.append(
-            Contender(
-                "privlearn",
-                name,
-                lambda eps=eps, q=q, steps=steps, sampling=sampling, n=n: calibrate_sigma(
-                    eps, DELTA, q=q, steps=steps, sampling=sampling, n=n
-                ),
-            )
+        out[f"privlearn|{name}"] = lambda eps=eps, q=q, steps=steps, sampling=sampling, n=n: (
+            calibrate_sigma(eps, DELTA, q=q, steps=steps, sampling=sampling, n=n)
         )
-        out.append(Contender("dp_accounting", name, dp_accounting_calibrator(*TARGETS[name])))
+        out[f"dp_accounting|{name}"] = dp_accounting_calibrator(*TARGETS[name])
     return out
 
 
@@ -226,7 +191,6 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
     """This benchmark's row of the results table in README.md."""
     r, m = report["ratios"], report["machine"]
     t = r["targets"]
-    yes = {True: "met", False: "**not met**"}
     wor = [v["speedup"] for k, v in r["per_target"].items() if k.startswith("wor")]
     result = (
         "calibrate_sigma vs dp_accounting calibrate_dp_mechanism (RDP, same orders): "
@@ -235,63 +199,35 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
         + f"; max sigma difference {r['sigma_rel_diff_max']:.0e}"
     )
     targets = (
-        f">= {TARGET_SPEEDUP:.0f}x faster on every target: {yes[t['speedup_min']['met']]}; "
-        f"same sigma to {TARGET_SIGMA_RTOL:.0e}: {yes[t['sigma_rel_diff_max']['met']]}"
+        f">= {TARGET_SPEEDUP:.0f}x faster on every target: {harness.met(t['speedup_min']['met'])}; "
+        f"same sigma to {TARGET_SIGMA_RTOL:.0e}: {harness.met(t['sigma_rel_diff_max']['met'])}"
     )
-    machine = (
-        f"{m['cpu_model'] or 'unknown CPU'}, {m['cpu_count']} cores, numpy {m['numpy']}, "
-        f"dp_accounting {m.get('dp_accounting')}"
-    )
-    if m.get("background_load_cores") is not None:
-        machine += f"; background load {m['background_load_cores']:.1f} cores"
     details = (
         f"[{json_name}]({json_name}), {len(r['per_target'])} targets (DESIGN.md test vectors), "
         f"{report['config']['reps']} reps"
     )
-    return f"| `{BENCH}` | {result} | {targets} | {machine} | {m['date'][:10]} | {details} |"
+    mach = harness.readme_machine(m, "dp-accounting")
+    return harness.row(BENCH, result, targets, m, details, mach)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark, print the table, write the JSON and the README row."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--reps", type=int, default=5, help="repetitions (median reported)")
-    p.add_argument(
-        "--quick", action="store_true", help="skip the (slow for dp_accounting) WOR target"
-    )
-    p.add_argument("--out", type=Path, default=Path("bench/results"), help="results folder")
+    p = harness.cli(__doc__, BENCH)  # --quick skips the (slow for dp_accounting) WOR target
     args = p.parse_args(argv)
     if args.reps < 1:
         p.error("--reps must be positive")
     try:
-        import dp_accounting
+        import dp_accounting  # noqa: F401
     except ImportError:
         p.error("this benchmark needs dp_accounting (pip install dp-accounting)")
 
     targets = [t for t in TARGETS if not (args.quick and t.startswith("wor"))]
-    machine = machine_info()
-    machine["dp_accounting"] = getattr(dp_accounting, "__version__", None) or _dist_version(
-        "dp-accounting"
-    )
-    machine["scipy"] = importlib.import_module("scipy").__version__
+    machine = harness.machine()
     contenders = build_contenders(targets)
-    print(
-        f"bench {BENCH}: {len(targets)} targets, reps = {args.reps}, "
-        f"{machine['cpu_count']} cores ({machine['cpu_model']})",
-        file=sys.stderr,
-    )
-    for c in contenders:  # warm-up: imports, caches of both libraries
-        c.fn()
-    with BackgroundLoad() as background:
-        for _ in range(args.reps):
-            for c in contenders:
-                c.run_once()
-    machine["background_load_cores"] = background.cores
-    try:
-        machine["loadavg_end"] = list(os.getloadavg())
-    except (AttributeError, OSError):
-        machine["loadavg_end"] = None
-
-    results = [c.result() for c in contenders]
+    print(f"bench {BENCH}: {len(targets)} targets, reps = {args.reps}", file=sys.stderr)
+    cmp = harness.compare(contenders, args.reps)  # warm-up: imports, caches of both libraries
+    harness.finish(machine, cmp)
+    results = [_result(*k.split("|"), cmp[k]) for k in contenders]
     ratios = compute_ratios(results)
     report = {
         "bench": BENCH,
@@ -320,21 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     }
 
     print_table(results, ratios)
-    args.out.mkdir(parents=True, exist_ok=True)
-    json_path = args.out / f"{BENCH}.json"
-    json_path.write_text(json.dumps(report, indent=2) + "\n")
-    _common.update_readme(args.out / "README.md", readme_row(report, json_path.name), BENCH)
-    print(f"wrote {json_path} and {args.out / 'README.md'}", file=sys.stderr)
+    harness.publish(report, harness.out_dir(args), BENCH, readme_row(report, f"{BENCH}.json"))
     return 0
-
-
-def _dist_version(name: str) -> str | None:
-    try:
-        from importlib.metadata import version
-
-        return version(name)
-    except Exception:  # noqa: BLE001 - metadata is best effort
-        return None
 
 
 if __name__ == "__main__":

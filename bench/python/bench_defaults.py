@@ -65,16 +65,14 @@ import argparse
 import json
 import math
 import multiprocessing
-import os
-import platform
 import statistics
-import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import harness
 import numpy as np
 from sklearn.metrics import accuracy_score, r2_score, roc_auc_score
 
@@ -447,38 +445,6 @@ def references() -> dict[str, Any]:
     return out
 
 
-# ---- machine -------------------------------------------------------------------------------------
-def machine_info() -> dict[str, Any]:
-    import sklearn
-
-    cpu = platform.processor() or "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        commit = subprocess.run(
-            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = None
-    return {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "scikit-learn": sklearn.__version__,
-        "git_head": commit,
-        "loadavg_start": list(os.getloadavg()),
-    }
-
-
 # ---- main ----------------------------------------------------------------------------------------
 def _fmt_cfg(kind: str, cfg: dict[str, Any]) -> str:
     parts = []
@@ -503,13 +469,13 @@ def main() -> None:
     ap.add_argument("--sweeps", type=int, default=2)
     ap.add_argument("--no-regression", dest="regression", action="store_false")
     ap.add_argument("--quick", action="store_true", help="tiny run (smoke test of the script)")
-    ap.add_argument("--out", default=str(REPO / "bench" / "results" / "defaults.json"))
+    ap.add_argument("--out", default=None, help="JSON file (default: results/, quick: scratch)")
     args = ap.parse_args()
     if args.quick:
         args.kdd_n, args.msd_n, args.sweeps = 20_000, 20_000, 1
 
     t_start = time.time()
-    machine = machine_info()
+    machine = harness.machine()
     load_all(args.kdd_n, args.regression, args.msd_n)
     for ds, note in NOTES.items():
         print(f"{ds}: {note}", flush=True)
@@ -630,7 +596,7 @@ def main() -> None:
                 print(f"   {label:8s} eps {e:g}: mean {m} {s['score']:.4f} ({per})", flush=True)
 
     refs = references()
-    machine["loadavg_end"] = list(os.getloadavg())
+    harness.finish(machine)
     result = {
         "benchmark": "defaults",
         "date": time.strftime("%Y-%m-%d"),
@@ -661,9 +627,8 @@ def main() -> None:
         "reference_nonprivate": refs,
         "studies": studies,
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1, default=str) + "\n")
+    folder = harness.SCRATCH if args.quick else harness.RESULTS
+    out = harness.write_json(result, Path(args.out) if args.out else folder / "defaults.json")
     print(f"wrote {out} ({runner.n_fits} fits, {time.time() - t_start:.0f} s)")
     print("non-private reference:", json.dumps(refs))
     runner.pool.shutdown()

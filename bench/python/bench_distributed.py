@@ -37,24 +37,14 @@ Writes ``<out>/distributed.json`` and this benchmark's row of ``<out>/README.md`
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import json
-import statistics
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
+import harness
 import numpy as np
 
 BENCH = "distributed"
-HERE = Path(__file__).resolve().parent
-
-
-def _shared() -> Any:
-    sys.path.insert(0, str(HERE))
-    return importlib.import_module("bench_random")
 
 
 def make_data(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -92,12 +82,6 @@ def scd_kw(batch: int, epochs: int) -> dict[str, Any]:
     )
 
 
-def timed(fn: Any) -> tuple[float, Any]:
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
-
-
 def throughput(n: int, d: int, batch: int, reps: int, workers: list[int]) -> dict[str, Any]:
     import dask.array as da
     from distributed import Client, LocalCluster
@@ -114,7 +98,6 @@ def throughput(n: int, d: int, batch: int, reps: int, workers: list[int]) -> dic
         "scd": lambda: scd_train(X, y, key=key, n_threads=1, **scd_kw(batch, epochs)),
     }
     ref = {k: f() for k, f in single.items()}
-    times: dict[str, list[float]] = {f"{k}-single": [] for k in single}
     clusters = {}
     try:
         for w in workers:
@@ -126,8 +109,6 @@ def throughput(n: int, d: int, batch: int, reps: int, workers: list[int]) -> dic
             Xd = da.from_array(X, chunks=(chunks, d)).persist()
             yd = da.from_array(y, chunks=(chunks,)).persist()
             clusters[w] = (cluster, client, Xd, yd)
-            for k in single:
-                times[f"{k}-{w}w"] = []
         runs = {
             **{f"{k}-single": f for k, f in single.items()},
         }
@@ -138,30 +119,21 @@ def throughput(n: int, d: int, batch: int, reps: int, workers: list[int]) -> dic
             runs[f"scd-{w}w"] = lambda Xd=Xd, yd=yd, c=client: dist.scd_train(
                 Xd, yd, key=key, n_threads=1, client=c, **scd_kw(batch, epochs)
             )
-        identical = {}
-        for name, fn in runs.items():  # warm-up and the bit-for-bit check
-            out = fn()
-            kind = name.split("-")[0]
-            identical[name] = bool(np.array_equal(out.coef, ref[kind].coef))
-        for _ in range(reps):
-            for name, fn in runs.items():
-                t, _ = timed(fn)
-                times[name].append(t)
+        cmp = harness.compare(runs, reps)
     finally:
         for cluster, client, _, _ in clusters.values():
             client.close()
             cluster.close()
     steps = {k: int(r.n_steps) for k, r in ref.items()}
-    out = {}
-    for name, ts in times.items():
-        med = statistics.median(ts)
+    out: dict[str, Any] = {"background_load_cores": cmp.background_load_cores}
+    for name, t in cmp.timings.items():
+        kind = name.split("-")[0]
         out[name] = {
-            "median_s": med,
-            "min_s": min(ts),
-            "rows_per_s": n * epochs / med,
-            "steps": steps[name.split("-")[0]],
-            "per_step_s": med / steps[name.split("-")[0]],
-            "identical_to_single": identical[name],
+            **t.as_dict(),
+            "rows_per_s": n * epochs / t.median,
+            "steps": steps[kind],
+            "per_step_s": t.median / steps[kind],
+            "identical_to_single": bool(np.array_equal(t.value.coef, ref[kind].coef)),
         }
     return out
 
@@ -188,13 +160,11 @@ def round_trip(reps: int, d: int = 100) -> dict[str, Any]:
             yd = da.from_array(y, chunks=((2,) * w,)).persist()
             steps = 400
             kw = {**sgd_kw(1, 1), "steps": steps}
-            dist.sgd_train(Xd, yd, key=key_from_seed(2), client=client, **kw)  # warm-up
-            ts = []
-            for _ in range(reps):
-                t0 = time.perf_counter()
-                dist.sgd_train(Xd, yd, key=key_from_seed(2), client=client, **kw)
-                ts.append(time.perf_counter() - t0)
-        med = statistics.median(ts)
+
+            def run(Xd: Any = Xd, yd: Any = yd, kw: dict[str, Any] = kw) -> Any:
+                return dist.sgd_train(Xd, yd, key=key_from_seed(2), client=client, **kw)
+
+            med = harness.compare({label: run}, reps).median(label)
         out[label] = {
             "workers": w,
             "processes": processes,
@@ -250,28 +220,25 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
         f"{w64['batch_for_90pct']:.0f} (64)"
     )
     targets = f"distributed == single-machine bit for bit: {'met' if same else '**not met**'}"
-    machine = f"{m['cpu_model'] or 'unknown CPU'}, {m['cpu_count']} cores, numpy {m['numpy']}"
     details = (
         f"[{json_name}]({json_name}), n = {cfg['n']}, d = {cfg['d']}, L = {cfg['batch']}, "
         f"{cfg['reps']} reps"
     )
-    return f"| `{BENCH}` | {result} | {targets} | {machine} | {m['date'][:10]} | {details} |"
+    return harness.row(BENCH, result, targets, m, details)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="small data, 1 rep (< 1 min)")
-    parser.add_argument("--reps", type=int, default=3)
+    parser = harness.cli(__doc__, BENCH, reps=3)  # --quick: small data, 1 rep (< 1 min)
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--d", type=int, default=100)
     parser.add_argument("--batch", type=int, default=20_000)
-    parser.add_argument("--out", type=Path, default=HERE.parent / "results")
     args = parser.parse_args(argv)
     if args.quick:
         args.n, args.reps, args.batch = 100_000, 1, 5_000
-    shared = _shared()
+    machine = harness.machine()
     t0 = time.perf_counter()
     tp = throughput(args.n, args.d, args.batch, args.reps, [1, 2])
+    background = tp.pop("background_load_cores")
     rt = round_trip(max(args.reps, 3))
     c_row = tp["sgd-single"]["median_s"] / args.n  # compute only (no synchronisation)
     pj = projection(c_row, args.d, rt["2w-processes"]["per_step_s"])
@@ -281,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         "throughput": tp,
         "round_trip": rt,
         "projection": pj,
-        "machine": shared.machine_info(),
+        "machine": harness.finish(machine, background),
         "runtime_s": time.perf_counter() - t0,
     }
     for name, v in tp.items():
@@ -292,9 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, v in rt.items():
         print(f"round trip {name:14s} {v['per_step_s'] * 1e3:.3f} ms/step")
     print(json.dumps(pj, indent=1))
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"{BENCH}.json").write_text(json.dumps(report, indent=1) + "\n")
-    shared.update_readme(args.out / "README.md", readme_row(report, f"{BENCH}.json"), BENCH)
+    harness.publish(report, harness.out_dir(args), BENCH, readme_row(report, f"{BENCH}.json"))
     return 0
 
 

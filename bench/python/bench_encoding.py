@@ -34,26 +34,15 @@ Writes ``<out>/encoding.json`` and updates this benchmark's row in ``<out>/READM
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import json
-import os
 import statistics
 import sys
-import time
 import warnings
-from pathlib import Path
 from typing import Any, Callable
 
+import harness
 import numpy as np
 
 from privlearn.encoding import ImpactEncoder
-
-# generic helpers (machine description, background load) are shared with the other benchmarks
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-_common = importlib.import_module("bench_random")
-BackgroundLoad = _common.BackgroundLoad
-machine_info = _common.machine_info
 
 BENCH = "encoding"
 N_COLUMNS = 10
@@ -113,7 +102,6 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
     """This benchmark's row of the results table in README.md."""
     r, m, cfg = report["ratios"], report["machine"], report["config"]
     rates = report["rows_per_s"]
-    yes = {True: "met", False: "**not met**"}
     result = (
         "fit_transform rows/s (privlearn, sklearn: 5-fold cross-fitted; category_encoders: "
         "in-sample): " + ", ".join(f"{k} {v / 1e6:.2f} M/s" for k, v in rates.items())
@@ -121,61 +109,34 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
     result += f"; privlearn/sklearn {r['privlearn_over_sklearn']:.2f}x"
     if r.get("privlearn_over_category_encoders") is not None:
         result += f", privlearn/category_encoders {r['privlearn_over_category_encoders']:.2f}x"
-    targets = f"privlearn >= scikit-learn: {yes[r['privlearn_over_sklearn'] >= 1.0]}"
-    machine = (
-        f"{m['cpu_model'] or 'unknown CPU'}, {m['cpu_count']} cores, numpy {m['numpy']}, "
-        f"scikit-learn {m.get('sklearn')}, category_encoders {m.get('category_encoders')}"
-    )
-    if m.get("background_load_cores") is not None:
-        machine += f"; background load {m['background_load_cores']:.1f} cores"
+    targets = f"privlearn >= scikit-learn: {harness.met(r['privlearn_over_sklearn'] >= 1.0)}"
     details = (
         f"[{json_name}]({json_name}), n = {cfg['n']}, {N_COLUMNS} columns x {N_LEVELS} levels, "
         f"{N_FOLDS} folds; {cfg['reps']} rep(s)"
     )
-    return f"| `{BENCH}` | {result} | {targets} | {machine} | {m['date'][:10]} | {details} |"
-
-
-def _version(name: str) -> str | None:
-    try:
-        return importlib.import_module(name).__version__
-    except ImportError:
-        return None
+    mach = harness.readme_machine(m, "scikit-learn", "category-encoders")
+    return harness.row(BENCH, result, targets, m, details, mach)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark, print the rates, write the JSON and the README row."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--reps", type=int, default=1, help="repetitions (median reported)")
-    p.add_argument("--quick", action="store_true", help="100,000 rows instead of 1,000,000")
-    p.add_argument("--out", type=Path, default=Path("bench/results"), help="results folder")
+    p = harness.cli(__doc__, BENCH, reps=1)  # --quick: 100,000 rows instead of 1,000,000
     args = p.parse_args(argv)
     if args.reps < 1:
         p.error("--reps must be positive")
     n = 100_000 if args.quick else 1_000_000
     X, y = make_data(n)
     contenders = build_contenders(X, y)
-    machine = machine_info()
-    machine["sklearn"] = _version("sklearn")
-    machine["category_encoders"] = _version("category_encoders")
-    machine["pandas"] = _version("pandas")
+    machine = harness.machine()
     print(f"bench {BENCH}: n = {n}, contenders {list(contenders)}", file=sys.stderr)
-    times: dict[str, list[float]] = {k: [] for k in contenders}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # warm-up on a slice: imports and first-call costs
-        for fn in build_contenders(X[:2000], y[:2000]).values():
-            fn()
-        with BackgroundLoad() as background:
-            for _ in range(args.reps):
-                for name, fn in contenders.items():
-                    t0 = time.perf_counter()
-                    fn()
-                    times[name].append(time.perf_counter() - t0)
-    machine["background_load_cores"] = background.cores
-    try:
-        machine["loadavg_end"] = list(os.getloadavg())
-    except (AttributeError, OSError):
-        machine["loadavg_end"] = None
+        cmp = harness.compare(
+            contenders, args.reps, warm=build_contenders(X[:2000], y[:2000]), baseline="sklearn"
+        )
+    harness.finish(machine, cmp)
+    times = {k: t.times for k, t in cmp.timings.items()}
     rates = {k: n / statistics.median(v) for k, v in times.items()}
     ratios: dict[str, Any] = {"privlearn_over_sklearn": rates["privlearn"] / rates["sklearn"]}
     if "category_encoders" in rates:
@@ -205,11 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     for k, v in rates.items():
         print(f"{k:>18}: {v / 1e6:6.2f} M rows/s  (median {statistics.median(times[k]):.2f} s)")
     print(f"privlearn / sklearn: {ratios['privlearn_over_sklearn']:.2f}x")
-    args.out.mkdir(parents=True, exist_ok=True)
-    json_path = args.out / f"{BENCH}.json"
-    json_path.write_text(json.dumps(report, indent=2) + "\n")
-    _common.update_readme(args.out / "README.md", readme_row(report, json_path.name), BENCH)
-    print(f"wrote {json_path} and {args.out / 'README.md'}", file=sys.stderr)
+    report["timings"] = cmp.as_dict()["timings"]
+    harness.publish(report, harness.out_dir(args), BENCH, readme_row(report, f"{BENCH}.json"))
     return 0
 
 

@@ -48,9 +48,7 @@ standard library; the interpreter given by ``--python`` (default: this one) must
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
-import os
 import platform
 import statistics
 import subprocess
@@ -58,6 +56,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+import harness
 
 BENCH = "fit"
 DEFAULT_D = 50
@@ -84,41 +84,6 @@ CASES: dict[str, tuple[str, dict[str, Any], str]] = {
 
 
 # ---- child: one case in a fresh process ---------------------------------------------------------
-def _status_kib(field: str) -> int | None:
-    """A ``kB`` field of /proc/self/status (VmRSS, VmHWM), or None off Linux."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
-def _reset_hwm() -> bool:
-    """Reset the peak RSS (VmHWM) to the current RSS; False when the kernel does not allow it."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-    except OSError:
-        return False
-    return True
-
-
-def _busy_other_s() -> float | None:
-    """CPU seconds used by the whole machine since boot minus this process's (Linux), or None."""
-    try:
-        fields = Path("/proc/stat").read_text().splitlines()[0].split()
-    except (OSError, IndexError):
-        return None
-    if fields[0] != "cpu":
-        return None
-    ticks = [int(x) for x in fields[1:9]]  # user nice system idle iowait irq softirq steal
-    machine = (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
-    own = os.times()
-    return machine - (own.user + own.system)
-
-
 def make_data(n: int, d: int, seed: int = 0) -> tuple[Any, Any]:
     """Dense float64 ``X`` (n x d, rows of norm < 1) built block by block, and labels +-1."""
     import numpy as np
@@ -157,18 +122,13 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     X, y = make_data(n, d)
     build_s = time.perf_counter() - t0
     w = np.ones(d) / np.sqrt(d)
-    passes = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        (X @ w).sum()
-        passes.append(time.perf_counter() - t0)
-    pass_s = statistics.median(passes)
+    pass_s = harness.compare({"pass": lambda: (X @ w).sum()}, 3, warmup=0).median("pass")
 
     gc.collect()
-    hwm_build_kib = _status_kib("VmHWM")
-    reset = _reset_hwm()
-    rss_before_kib = _status_kib("VmRSS")
-    hwm_before_kib = _status_kib("VmHWM")
+    hwm_build_kib = harness.status_kib("VmHWM")
+    reset = harness.reset_peak_memory()
+    rss_before_kib = harness.status_kib("VmRSS")
+    hwm_before_kib = harness.status_kib("VmHWM")
 
     times: list[float] = []
     hwm_after_rep_kib: list[int | None] = []
@@ -176,39 +136,37 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     diagnostics: dict[str, Any] = {}
     coef: list[float] = []
     identical_coef = True
-    other0 = _busy_other_s()
-    wall0 = time.perf_counter()
-    for rep in range(reps):
-        est = cls(**kwargs)
-        t0 = time.perf_counter()
-        est.fit(X, y)
-        times.append(time.perf_counter() - t0)
-        hwm_after_rep_kib.append(_status_kib("VmHWM"))
-        state = vars(est)
-        c = np.asarray(state["coef_"], dtype=np.float64).reshape(-1).tolist()
-        if rep == 0:
-            coef = c
-            for name in DIAGNOSTICS:
-                value = state.get(name)
-                diagnostics[name] = (
-                    None
-                    if value is None
-                    else {"shape": list(np.shape(value)), "nbytes": int(np.asarray(value).nbytes)}
-                )
-            steps = state.get("n_steps_")
-            n_steps = None if steps is None else int(steps)
-        else:
-            identical_coef = identical_coef and c == coef
-        del est, state
-        gc.collect()
-        rss_after_rep_kib.append(_status_kib("VmRSS"))
-    wall = time.perf_counter() - wall0
-    other1 = _busy_other_s()
-    background = None
-    if other0 is not None and other1 is not None and wall > 0:
-        background = max(0.0, (other1 - other0) / wall)
+    with harness.BackgroundLoad() as load:
+        for rep in range(reps):
+            est = cls(**kwargs)
+            t0 = time.perf_counter()
+            est.fit(X, y)
+            times.append(time.perf_counter() - t0)
+            hwm_after_rep_kib.append(harness.status_kib("VmHWM"))
+            state = vars(est)
+            c = np.asarray(state["coef_"], dtype=np.float64).reshape(-1).tolist()
+            if rep == 0:
+                coef = c
+                for name in DIAGNOSTICS:
+                    value = state.get(name)
+                    diagnostics[name] = (
+                        None
+                        if value is None
+                        else {
+                            "shape": list(np.shape(value)),
+                            "nbytes": int(np.asarray(value).nbytes),
+                        }
+                    )
+                steps = state.get("n_steps_")
+                n_steps = None if steps is None else int(steps)
+            else:
+                identical_coef = identical_coef and c == coef
+            del est, state
+            gc.collect()
+            rss_after_rep_kib.append(harness.status_kib("VmRSS"))
+    background = load.cores
 
-    hwm_after_kib = _status_kib("VmHWM")
+    hwm_after_kib = harness.status_kib("VmHWM")
     extra = None
     if hwm_after_kib is not None and rss_before_kib is not None:
         extra = (hwm_after_kib - rss_before_kib) * 1024
@@ -259,37 +217,6 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---- parent: cases in subprocesses, JSON, tables ---------------------------------------------
-def mem_total_gib() -> float | None:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
-                return int(line.split()[1]) / 2**20
-    except OSError:
-        return None
-    return None
-
-
-def git_commit(path: Path) -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(path), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return out.stdout.strip() or None
-
-
-def machine_info() -> dict[str, Any]:
-    """The machine description shared by this folder's benchmarks (``bench_random``), plus the
-    memory size (imported here only: the child processes may run another privlearn)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    shared = importlib.import_module("bench_random")
-    return {**shared.machine_info(), "mem_total_gib": mem_total_gib()}
-
-
 def run_child(python: str, spec: dict[str, Any], timeout: float) -> dict[str, Any]:
     cmd = [python, str(Path(__file__).resolve()), "--child", json.dumps(spec)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -350,13 +277,10 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "results")
-    p.add_argument("--quick", action="store_true", help="small sizes, 1 rep (smoke test)")
+    p = harness.cli(__doc__, BENCH, reps=None)  # --quick: small sizes, 1 rep (smoke test)
     p.add_argument("--python", default=sys.executable, help="interpreter of the subprocesses")
     p.add_argument("--label", default="run", help='key in fit.json, e.g. "before" / "after"')
     p.add_argument("--note", default=None, help="free text stored with the run")
-    p.add_argument("--reps", type=int, default=None, help="fits per case (default 3; quick 1)")
     p.add_argument("--cases", default=",".join(CASES), help="comma-separated case names")
     p.add_argument("--d", type=int, default=DEFAULT_D)
     p.add_argument("--n-sgd", type=int, default=None)
@@ -369,7 +293,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(run_case(json.loads(args.child))))
         return 0
 
-    reps = args.reps if args.reps is not None else (1 if args.quick else 3)
+    reps = args.reps or (1 if args.quick else 3)
+    args.out = harness.out_dir(args)
     sizes = {
         "sgd": args.n_sgd or (QUICK_N_SGD if args.quick else DEFAULT_N_SGD),
         "scd": args.n_scd or (QUICK_N_SCD if args.quick else DEFAULT_N_SCD),
@@ -380,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"unknown case(s) {unknown}; known: {list(CASES)}")
     label = args.label + ("-quick" if args.quick else "")
 
-    machine = machine_info()
+    machine = harness.machine()
     results = []
     for name in names:
         estimator, kwargs, which = CASES[name]
@@ -401,17 +326,13 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
         results.append(r)
-    try:
-        machine["loadavg_end"] = list(os.getloadavg())
-    except (AttributeError, OSError):
-        machine["loadavg_end"] = None
-
+    harness.finish(machine)
     run = {
         "label": label,
         "note": args.note,
         "python": results[0]["python"] if results else None,
         "privlearn_version": results[0]["privlearn_version"] if results else None,
-        "bench_git_commit": git_commit(Path(__file__).resolve().parent),
+        "bench_git_commit": machine["git_commit"],
         "quick": args.quick,
         "reps": reps,
         "sizes": sizes,
@@ -431,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     data["target_peak_extra_x"] = TARGET_EXTRA_X
     data.setdefault("runs", {})[label] = run
-    path.write_text(json.dumps(data, indent=2) + "\n")
+    harness.write_json(data, path)
 
     print()
     print(f"## {label} ({machine['cpu_model']}, {machine['cpus_usable']} cores)")

@@ -15,8 +15,6 @@ steps alike). Results go to ``bench/results/install.json`` and the ``install`` r
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import platform
 import subprocess
@@ -32,7 +30,7 @@ REPO = HERE.parents[1]
 RESULTS = REPO / "bench" / "results"
 sys.path.insert(0, str(HERE))
 
-from bench_random import update_readme  # noqa: E402
+import harness  # noqa: E402
 
 STEPS = (("experiments", '".[experiments]"'), ("test", '".[test]"'))
 
@@ -49,6 +47,7 @@ def _compiled(build_root: Path) -> dict[str, int]:
 
 
 def run(repo: Path = REPO) -> dict[str, Any]:
+    machine = harness.machine()
     with tempfile.TemporaryDirectory(prefix="privlearn-install-") as tmp:
         clone = Path(tmp) / "privlearn"
         subprocess.run(["git", "clone", "--quiet", str(repo), str(clone)], check=True)
@@ -89,11 +88,13 @@ def run(repo: Path = REPO) -> dict[str, Any]:
                 )
             )
             print(f"{steps[-1]}", file=sys.stderr)
+    m = harness.finish(machine)
     return dict(
         benchmark="install",
         date=date.today().isoformat(),
-        machine=f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
-        python=platform.python_version(),
+        machine=f"{m['cpu_model'] or platform.machine()}, {m['cpu_count']} cores",
+        python=m["python"],
+        machine_record=m,
         steps=steps,
     )
 
@@ -114,13 +115,9 @@ def readme_row(report: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
+    args = harness.cli(__doc__, "install", reps=1).parse_args(argv)
     report = run()
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "install.json").write_text(json.dumps(report, indent=2) + "\n")
-    update_readme(args.out / "README.md", readme_row(report), bench="install")
+    harness.publish(report, harness.out_dir(args), "install", readme_row(report))
     print(readme_row(report))
     return 0
 

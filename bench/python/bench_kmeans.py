@@ -84,10 +84,8 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-_common = importlib.import_module("bench_random")
 _google = importlib.import_module("google_kmeans_runner")
-BackgroundLoad = _common.BackgroundLoad
-machine_info = _common.machine_info
+harness = importlib.import_module("harness")
 
 BENCH = "kmeans_compare"
 DELTA = 1e-6
@@ -385,16 +383,6 @@ def run_task(task: dict[str, Any]) -> list[dict[str, Any]]:
 # ---- memory probes (a fresh process per probe) -------------------------------------------------
 
 
-def _status_kib(field: str) -> int | None:
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
 def probe_child(spec: dict[str, Any]) -> dict[str, Any]:
     """In the probe process: a warm-up fit on 2,000 rows (imports, lazy tables), then the fit
     whose peak extra memory is measured."""
@@ -407,14 +395,10 @@ def probe_child(spec: dict[str, Any]) -> dict[str, Any]:
         pass
     del small
     gc.collect()
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-        reset = True
-    except OSError:
-        reset = False
-    rss0 = _status_kib("VmRSS")
+    reset = harness.reset_peak_memory()
+    rss0 = harness.status_kib("VmRSS")
     fit_centers(spec["method"], X, *args)
-    hwm = _status_kib("VmHWM")
+    hwm = harness.status_kib("VmHWM")
     extra = None if hwm is None or rss0 is None else max(0, hwm - rss0) * 1024
     return {
         "peak_extra_bytes": extra,
@@ -438,24 +422,6 @@ def probe_memory(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---- summaries ----------------------------------------------------------------------------------
-
-
-class _Load(BackgroundLoad):  # type: ignore[misc, valid-type]
-    """Background load that does not count this benchmark's own child processes."""
-
-    def __enter__(self) -> _Load:
-        super().__enter__()
-        t = os.times()
-        self.own0 += t.children_user + t.children_system
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        busy1 = _common._proc_stat_busy_s()
-        t = os.times()
-        wall = time.perf_counter() - self.wall0
-        own = t.user + t.system + t.children_user + t.children_system - self.own0
-        if self.busy0 is not None and busy1 is not None and wall > 0:
-            self.cores = max(0.0, ((busy1 - self.busy0) - own) / wall)
 
 
 def _cells(
@@ -674,14 +640,11 @@ def readme_row(report: dict[str, Any], json_name: str, md_name: str) -> str:
     if report["partial"]:
         result = "**partial run** (" + report["partial"] + "): " + result
     targets = "; ".join(f"{v['target']}: {v['verdict']}" for v in report["verdicts"])
-    machine = f"{m.get('cpu_model') or 'CPU'}, {m.get('cpus_usable')} cores, shared"
-    if m.get("background_load_cores") is not None:
-        machine += f"; background load {m['background_load_cores']:.1f} cores"
-    return (
-        f"| `{BENCH}` | {result} | {targets} | {machine} | {m['date'][:10]} | "
+    details = (
         f"[{json_name}]({json_name}), [{md_name}]({md_name}); {len(res)} fits, "
-        f"{report['runtime_s']:.0f} s |"
+        f"{report['runtime_s']:.0f} s"
     )
+    return harness.row(BENCH, result, targets, m, details, harness.readme_machine(m, "diffprivlib"))
 
 
 # ---- the comparison -----------------------------------------------------------------------------
@@ -739,12 +702,7 @@ def compare(args: argparse.Namespace, argv: list[str]) -> int:
             )
     from privlearn.experiments.kmeans import diffprivlib_kmeans
 
-    dpl_version: str | None = None
-    if diffprivlib_kmeans() is not None:
-        from importlib.metadata import version
-
-        dpl_version = version("diffprivlib")
-    else:
+    if diffprivlib_kmeans() is None:
         if "diffprivlib" in methods:
             print("NOTE: diffprivlib is not installed: skipped", flush=True)
             methods.remove("diffprivlib")
@@ -761,11 +719,7 @@ def compare(args: argparse.Namespace, argv: list[str]) -> int:
         missing.append("methods " + ",".join(methods))
     if max_rows:
         missing.append(f"at most {max_rows:,} rows per data set")
-    machine = machine_info()
-    import sklearn
-
-    machine["scikit_learn"] = sklearn.__version__
-    machine["diffprivlib"] = dpl_version
+    machine = harness.machine()
     machine["google_commit"] = _google.source_commit(google_src) if google_src else None
     machine["jobs"] = args.jobs
     machine["dpkmeans_threads"] = args.threads
@@ -775,7 +729,7 @@ def compare(args: argparse.Namespace, argv: list[str]) -> int:
     t_start = time.perf_counter()
     workdir = Path(tempfile.mkdtemp(prefix="privlearn-kmeans-bench-"))
     try:
-        with _Load() as background:
+        with harness.BackgroundLoad(children=True) as background:
             for ds in datasets:
                 X, radius = load_dataset(ds, max_rows)
                 xpath = workdir / f"{ds}.npy"
@@ -881,14 +835,10 @@ def compare(args: argparse.Namespace, argv: list[str]) -> int:
 def write_report(report: dict[str, Any], out: Path) -> int:
     """Verdicts, JSON, markdown and the README row of one report."""
     report["verdicts"] = verdicts(report)
-    out.mkdir(parents=True, exist_ok=True)
-    json_path = out / f"{BENCH}.json"
     md_path = out / f"{BENCH}.md"
-    json_path.write_text(json.dumps(report, indent=2) + "\n")
+    row = readme_row(report, f"{BENCH}.json", md_path.name)
+    json_path = harness.publish(report, out, BENCH, row)
     md_path.write_text(markdown(report) + "\n")
-    _common.update_readme(
-        out / "README.md", readme_row(report, json_path.name, md_path.name), BENCH
-    )
     for v in report["verdicts"]:
         print(f"TARGET {v['target']}: {v['verdict']} ({v['detail']})", flush=True)
     print(f"wrote {json_path} and {md_path} ({report['runtime_s']:.0f} s)", flush=True)
@@ -901,12 +851,6 @@ SCALING_BENCH = "kmeans"
 SCALING_RADIUS = 11.0
 TARGET_EXPONENT = 1.15
 TARGET_TWIN = 20.0
-
-
-def _timed(fn: Any) -> tuple[float, Any]:
-    t = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t, out
 
 
 def scaling_contenders(k: int) -> list[tuple[str, Any]]:
@@ -945,7 +889,7 @@ def scaling_contenders(k: int) -> list[tuple[str, Any]]:
     return out
 
 
-def core_vs_twin(n: int, k: int) -> dict[str, Any]:
+def core_vs_twin(n: int, k: int, reps: int = 1) -> dict[str, Any]:
     from privlearn.cluster import (
         default_picks,
         default_radii,
@@ -964,8 +908,15 @@ def core_vs_twin(n: int, k: int) -> dict[str, Any]:
     eps_pick = maxcover_pick_epsilon(0.3, 0.5e-6, len(radii))
     key = Stream(3).key
     kw = dict(eps_pick=eps_pick, key=key, stream=2, picks=picks)
-    t_core, a = _timed(lambda: maxcover_candidates(Y, radii, backend="core", n_threads=1, **kw))
-    t_ref, b = _timed(lambda: maxcover_candidates(Y, radii, backend="reference", **kw))
+    cmp = harness.compare(
+        {
+            "core": lambda: maxcover_candidates(Y, radii, backend="core", n_threads=1, **kw),
+            "reference": lambda: maxcover_candidates(Y, radii, backend="reference", **kw),
+        },
+        reps,
+        warmup=0,
+    )
+    (t_core, a), (t_ref, b) = ((cmp[k].median, cmp[k].value) for k in ("core", "reference"))
     same = bool(np.array_equal(a.centers, b.centers) and np.array_equal(a.covered, b.covered))
     return {
         "n": n,
@@ -999,14 +950,10 @@ def scaling_readme_row(report: dict[str, Any], json_name: str) -> str:
         f"exponent <= {TARGET_EXPONENT}: {met(exp <= TARGET_EXPONENT)}; "
         f"core >= {TARGET_TWIN:.0f}x twin: {met(twin['speedup'] >= TARGET_TWIN)}"
     )
-    machine = f"{m.get('cpu_model') or 'CPU'}, {m.get('cpus_usable')} cores, shared"
-    if m.get("background_load_cores") is not None:
-        machine += f"; background load {m['background_load_cores']:.1f} cores"
     ns = ", ".join(f"{n:,}" for n in sorted({r["n"] for r in res}))
-    return (
-        f"| `{SCALING_BENCH}` | {result} | {targets} | {machine} | {m['date'][:10]} | "
-        f"[{json_name}]({json_name}), mixture d = 100, n in {{{ns}}}, one run each |"
-    )
+    reps = "one run each" if report.get("reps", 1) == 1 else f"median of {report['reps']}"
+    details = f"[{json_name}]({json_name}), mixture d = 100, n in {{{ns}}}, {reps}"
+    return harness.row(SCALING_BENCH, result, targets, m, details)
 
 
 def scaling(args: argparse.Namespace) -> int:
@@ -1021,19 +968,20 @@ def scaling(args: argparse.Namespace) -> int:
     if args.ns:
         ns = _csv(args.ns, int)
     twin_n = args.twin_n or (10_000 if args.quick else 50_000)
-    machine = machine_info()
+    machine = harness.machine()
     results = []
-    with BackgroundLoad() as background:
-        for n in ns:
+    with harness.BackgroundLoad() as background:
+        for n in ns:  # per n, the contenders side by side (round robin over --reps)
             X, _ = make_gaussian_mixture(n, seed=0)
-            for name, fit in scaling_contenders(args.k):
-                seconds, centers = _timed(lambda fit=fit, X=X: fit(X))
-                cost = kmeans_cost(X, centers)
-                results.append({"n": n, "impl": name, "seconds": seconds, "cost": cost})
+            fits = {name: (lambda f=fit, X=X: f(X)) for name, fit in scaling_contenders(args.k)}
+            cmp = harness.compare(fits, args.reps, warmup=0)
+            for name, t in cmp.timings.items():
+                cost = kmeans_cost(X, t.value)
+                results.append({"n": n, "impl": name, "seconds": t.median, "cost": cost})
                 print(json.dumps(results[-1]), flush=True)
-        twin = core_vs_twin(twin_n, args.k)
+        twin = core_vs_twin(twin_n, args.k, args.reps)
         print(json.dumps(twin), flush=True)
-    machine["background_load_cores"] = background.cores
+    harness.finish(machine, background)
     core = [(r["n"], r["seconds"]) for r in results if r["impl"] == "maxcover-core-1t"]
     slope = float(np.polyfit(np.log([c[0] for c in core]), np.log([c[1] for c in core]), 1)[0])
     one_t = {r["n"]: r["seconds"] for r in results if r["impl"] == "maxcover-core-1t"}
@@ -1043,6 +991,7 @@ def scaling(args: argparse.Namespace) -> int:
     report = {
         "bench": SCALING_BENCH,
         "k": args.k,
+        "reps": args.reps,
         "epsilon": 1.0,
         "delta": 1e-6,
         "machine": machine,
@@ -1060,12 +1009,8 @@ def scaling(args: argparse.Namespace) -> int:
             "round in R^100.",
         ],
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    json_path = args.out / f"{SCALING_BENCH}.json"
-    json_path.write_text(json.dumps(report, indent=2) + "\n")
-    _common.update_readme(
-        args.out / "README.md", scaling_readme_row(report, json_path.name), SCALING_BENCH
-    )
+    row = scaling_readme_row(report, f"{SCALING_BENCH}.json")
+    harness.publish(report, args.out, SCALING_BENCH, row)
     print(f"scaling exponent {slope:.3f}; core/twin {twin['speedup']:.1f}x", flush=True)
     return 0
 
@@ -1102,7 +1047,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--no-memory", dest="memory", action="store_false", help="skip the memory probes"
     )
-    p.add_argument("--out", type=Path, default=Path("bench/results"), help="results folder")
+    p.add_argument("--out", type=Path, default=None, help="results folder (quick: scratch)")
+    p.add_argument("--reps", type=int, default=1, help="--scaling: repetitions (median, 1)")
     p.add_argument("--scaling", action="store_true", help="run the older n-scaling benchmark")
     p.add_argument("--k", type=int, default=16, help="--scaling: clusters (16)")
     p.add_argument("--ns", help="--scaling: comma-separated n (50k,200k,1M)")
@@ -1113,6 +1059,7 @@ def main(argv: list[str] | None = None) -> int:
         help="re-derive the verdicts, tables and README row from a results JSON (no fits)",
     )
     args = p.parse_args(argv)
+    args.out = harness.out_dir(args)
     if args.from_json:
         report = json.loads(args.from_json.read_text())
         if "x_bytes" not in report:

@@ -18,22 +18,17 @@ The old epoch is estimated as ``epoch - lattice + box_muller`` and the slowdown 
 
 Usage::
 
-    python bench/python/bench_lattice_noise.py [--reps 7] [--out bench/results]
+    python bench/python/bench_lattice_noise.py [--quick] [--reps 7] [--out DIR]
 
 Writes ``<out>/lattice_noise.json``.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import os
-import platform
-import statistics
-import time
-from pathlib import Path
 
+import harness
 import numpy as np
 
 from privlearn.linear import sgd_train
@@ -49,15 +44,15 @@ def _data(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(X), y
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--reps", type=int, default=7)
+def main(argv: list[str] | None = None) -> int:
+    ap = harness.cli(__doc__, "lattice_noise", reps=7)  # --quick: 3 reps, to scratch
     ap.add_argument("--n", type=int, default=30162)
     ap.add_argument("--d", type=int, default=104)
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--sigma", type=float, default=1.0)
-    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "results")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.reps = min(args.reps, 3)
 
     X, y = _data(args.n, args.d)
     key = key_from_seed(1)
@@ -79,16 +74,12 @@ def main() -> None:
     def box_muller() -> None:
         noise.normal(0, draws, n_threads=1)
 
+    machine = harness.machine()
     tasks = {"epoch": epoch, "lattice": lattice, "box_muller": box_muller}
-    times: dict[str, list[float]] = {k: [] for k in tasks}
-    for f in tasks.values():  # warm-up
-        f()
-    for _ in range(args.reps):
-        for name, f in tasks.items():
-            t0 = time.perf_counter()
-            f()
-            times[name].append(time.perf_counter() - t0)
-    med = {k: statistics.median(v) for k, v in times.items()}
+    cmp = harness.compare(tasks, args.reps, baseline="epoch")
+    harness.finish(machine, cmp)
+    med = {k: t.median for k, t in cmp.timings.items()}
+    times = {k: t.times for k, t in cmp.timings.items()}
     old = med["epoch"] - med["lattice"] + med["box_muller"]
     result = {
         "bench": "lattice_noise",
@@ -103,12 +94,8 @@ def main() -> None:
             "threads": 1,
             "data": "synthetic dense, adult-like shape (n = 30162, d = 104), rows in the unit ball",
         },  # fmt: skip
-        "machine": {
-            "cpu_count": os.cpu_count(),
-            "platform": platform.platform(),
-            "processor": platform.processor(),
-            "loadavg_start": list(os.getloadavg()),
-        },
+        "machine": machine,
+        "timings": cmp.as_dict()["timings"],
         "median_s": med,
         "all_s": times,
         "ns_per_draw": {
@@ -123,12 +110,11 @@ def main() -> None:
             "1 thread; medians"
         ),
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / "lattice_noise.json"
-    path.write_text(json.dumps(result, indent=2) + "\n")
+    harness.publish(result, harness.out_dir(args), "lattice_noise", None)
     print(json.dumps({k: result[k] for k in ("median_s", "ns_per_draw", "slowdown")}, indent=2))
     assert math.isfinite(result["slowdown"])
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -59,16 +59,14 @@ eps 1, the reference points, one timing target) takes seconds.
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import json
 import math
-import os
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
+
+import harness
 
 from privlearn.accounting import calibrate_sigma
 from privlearn.accounting import pld as _pld
@@ -78,11 +76,6 @@ from privlearn.accounting.pld import (
     calibrate_sigma_pld,
     epsilon_for_sigma_pld,
 )
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-_common = importlib.import_module("bench_random")
-BackgroundLoad = _common.BackgroundLoad
-machine_info = _common.machine_info
 
 BENCH = "pld"
 DELTA = 1e-6  # the package default
@@ -279,79 +272,84 @@ def dpa_calibrate(
 
 def timing(targets: list[str], reps: int, dpa_reps: int) -> list[dict[str, Any]]:
     """Cold calibrations by privlearn (reps, caches cleared) and dp_accounting (dpa_reps)."""
-    out = []
-    for name in targets:
-        q, steps, eps, delta = TIMING[name]
-        s_rdp = calibrate_sigma(eps, delta, q=q, steps=steps)
-        ours: list[float] = []
-        ours_cpu: list[float] = []
-        fine: list[float] = []
-        sigma = sigma_fine = math.nan
-        for _ in range(reps):  # interleaved: the default search grid, then dp_accounting's
-            clear_caches()
-            c0, t0 = time.process_time(), time.perf_counter()
-            sigma = calibrate_sigma_pld(eps, delta, q=q, steps=steps)
-            ours.append(time.perf_counter() - t0)
-            ours_cpu.append(time.process_time() - c0)
-            clear_caches()
-            t0 = time.perf_counter()
-            sigma_fine = calibrate_sigma_pld(
-                eps, delta, q=q, steps=steps, interval=DEFAULT_INTERVAL
-            )
-            fine.append(time.perf_counter() - t0)
-        theirs: list[float] = []
-        theirs_cpu: list[float] = []
-        s_dpa, calls = math.nan, 0
-        for _ in range(dpa_reps):
-            c0, t0 = time.process_time(), time.perf_counter()
-            s_dpa, calls = dpa_calibrate(q, steps, eps, delta, s_rdp / 2, s_rdp, RTOL * sigma)
-            theirs.append(time.perf_counter() - t0)
-            theirs_cpu.append(time.process_time() - c0)
-        eps_dpa_ours = dpa_epsilon(q, steps, sigma, delta)
-        r = {
-            "target": name,
-            "q": q,
-            "steps": steps,
-            "epsilon": eps,
-            "delta": delta,
-            "sigma_rdp": s_rdp,
-            "privlearn_sigma": sigma,
-            "privlearn_reps": reps,
-            "privlearn_median_s": statistics.median(ours),
-            "privlearn_min_s": min(ours),
-            "privlearn_times_s": ours,
-            "privlearn_cpu_median_s": statistics.median(ours_cpu),
-            "privlearn_same_grid_sigma": sigma_fine,
-            "privlearn_same_grid_median_s": statistics.median(fine),
-            "privlearn_same_grid_times_s": fine,
-            "dp_accounting_sigma": s_dpa,
-            "dp_accounting_reps": dpa_reps,
-            "dp_accounting_median_s": statistics.median(theirs),
-            "dp_accounting_evaluations": calls,
-            "dp_accounting_times_s": theirs,
-            "dp_accounting_cpu_median_s": statistics.median(theirs_cpu),
-            "time_ratio": statistics.median(theirs) / statistics.median(ours),
-            "sigma_rel_diff": sigma / s_dpa - 1.0,
-            "same_grid_time_ratio": statistics.median(theirs) / statistics.median(fine),
-            "same_grid_sigma_rel_diff": sigma_fine / s_dpa - 1.0,
-            "dp_accounting_epsilon_at_privlearn_sigma": eps_dpa_ours,
-            "eps_ok": eps_dpa_ours <= eps * (1.0 + TARGET_EPS_RTOL),
-            "sigma_ok": abs(sigma / s_dpa - 1.0) <= TARGET_SIGMA_RTOL,
-            "time_ok": statistics.median(ours) <= TARGET_SECONDS,
-            "cpu_time_ok": statistics.median(ours_cpu) <= TARGET_SECONDS,
-        }
-        out.append(r)
-        print(
-            f"timing {name}: privlearn {r['privlearn_median_s']:.3f} s (cpu "
-            f"{r['privlearn_cpu_median_s']:.3f} s, sigma {sigma:.5f}), "
-            f"dp_accounting {r['dp_accounting_median_s']:.2f} s ({calls} evaluations, sigma "
-            f"{s_dpa:.5f}): {r['time_ratio']:.0f}x; sigma diff {r['sigma_rel_diff']:+.2e}; "
-            f"dp_accounting eps at our sigma {eps_dpa_ours:.5f}; same grid 1e-4: privlearn "
-            f"{r['privlearn_same_grid_median_s']:.3f} s, sigma diff "
-            f"{r['same_grid_sigma_rel_diff']:+.2e}",
-            flush=True,
-        )
-    return out
+    return [time_target(name, reps, dpa_reps) for name in targets]
+
+
+def time_target(name: str, reps: int, dpa_reps: int) -> dict[str, Any]:
+    """One timing target of :func:`timing`."""
+    q, steps, eps, delta = TIMING[name]
+    s_rdp = calibrate_sigma(eps, delta, q=q, steps=steps)
+    cpu: dict[str, list[float]] = {"ours": [], "theirs": []}
+
+    def cold(interval: float | None = None) -> harness.Partial:
+        clear_caches()  # a cold calibration; the clearing is not timed
+        kw = {} if interval is None else {"interval": interval}
+        c0, t0 = time.process_time(), time.perf_counter()
+        sigma = calibrate_sigma_pld(eps, delta, q=q, steps=steps, **kw)
+        seconds = time.perf_counter() - t0
+        if interval is None:
+            cpu["ours"].append(time.process_time() - c0)
+        return harness.Partial(seconds, sigma)
+
+    def dpa() -> tuple[float, int]:
+        c0 = time.process_time()
+        out = dpa_calibrate(q, steps, eps, delta, s_rdp / 2, s_rdp, RTOL * sigma)
+        cpu["theirs"].append(time.process_time() - c0)
+        return out
+
+    # interleaved: the default search grid, then dp_accounting's
+    mine = harness.compare(
+        {"default": cold, "fine": lambda: cold(DEFAULT_INTERVAL)}, reps, warmup=0
+    )
+    ours, fine, ours_cpu = mine["default"].times, mine["fine"].times, cpu["ours"]
+    sigma, sigma_fine = float(mine["default"].value), float(mine["fine"].value)
+    dpa_t = harness.compare({"dpa": dpa}, dpa_reps, warmup=0)["dpa"]
+    theirs, theirs_cpu = dpa_t.times, cpu["theirs"]
+    s_dpa, calls = dpa_t.value
+    eps_dpa_ours = dpa_epsilon(q, steps, sigma, delta)
+    r = {
+        "target": name,
+        "q": q,
+        "steps": steps,
+        "epsilon": eps,
+        "delta": delta,
+        "sigma_rdp": s_rdp,
+        "privlearn_sigma": sigma,
+        "privlearn_reps": reps,
+        "privlearn_median_s": statistics.median(ours),
+        "privlearn_min_s": min(ours),
+        "privlearn_times_s": ours,
+        "privlearn_cpu_median_s": statistics.median(ours_cpu),
+        "privlearn_same_grid_sigma": sigma_fine,
+        "privlearn_same_grid_median_s": statistics.median(fine),
+        "privlearn_same_grid_times_s": fine,
+        "dp_accounting_sigma": s_dpa,
+        "dp_accounting_reps": dpa_reps,
+        "dp_accounting_median_s": statistics.median(theirs),
+        "dp_accounting_evaluations": calls,
+        "dp_accounting_times_s": theirs,
+        "dp_accounting_cpu_median_s": statistics.median(theirs_cpu),
+        "time_ratio": statistics.median(theirs) / statistics.median(ours),
+        "sigma_rel_diff": sigma / s_dpa - 1.0,
+        "same_grid_time_ratio": statistics.median(theirs) / statistics.median(fine),
+        "same_grid_sigma_rel_diff": sigma_fine / s_dpa - 1.0,
+        "dp_accounting_epsilon_at_privlearn_sigma": eps_dpa_ours,
+        "eps_ok": eps_dpa_ours <= eps * (1.0 + TARGET_EPS_RTOL),
+        "sigma_ok": abs(sigma / s_dpa - 1.0) <= TARGET_SIGMA_RTOL,
+        "time_ok": statistics.median(ours) <= TARGET_SECONDS,
+        "cpu_time_ok": statistics.median(ours_cpu) <= TARGET_SECONDS,
+    }
+    print(
+        f"timing {name}: privlearn {r['privlearn_median_s']:.3f} s (cpu "
+        f"{r['privlearn_cpu_median_s']:.3f} s, sigma {sigma:.5f}), "
+        f"dp_accounting {r['dp_accounting_median_s']:.2f} s ({calls} evaluations, sigma "
+        f"{s_dpa:.5f}): {r['time_ratio']:.0f}x; sigma diff {r['sigma_rel_diff']:+.2e}; "
+        f"dp_accounting eps at our sigma {eps_dpa_ours:.5f}; same grid 1e-4: privlearn "
+        f"{r['privlearn_same_grid_median_s']:.3f} s, sigma diff "
+        f"{r['same_grid_sigma_rel_diff']:+.2e}",
+        flush=True,
+    )
+    return r
 
 
 def summarize(
@@ -428,7 +426,6 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
     """This benchmark's row of the results table in README.md."""
     s, m = report["summary"], report["machine"]
     rows = report["table"]
-    yes = {True: "met", False: "**not met**"}
 
     def pick(ds: str, est: str, eps: float) -> str:
         for r in rows:
@@ -472,65 +469,45 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
         )
         targets = (
             f"calibration <= {TARGET_SECONDS} s for T <= 1e5 (one core): "
-            f"wall {yes[t['calibration_time']['met']]} (max {s['privlearn_median_s_max']:.2f} s), "
-            f"CPU {yes[t['calibration_cpu_time']['met']]} "
+            f"wall {harness.met(t['calibration_time']['met'])} "
+            f"(max {s['privlearn_median_s_max']:.2f} s), "
+            f"CPU {harness.met(t['calibration_cpu_time']['met'])} "
             f"(max {s['privlearn_cpu_median_s_max']:.2f} s); on the table's "
             f"{s['table_schedules_T_le_1e5']} schedules with T <= 1e5 (CPU, one cold run each): "
-            f"{yes[t['calibration_cpu_time_table']['met']]} "
+            f"{harness.met(t['calibration_cpu_time_table']['met'])} "
             f"({s['table_schedules_T_le_1e5_cpu_over_target']} over, max "
             f"{s['table_T_le_1e5_cpu_s_max']:.2f} s); "
-            f"sigma within 0.2% of dp_accounting: {yes[t['sigma_vs_dp_accounting']['met']]}"
+            f"sigma within 0.2% of dp_accounting: {harness.met(t['sigma_vs_dp_accounting']['met'])}"
             + (
                 ""
                 if t["sigma_vs_dp_accounting"]["met"]
                 else " (on its grid 1e-4: "
-                f"{yes[s['same_grid_sigma_rel_diff_max'] <= TARGET_SIGMA_RTOL]})"
+                f"{harness.met(s['same_grid_sigma_rel_diff_max'] <= TARGET_SIGMA_RTOL)})"
             )
             + "; "
-            f"never optimistic by dp_accounting: {yes[t['never_optimistic']['met']]}"
+            f"never optimistic by dp_accounting: {harness.met(t['never_optimistic']['met'])}"
         )
-    load = m.get("loadavg_start")
-    machine = (
-        f"{m['cpu_model'] or 'unknown CPU'}, {m['cpu_count']} cores (shared), numpy {m['numpy']}, "
-        f"dp_accounting {m.get('dp_accounting')}"
-        + (f"; load average {load[0]:.1f}" if load else "")
-        + (
-            f", background load {m['background_load_cores']:.1f} cores"
-            if m.get("background_load_cores") is not None
-            else ""
-        )
-    )
     details = (
         f"[{json_name}]({json_name}), {len(rows)} table rows, "
         f"{report['config']['reps']} reps (dp_accounting {report['config']['dpa_reps']}), "
         f"runtime {report['runtime_s']:.0f} s"
         + (" (`--quick`)" if report["config"]["quick"] else "")
     )
-    return f"| `{BENCH}` | {result} | {targets} | {machine} | {m['date'][:10]} | {details} |"
+    mach = harness.readme_machine(m, "dp-accounting")
+    return harness.row(BENCH, result, targets, m, details, mach)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark, print the tables, write the JSON and the README row."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--reps", type=int, default=5, help="privlearn repetitions (median)")
+    p = harness.cli(__doc__, BENCH)  # --quick: adult and phishing at eps 1, one timing target
     p.add_argument("--dpa-reps", type=int, default=1, help="dp_accounting repetitions")
-    p.add_argument(
-        "--quick", action="store_true", help="adult and phishing at eps 1, one timing target"
-    )
-    p.add_argument("--out", type=Path, default=Path("bench/results"), help="results folder")
     args = p.parse_args(argv)
     if args.reps < 1 or args.dpa_reps < 1:
         p.error("--reps and --dpa-reps must be positive")
-    try:
-        import dp_accounting
-    except ImportError:
+    if harness.version("dp-accounting") is None:
         p.error("this benchmark needs dp_accounting (pip install dp-accounting)")
 
-    machine = machine_info()
-    machine["dp_accounting"] = _dist_version("dp-accounting") or getattr(
-        dp_accounting, "__version__", None
-    )
-    machine["scipy"] = importlib.import_module("scipy").__version__
+    machine = harness.machine()
     if args.quick:
         datasets, epsilons = ["adult", "phishing"], (1.0,)
         targets = list(TIMING)[:1]
@@ -544,15 +521,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     start = time.perf_counter()
     calibrate_sigma_pld(1.0, 1e-5, q=0.01, steps=1000)  # warm-up: imports, RDP order tables
-    with BackgroundLoad() as background:
+    with harness.BackgroundLoad() as background:
         rows = ratio_table(datasets, epsilons)
         refs = references()
         times = timing(targets, args.reps, args.dpa_reps)
-    machine["background_load_cores"] = background.cores
-    try:
-        machine["loadavg_end"] = list(os.getloadavg())
-    except (AttributeError, OSError):
-        machine["loadavg_end"] = None
+    harness.finish(machine, background)
     report = {
         "bench": BENCH,
         "config": {
@@ -599,21 +572,8 @@ def main(argv: list[str] | None = None) -> int:
     summary = summarize(rows, refs, times)
     report["summary"] = summary
     print(json.dumps(summary, indent=2))
-    args.out.mkdir(parents=True, exist_ok=True)
-    json_path = args.out / f"{BENCH}.json"
-    json_path.write_text(json.dumps(report, indent=2) + "\n")
-    _common.update_readme(args.out / "README.md", readme_row(report, json_path.name), BENCH)
-    print(f"wrote {json_path} and {args.out / 'README.md'}", file=sys.stderr)
+    harness.publish(report, harness.out_dir(args), BENCH, readme_row(report, f"{BENCH}.json"))
     return 0
-
-
-def _dist_version(name: str) -> str | None:
-    try:
-        from importlib.metadata import version
-
-        return version(name)
-    except Exception:  # noqa: BLE001 - metadata is best effort
-        return None
 
 
 if __name__ == "__main__":

@@ -41,17 +41,14 @@ row in ``<out>/README.md``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
 import json
 import statistics
-import sys
 import time
 import warnings
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, Callable
 
+import harness
 import numpy as np
 
 from privlearn.linear import quadgrad_train as core_train
@@ -59,29 +56,12 @@ from privlearn.linear.quadgrad import logistic_loglik_gradient, quadgrad_bbar
 from privlearn.reference.quadgrad import quadgrad_bbar as reference_bbar
 from privlearn.reference.quadgrad import quadgrad_train as reference_train
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-_common = importlib.import_module("bench_random")
-BackgroundLoad = _common.BackgroundLoad
-machine_info = _common.machine_info
-parse_threads = _common.parse_threads
-update_readme = _common.update_readme
+blas_threads = harness.blas_threads
 
 BENCH = "quadgrad"
 TARGET_REFERENCE = 10.0  # core 1-thread iteration speed / reference
 PAPER_N, PAPER_D = 422_108, 200
 MIN_SAMPLE_S = 0.2  # a fast contender is repeated until a timed sample lasts this long
-
-
-@contextlib.contextmanager
-def blas_threads(n: int) -> Iterator[None]:
-    """Limit numpy/scipy BLAS pools (threadpoolctl) while a contender runs."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - comes with scikit-learn
-        yield
-        return
-    with threadpool_limits(limits=n):
-        yield
 
 
 def make_data(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -95,42 +75,19 @@ def make_data(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 class Contender:
-    """A timed callable; ``per`` divides each sample (iterations per call)."""
+    """A labelled callable for the harness: run with BLAS limited to ``threads`` (outside the
+    timed part); ``per`` divides each sample (iterations per call)."""
 
     def __init__(self, label: str, fn: Callable[[], Any], threads: int, per: float = 1.0):
         self.label = label
         self.fn = fn
         self.threads = threads
         self.per = per
-        self.inner = 1
-        self.times: list[float] = []
 
-    def _call(self) -> float:
+    def call(self) -> harness.Partial:
         with blas_threads(self.threads):
-            t0 = time.perf_counter()
-            for _ in range(self.inner):
-                self.fn()
-            return (time.perf_counter() - t0) / self.inner
-
-    def calibrate(self) -> None:
-        first = self._call()
-        if first < MIN_SAMPLE_S:
-            self.inner = max(1, int(MIN_SAMPLE_S / max(first, 1e-6)))
-        else:
-            self.times.append(first / self.per)
-
-    def run_once(self) -> None:
-        self.times.append(self._call() / self.per)
-
-    def result(self) -> dict[str, Any]:
-        return {
-            "label": self.label,
-            "threads": self.threads,
-            "median_s": statistics.median(self.times),
-            "min_s": min(self.times),
-            "reps": len(self.times),
-            "inner": self.inner,
-        }
+            seconds = harness.timed(self.fn)[0]
+        return harness.Partial(seconds / self.per)
 
 
 def sklearn_time_to_target(
@@ -211,7 +168,6 @@ def parse_counts(text: str) -> list[int]:
 def readme_row(report: dict[str, Any], json_name: str) -> str:
     r, m, cfg = report["ratios"], report["machine"], report["config"]
     it = report["iteration"]
-    yes = {True: "met", False: "**not met**", None: "n/a"}
     speedup = r.get("core_2t_speedup", float("nan"))
     result = (
         f"enhanced NAG per iteration, 1 thread: core {1e3 * it['core_1t']['median_s']:.1f} ms, "
@@ -231,22 +187,18 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
         result += "; simulator: see json"
     targets = (
         f"core >= {TARGET_REFERENCE:.0f}x reference: "
-        f"{yes[r['core_1t_over_reference'] >= TARGET_REFERENCE]}"
+        f"{harness.met(r['core_1t_over_reference'] >= TARGET_REFERENCE)}"
     )
-    machine = f"{m['cpu_model'] or 'unknown CPU'}, {m['cpu_count']} cores, numpy {m['numpy']}"
-    if m.get("background_load_cores") is not None:
-        machine += f"; background load {m['background_load_cores']:.1f} cores (shared machine)"
     details = (
         f"[{json_name}]({json_name}), dense synthetic n = {cfg['n']}, d = {cfg['d']}; "
         f"{cfg['iters']} iterations per sample; {cfg['reps']} reps; max log-likelihood "
         f"{report['mle_loglik_sklearn_converged']:.6g}"
     )
-    return f"| `{BENCH}` | {result} | {targets} | {machine} | {m['date'][:10]} | {details} |"
+    return harness.row(BENCH, result, targets, m, details)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="n = 50,000 instead of 422,108")
+    p = harness.cli(__doc__, BENCH)  # --quick: n = 50,000 instead of 422,108
     p.add_argument("--n", type=int, default=None, help=f"rows (default {PAPER_N})")
     p.add_argument("--d", type=int, default=PAPER_D, help=f"columns (default {PAPER_D})")
     p.add_argument("--iters", type=int, default=5, help="iterations per timed sample (5)")
@@ -256,15 +208,13 @@ def main(argv: list[str] | None = None) -> int:
         default=[10, 50],
         help="enhanced-NAG iteration counts whose log-likelihood is a target (10,50)",
     )
-    p.add_argument("--reps", type=int, default=5, help="repetitions (median reported)")
-    p.add_argument("--threads", type=parse_threads, default=[1, 2], help="e.g. 1,2")
-    p.add_argument("--out", type=Path, default=Path("bench/results"), help="results folder")
+    p.add_argument("--threads", type=harness.parse_threads, default=[1, 2], help="e.g. 1,2")
     args = p.parse_args(argv)
     n = args.n if args.n is not None else (50_000 if args.quick else PAPER_N)
     if min(n, args.d - 1, args.iters, *args.target_iters, args.reps) < 1:
         p.error("--n, --iters, --target-iters and --reps must be positive, --d >= 2")
 
-    machine = machine_info()
+    machine = harness.machine()
     t0 = time.perf_counter()
     X, y = make_data(n, args.d)
     print(f"bench {BENCH}: n = {n}, d = {args.d}; data in {time.perf_counter() - t0:.1f} s")
@@ -293,14 +243,14 @@ def main(argv: list[str] | None = None) -> int:
         for k in args.target_iters
     ]
     contenders = [*it_contenders, *bbar_contenders, *target_contenders]
-    with BackgroundLoad() as background:
-        for c in contenders:
-            c.calibrate()
-        for rep in range(args.reps):
-            for c in contenders:
-                if len(c.times) < args.reps:
-                    c.run_once()
-            print(f"  round {rep + 1}/{args.reps} done", file=sys.stderr)
+    cmp = harness.compare(
+        {c.label: c.call for c in contenders},
+        args.reps,
+        warmup=0,
+        min_sample_s=MIN_SAMPLE_S,
+        verbose=True,
+    )
+    with harness.BackgroundLoad() as background:
         to_target = []
         for k in args.target_iters:
             enhanced = core_train(X, y, optimizer="nag", enhanced=True, max_iter=k)
@@ -314,9 +264,12 @@ def main(argv: list[str] | None = None) -> int:
                     "sklearn": sklearn_time_to_target(X, y, target, args.reps),
                 }
             )
-    machine["background_load_cores"] = background.cores
-
-    res = {c.label: c.result() for c in contenders}
+    harness.finish(machine, cmp)
+    machine["background_load_cores_sklearn"] = background.cores
+    res = {
+        c.label: {"label": c.label, "threads": c.threads, **cmp[c.label].as_dict()}
+        for c in contenders
+    }
     iteration = {
         "core_1t": res["core 1t"],
         **{f"core_{t}t": res[f"core {t}t"] for t in args.threads},
@@ -366,11 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     sim = run_simulator()
     if sim is not None:
         report["simulator"] = sim.run_simulator_bench(args.quick)
-    args.out.mkdir(parents=True, exist_ok=True)
-    json_path = args.out / f"{BENCH}.json"
-    json_path.write_text(json.dumps(report, indent=2) + "\n")
-    row = readme_row(report, json_path.name)
-    update_readme(args.out / "README.md", row, BENCH)
+    row = readme_row(report, f"{BENCH}.json")
+    harness.publish(report, harness.out_dir(args), BENCH, row)
     print(json.dumps({"ratios": ratios, "time_to_target": to_target}, indent=2))
     print(row)
     return 0

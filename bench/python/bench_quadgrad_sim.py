@@ -30,19 +30,12 @@ Writes ``<out>/quadgrad_sim.json`` and this benchmark's row in ``<out>/README.md
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import json
-import statistics
-import sys
 import time
-from pathlib import Path
 from typing import Any, Callable
 
+import harness
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-_common = importlib.import_module("bench_random")
 
 BENCH = "quadgrad_sim"
 N, D, LOG_N = 16384, 16, 15
@@ -54,15 +47,6 @@ def _data(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     w = rng.normal(size=d)
     y = (X @ w - 0.5 * w.sum() + 0.5 * rng.normal(size=n) > 0).astype(int)
     return X, y
-
-
-def _median(fn: Callable[[], Any], reps: int) -> tuple[float, float, Any]:
-    times, out = [], None
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), min(times), out
 
 
 def run_simulator_bench(quick: bool = False, reps: int = 3) -> dict[str, Any]:
@@ -80,7 +64,7 @@ def run_simulator_bench(quick: bool = False, reps: int = 3) -> dict[str, Any]:
         "params": {"log_q": params.log_q, "log_p": params.log_p, "slots": params.slots},
         "quick": quick,
         "reps": reps,
-        "machine": _common.machine_info(),
+        "machine": harness.machine(),
     }
     run = dict(enhanced=True, iterations=1, params=params, seed=1)
 
@@ -100,16 +84,16 @@ def run_simulator_bench(quick: bool = False, reps: int = 3) -> dict[str, Any]:
             bbar_bits=40,
         )
 
-    with _common.BackgroundLoad() as load:
-        res: dict[str, Any] = {}
-        for name, make in (
-            ("core_1t", lambda: Simulator(params, seed=1, n_threads=1)),
-            ("core_2t", lambda: Simulator(params, seed=1, n_threads=2)),
-            ("reference", lambda: Simulator(params, seed=1, backend="reference")),
-        ):
-            med, best, rep = _median(timed(X, y, make), reps)
-            res[name] = {"median_s": med, "min_s": best, "n_ct": rep.layout.n_ct}
-        out["simulator"] = res
+    makers = {
+        "core_1t": lambda: Simulator(params, seed=1, n_threads=1),
+        "core_2t": lambda: Simulator(params, seed=1, n_threads=2),
+        "reference": lambda: Simulator(params, seed=1, backend="reference"),
+    }
+    cmp = harness.compare({k: timed(X, y, f) for k, f in makers.items()}, reps, warmup=0)
+    out["simulator"] = {
+        k: {**t.as_dict(), "n_ct": t.value.layout.n_ct} for k, t in cmp.timings.items()
+    }
+    with harness.BackgroundLoad() as load:
         out["same_bits_core_reference"] = bool(
             np.array_equal(
                 train_logreg(X, y, **run, backend="simulator").coef_,
@@ -130,9 +114,12 @@ def run_simulator_bench(quick: bool = False, reps: int = 3) -> dict[str, Any]:
             t0 = time.perf_counter()
             real = timed(Xt, yt, lambda: engine)()
             ts = time.perf_counter() - t0
-            sim_same_n, _, sim_rep = _median(
-                timed(Xt, yt, lambda: Simulator(params, seed=1, n_threads=1)), reps
-            )
+            same_n = harness.compare(
+                {"core_1t": timed(Xt, yt, lambda: Simulator(params, seed=1, n_threads=1))},
+                reps,
+                warmup=0,
+            )["core_1t"]
+            sim_same_n, sim_rep = same_n.median, same_n.value
             exact = train_logreg(Xt, yt, **run, noise=False)
             out["tenseal"] = {
                 "n": n_ts,
@@ -148,7 +135,9 @@ def run_simulator_bench(quick: bool = False, reps: int = 3) -> dict[str, Any]:
             }
         except ImportError as exc:  # pragma: no cover - environment dependent
             out["tenseal"] = {"unavailable": str(exc)}
-    out["background_load_cores"] = load.cores
+    harness.finish(out["machine"], cmp)
+    out["background_load_cores"] = cmp.background_load_cores
+    out["background_load_cores_tenseal"] = load.cores
     sim = out["simulator"]
     ratios = {"core_vs_reference": sim["reference"]["median_s"] / sim["core_1t"]["median_s"]}
     ts_res = out["tenseal"]
@@ -196,15 +185,9 @@ def readme_row(res: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "results")
-    args = parser.parse_args(argv)
+    args = harness.cli(__doc__, BENCH, reps=3).parse_args(argv)
     res = run_simulator_bench(args.quick, args.reps)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"{BENCH}.json").write_text(json.dumps(res, indent=1, default=float) + "\n")
-    _common.update_readme(args.out / "README.md", readme_row(res), BENCH)
+    harness.publish(res, harness.out_dir(args), BENCH, readme_row(res))
     print(json.dumps(res["ratios"], indent=1))
     print(readme_row(res))
     return 0

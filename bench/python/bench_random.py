@@ -19,7 +19,7 @@ Targets: core 1-thread normals/s >= 0.5 x numpy's, core 1-thread ChaCha20 output
 
 Usage::
 
-    python bench/python/bench_random.py [--quick] [--out bench/results]
+    python bench/python/bench_random.py [--quick] [--reps 7] [--out DIR]
 
 Writes ``<out>/random.json`` (all measurements, ratios, machine) and updates this benchmark's
 row in ``<out>/README.md``.
@@ -27,22 +27,13 @@ row in ``<out>/README.md``.
 
 from __future__ import annotations
 
-import argparse
-import datetime as _dt
-import json
-import os
-import platform
-import statistics
-import subprocess
 import sys
-import time
-from pathlib import Path
 from typing import Any, Callable
 
+import harness
 import numpy as np
+from harness import fmt, ratio
 
-import privlearn
-from privlearn import _core
 from privlearn.random import Stream as CoreStream
 from privlearn.reference.random import Stream as ReferenceStream
 
@@ -58,82 +49,41 @@ UNITS: dict[str, tuple[str, float]] = {
     "laplace": ("laplaces/s", 1.0),
 }
 
-README_HEADER = """\
-# Benchmark results
 
-Written by the scripts in `bench/python/` (one JSON file per benchmark, with every measurement,
-the derived ratios and the machine). Conventions:
-
-- Every number is the **median** of several repetitions; the JSON files also keep the minimum.
-- Contenders are run **side by side in one process** on the same data (repetitions interleaved),
-  and claims are **ratios** between them: these machines are shared and noisy, so absolute
-  rates move from run to run and between machines; the ratios are much steadier.
-- Each benchmark owns one row of the table below; re-running a benchmark replaces its row.
-
-| benchmark | result (medians) | targets | machine | date | details |
-|---|---|---|---|---|---|
-"""
-
-
-class Contender:
-    """One timed callable: implementation, kernel, thread count and problem size."""
-
-    def __init__(self, impl: str, kernel: str, threads: int, n: int, fn: Callable[[], Any]):
-        self.impl = impl
-        self.kernel = kernel
-        self.threads = threads
-        self.n = n
-        self.fn = fn
-        self.times: list[float] = []
-
-    def run_once(self) -> None:
-        """Time one call (the result is discarded after timing)."""
-        t0 = time.perf_counter()
-        out = self.fn()
-        self.times.append(time.perf_counter() - t0)
-        del out
-
-    def result(self) -> dict[str, Any]:
-        """The measurement as a JSON-ready dict (median and minimum over the repetitions)."""
-        unit, per_element = UNITS[self.kernel]
-        median = statistics.median(self.times)
-        return {
-            "bench": BENCH,
-            "impl": self.impl,
-            "kernel": self.kernel,
-            "threads": self.threads,
-            "n": self.n,
-            "reps": len(self.times),
-            "median_s": median,
-            "min_s": min(self.times),
-            "rate": self.n * per_element / median,
-            "unit": unit,
-        }
+def _result(impl: str, kernel: str, threads: int, n: int, t: harness.Timing) -> dict[str, Any]:
+    """One measurement as a JSON-ready dict (median, quartiles and minimum)."""
+    unit, per_element = UNITS[kernel]
+    return {
+        "bench": BENCH,
+        "impl": impl,
+        "kernel": kernel,
+        "threads": threads,
+        "n": n,
+        **t.as_dict(),
+        "rate": n * per_element / t.median,
+        "unit": unit,
+    }
 
 
-def build_contenders(n: int, ref_n: int, threads: list[int]) -> list[Contender]:
-    """All (implementation, kernel, threads) combinations to time."""
+def build_contenders(
+    n: int, ref_n: int, threads: list[int]
+) -> dict[tuple[str, str, int, int], Callable[[], Any]]:
+    """All (implementation, kernel, threads, n) combinations to time."""
     core = CoreStream(seed=1)
     ref = ReferenceStream(seed=1)
     rng = np.random.default_rng(0)
-    out: list[Contender] = []
+    out: dict[tuple[str, str, int, int], Callable[[], Any]] = {}
     for t in threads:
-        out += [
-            Contender("core", "words", t, n, lambda t=t: core.words(0, n, n_threads=t)),
-            Contender("core", "normal", t, n, lambda t=t: core.normal(0, n, n_threads=t)),
-            Contender("core", "uniform", t, n, lambda t=t: core.uniform(0, n, n_threads=t)),
-            Contender(
-                "core", "laplace", t, n, lambda t=t: core.laplace(0, n, scale=1.0, n_threads=t)
-            ),
-        ]
-    out += [
-        Contender("reference", "words", 1, ref_n, lambda: ref.words(0, ref_n)),
-        Contender("reference", "normal", 1, ref_n, lambda: ref.normal(0, ref_n)),
-        Contender("numpy", "words", 1, n, lambda: rng.integers(0, 2**32, n, dtype=np.uint32)),
-        Contender("numpy", "normal", 1, n, lambda: rng.standard_normal(n)),
-        Contender("numpy", "uniform", 1, n, lambda: rng.random(n)),
-        Contender("numpy", "laplace", 1, n, lambda: rng.laplace(0.0, 1.0, n)),
-    ]
+        out[("core", "words", t, n)] = lambda t=t: core.words(0, n, n_threads=t)
+        out[("core", "normal", t, n)] = lambda t=t: core.normal(0, n, n_threads=t)
+        out[("core", "uniform", t, n)] = lambda t=t: core.uniform(0, n, n_threads=t)
+        out[("core", "laplace", t, n)] = lambda t=t: core.laplace(0, n, scale=1.0, n_threads=t)
+    out[("reference", "words", 1, ref_n)] = lambda: ref.words(0, ref_n)
+    out[("reference", "normal", 1, ref_n)] = lambda: ref.normal(0, ref_n)
+    out[("numpy", "words", 1, n)] = lambda: rng.integers(0, 2**32, n, dtype=np.uint32)
+    out[("numpy", "normal", 1, n)] = lambda: rng.standard_normal(n)
+    out[("numpy", "uniform", 1, n)] = lambda: rng.random(n)
+    out[("numpy", "laplace", 1, n)] = lambda: rng.laplace(0.0, 1.0, n)
     return out
 
 
@@ -147,102 +97,6 @@ def check_agreement(n: int) -> None:
         raise RuntimeError("core and reference normals differ")
 
 
-def cpu_model() -> str | None:
-    """CPU model name from /proc/cpuinfo (Linux), else platform.processor()."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith(("model name", "hardware", "cpu model")):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or None
-
-
-def git_commit() -> str | None:
-    """The repository's HEAD commit (with ``-dirty`` when the tree has changes), if known."""
-    root = Path(__file__).resolve().parents[2]
-    try:
-        head = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=10,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=10,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return head + ("-dirty" if dirty else "")
-
-
-def machine_info() -> dict[str, Any]:
-    """Where and when the benchmark ran."""
-    try:
-        affinity: int | None = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        affinity = None
-    try:
-        load: list[float] | None = list(os.getloadavg())
-    except (AttributeError, OSError):
-        load = None
-    return {
-        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "cpu_count": os.cpu_count(),
-        "cpus_usable": affinity,
-        "cpu_model": cpu_model(),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "privlearn": getattr(privlearn, "__version__", None),
-        "git_commit": git_commit(),
-        "has_openmp": bool(_core.has_openmp),
-        "core_default_threads": int(_core.default_threads()),
-        "omp_num_threads_env": os.environ.get("OMP_NUM_THREADS"),
-        "loadavg_start": load,
-    }
-
-
-def _proc_stat_busy_s() -> float | None:
-    """Busy CPU seconds of the whole machine since boot (all cores; Linux), or None."""
-    try:
-        fields = Path("/proc/stat").read_text().splitlines()[0].split()
-    except (OSError, IndexError):
-        return None
-    if fields[0] != "cpu":
-        return None
-    ticks = [int(x) for x in fields[1:9]]  # user nice system idle iowait irq softirq steal
-    busy = sum(ticks) - ticks[3] - ticks[4]
-    return busy / os.sysconf("SC_CLK_TCK")
-
-
-class BackgroundLoad:
-    """Measures the CPU time used by *other* processes (and stolen by the hypervisor) while
-    the benchmark runs: ``cores`` is that time per wall-clock second, i.e. about how many cores
-    something else kept busy (0 = quiet machine). Linux only (None elsewhere)."""
-
-    def __enter__(self) -> BackgroundLoad:
-        self.busy0 = _proc_stat_busy_s()
-        t = os.times()
-        self.own0 = t.user + t.system
-        self.wall0 = time.perf_counter()
-        self.cores: float | None = None
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        busy1 = _proc_stat_busy_s()
-        t = os.times()
-        wall = time.perf_counter() - self.wall0
-        if self.busy0 is not None and busy1 is not None and wall > 0:
-            other = (busy1 - self.busy0) - (t.user + t.system - self.own0)
-            self.cores = max(0.0, other / wall)
-
-
 def find(
     results: list[dict[str, Any]], impl: str, kernel: str, threads: int = 1, key: str = "rate"
 ) -> float | None:
@@ -251,11 +105,6 @@ def find(
         if (r["impl"], r["kernel"], r["threads"]) == (impl, kernel, threads):
             return float(r[key])
     return None
-
-
-def ratio(a: float | None, b: float | None) -> float | None:
-    """a / b, or None when either is missing."""
-    return None if a is None or b is None or b == 0 else a / b
 
 
 def compute_ratios(results: list[dict[str, Any]], threads: list[int]) -> dict[str, Any]:
@@ -315,11 +164,6 @@ def fmt_rate(rate: float, unit: str) -> str:
     return f"{rate / 1e6:.1f} M{unit}"
 
 
-def fmt(x: float | None, spec: str = ".2f") -> str:
-    """A number, or 'n/a'."""
-    return "n/a" if x is None else format(x, spec)
-
-
 def print_table(results: list[dict[str, Any]], ratios: dict[str, Any]) -> None:
     """Readable summary on stdout."""
     print(f"{'impl':<10} {'kernel':<8} {'thr':>3} {'n':>10} {'median_s':>10}  rate")
@@ -363,7 +207,6 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
     """This benchmark's row of the results table in README.md."""
     r, m = report["ratios"], report["machine"]
     t = r["targets"]
-    yes = {True: "met", False: "**not met**"}
     speedups = "; ".join(
         f"{name.split('_')[0]} speedup words {fmt(v.get('words'))}x, normal "
         f"{fmt(v.get('normal'))}x (fastest reps {fmt(r['speedup_best_rep'][name].get('normal'))}x)"
@@ -377,100 +220,32 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
     )
     targets = (
         f"normals >= {TARGET_NORMAL_RATIO}x numpy: "
-        f"{yes[t['core_normal_1t_over_numpy_normal']['met']]}; "
-        f"ChaCha20 >= {TARGET_WORDS_GBPS} GB/s: {yes[t['core_words_1t_gbps']['met']]}"
+        f"{harness.met(t['core_normal_1t_over_numpy_normal']['met'])}; "
+        f"ChaCha20 >= {TARGET_WORDS_GBPS} GB/s: {harness.met(t['core_words_1t_gbps']['met'])}"
     )
-    machine = (
-        f"{m['cpu_model'] or 'unknown CPU'}, {m['cpu_count']} cores, "
-        f"OpenMP {'on' if m['has_openmp'] else 'off'}, numpy {m['numpy']}"
-    )
-    if m.get("background_load_cores") is not None:
-        machine += f"; background load {m['background_load_cores']:.1f} cores"
     details = f"[{json_name}]({json_name}), n = {report['config']['n']}"
-    return f"| `{BENCH}` | {result} | {targets} | {machine} | {m['date'][:10]} | {details} |"
-
-
-def update_readme(path: Path, row: str, bench: str = BENCH) -> None:
-    """Create README.md with its header, or replace/append the table row of ``bench``."""
-    text = path.read_text() if path.exists() else README_HEADER
-    lines = text.splitlines()
-    prefix = f"| `{bench}` |"
-    for i, line in enumerate(lines):
-        if line.startswith(prefix):
-            lines[i] = row
-            break
-    else:
-        # append after the last row of the benchmark table (the first table: later sections
-        # have tables of their own), or at the end when there is none
-        head = next((i for i, line in enumerate(lines) if line.startswith("| benchmark |")), None)
-        last = None
-        if head is not None:
-            last = head
-            while last + 1 < len(lines) and lines[last + 1].startswith("|"):
-                last += 1
-        if last is None:
-            lines += [
-                "",
-                "| benchmark | result (medians) | targets | machine | date | details |",
-                "|---|---|---|---|---|---|",
-                row,
-            ]
-        else:
-            lines.insert(last + 1, row)
-    path.write_text("\n".join(lines) + "\n")
-
-
-def parse_threads(text: str) -> list[int]:
-    """'1,2' -> [1, 2] (1 is always included: the ratios are relative to it)."""
-    threads = sorted({int(x) for x in text.split(",") if x.strip()} | {1})
-    if threads[0] < 1:
-        raise argparse.ArgumentTypeError("thread counts must be >= 1")
-    return threads
+    return harness.row(BENCH, result, targets, m, details)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark, print the table, write the JSON and the README row."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="n = 2^20 instead of 2^24")
-    p.add_argument("--n", type=int, default=None, help="draws per call (default 2^24)")
-    p.add_argument(
-        "--ref-n",
-        type=int,
-        default=None,
-        help="draws per call for the numpy reference (default: same as --n)",
-    )
-    p.add_argument("--reps", type=int, default=7, help="repetitions (median reported)")
-    p.add_argument("--threads", type=parse_threads, default=[1, 2], help="e.g. 1,2")
-    p.add_argument("--out", type=Path, default=Path("bench/results"), help="results folder")
+    p = harness.cli(__doc__, BENCH, reps=7)
+    p.add_argument("--n", type=int, default=None, help="draws per call (2^24; quick 2^20)")
+    p.add_argument("--ref-n", type=int, default=None, help="reference draws (default: --n)")
+    p.add_argument("--threads", type=harness.parse_threads, default=[1, 2], help="e.g. 1,2")
     args = p.parse_args(argv)
-
     n = args.n if args.n is not None else (1 << 20 if args.quick else 1 << 24)
     ref_n = args.ref_n if args.ref_n is not None else n
     if n < 1 or ref_n < 1 or args.reps < 1:
         p.error("--n, --ref-n and --reps must be positive")
 
     check_agreement(n)
-    machine = machine_info()
+    machine = harness.machine()
     contenders = build_contenders(n, ref_n, args.threads)
-    print(
-        f"bench {BENCH}: n = {n} (reference n = {ref_n}), reps = {args.reps}, "
-        f"threads = {args.threads}, OpenMP = {machine['has_openmp']}, "
-        f"{machine['cpu_count']} cores ({machine['cpu_model']})",
-        file=sys.stderr,
-    )
-    for c in contenders:  # warm-up: thread pool, page tables, lazy initialisation
-        c.fn()
-    with BackgroundLoad() as background:
-        for _ in range(args.reps):  # round robin: every contender sees the same background
-            for c in contenders:
-                c.run_once()
-    machine["background_load_cores"] = background.cores
-    try:
-        machine["loadavg_end"] = list(os.getloadavg())
-    except (AttributeError, OSError):
-        machine["loadavg_end"] = None
-
-    results = [c.result() for c in contenders]
+    print(f"bench {BENCH}: n = {n} (reference {ref_n}), reps = {args.reps}", file=sys.stderr)
+    cmp = harness.compare({"/".join(map(str, k)): f for k, f in contenders.items()}, args.reps)
+    harness.finish(machine, cmp)
+    results = [_result(*k, cmp["/".join(map(str, k))]) for k in contenders]
     ratios = compute_ratios(results, args.threads)
     notes = [
         "Medians of interleaved repetitions in one process; every call returns a fresh array "
@@ -481,35 +256,18 @@ def main(argv: list[str] | None = None) -> int:
     ]
     if ref_n != n:
         notes.append(f"The reference was timed on n = {ref_n} (smaller than n = {n}).")
+    config = {"n": n, "ref_n": ref_n, "reps": args.reps, "threads": args.threads}
     report = {
         "bench": BENCH,
-        "config": {
-            "n": n,
-            "ref_n": ref_n,
-            "reps": args.reps,
-            "threads": args.threads,
-            "quick": args.quick,
-        },
+        "config": {**config, "quick": args.quick},
         "machine": machine,
         "results": results,
         "ratios": ratios,
         "notes": notes,
     }
-
     print_table(results, ratios)
-    load = machine["background_load_cores"]
-    if load is not None:
-        print(f"background load during the run    : {load:.2f} cores busy with other work")
-        if load > 0.25 and len(args.threads) > 1:
-            print("warning: other processes were busy; multi-thread speedups are understated")
-    if ref_n != n:
-        print(f"note: reference timed on n = {ref_n} (rates are per draw, so comparable)")
-
-    args.out.mkdir(parents=True, exist_ok=True)
-    json_path = args.out / f"{BENCH}.json"
-    json_path.write_text(json.dumps(report, indent=2) + "\n")
-    update_readme(args.out / "README.md", readme_row(report, json_path.name))
-    print(f"wrote {json_path} and {args.out / 'README.md'}", file=sys.stderr)
+    print(f"background load during the run    : {fmt(cmp.background_load_cores)} cores")
+    harness.publish(report, harness.out_dir(args), BENCH, readme_row(report, f"{BENCH}.json"))
     return 0
 
 

@@ -79,17 +79,14 @@ benchmark's row in ``<out>/README.md``.
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import json
 import math
-import os
 import sys
 import time
 import warnings
-from pathlib import Path
 from typing import Any, Callable
 
+import bench_sgd as _sgd
+import harness
 import numpy as np
 import scipy.sparse as sp
 
@@ -100,18 +97,8 @@ from privlearn.linear import scd_train as core_scd_train
 from privlearn.random import key_from_seed
 from privlearn.reference.linear import scd_train as reference_scd_train
 
-# generic helpers (machine description, background load, README table, the timed-contender
-# machinery and the a9a-like data) are shared with the other benchmarks of this folder
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-_common = importlib.import_module("bench_random")
-_sgd = importlib.import_module("bench_sgd")
-BackgroundLoad = _common.BackgroundLoad
-fmt = _common.fmt
-machine_info = _common.machine_info
-parse_threads = _common.parse_threads
-blas_threads = _sgd.blas_threads
-fx = _sgd.fx
-ratio = _sgd.ratio
+blas_threads = harness.blas_threads
+fmt, fx, ratio = harness.fmt, harness.fx, harness.ratio
 Dataset = _sgd.Dataset
 
 BENCH = "scd"
@@ -187,7 +174,7 @@ def make_a9a(n: int) -> ScdData:
 
 
 class Contender(_sgd.Contender):
-    """bench_sgd's timed contender (calibration, inner repetitions) with this benchmark's
+    """bench_sgd's contender (timed by ``bench_sgd.run_contenders``) with this benchmark's
     fields: ``part`` (epoch / to_target / bandwidth / validate), ``loss`` and extras."""
 
     def __init__(
@@ -219,7 +206,8 @@ class Contender(_sgd.Contender):
         return f"{self.part}/{self.data.name}/{self.impl}/{self.algo}{loss}/{self.threads}t"
 
     def result(self) -> dict[str, Any]:
-        median = float(np.median(self.times))
+        assert self.timing is not None
+        t = self.timing
         out = {
             "bench": BENCH,
             "part": self.part,
@@ -231,18 +219,15 @@ class Contender(_sgd.Contender):
             "n": self.n_rows,
             "d": self.data.d,
             "subsample": self.subsample,
-            "reps": len(self.times),
-            "inner": self.inner,
-            "median_s": median,
-            "min_s": min(self.times),
-            "rate": self.n_rows / median,
+            **t.as_dict(),
+            "rate": self.n_rows / t.median,
             "unit": "examples/s",
             "note": self.note,
         }
         out.update(self.extra)
-        if self.part == "to_target" and self.coef is not None:
-            out["objective_at_stop"] = float(self.coef)
-            out["reached_target"] = bool(self.coef <= self.extra["target_objective"])
+        if self.part == "to_target" and t.value is not None:
+            out["objective_at_stop"] = float(t.value)
+            out["reached_target"] = bool(t.value <= self.extra["target_objective"])
         return out
 
 
@@ -810,7 +795,6 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
     """This benchmark's row of the results table in README.md."""
     r, m, cfg = report["ratios"], report["machine"], report["config"]
     t = r["targets"]
-    yes = {True: "met", False: "**not met**"}
     parts = []
     for data, v in r["per_data"].items():
         tt = ", ".join(
@@ -827,40 +811,23 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
         )
     result = "; ".join(parts)
     targets = (
-        f"core >= {TARGET_REFERENCE:.0f}x reference: {yes[t['core_over_reference_min']['met']]}; "
+        f"core >= {TARGET_REFERENCE:.0f}x reference: "
+        f"{harness.met(t['core_over_reference_min']['met'])}; "
         f"core at least as fast as sklearn to target: "
-        f"{yes[t['sklearn_over_core_scd_min']['met']]}; epoch <= {TARGET_BANDWIDTH:.0f}x "
-        f"X^T(Xw) (msd-like): {yes[t['epoch_over_xtxw_msd_max']['met']]}"
+        f"{harness.met(t['sklearn_over_core_scd_min']['met'])}; epoch <= {TARGET_BANDWIDTH:.0f}x "
+        f"X^T(Xw) (msd-like): {harness.met(t['epoch_over_xtxw_msd_max']['met'])}"
     )
-    machine = (
-        f"{m['cpu_model'] or 'unknown CPU'}, {m['cpu_count']} cores, numpy {m['numpy']}, "
-        f"scikit-learn {m['peers'].get('scikit-learn')}"
-    )
-    if m.get("background_load_cores") is not None:
-        machine += f"; background load {m['background_load_cores']:.1f} cores"
     details = (
         f"[{json_name}]({json_name}), msd-like (synthetic) n = {cfg['msd_n']}, d = "
         f"{cfg['msd_d']}; a9a-like (synthetic) n = {cfg['a9a_n']}; target P* (1 + "
         f"{cfg['rel_tol']:g}); {cfg['reps']} reps"
     )
-    return f"| `{BENCH}` | {result} | {targets} | {machine} | {m['date'][:10]} | {details} |"
-
-
-def peer_versions() -> dict[str, str | None]:
-    from importlib.metadata import version
-
-    out: dict[str, str | None] = {}
-    for dist in ("scikit-learn", "scipy", "threadpoolctl"):
-        try:
-            out[dist] = version(dist)
-        except Exception:  # noqa: BLE001 - metadata is best effort
-            out[dist] = None
-    return out
+    mach = harness.readme_machine(m, "scikit-learn")
+    return harness.row(BENCH, result, targets, m, details, mach)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="msd-like n = 50,000, fewer epochs")
+    p = harness.cli(__doc__, BENCH)  # --quick: msd-like n = 50,000, fewer epochs
     p.add_argument("--n", type=int, default=None, help=f"msd-like rows (default {MSD_N})")
     p.add_argument("--d", type=int, default=MSD_D, help=f"msd-like features (default {MSD_D})")
     p.add_argument(
@@ -869,15 +836,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--ref-n", type=int, default=0, help="reference subsample rows (default 0: full data)"
     )
-    p.add_argument("--reps", type=int, default=5, help="repetitions (median reported)")
-    p.add_argument("--threads", type=parse_threads, default=[1, 2], help="e.g. 1,2")
+    p.add_argument("--threads", type=harness.parse_threads, default=[1, 2], help="e.g. 1,2")
     p.add_argument("--rel-tol", type=float, default=1e-4, help="target: P <= P* (1 + rel_tol)")
     p.add_argument("--opt-epochs", type=int, default=None, help="SDCA epochs for P* (30)")
     p.add_argument("--dual-epochs", type=int, default=None, help="max dual epochs (20)")
     p.add_argument(
         "--parts", default="epoch,to_target,bandwidth", help="subset of epoch,to_target,bandwidth"
     )
-    p.add_argument("--out", type=Path, default=Path("bench/results"), help="results folder")
     args = p.parse_args(argv)
     n = args.n if args.n is not None else (50_000 if args.quick else MSD_N)
     opt_epochs = args.opt_epochs or (15 if args.quick else 30)
@@ -892,8 +857,7 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 < args.rel_tol < 1:
         p.error("--rel-tol must lie in (0, 1)")
 
-    machine = machine_info()
-    machine["peers"] = peer_versions()
+    machine = harness.machine()
     t0 = time.perf_counter()
     datasets = [make_msd(n, args.d), make_a9a(args.a9a_n)]
     print(
@@ -905,7 +869,7 @@ def main(argv: list[str] | None = None) -> int:
 
     contenders: list[Contender] = []
     problems: list[dict[str, Any]] = []
-    with BackgroundLoad() as probe_load:
+    with harness.BackgroundLoad() as probe_load:
         for data in datasets:
             if "epoch" in parts:
                 contenders += epoch_contenders(data, args.threads, args.ref_n)
@@ -927,23 +891,8 @@ def main(argv: list[str] | None = None) -> int:
                         file=sys.stderr,
                     )
 
-    for c in contenders:  # warm-up on a small slice: thread pools, lazy imports, code paths
-        c.warm()
-    with BackgroundLoad() as background:
-        for c in contenders:  # first full round: calibration (and repetition 1 when long)
-            c.calibrate()
-            print(f"  calibrated {c.label}: inner = {c.inner}", file=sys.stderr)
-        for rep in range(args.reps):
-            for c in contenders:  # round robin: every contender sees the same background
-                if len(c.times) < args.reps:
-                    c.run_once()
-            print(f"  round {rep + 1}/{args.reps} done", file=sys.stderr)
-    machine["background_load_cores"] = background.cores
+    harness.finish(machine, _sgd.run_contenders(contenders, args.reps))
     machine["background_load_cores_probes"] = probe_load.cores
-    try:
-        machine["loadavg_end"] = list(os.getloadavg())
-    except (AttributeError, OSError):
-        machine["loadavg_end"] = None
 
     results = [c.result() for c in contenders]
     ratios = compute_ratios(results, [d.name for d in datasets], args.threads)
@@ -1000,20 +949,15 @@ def main(argv: list[str] | None = None) -> int:
     }
 
     print_table(results, ratios, problems)
-    load = machine["background_load_cores"]
+    load = machine.get("background_load_cores")
     if load is not None:
         print(f"background load during the timed runs                : {load:.2f} cores")
         if load > 0.25:
             print("warning: other processes were busy; 2-thread numbers are understated")
 
-    args.out.mkdir(parents=True, exist_ok=True)
-    json_path = args.out / f"{BENCH}.json"
-    json_path.write_text(json.dumps(report, indent=2) + "\n")
-    if parts == {"epoch", "to_target", "bandwidth"}:
-        _common.update_readme(args.out / "README.md", readme_row(report, json_path.name), BENCH)
-        print(f"wrote {json_path} and {args.out / 'README.md'}", file=sys.stderr)
-    else:
-        print(f"wrote {json_path} (partial run: README.md left alone)", file=sys.stderr)
+    full = parts == {"epoch", "to_target", "bandwidth"}  # a partial run leaves README alone
+    row = readme_row(report, f"{BENCH}.json") if full else None
+    harness.publish(report, harness.out_dir(args), BENCH, row)
     return 0
 
 

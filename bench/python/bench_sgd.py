@@ -61,20 +61,14 @@ Writes ``<out>/sgd.json`` (all measurements, ratios, machine) and updates this b
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import importlib
-import json
 import math
-import os
-import statistics
 import sys
 import time
 import warnings
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, Callable
 
+import harness
 import numpy as np
 import scipy.sparse as sp
 
@@ -83,14 +77,8 @@ from privlearn.linear import sgd_train as core_sgd_train
 from privlearn.random import key_from_seed
 from privlearn.reference.linear import sgd_train as reference_sgd_train
 
-# generic helpers (machine description, background load, README table, number formatting) are
-# shared with the other benchmarks of this folder
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-_common = importlib.import_module("bench_random")
-BackgroundLoad = _common.BackgroundLoad
-fmt = _common.fmt
-machine_info = _common.machine_info
-parse_threads = _common.parse_threads
+blas_threads = harness.blas_threads
+fmt, fx, ratio = harness.fmt, harness.fx, harness.ratio
 
 BENCH = "sgd"
 TARGET_REFERENCE = 30.0  # core 1-thread examples/s / reference examples/s (same subsample)
@@ -217,9 +205,9 @@ def make_a9a_like(n: int = A9A_N, seed: int = 1) -> Dataset:
 
 
 class Contender:
-    """One timed configuration. ``fn()`` runs once and returns (seconds, model): seconds is None
-    when the whole call is the timed part (the wrapper times it); model is coef or
-    (coef, intercept), kept for the accuracy check."""
+    """One timed configuration and its labels. ``fn()`` runs once and returns (seconds, model):
+    seconds is None when the whole call is the timed part; model is coef or (coef, intercept),
+    kept for the accuracy check. ``warm()`` is the untimed warm-up (on a slice of the data)."""
 
     def __init__(
         self,
@@ -240,39 +228,20 @@ class Contender:
         self.warm = warm
         self.subsample = subsample
         self.note = note
-        self.inner = 1
-        self.times: list[float] = []  # seconds per call (per epoch)
-        self.coef: Any = None
+        self.timing: harness.Timing | None = None  # set by run_contenders
 
     @property
     def label(self) -> str:
         return f"{self.data.name}/{self.impl}/{self.algo}/{self.threads}t"
 
-    def call(self) -> float:
-        t0 = time.perf_counter()
-        seconds, coef = self.fn()
-        wall = time.perf_counter() - t0
-        self.coef = coef
-        return wall if seconds is None else seconds
-
-    def run_once(self) -> None:
-        """One timed sample: ``inner`` calls, recorded as seconds per call."""
-        total = 0.0
-        for _ in range(self.inner):
-            total += self.call()
-        self.times.append(total / self.inner)
-
-    def calibrate(self) -> None:
-        """First full call: sets ``inner`` so a sample lasts >= MIN_SAMPLE_S; kept as the first
-        repetition when one call is long enough."""
-        seconds = self.call()
-        if seconds >= MIN_SAMPLE_S:
-            self.times.append(seconds)
-        else:
-            self.inner = max(1, math.ceil(MIN_SAMPLE_S / max(seconds, 1e-6)))
+    def call(self) -> Any:
+        """One call for the harness: a :class:`harness.Partial` when only part is timed."""
+        seconds, model = self.fn()
+        return model if seconds is None else harness.Partial(seconds, model)
 
     def result(self) -> dict[str, Any]:
-        median = statistics.median(self.times)
+        assert self.timing is not None
+        t = self.timing
         steps = None
         if self.algo in MECHANISMS:
             b = MECHANISMS[self.algo]["batch_size"]
@@ -287,28 +256,31 @@ class Contender:
             "d": self.data.d,
             "subsample": self.subsample,
             "steps": steps,
-            "reps": len(self.times),
-            "inner": self.inner,
-            "median_s": median,
-            "min_s": min(self.times),
-            "rate": self.data.n / median,
+            **t.as_dict(),
+            "rate": self.data.n / t.median,
             "unit": "examples/s",
-            "us_per_step": None if steps is None else 1e6 * median / steps,
-            "train_accuracy": self.data.accuracy(self.coef),
+            "us_per_step": None if steps is None else 1e6 * t.median / steps,
+            "train_accuracy": self.data.accuracy(t.value),
             "note": self.note,
         }
 
 
-@contextlib.contextmanager
-def blas_threads(n: int) -> Iterator[None]:
-    """Limits BLAS / OpenMP pools of numpy and scipy (threadpoolctl) while a peer runs."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - comes with scikit-learn
-        yield
-        return
-    with threadpool_limits(limits=n):
-        yield
+def run_contenders(contenders: list[Any], reps: int) -> harness.Comparison:
+    """Times every contender with the harness (warm-up on a slice, calibration to samples of
+    at least ``MIN_SAMPLE_S``, round robin); each gets its :class:`harness.Timing`."""
+    labels = [c.label for c in contenders]
+    if len(set(labels)) != len(labels):
+        raise ValueError("contender labels must be unique")
+    cmp = harness.compare(
+        {c.label: c.call for c in contenders},
+        reps,
+        warm={c.label: c.warm for c in contenders},
+        min_sample_s=MIN_SAMPLE_S,
+        verbose=True,
+    )
+    for c in contenders:
+        c.timing = cmp[c.label]
+    return cmp
 
 
 def core_contender(data: Dataset, algo: str, threads: int, subsample: bool) -> Contender:
@@ -441,15 +413,9 @@ def diffprivlib_contender(data: Dataset, threads: int, LogisticRegression: Any) 
 
 def peer_versions() -> tuple[dict[str, str | None], dict[str, str]]:
     """Installed peer versions and, for each missing or unusable peer, why."""
-    versions: dict[str, str | None] = {}
+    peers = ("torch", "opacus", "diffprivlib", "scikit-learn", "scipy", "threadpoolctl")
+    versions = {dist: harness.version(dist) for dist in peers}
     missing: dict[str, str] = {}
-    for dist in ("torch", "opacus", "diffprivlib", "scikit-learn", "scipy", "threadpoolctl"):
-        try:
-            from importlib.metadata import version
-
-            versions[dist] = version(dist)
-        except Exception:  # noqa: BLE001 - metadata is best effort
-            versions[dist] = None
     for module in ("torch", "opacus"):
         try:
             importlib.import_module(module)
@@ -511,10 +477,6 @@ def find(
         ):
             return float(r[key])
     return None
-
-
-def ratio(a: float | None, b: float | None) -> float | None:
-    return None if a is None or b is None or b == 0 else a / b
 
 
 def compute_ratios(
@@ -580,11 +542,6 @@ def compute_ratios(
     }
 
 
-def fx(x: float | None, spec: str = ".1f") -> str:
-    """A ratio with its 'x', or 'n/a'."""
-    return "n/a" if x is None else f"{format(x, spec)}x"
-
-
 def fmt_rate(rate: float) -> str:
     if rate >= 1e6:
         return f"{rate / 1e6:.2f} M/s"
@@ -639,7 +596,6 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
         for algo in MECHANISMS
     }
     t = r["targets"]
-    yes = {True: "met", False: "**not met**", None: "n/a"}
     parts = []
     for data, v in r["per_data"].items():
         core_song = rates.get((data, "song"))
@@ -655,41 +611,33 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
         )
     result = "examples/s, one epoch, 1 thread: " + "; ".join(parts)
     targets = (
-        f"core >= {TARGET_REFERENCE:.0f}x reference: {yes[t['core_over_reference_min']['met']]}; "
-        f"core >= {TARGET_OPACUS:.0f}x Opacus: {yes[t['core_gaussian_over_opacus_min']['met']]}"
+        f"core >= {TARGET_REFERENCE:.0f}x reference: "
+        f"{harness.met(t['core_over_reference_min']['met'])}; core >= {TARGET_OPACUS:.0f}x "
+        f"Opacus: {harness.met(t['core_gaussian_over_opacus_min']['met'])}"
     )
-    machine = (
-        f"{m['cpu_model'] or 'unknown CPU'}, {m['cpu_count']} cores, numpy {m['numpy']}, "
-        f"torch {m['peers'].get('torch')}, opacus {m['peers'].get('opacus')}, diffprivlib "
-        f"{m['peers'].get('diffprivlib')}"
-    )
-    if m.get("background_load_cores") is not None:
-        machine += f"; background load {m['background_load_cores']:.1f} cores"
     details = (
         f"[{json_name}]({json_name}), dense n = {cfg['dense_n']}, d = {cfg['dense_d']}; "
         f"a9a-like (synthetic) n = {cfg['sparse_n']}; reference on {cfg['ref_n']} rows; "
         f"{cfg['reps']} reps"
     )
-    return f"| `{BENCH}` | {result} | {targets} | {machine} | {m['date'][:10]} | {details} |"
+    mach = harness.readme_machine(m, "torch", "opacus", "diffprivlib")
+    return harness.row(BENCH, result, targets, m, details, mach)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="dense n = 100,000 instead of 1,000,000")
+    p = harness.cli(__doc__, BENCH)  # --quick: dense n = 100,000 instead of 1,000,000
     p.add_argument("--n", type=int, default=None, help="dense rows (default 1,000,000)")
     p.add_argument("--d", type=int, default=100, help="dense features (default 100)")
     p.add_argument("--sparse-n", type=int, default=A9A_N, help="a9a-like rows (default 32561)")
     p.add_argument(
         "--ref-n", type=int, default=10000, help="rows of the reference's subsample (10,000)"
     )
-    p.add_argument("--reps", type=int, default=5, help="repetitions (median reported)")
-    p.add_argument("--threads", type=parse_threads, default=[1, 2], help="e.g. 1,2")
+    p.add_argument("--threads", type=harness.parse_threads, default=[1, 2], help="e.g. 1,2")
     p.add_argument(
         "--skip",
         default="",
         help="comma-separated peers to leave out (opacus, diffprivlib), recorded as skipped",
     )
-    p.add_argument("--out", type=Path, default=Path("bench/results"), help="results folder")
     args = p.parse_args(argv)
     n = args.n if args.n is not None else (100_000 if args.quick else 1_000_000)
     if min(n, args.d, args.sparse_n, args.ref_n, args.reps) < 1:
@@ -697,7 +645,7 @@ def main(argv: list[str] | None = None) -> int:
     if n < LOT or args.sparse_n < LOT:
         p.error(f"the data sets need at least {LOT} rows")
 
-    machine = machine_info()
+    machine = harness.machine()
     versions, missing = peer_versions()
     for peer in filter(None, (s.strip() for s in args.skip.split(","))):
         missing[peer] = "skipped (--skip)"
@@ -716,26 +664,10 @@ def main(argv: list[str] | None = None) -> int:
         file=sys.stderr,
     )
     contenders, shims = build_contenders(datasets, args.ref_n, args.threads, missing)
-    machine["peers"] = versions
-    machine["omp_wait_policy_env"] = os.environ.get("OMP_WAIT_POLICY")
+    machine["peers"].update(versions)
     machine["torch_threads_default"] = _torch_threads()
 
-    for c in contenders:  # warm-up on a small slice: thread pools, lazy imports, code paths
-        c.warm()
-    with BackgroundLoad() as background:
-        for c in contenders:  # first full round: calibration (and repetition 1 when long)
-            c.calibrate()
-            print(f"  calibrated {c.label}: inner = {c.inner}", file=sys.stderr)
-        for rep in range(args.reps):
-            for c in contenders:  # round robin: every contender sees the same background
-                if len(c.times) < args.reps:
-                    c.run_once()
-            print(f"  round {rep + 1}/{args.reps} done", file=sys.stderr)
-    machine["background_load_cores"] = background.cores
-    try:
-        machine["loadavg_end"] = list(os.getloadavg())
-    except (AttributeError, OSError):
-        machine["loadavg_end"] = None
+    harness.finish(machine, run_contenders(contenders, args.reps))
 
     results = [c.result() for c in contenders]
     data_names = [d.name for d in datasets]
@@ -788,17 +720,13 @@ def main(argv: list[str] | None = None) -> int:
     }
 
     print_table(results, ratios, missing)
-    load = machine["background_load_cores"]
+    load = machine.get("background_load_cores")
     if load is not None:
         print(f"background load during the run                         : {load:.2f} cores")
         if load > 0.25:
             print("warning: other processes were busy; 2-thread numbers are understated")
 
-    args.out.mkdir(parents=True, exist_ok=True)
-    json_path = args.out / f"{BENCH}.json"
-    json_path.write_text(json.dumps(report, indent=2) + "\n")
-    _common.update_readme(args.out / "README.md", readme_row(report, json_path.name), BENCH)
-    print(f"wrote {json_path} and {args.out / 'README.md'}", file=sys.stderr)
+    harness.publish(report, harness.out_dir(args), BENCH, readme_row(report, f"{BENCH}.json"))
     return 0
 
 

@@ -42,17 +42,13 @@ Results: ``bench/results/tabular.json`` (``tabular_study.json``) and a markdown 
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import os
-import platform
-import sys
 import time
 import warnings
-from pathlib import Path
 from typing import Any
 
+import harness
 import numpy as np
 import pandas as pd
 from sklearn.compose import ColumnTransformer
@@ -62,12 +58,10 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 
-import privlearn
 from privlearn.experiments.peers import import_diffprivlib, sklearn_logreg_shim
 from privlearn.tabular import PrivateTabularClassifier, Schema, adult_schema, draft_schema
 from privlearn.tabular.schema import level_key
 
-RESULTS = Path(__file__).resolve().parents[1] / "results"
 EPSILONS = (0.5, 1.0, 3.0)
 SPLIT_SEED = 20261129
 
@@ -288,16 +282,17 @@ def run_table(name: str, loader: Any, seeds: int, epsilons: tuple[float, ...]) -
     return out
 
 
-def time_50k() -> dict[str, float]:
+def time_50k(reps: int = 3) -> dict[str, Any]:
     from privlearn.data import load_adult_frame
 
     frame = pd.concat([load_adult_frame("train"), load_adult_frame("test")], ignore_index=True)
-    times = []
-    for s in range(3):
-        t0 = time.perf_counter()
-        PrivateTabularClassifier(adult_schema(), epsilon=1.0, seed=s).fit(frame)
-        times.append(time.perf_counter() - t0)
-    return {"rows": len(frame), "median_s": float(np.median(times)), "times": times}
+    seeds = iter(range(reps))
+
+    def fit() -> Any:
+        return PrivateTabularClassifier(adult_schema(), epsilon=1.0, seed=next(seeds)).fit(frame)
+
+    t = harness.compare({"fit": fit}, reps, warmup=0)["fit"]
+    return {"rows": len(frame), "median_s": t.median, **t.as_dict()}
 
 
 def adult_regression_schema() -> Schema:
@@ -407,8 +402,8 @@ def study(seeds: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="2 seeds, adult + phishing")
+    parser = harness.cli(__doc__, "tabular", reps=3)  # --quick: 2 seeds, adult + phishing
+    # (--reps: fits of the one-core 48,842-row timing)
     parser.add_argument("--study", action="store_true", help="the budget-rule experiment")
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--regression", action="store_true", help="only the regression")
@@ -419,20 +414,19 @@ def main(argv: list[str] | None = None) -> int:
         help="run only these tables and merge them into an existing tabular.json",
     )
     args = parser.parse_args(argv)
-    machine = {
-        "platform": platform.platform(),
-        "cpus": os.cpu_count(),
-        "python": sys.version.split()[0],
-        "privlearn": privlearn.__version__,
-    }
+    machine = harness.machine()
+    RESULTS = harness.out_dir(args)
     if args.study:
         doc = {"machine": machine, "study": study(3 if not args.quick else 1)}
-        (RESULTS / "tabular_study.json").write_text(json.dumps(doc, indent=1) + "\n")
+        harness.write_json(
+            {**doc, "machine": harness.finish(machine)}, RESULTS / "tabular_study.json"
+        )
         return 0
     seeds = 2 if args.quick else args.seeds
     if args.regression:
         doc = {"machine": machine, "seeds": seeds, "regression": run_regression(seeds, EPSILONS)}
-        (RESULTS / "tabular_regression.json").write_text(json.dumps(doc, indent=1) + "\n")
+        harness.finish(machine)
+        harness.write_json(doc, RESULTS / "tabular_regression.json")
         return 0
     tables: dict[str, Any] = {
         "adult": load_adult,
@@ -455,8 +449,8 @@ def main(argv: list[str] | None = None) -> int:
     results = {name: run_table(name, loader, seeds, EPSILONS) for name, loader in tables.items()}
     if previous:
         results = {**previous.get("results", {}), **results}
-    timing = time_50k()
-    print(f"one fit of {timing['rows']} rows: {timing['median_s']:.2f} s (median of 3)")
+    timing = time_50k(args.reps)
+    print(f"one fit of {timing['rows']} rows: {timing['median_s']:.2f} s (median of {args.reps})")
     lines = [
         "| table | rows | eps | privlearn AUC | diffprivlib AUC | non-private | ahead |",
         "|---|---|---|---|---|---|---|",
@@ -482,7 +476,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     if previous:
         doc["runtime_s"] += previous.get("runtime_s", 0.0)
-    out_path.write_text(json.dumps(doc, indent=1) + "\n")
+    harness.finish(machine)
+    harness.write_json(doc, out_path)
     return 0
 
 

@@ -54,11 +54,9 @@ them; ``--quick``: ``threads_quick.json``) and updates this benchmark's row in
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import importlib
 import json
-import math
 import os
 import statistics
 import subprocess
@@ -75,14 +73,11 @@ if "--calibrate" in sys.argv:
 
 # shared helpers of this folder's benchmarks (they import privlearn: after the line above)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-_common = importlib.import_module("bench_random")
 _sgd = importlib.import_module("bench_sgd")
 _scd = importlib.import_module("bench_scd")
 _qg = importlib.import_module("bench_quadgrad")
-BackgroundLoad = _common.BackgroundLoad
-machine_info = _common.machine_info
-update_readme = _common.update_readme
-fmt = _common.fmt
+harness = importlib.import_module("harness")
+fmt = harness.fmt
 
 BENCH = "threads"
 TARGET_LOAD = 0.9  # 2 threads / 1 thread speed with a busy loop pinned to one core
@@ -123,7 +118,8 @@ def busy_loop(active: bool = True) -> Iterator[int | None]:
 
 
 class Kernel:
-    """One timed kernel: ``fn(n_threads)`` runs it once; ``inner`` calls make one sample."""
+    """One kernel: ``fn(n_threads)`` runs it once; with ``baseline``, a sample is
+    ``(t(fn) - t(baseline)) / per``. ``times[(mode, threads)]`` is filled by run_kernels."""
 
     def __init__(
         self,
@@ -136,31 +132,18 @@ class Kernel:
         self.name = name
         self.size = size
         self.fn = fn
-        self.baseline = baseline  # when given, a sample is (t(fn) - t(baseline)) / per
+        self.baseline = baseline
         self.per = per
         self.inner = 1
         self.times: dict[tuple[str, int], list[float]] = {}
 
-    def _time(self, fn: Callable[[int], Any], threads: int) -> float:
-        t0 = time.perf_counter()
-        for _ in range(self.inner):
-            fn(threads)
-        return (time.perf_counter() - t0) / self.inner
-
-    def sample(self, threads: int) -> float:
-        t = self._time(self.fn, threads)
-        if self.baseline is not None:
-            t -= self._time(self.baseline, threads)
-        return t / self.per
-
-    def calibrate(self, min_sample_s: float) -> None:
-        """Untimed warm-up on each thread count, then enough inner calls per sample."""
-        self.fn(2)
-        first = self._time(self.fn, 1)  # one call of fn (the baseline, if any, is shorter)
-        self.inner = max(1, math.ceil(min_sample_s / max(first, 1e-6)))
-
-    def record(self, mode: str, threads: int) -> None:
-        self.times.setdefault((mode, threads), []).append(self.sample(threads))
+    def call(self, threads: int) -> Any:
+        """One call for the harness (a :class:`harness.Partial` when a baseline is taken off)."""
+        if self.baseline is None:
+            return self.fn(threads)
+        t_fn = harness.timed(lambda: self.fn(threads))[0]
+        t_base = harness.timed(lambda: self.baseline(threads))[0]  # type: ignore[misc]
+        return harness.Partial((t_fn - t_base) / self.per)
 
 
 def make_kernels(quick: bool) -> list[Kernel]:
@@ -246,17 +229,28 @@ def make_kernels(quick: bool) -> list[Kernel]:
 # ---- measurement -----------------------------------------------------------------------------
 
 
-def run_kernels(kernels: list[Kernel], reps: int, min_sample_s: float) -> None:
-    """Interleaved repetitions: every rep runs each mode, kernel and thread count once."""
-    for k in kernels:
-        k.calibrate(min_sample_s)
-    for rep in range(reps):
-        for mode in MODES:
-            with busy_loop(mode == "load"):
-                for k in kernels:
-                    for t in (1, 2) if rep % 2 == 0 else (2, 1):
-                        k.record(mode, t)
-        print(f"  round {rep + 1}/{reps} done", file=sys.stderr, flush=True)
+def run_kernels(kernels: list[Kernel], reps: int, min_sample_s: float) -> harness.Comparison:
+    """Interleaved repetitions: every round runs each mode (the busy loop started once per
+    mode), kernel and thread count once; the order alternates between rounds."""
+    contenders = {
+        f"{mode}|{i}|{t}": (lambda k=k, t=t: k.call(t))
+        for mode in MODES
+        for i, k in enumerate(kernels)
+        for t in (1, 2)
+    }
+    cmp = harness.compare(
+        contenders,
+        reps,
+        min_sample_s=min_sample_s,
+        group=lambda name: name.split("|")[0],
+        around=lambda rep, mode: busy_loop(mode == "load"),
+        verbose=True,
+    )
+    for name, timing in cmp.timings.items():
+        mode, i, t = name.split("|")
+        kernels[int(i)].times[(mode, int(t))] = timing.times
+        kernels[int(i)].inner = timing.inner
+    return cmp
 
 
 def summarise(kernels: list[Kernel]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -325,11 +319,13 @@ def calibrate(reps: int, quick: bool) -> dict[str, Any]:
         times: dict[tuple[str, int], list[float]] = {}
         for mode in MODES:
             with busy_loop(mode == "load"):
-                for i in range(r):
-                    for t in (1, 2) if i % 2 == 0 else (2, 1):
-                        a = time.perf_counter()
-                        stream.normal(0, n, n_threads=t)
-                        times.setdefault((mode, t), []).append(time.perf_counter() - a)
+                cmp = harness.compare(
+                    {str(t): (lambda t=t, n=n: stream.normal(0, n, n_threads=t)) for t in (1, 2)},
+                    r,
+                    warmup=0,
+                )
+            for t in (1, 2):
+                times[(mode, t)] = cmp[str(t)].times
         row: dict[str, Any] = {"nominal_ms": w, "n": n, "reps": r}
         for mode in MODES:
             t1, t2 = times[(mode, 1)], times[(mode, 2)]
@@ -362,9 +358,7 @@ def calibrate(reps: int, quick: bool) -> dict[str, Any]:
 # ---- report ----------------------------------------------------------------------------------
 
 
-def readme_row(
-    speedups: dict[str, Any], machine: dict[str, Any], background: Any, reps: int
-) -> str:
+def readme_row(speedups: dict[str, Any], machine: dict[str, Any], reps: int) -> str:
     parts = [
         f"{name}: quiet {fmt(s['quiet_2t_over_1t'])}x, load {fmt(s['load_2t_over_1t'])}x"
         for name, s in speedups.items()
@@ -379,7 +373,7 @@ def readme_row(
         + ("met" if not quiet_miss else f"**not met** ({', '.join(quiet_miss)})")
         + (f" (one thread by design: {', '.join(single)})" if single else "")
     )
-    bg = background.cores
+    bg = machine.get("background_load_cores")
     cpu = (machine.get("cpu_model") or "?").split(" @")[0]
     return (
         f"| `{BENCH}` | 2t/1t speed (medians), quiet and with a busy loop pinned to one core: "
@@ -390,34 +384,30 @@ def readme_row(
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="smaller problems, 3 reps (< 1 min)")
-    p.add_argument("--reps", type=int, default=None, help="repetitions (default 5; quick 3)")
-    p.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "results")
+    p = harness.cli(__doc__, BENCH, reps=None)  # --quick: smaller problems, 3 reps (< 1 min)
     p.add_argument("--calibrate", action="store_true", help="measure the policy's threshold")
     p.add_argument("--no-readme", action="store_true", help="do not touch README.md")
     args = p.parse_args(argv)
     reps = args.reps or (3 if args.quick else 5)
-    args.out.mkdir(parents=True, exist_ok=True)
-    machine = machine_info()
-    machine["omp_wait_policy_env"] = os.environ.get("OMP_WAIT_POLICY")
+    args.out = harness.out_dir(args)
+    machine = harness.machine()
     if args.calibrate:
-        with BackgroundLoad() as background:
+        with harness.BackgroundLoad() as background:
             cal = calibrate(reps if args.reps else (10 if args.quick else 40), args.quick)
-        cal["machine"] = machine
+        cal["machine"] = harness.finish(machine, background)
         cal["background_load_cores"] = background.cores
         path = args.out / "threads.json"
         doc = json.loads(path.read_text()) if path.exists() else {"bench": BENCH}
         passive = os.environ.get("OMP_WAIT_POLICY", "").strip().lower() == "passive"
         doc["calibration_passive" if passive else "calibration_spin"] = cal
-        path.write_text(json.dumps(doc, indent=2) + "\n")
+        harness.write_json(doc, path)
         print(f"threshold W* = {fmt(cal['threshold_ms'], '.3f')} ms of 1-thread work")
         return 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         kernels = make_kernels(args.quick)
-    with BackgroundLoad() as background:
-        run_kernels(kernels, reps, 0.05 if args.quick else 0.3)
+    background = run_kernels(kernels, reps, 0.05 if args.quick else 0.3)
+    harness.finish(machine, background)
     results, speedups = summarise(kernels)
     from privlearn.parallel import min_thread_work_ns
 
@@ -431,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
             "busy_loop": "one `while True: pass` process pinned to the last usable core",
         },
         "machine": machine,
-        "background_load_cores": background.cores,
+        "background_load_cores": background.background_load_cores,
         "results": results,
         "speedups": speedups,
     }
@@ -441,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
         for key in ("calibration_passive", "calibration_spin"):
             if key in previous:
                 out[key] = previous[key]
-    path.write_text(json.dumps(out, indent=2) + "\n")
+    harness.write_json(out, path)
     print(
         f"{'kernel':<18} {'1t quiet':>10} {'2t quiet':>10} {'x':>6} "
         f"{'1t load':>10} {'2t load':>10} {'x':>6}"
@@ -454,11 +444,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{s['quiet_2t_over_1t']:>6.2f} {1e3 * m[('load', 1)]:>8.1f}ms "
             f"{1e3 * m[('load', 2)]:>8.1f}ms {s['load_2t_over_1t']:>6.2f}"
         )
-    print(f"background load: {fmt(background.cores, '.2f')} cores")
+    print(f"background load: {fmt(background.background_load_cores, '.2f')} cores")
     if not args.quick and not args.no_readme:
-        update_readme(
-            args.out / "README.md", readme_row(speedups, machine, background, reps), bench=BENCH
-        )
+        harness.update_readme(args.out / "README.md", readme_row(speedups, machine, reps), BENCH)
     return 0
 
 

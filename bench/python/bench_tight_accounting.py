@@ -67,8 +67,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -79,6 +77,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import harness
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[2]
@@ -410,25 +409,6 @@ def provenance() -> dict[str, Any]:
     }
 
 
-def machine() -> dict[str, Any]:
-    cpu = platform.processor() or "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
-        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
-    }
-
-
 # ---- tables --------------------------------------------------------------------------------
 def _mean_sd(values: list[float], digits: int = 4) -> str:
     values = [v for v in values if isinstance(v, (int, float)) and math.isfinite(v)]
@@ -619,6 +599,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown data sets {sorted(unknown)}; choose from {sorted(loaders)}")
 
+    machine = harness.machine()
     t_start = time.perf_counter()
     datasets: dict[str, Data] = {}
     for name in names:
@@ -663,7 +644,7 @@ def main(argv: list[str] | None = None) -> int:
         "runtime_s": runtime,
         "command": " ".join([Path(sys.argv[0]).name, *(argv or sys.argv[1:])]),
         "source": provenance(),
-        "machine": machine(),
+        "machine": harness.finish(machine),
         "declared": declared,
         "datasets": {
             k: f"{v.note}; train {v.X.shape[0]}, test {v.X_test.shape[0]}"
@@ -692,8 +673,7 @@ def main(argv: list[str] | None = None) -> int:
     results["benchmark"] = "tight_accounting"
     results["description"] = __doc__.split("\n\n")[0].replace("\n", " ")
     results["runs"][args.label] = run
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=1, default=str) + "\n")
+    harness.write_json(results, out)
     print(f"wrote {out} (label {args.label!r}; labels there: {sorted(results['runs'])})")
     return 0
 

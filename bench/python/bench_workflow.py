@@ -53,10 +53,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import math
 import os
-import platform
 import sys
 import time
 import warnings
@@ -64,11 +62,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import harness
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score, roc_auc_score
 
-import privlearn
 from privlearn.accounting import DEFAULT_DELTA, PrivacyLedger
 from privlearn.experiments.peers import import_diffprivlib as _import_diffprivlib
 from privlearn.experiments.peers import sklearn_logreg_shim
@@ -442,8 +440,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--datasets", default="adult", help="comma-separated: adult, phishing, kddcup99, mnist"
     )
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--out", type=Path, default=None, help="JSON file (quick: in scratch)")
     args = parser.parse_args(argv)
+    if args.out is None:
+        args.out = harness.SCRATCH / RESULTS.name if args.quick else RESULTS
+    machine = harness.machine()
     # the data folder beside the checkout (as the tests use it) unless PRIVLEARN_DATA says
     os.environ.setdefault(
         "PRIVLEARN_DATA", str(Path(__file__).resolve().parents[3] / "shared" / "data")
@@ -497,12 +498,7 @@ def main(argv: list[str] | None = None) -> int:
         "delta": DELTA,
         "composition": "basic composition of the scaler (pure) and the model",
         "runtime_seconds": runtime,
-        "machine": {
-            "python": sys.version.split()[0],
-            "platform": platform.platform(),
-            "cpus": os.cpu_count(),
-            "privlearn": privlearn.__version__,
-        },
+        "machine": harness.finish(machine),
         "data": data_notes,
         "configuration": configs(DPLR),
         "plans": plans,
@@ -511,8 +507,7 @@ def main(argv: list[str] | None = None) -> int:
         "table_roc_auc": table({k: v for k, v in results.items() if k != "mnist"}, "roc_auc"),
     }
     doc["sections"] = extra_sections(args.quick, seeds)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(doc, indent=1, default=str) + "\n")
+    harness.write_json(doc, args.out)
     print(doc["table_accuracy"])
     print()
     print(doc["table_roc_auc"])

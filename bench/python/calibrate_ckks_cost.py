@@ -24,33 +24,17 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import json
-import statistics
-import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+import harness
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-_common = importlib.import_module("bench_random")
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT / "python" / "privlearn" / "he" / "cost_table.json"
 #: log_n -> (bits of q0 and of the special prime, number of 40-bit rescaling primes)
 CHAINS = {13: (60, 2), 14: (60, 7), 15: (60, 18)}
-
-
-def _median_time(fn: Callable[[], Any], reps: int) -> float:
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def calibrate(log_n: int, edge: int, levels: int, reps: int, points: int) -> list[dict[str, Any]]:
@@ -131,28 +115,20 @@ def calibrate(log_n: int, edge: int, levels: int, reps: int, points: int) -> lis
         }
         if drop == 0:
             ops["encrypt"] = fresh
-        for kind, fn in ops.items():
-            fn()  # warm up
-            rows.append(
-                {
-                    "op": kind,
-                    "log_n": log_n,
-                    "mod_bits": mod_bits,
-                    "seconds": _median_time(fn, reps),
-                }
-            )
+        cmp = harness.compare(ops, reps)  # the operations interleaved, after a warm-up
+        for kind, t in cmp.timings.items():
+            rows.append({"op": kind, "log_n": log_n, "mod_bits": mod_bits, "seconds": t.median})
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="2 points per ring, 3 reps")
-    parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--out", type=Path, default=TABLE)
+    parser = harness.cli(__doc__, "ckks_cost")  # --quick: 2 points per ring, 3 reps
     args = parser.parse_args(argv)
+    # the package's table, unless --out (a folder) is given; --quick writes to scratch
+    out = TABLE if args.out is None and not args.quick else harness.out_dir(args) / TABLE.name
     reps = 3 if args.quick else args.reps
     points = 2 if args.quick else 4
-    machine = _common.machine_info()
+    machine = harness.machine()
     rows: list[dict[str, Any]] = []
     for log_n, (edge, levels) in CHAINS.items():
         t0 = time.perf_counter()
@@ -171,13 +147,14 @@ def main(argv: list[str] | None = None) -> int:
         "tenseal": tenseal.__version__,
         "reps": reps,
         "loadavg_start": machine.get("loadavg_start"),
+        "loadavg_end": harness.loadavg(),
         "fit": {k: {"c": c, "e": e} for k, (c, e) in model.coefficients.items()},
         "rows": rows,
     }
-    args.out.write_text(json.dumps(data, indent=1) + "\n")
+    harness.write_json(data, out)
     for kind, (c, e) in model.coefficients.items():
         print(f"{kind:10s} c = {c:.3e} s  e = {e:.2f}")
-    print(f"wrote {args.out}")
+    print(f"wrote {out}")
     return 0
 
 

@@ -1,0 +1,133 @@
+"""The benchmark harness (bench/python/harness.py): interleaving, statistics, records, writers.
+
+Fast: no benchmark is run; the contenders return fixed :class:`harness.Partial` seconds so the
+medians, quartiles and ratios are exact.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "python"
+
+
+@pytest.fixture(scope="module")
+def harness():  # type: ignore[no-untyped-def]
+    sys.path.insert(0, str(BENCH))
+    try:
+        yield importlib.import_module("harness")
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+def test_compare_interleaves_and_alternates(harness) -> None:  # type: ignore[no-untyped-def]
+    calls: list[str] = []
+    contenders = {k: (lambda k=k: calls.append(k)) for k in ("a", "b", "c")}
+    cmp = harness.compare(contenders, repeats=3, warmup=1)
+    # warm-up once each, then round robin with the order reversed every other round
+    assert calls == ["a", "b", "c"] + ["a", "b", "c"] + ["c", "b", "a"] + ["a", "b", "c"]
+    assert all(len(t.times) == 3 for t in cmp.timings.values())
+
+
+def test_compare_statistics_and_ratios(harness) -> None:  # type: ignore[no-untyped-def]
+    def seq(values: list[float]):  # type: ignore[no-untyped-def]
+        it = iter(values)
+        return lambda: harness.Partial(next(it), "v")
+
+    cmp = harness.compare(
+        {"base": seq([2.0, 4.0, 6.0, 8.0, 10.0]), "fast": seq([1.0, 1.0, 2.0, 3.0, 3.0])},
+        repeats=5,
+        warmup=0,
+        baseline="base",
+    )
+    base, fast = cmp["base"], cmp["fast"]
+    assert base.median == 6.0 and fast.median == 2.0
+    assert base.quartiles == (4.0, 8.0) and base.iqr == 4.0
+    assert fast.value == "v"
+    assert cmp.ratios() == {"base": 1.0, "fast": pytest.approx(1 / 3)}
+    assert cmp.speedup("fast") == pytest.approx(3.0)
+    d = cmp.as_dict()
+    assert d["timings"]["base"]["median_s"] == 6.0 and d["timings"]["base"]["iqr_s"] == 4.0
+    json.dumps(d)  # JSON-ready
+
+
+def test_compare_groups_enter_around_once_per_group(harness) -> None:  # type: ignore[no-untyped-def]
+    entered: list[tuple[int, str]] = []
+
+    class Ctx:
+        def __init__(self, rep: int, key: str):
+            entered.append((rep, key))
+
+        def __enter__(self) -> None:
+            return None
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+    names = ["quiet|1", "quiet|2", "load|1", "load|2"]
+    cmp = harness.compare(
+        {k: (lambda: None) for k in names},
+        repeats=2,
+        warmup=0,
+        group=lambda k: k.split("|")[0],
+        around=Ctx,
+    )
+    assert entered == [(0, "quiet"), (0, "load"), (1, "load"), (1, "quiet")]
+    assert all(len(t.times) == 2 for t in cmp.timings.values())
+
+
+def test_compare_calibrates_inner_calls(harness) -> None:  # type: ignore[no-untyped-def]
+    n = [0]
+
+    def tiny() -> None:
+        n[0] += 1
+
+    cmp = harness.compare({"tiny": tiny}, repeats=2, warmup=0, min_sample_s=1e-3)
+    t = cmp["tiny"]
+    assert t.inner > 1 and len(t.times) == 2
+    assert n[0] == 1 + 2 * t.inner  # one calibrating call, then 2 samples of `inner` calls
+
+
+def test_compare_rejects_bad_arguments(harness) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match="baseline"):
+        harness.compare({"a": lambda: None}, repeats=1, baseline="b")
+    with pytest.raises(ValueError, match="repeats"):
+        harness.compare({"a": lambda: None}, repeats=0)
+
+
+def test_machine_record(harness) -> None:  # type: ignore[no-untyped-def]
+    m = harness.machine()
+    for key in ("cpu_model", "cpu_count", "loadavg_start", "git_commit", "threads", "peers"):
+        assert key in m
+    assert "numpy" in m["peers"] and "OMP_NUM_THREADS" in m["threads"]
+    harness.finish(m, 0.5)
+    assert "loadavg_end" in m and m["background_load_cores"] == 0.5
+    json.dumps(m)
+
+
+def test_readme_row_is_replaced_or_appended(harness, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    readme = tmp_path / "README.md"
+    harness.update_readme(readme, "| `x` | one |", "x")
+    harness.update_readme(readme, "| `y` | two |", "y")
+    harness.update_readme(readme, "| `x` | three |", "x")
+    lines = readme.read_text().splitlines()
+    assert lines.count("| `x` | three |") == 1 and "| `x` | one |" not in lines
+    assert lines.index("| `x` | three |") < lines.index("| `y` | two |")
+    assert lines[0] == "# Benchmark results"
+
+
+def test_cli_quick_writes_to_scratch(harness, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(harness, "SCRATCH", tmp_path / "scratch")
+    args = harness.cli("doc", "demo").parse_args(["--quick"])
+    out = harness.out_dir(args)
+    assert out == tmp_path / "scratch" and args.reps == 5
+    path = harness.publish({"bench": "demo"}, out, "demo", "| `demo` | r |")
+    assert json.loads(path.read_text()) == {"bench": "demo"}
+    assert "| `demo` | r |" in (out / "README.md").read_text()
+    args = harness.cli("doc", "demo").parse_args(["--out", str(tmp_path / "o"), "--reps", "2"])
+    assert harness.out_dir(args) == tmp_path / "o" and args.reps == 2
