@@ -403,6 +403,8 @@ def test_common_helpers(tmp_path):
     assert 0 <= runs.derive_seed("x") < 2**64
     assert tables.mean_std([1.0, 3.0]) == (2.0, pytest.approx(math.sqrt(2.0)))
     assert tables.mean_std([5.0]) == (5.0, 0.0)
+    # a single value (a quick run's one seed) shows no "± 0" spread
+    assert tables.fmt_spread([7.0], 3) == "7" and tables.fmt_spread([6.0, 8.0], 3) == "7 ± 1.4"
     p = tables.write_csv(tmp_path / "t.csv", [{"a": 1, "b": 0.1}], ["a", "b"])
     assert p.read_text().splitlines() == ["a,b", "1,0.1"]
     table = tables.markdown_table(["x", "y"], [(1, "z")])

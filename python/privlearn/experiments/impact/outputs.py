@@ -30,7 +30,7 @@ from privlearn.experiments.impact.methods import (
 from privlearn.experiments.impact.simulate import ImpactResult
 from privlearn.experiments.summary import claims_section, files_section, quick_mode_note
 from privlearn.experiments.tables import (
-    fmt_mean_std,
+    fmt_spread,
     markdown_table,
     mean_std,
     write_csv,
@@ -56,9 +56,7 @@ def score_cells(values: Callable[[str], np.ndarray]) -> list[str]:
         _pm(values("train_auc")),
         _pm(values("test_auc")),
         _pm(values("test_error")),
-        ""
-        if np.isnan(sig).all()
-        else (fmt_mean_std(*mean_std(sig), digits=2) if sig.size > 1 else f"{sig[0]:.2g}"),
+        "" if np.isnan(sig).all() else fmt_spread(sig, 2),
     ]
 
 
@@ -152,7 +150,7 @@ def _summary(res: ImpactResult, claims: list[Claim], figures: dict[str, Path]) -
             (
                 m,
                 *score_cells(lambda key, m=m: res.values(m, key)),
-                "inf" if np.isinf(eps).all() else fmt_mean_std(*mean_std(eps), digits=3),
+                "inf" if np.isinf(eps).all() else fmt_spread(eps, 3),
                 "" if blog is None else f"{blog[1]:.3f} ({blog[0]})",
             )
         )
