@@ -488,3 +488,78 @@ def test_cli_lists_dpscd(capsys):
     out = capsys.readouterr().out
     assert "dpscd" in out and "Damaskinos et al. 2021" in out
     assert REGISTRY["dpscd"].run is dpscd.run
+
+
+# ---- the quick run (issue 32, item 3: `privlearn reproduce all --quick` within 120 CPU-s) -----
+#: Rows of the training part (before the validation split) of each data set of Fig. 1 when it is
+#: not subsampled (the YearPredictionMSD stand-in is generated at the requested size).
+_FULL_TRAIN = {"msd": 463_715, "phishing": 8_291, "adult": 32_561}
+
+
+def _work(settings: dict, dp_sgd_clips: int | None = None) -> float:
+    """Rows x epochs trained by a run of ``simulate(**settings)`` over the paper's tasks: every
+    tuning run, final run and Fig. 3 run (the dominant cost; data loading and plots aside)."""
+    eps = len(settings.get("epsilons", dpscd.EPSILONS)) + 1  # + inf
+    runs = settings.get("runs", dpscd.RUNS)
+    epochs = settings.get("epochs", dpscd.EPOCHS)
+    grids = {**dpscd.GRIDS, **settings.get("grids", {})}
+    total = 0.0
+    for task in dpscd.PAPER_TASKS:
+        ds = dpscd.TASKS[task].dataset
+        n = 0.75 * min(settings.get("sizes", {}).get(ds) or _FULL_TRAIN[ds], _FULL_TRAIN[ds])
+        g = grids[ds]
+        sgd = len(g.configs("SGD", int(n)))
+        scd = len(g.configs("DP-SCD", int(n)))
+        dp_sgd = len(g.configs("DP-SGD", int(n)))
+        if dp_sgd_clips is not None:
+            dp_sgd = dp_sgd // len(g.sgd_clips) * dp_sgd_clips
+        fits = sgd + eps * (2 * scd + dp_sgd) + runs * (2 + 3 * eps)
+        if task == "msd-ridge":
+            fits += settings.get("fig3_runs", 2) * len(g.fig3_batch_sizes) * len(g.fig3_clips)
+        total += fits * n * epochs
+    return total
+
+
+def test_quick_run_is_a_fraction_of_the_work(monkeypatch, tmp_path):
+    """The registered quick run keeps every panel (the five tasks of Fig. 1, Fig. 2's epsilons,
+    the Fig. 3 sweep) with under a fifth of the training work of the quick run before issue 32
+    (6 epsilons, 20 epochs, 50,000 MSD rows, all of Adult, two DP-SGD clips); the full run
+    passes no settings (the paper's)."""
+    seen: list[dict] = []
+    monkeypatch.setattr(dpscd, "reproduce", lambda out, **kw: seen.append(kw) or [])
+    REGISTRY["dpscd"].run(tmp_path, True)
+    REGISTRY["dpscd"].run(tmp_path, False)
+    quick, full = seen
+    assert full == {}
+    assert quick["quick"] is True and "tasks" not in quick  # every task of Fig. 1
+    assert set(dpscd.FIG2_EPSILONS) <= set(quick["epsilons"]) <= set(dpscd.EPSILONS)
+    assert quick["fig3_runs"] >= 1 and quick["grids"]["msd"].fig3_clips
+    before = dict(epochs=20, runs=3, grids=quick["grids"], sizes={"msd": 50_000}, fig3_runs=1)
+    assert _work(quick) < _work(before, dp_sgd_clips=2) / 5
+
+
+def test_quick_summary_says_what_was_cut():
+    res = _made_up({})
+    res.size_limits = {"adult": 8_000, "msd": 20_000}
+    res.labels = {"msd": "YearPredictionMSD-like (synthetic)"}
+    res.fig3_task, res.fig3_runs = "msd-ridge", 1
+    text = dpscd.summary._quick_text(res)
+    assert "eps in {0.1, 1, 10} instead of the paper's {0.1, 0.5, 1, 2, 5, 10}" in text
+    assert "2 runs per point instead of 10" in text and "5 epochs instead of 50" in text
+    assert "1 run per Fig. 3 point instead of 2" in text
+    assert "8,000 Adult training rows" in text
+    assert "20,000 YearPredictionMSD-like (synthetic) training rows" in text
+    assert "single DP-SGD clipping bound" in text
+
+
+def test_stability_claim_is_not_checked_on_too_few_epochs():
+    """One epoch (two recorded objectives) leaves one point in the second half: no fluctuation
+    to compare, so the claim is 'not evaluated' (it read 'does not hold' before)."""
+    res = _made_up({})
+    res.epochs = 1
+    ep = np.arange(2.0)
+    res.paths[("DP-SCD", 0.1)] = (ep, np.array([[5.0, 2.0], [5.0, 2.5]]))
+    res.paths[("DP-SCD", 1.0)] = (ep, np.array([[5.0, 1.2], [5.0, 1.3]]))
+    (claim,) = [c for c in dpscd.evaluate_claims(res) if "more stably" in c.name]
+    assert claim.verdict == "not evaluated"
+    assert claim.details and claim.details[0].startswith("not checked: 1 epoch(s)")

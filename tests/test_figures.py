@@ -179,6 +179,10 @@ def test_quick_reproduction_figures_fit(
     pngs = sorted(p.name for p in written if p.suffix == ".png")
     assert pngs and sorted(k.split("/")[1] for k in saved.problems) == pngs
     saved.assert_clean()
+    # what the quick run cut is said at the top of every summary (issue 32, item 3)
+    summary = (tmp_path / name / "summary.md").read_text(encoding="utf-8")
+    quick_note = [line for line in summary.splitlines() if line.startswith("**Quick mode**: ")]
+    assert quick_note and " instead of " in quick_note[0], name
     if name == "impact":  # the real-data table (Adult: the data folder or the embedded copy)
         summary = (tmp_path / name / "summary.md").read_text(encoding="utf-8")
         assert "## Real data: UCI Adult" in summary and "| bayes cross |" in summary

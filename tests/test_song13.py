@@ -403,6 +403,8 @@ def test_common_helpers(tmp_path):
     assert 0 <= runs.derive_seed("x") < 2**64
     assert tables.mean_std([1.0, 3.0]) == (2.0, pytest.approx(math.sqrt(2.0)))
     assert tables.mean_std([5.0]) == (5.0, 0.0)
+    # a single value (a quick run's one seed) shows no "± 0" spread
+    assert tables.fmt_spread([7.0], 3) == "7" and tables.fmt_spread([6.0, 8.0], 3) == "7 ± 1.4"
     p = tables.write_csv(tmp_path / "t.csv", [{"a": 1, "b": 0.1}], ["a", "b"])
     assert p.read_text().splitlines() == ["a,b", "1,0.1"]
     table = tables.markdown_table(["x", "y"], [(1, "z")])
@@ -428,3 +430,25 @@ def test_shared_summary_helpers(tmp_path, capsys):
     assert skipped["adult"].startswith("missing adult/adult.data under ")
     out = capsys.readouterr().out
     assert out.startswith("[t] preparing adult\n[t] adult: NOT RUN (missing adult/adult.data")
+
+
+def test_quick_run_settings_and_note(monkeypatch, tmp_path):
+    """``--quick`` (issue 32): fewer permutations and recorded iterates, every data set and
+    batch size of the paper; the full run passes no settings; the summary says what was cut."""
+    from privlearn.experiments.song13.summary import _quick_note
+
+    seen: list[dict] = []
+    monkeypatch.setattr(song13, "reproduce", lambda out, **kw: seen.append(kw) or [])
+    REGISTRY["song13"].run(tmp_path, True)
+    REGISTRY["song13"].run(tmp_path, False)
+    quick, full = seen
+    assert full == {}
+    assert quick == dict(repeats=3, path_points=30, quick=True)
+    assert song13.QUICK_PATH_POINTS < song13.PATH_POINTS
+    res = song13.Song13Result(
+        datasets=["kddcup99"], batch_sizes=[1, 5], rates=["1/sqrt(t)"], repeats=3, quick=True,
+        sizes={"kddcup99": (50_000, 9)}, path_points=30,
+    )  # fmt: skip
+    note = " ".join(_quick_note(res))
+    assert note.startswith("**Quick mode**: 3 permutations per setting instead of the paper's 20")
+    assert "about 30 recorded iterates per curve instead of 150" in note

@@ -18,7 +18,7 @@ import numpy as np
 
 from .files import atomic_output
 
-__all__ = ["fmt_mean_std", "markdown_table", "mean_std", "write_csv", "write_text"]
+__all__ = ["fmt_mean_std", "fmt_spread", "markdown_table", "mean_std", "write_csv", "write_text"]
 
 
 def mean_std(values: Any) -> tuple[float, float]:
@@ -33,6 +33,15 @@ def mean_std(values: Any) -> tuple[float, float]:
 def fmt_mean_std(mean: float, std: float, digits: int = 4) -> str:
     """``"mean ± std"`` with ``digits`` significant digits."""
     return f"{mean:.{digits}g} ± {std:.{digits - 1}g}"
+
+
+def fmt_spread(values: Any, digits: int = 4) -> str:
+    """:func:`fmt_mean_std` of ``values``; the value alone when there is one (no spread to
+    show: e.g. a quick run's single seed)."""
+    arr = np.asarray(values, dtype=np.float64).ravel()
+    if arr.size == 1:
+        return f"{arr[0]:.{digits}g}"
+    return fmt_mean_std(*mean_std(arr), digits=digits)
 
 
 def _cell(value: Any) -> str:

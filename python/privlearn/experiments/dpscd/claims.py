@@ -177,11 +177,18 @@ def evaluate_claims(res: DPSCDResult) -> list[Claim]:
     if ("DP-SCD", lo) in res.paths and ("DP-SCD", hi) in res.paths:
         r_lo = _roughness(res.paths[("DP-SCD", lo)][1])
         r_hi = _roughness(res.paths[("DP-SCD", hi)][1])
-        per["DP-SCD"] = r_lo > r_hi
-        details.append(
-            f"DP-SCD: mean |change of the objective per epoch| over the second half {r_lo:.4g} "
-            f"at eps={lo:g} vs {r_hi:.4g} at eps={hi:g} -> {'yes' if per['DP-SCD'] else 'no'}"
-        )
+        if math.isnan(r_lo) or math.isnan(r_hi):  # too few recorded epochs: not checked
+            details.append(
+                f"not checked: {res.epochs} epoch(s) leave fewer than 2 recorded objectives in "
+                "the second half of the run"
+            )
+        else:
+            per["DP-SCD"] = r_lo > r_hi
+            details.append(
+                f"DP-SCD: mean |change of the objective per epoch| over the second half "
+                f"{r_lo:.4g} at eps={lo:g} vs {r_hi:.4g} at eps={hi:g} -> "
+                f"{'yes' if per['DP-SCD'] else 'no'}"
+            )
     claims.append(
         Claim(
             "DP-SCD converges more stably with less noise",

@@ -2,9 +2,9 @@
 
 Belongs here: the paper's constants (lambda, delta, epsilons, epochs, runs, methods), the tasks
 of Fig. 1 (:class:`Task`, :data:`TASKS`), the hyper-parameter grids (:class:`Grid`,
-:data:`GRIDS`, :data:`QUICK_GRIDS`), one configuration (:class:`Config`) and the colours and
-markers of the methods in every figure. Not here: loading data (:mod:`.data`), running
-(:mod:`.training`, :mod:`.simulation`).
+:data:`GRIDS`, :data:`QUICK_GRIDS`) and the other ``--quick`` settings (``QUICK_*``), one
+configuration (:class:`Config`) and the colours and markers of the methods in every figure.
+Not here: loading data (:mod:`.data`), running (:mod:`.training`, :mod:`.simulation`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ EPSILONS: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
 EPOCHS = 50
 #: Runs per reported point (Fig. 1: mean ± std over 10 runs).
 RUNS = 10
+#: Runs per point of the Fig. 3 sweep.
+FIG3_RUNS = 2
 #: Methods of Section 5, in plotting order.
 METHODS: tuple[str, ...] = ("SCD", "SGD", "DP-SCD", "DP-SGD", "SeqDP-SCD")
 _PRIVATE = ("DP-SCD", "DP-SGD", "SeqDP-SCD")
@@ -148,12 +150,22 @@ GRIDS: dict[str, Grid] = {
         learning_rates=(0.1, 1.0, 10.0),
     ),
 }
-#: ``--quick`` grids (2 values per hyper-parameter).
+#: ``--quick`` (issue 32: ``privlearn reproduce all --quick`` within two CPU-minutes): the
+#: finite epsilons (those of Fig. 2 and the largest), epochs, final runs per point, Fig. 3 runs
+#: per point and training rows per data set (seeded subsamples; Phishing is small enough whole).
+QUICK_EPSILONS: tuple[float, ...] = (0.1, 1.0, 10.0)
+QUICK_EPOCHS = 10
+QUICK_RUNS = 3
+QUICK_FIG3_RUNS = 1
+QUICK_SIZES: dict[str, int] = {"msd": 20_000, "adult": 8_000}
+#: ``--quick`` grids: 2 values per hyper-parameter, except DP-SGD's clipping bound (1 value:
+#: the one DP-SGD's tuning picked in every setting of a 2-value grid), so that DP-SGD and
+#: DP-SCD try 4 configurations each per setting.
 QUICK_GRIDS: dict[str, Grid] = {
     "msd": Grid(
         batch_sizes=(100, 1000),
         scd_clips=(0.05, 0.5),
-        sgd_clips=(1.0, 10.0),
+        sgd_clips=(10.0,),
         learning_rates=(0.01, 0.1),
         fig3_batch_sizes=(30, 100, 300, 1000, 3000),
         fig3_clips=(0.1, 0.5, 2.0),
@@ -161,19 +173,19 @@ QUICK_GRIDS: dict[str, Grid] = {
     "phishing": Grid(
         batch_sizes=(10, 100),
         scd_clips=(5e-4, 5e-3),
-        sgd_clips=(0.1, 1.0),
+        sgd_clips=(1.0,),
         learning_rates=(0.1, 1.0),
     ),
     "adult": Grid(
         batch_sizes=(30, 300),
         scd_clips=(1e-3, 5e-3),
-        sgd_clips=(0.1, 1.0),
+        sgd_clips=(1.0,),
         learning_rates=(0.1, 1.0),
     ),
     "synthetic": Grid(
         batch_sizes=(10, 100),
         scd_clips=(1e-3, 1e-2),
-        sgd_clips=(0.1, 1.0),
+        sgd_clips=(1.0,),
         learning_rates=(0.1, 1.0),
     ),
 }

@@ -25,6 +25,7 @@ from privlearn.experiments.dpscd.settings import (
     EPSILONS,
     FIG2_EPSILONS,
     FIG3_EPSILON,
+    FIG3_RUNS,
     GRIDS,
     METHODS,
     PAPER_TASKS,
@@ -56,6 +57,8 @@ class DPSCDResult:
     quick: bool
     grids: dict[str, Grid] = field(default_factory=dict)
     sizes: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)  # n, val, test, d
+    #: Data set -> the training rows asked for (``simulate``'s ``sizes``; absent: all rows).
+    size_limits: dict[str, int] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
     #: Data set -> name of the data that ran (:attr:`Split.label`).
     labels: dict[str, str] = field(default_factory=dict)
@@ -68,6 +71,8 @@ class DPSCDResult:
     optimum: float = math.nan
     fig3: dict[tuple[int, float], np.ndarray] = field(default_factory=dict)
     fig3_task: str = ""
+    #: Runs per point of the Fig. 3 sweep.
+    fig3_runs: int = 0
     seconds: float = 0.0
 
     @property
@@ -163,7 +168,7 @@ def simulate(
     epochs: int = EPOCHS,
     grids: dict[str, Grid] | None = None,
     sizes: dict[str, int | None] | None = None,
-    fig3_runs: int = 2,
+    fig3_runs: int = FIG3_RUNS,
     data_home: Any = None,
     n_jobs: int | None = None,
     quick: bool = False,
@@ -223,6 +228,7 @@ def simulate(
         runs=int(runs),
         epochs=int(epochs),
         quick=quick,
+        fig3_runs=int(fig3_runs),
     )
     private_eps = res.all_epsilons
     methods = [m for m in METHODS if m in methods]
@@ -241,6 +247,8 @@ def simulate(
         res.sizes[dataset] = (n, split.X_val.shape[0], split.X_test.shape[0], d)
         res.notes[dataset] = split.note
         res.labels[dataset] = split.label
+        if sizes.get(dataset) is not None:
+            res.size_limits[dataset] = int(sizes[dataset])
         res.tasks.extend(names)
 
         # 1. Tuning: one run per configuration, selected on the validation split.

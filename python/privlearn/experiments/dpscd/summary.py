@@ -16,7 +16,15 @@ from typing import Any
 from privlearn.experiments.claims import Claim
 from privlearn.experiments.dpscd import configurations, fig1, fig2, fig3
 from privlearn.experiments.dpscd.claims import _fmt
-from privlearn.experiments.dpscd.settings import DELTA, EPOCHS, LAMBDA, TASKS
+from privlearn.experiments.dpscd.settings import (
+    DELTA,
+    EPOCHS,
+    EPSILONS,
+    FIG3_RUNS,
+    LAMBDA,
+    RUNS,
+    TASKS,
+)
 from privlearn.experiments.dpscd.simulation import DPSCDResult
 from privlearn.experiments.summary import (
     claims_section,
@@ -79,6 +87,34 @@ def _header(res: DPSCDResult) -> list[str]:
     return lines
 
 
+def _quick_text(res: DPSCDResult) -> str:
+    """What ``--quick`` cut, from the settings that ran (the quick-mode note)."""
+
+    def braces(values: list[float]) -> str:
+        return "{" + ", ".join(f"{e:g}" for e in values) + "}"
+
+    cuts = []
+    if list(res.epsilons) != list(EPSILONS):
+        cuts.append(
+            f"eps in {braces(res.epsilons)} instead of the paper's {braces(list(EPSILONS))}"
+        )
+    if res.runs != RUNS:
+        cuts.append(f"{res.runs} runs per point instead of {RUNS}")
+    if res.epochs != EPOCHS:
+        cuts.append(f"{res.epochs} epochs instead of {EPOCHS}")
+    cuts.append("2-value grids and a single DP-SGD clipping bound (see Tuning cost)")
+    if res.fig3_task and res.fig3_runs != FIG3_RUNS:
+        runs = f"{res.fig3_runs} run{'s' if res.fig3_runs != 1 else ''}"
+        cuts.append(f"{runs} per Fig. 3 point instead of {FIG3_RUNS}")
+    for ds, n in res.size_limits.items():
+        cuts.append(f"{n:,} {res.label(ds)} training rows (a seeded subsample; see Data)")
+    return (
+        "; ".join(cuts) + ". Every figure and claim of the full run is drawn and checked, but "
+        "the numbers and verdicts are much noisier than in the full run "
+        "(`privlearn reproduce dpscd`)."
+    )
+
+
 def _sanity_check(res: DPSCDResult) -> list[str]:
     """DP-SCD at epsilon = inf against SCD, per task (both run without noise)."""
     inf_lines = []
@@ -124,11 +160,7 @@ def summary_text(
     """
     lines = _header(res)
     if res.quick:
-        lines += quick_mode_note(
-            f"{res.runs} runs per point instead of 10, {res.epochs} epochs instead of {EPOCHS}, "
-            f"2-value grids, a smaller {res.label('msd')} (see Data); the numbers and verdicts "
-            "are much noisier than in the full run (`privlearn reproduce dpscd`)."
-        )
+        lines += quick_mode_note(_quick_text(res))
     data = []
     for ds, note in res.notes.items():
         n, nv, nt, d = res.sizes[ds]

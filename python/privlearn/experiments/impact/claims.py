@@ -11,7 +11,7 @@ from __future__ import annotations
 from privlearn.experiments.claims import Claim, claim_verdict
 from privlearn.experiments.impact.methods import BLOG_TEST_ERROR
 from privlearn.experiments.impact.simulate import ImpactResult
-from privlearn.experiments.tables import fmt_mean_std, mean_std
+from privlearn.experiments.tables import fmt_spread
 
 _CLAIM_TRAIN_NAIVE = 0.95  # naive: train AUC at least this ...
 _CLAIM_TEST_NAIVE = 0.75  # ... and test AUC at most this
@@ -55,7 +55,7 @@ def evaluate_claims(res: ImpactResult) -> list[Claim]:
         if a in have and b in have:
             na, la = res.mean(a, "test_auc"), res.mean(b, "test_auc")
             parts[code] = la >= na + _CLAIM_LAPLACE_GAIN
-            sig = fmt_mean_std(*mean_std(res.values(b, "sigma")), digits=3)
+            sig = fmt_spread(res.values(b, "sigma"), 3)
             details.append(f"{code}: test AUC {na:.3f} (naive) -> {la:.3f} (Laplace, sigma {sig})")
     claims.append(
         Claim(

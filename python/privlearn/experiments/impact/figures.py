@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from privlearn.experiments.figures import fit_suptitle, fit_title, new_figure, save_figure
-from privlearn.experiments.impact.methods import N_CAL
+from privlearn.experiments.impact.methods import part_sizes
 from privlearn.experiments.impact.simulate import ImpactResult
 
 
@@ -60,12 +60,14 @@ def fig_calibration(res: ImpactResult, path: Path) -> Path:
         )
         ax.plot(sig, err, marker="o", ms=3, lw=1.1, label=name)
     ax.set_xlabel("Laplace scale sigma (per count)")
-    ax.set_ylabel(f"calibration error rate (mean of {res.seeds} seeds)")
+    seeds = f"mean of {res.seeds} seeds" if res.seeds > 1 else "1 seed"
+    ax.set_ylabel(f"calibration error rate ({seeds})")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
     fit_title(
         ax,
-        f"Choice of the Laplace scale on the calibration set (synthetic, n = {N_CAL:,})",
+        "Choice of the Laplace scale on the calibration set "
+        f"(synthetic, n = {part_sizes(res.quick)['cal']:,})",
         fontsize=10,
     )
     return save_figure(fig, path)

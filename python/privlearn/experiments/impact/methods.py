@@ -27,12 +27,25 @@ _TAG = "impact"
 N_TRAIN = 2_000
 N_CAL = 10_000
 N_TEST = 10_000
+#: ``--quick`` (issue 32): one seed (as the note's single run), the R code's calibration size
+#: and a smaller test set.
+QUICK_SEEDS = 1
+QUICK_N_CAL = 2_000
+QUICK_N_TEST = 4_000
 #: The R code's grid of Laplace scales (0 = no noise).
 SIGMAS: tuple[float, ...] = tuple(float(s) for s in range(21))
-_QUICK_SIGMAS: tuple[float, ...] = (0.0, 1.0, 2.0, 4.0, 6.0, 8.0, 12.0, 16.0, 20.0)
+#: ``--quick``'s coarser grid (the full runs choose sigma between 4 and 16).
+_QUICK_SIGMAS: tuple[float, ...] = (0.0, 2.0, 4.0, 8.0, 12.0, 16.0)
 #: vtreat's rareSig in the note's vtreat runs.
 SIGNIFICANCE = 0.3
 N_FOLDS = 5
+
+
+def part_sizes(quick: bool) -> dict[str, int]:
+    """Rows of the synthetic train, calibration and test sets (smaller ones with ``quick``)."""
+    if quick:
+        return {"train": N_TRAIN, "cal": QUICK_N_CAL, "test": QUICK_N_TEST}
+    return {"train": N_TRAIN, "cal": N_CAL, "test": N_TEST}
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,14 @@ from privlearn.experiments.impact.methods import (
     N_CAL,
     N_FOLDS,
     N_TEST,
-    N_TRAIN,
+    SIGMAS,
     SIGNIFICANCE,
+    part_sizes,
 )
 from privlearn.experiments.impact.simulate import ImpactResult
 from privlearn.experiments.summary import claims_section, files_section, quick_mode_note
 from privlearn.experiments.tables import (
-    fmt_mean_std,
+    fmt_spread,
     markdown_table,
     mean_std,
     write_csv,
@@ -37,9 +38,14 @@ from privlearn.experiments.tables import (
 )
 
 
+def _seeds(n: int) -> str:
+    return f"{n} seed{'s' if n != 1 else ''}"
+
+
 def _pm(values: np.ndarray) -> str:
+    """``mean ± std`` over the seeds; the value alone for a single seed (no std)."""
     m, s = mean_std(values)
-    return f"{m:.3f} ± {s:.3f}"
+    return f"{m:.3f} ± {s:.3f}" if np.size(values) > 1 else f"{m:.3f}"
 
 
 def score_cells(values: Callable[[str], np.ndarray]) -> list[str]:
@@ -50,7 +56,7 @@ def score_cells(values: Callable[[str], np.ndarray]) -> list[str]:
         _pm(values("train_auc")),
         _pm(values("test_auc")),
         _pm(values("test_error")),
-        "" if np.isnan(sig).all() else fmt_mean_std(*mean_std(sig), digits=2),
+        "" if np.isnan(sig).all() else fmt_spread(sig, 2),
     ]
 
 
@@ -100,14 +106,16 @@ def write_outputs(res: ImpactResult, out_dir: Path, *, plots: bool = True) -> li
 
 
 def _summary(res: ImpactResult, claims: list[Claim], figures: dict[str, Path]) -> str:
+    n = part_sizes(res.quick)
+    sigmas = ", ".join(f"{s:g}" for s in res.sigmas)
     lines = [
         "# Win-Vector: using differential privacy to reuse training data (impact coding)",
         "",
         f"Reproduction of the note's experiment with `privlearn.encoding.ImpactEncoder`. "
-        f"{res.seeds} seeds (each a new design and new data from `make_large_categorical`: "
-        f"10 signal x 10 levels, 30 noise x 500 levels); train n = {N_TRAIN:,}, calibration "
-        f"n = {N_CAL:,} (picks the Laplace sigma from {{{', '.join(f'{s:g}' for s in res.sigmas)}"
-        f"}} by error rate), test n = {N_TEST:,}. Downstream model: logistic regression on the "
+        f"{_seeds(res.seeds)} (each a new design and new data from `make_large_categorical`: "
+        f"10 signal x 10 levels, 30 noise x 500 levels); train n = {n['train']:,}, calibration "
+        f"n = {n['cal']:,} (picks the Laplace sigma from {{{sigmas}}} by "
+        f"error rate), test n = {n['test']:,}. Downstream model: logistic regression on the "
         f"standardised codes (C = 1e4); split mode: half the rows code, the other half train; "
         f"cross: {N_FOLDS} folds; significance pruning: binomial test at {SIGNIFICANCE} "
         f"(vtreat's rareSig in the note). Computed in {res.seconds:.0f} s.",
@@ -115,12 +123,18 @@ def _summary(res: ImpactResult, claims: list[Claim], figures: dict[str, Path]) -
     ]
     if res.quick:
         lines += quick_mode_note(
-            f"{res.seeds} seeds instead of 10 and a coarser sigma grid; the standard deviations "
-            "are rough (`privlearn reproduce impact` for the full run)."
+            f"{_seeds(res.seeds)} instead of 10; calibration n = {n['cal']:,} instead of "
+            f"{N_CAL:,} (the R code's size) and test n = {n['test']:,} instead of {N_TEST:,}; "
+            f"{len(res.sigmas)} sigmas instead of {len(SIGMAS)} (0, 1, ..., 20); on Adult "
+            "(below) 1 seed instead of 5 and the same sigmas. Every table, figure and claim of "
+            "the full run is made and checked, but the numbers are much noisier "
+            "(`privlearn reproduce impact` for the full run)."
         )
     lines += claims_section(claims, heading="The note's claims, checked on the numbers")
     lines += [
-        "## Results (mean ± std over seeds)",
+        "## Results (mean ± std over seeds)"
+        if res.seeds > 1
+        else "## Results (one seed: no standard deviations)",
         "",
         "epsilon: total privacy of the code book (40 columns, add/remove-one) for the chosen "
         "sigma; inf = not private. Blog: the note's single-run test error for the matching "
@@ -136,7 +150,7 @@ def _summary(res: ImpactResult, claims: list[Claim], figures: dict[str, Path]) -
             (
                 m,
                 *score_cells(lambda key, m=m: res.values(m, key)),
-                "inf" if np.isinf(eps).all() else fmt_mean_std(*mean_std(eps), digits=3),
+                "inf" if np.isinf(eps).all() else fmt_spread(eps, 3),
                 "" if blog is None else f"{blog[1]:.3f} ({blog[0]})",
             )
         )

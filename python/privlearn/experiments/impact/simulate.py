@@ -19,15 +19,13 @@ import numpy as np
 from privlearn.experiments.impact.methods import (
     _TAG,
     METHODS,
-    N_CAL,
-    N_TEST,
-    N_TRAIN,
     SIGMAS,
     Method,
     _code_fit_predict,
     _error,
     _peer_available,
     choose_encoder,
+    part_sizes,
 )
 from privlearn.experiments.runs import derive_seed, parallel_map
 from privlearn.experiments.tables import mean_std
@@ -38,7 +36,7 @@ def _data(r: int, quick: bool) -> dict[str, Any]:
 
     design = derive_seed(_TAG, r, "design")
     out: dict[str, Any] = {}
-    for part, n in (("train", N_TRAIN), ("cal", N_CAL), ("test", N_TEST)):
+    for part, n in part_sizes(quick).items():
         X, y, effects = make_large_categorical(
             n, seed=derive_seed(_TAG, r, part), design_seed=design, return_effects=True
         )

@@ -16,7 +16,10 @@ from typing import Any
 import numpy as np
 
 KS = (2, 4, 8, 16, 32, 64)
-QUICK_KS = (2, 8, 32)
+#: ``--quick`` (issue 32): three k, rows per data set (a seeded subsample) and runs per point.
+QUICK_KS = (2, 8, 16)
+QUICK_N = 3_000
+QUICK_RUNS = 2
 METHODS = ("maxcover", "balcan", "lsh", "diffprivlib", "lloyd")
 #: The paper's two private methods (its Figure 1 claim compares them); each is requested by an
 #: explicit ``method=``: the estimator's default is ``"lsh"``.

@@ -15,6 +15,7 @@ import numpy as np
 
 from privlearn.accounting import SIZE_EPSILON_FRACTION
 from privlearn.experiments.kmeans.claims import evaluate_claims, lsh_standing
+from privlearn.experiments.kmeans.data import _FULL_ROWS
 from privlearn.experiments.kmeans.figures import data_title, fig1_objective
 from privlearn.experiments.kmeans.methods import (
     DELTA,
@@ -155,8 +156,13 @@ def write_outputs(res: KMeansResult, out_dir: Path, *, plots: bool = True) -> li
     if res.quick:
         lines += quick_mode_note(
             f"{res.runs} runs per point instead of 5, k in {res.ks} instead of {list(KS)}, "
-            "subsampled rows; the standard deviations are rough (`privlearn reproduce kmeans` "
-            "for the full run)."
+            "seeded subsamples ("
+            + ", ".join(
+                f"{d}: {n:,} rows instead of {_FULL_ROWS.get(d, n):,}"
+                for d, n in res.n_rows.items()
+            )
+            + "); every figure and claim of the full run is made and checked, but the "
+            "standard deviations are rough (`privlearn reproduce kmeans` for the full run)."
         )
     not_run = {f"{d}: NOT RUN ({why})" for d, why in res.missing.items()}
     lines += data_section(

@@ -53,8 +53,10 @@ from privlearn.experiments.quadgrad.simulate import (
     FIG4_LR,
     FIG4_QLR,
     FIG4_QLR_LARGE,
+    FULL_ITERS,
     OPTIMIZERS,
     PAPER,
+    QUICK_ITERS,
     QuadgradCurves,
     simulate,
 )
@@ -67,11 +69,13 @@ __all__ = [
     "FIG4_LR",
     "FIG4_QLR",
     "FIG4_QLR_LARGE",
+    "FULL_ITERS",
     "OPTIMIZERS",
     "OPTIONAL_DATASETS",
     "PAPER",
     "PAPER_ITERATIONS",
     "PAPER_TABLE2",
+    "QUICK_ITERS",
     "QuadgradCurves",
     "evaluate_claims",
     "load_dataset",
@@ -87,16 +91,18 @@ def reproduce(
     out_dir: Path,
     *,
     datasets: tuple[str, ...] | list[str] = DATASETS,
-    iters: int = 100,
+    iters: int = FULL_ITERS,
     data_home: Any = None,
     plots: bool = True,
     k: int = CHECK_ITER,
+    quick: bool = False,
 ) -> list[Path]:
-    """Run :func:`simulate` and :func:`write_outputs`; return the written files."""
+    """Run :func:`simulate` and :func:`write_outputs`; return the written files (``quick``:
+    the summary says what the quick run cut)."""
     if plots:
         require_matplotlib()
     res = simulate(datasets=datasets, iters=iters, data_home=data_home)
-    return write_outputs(res, out_dir, plots=plots, k=k)
+    return write_outputs(res, out_dir, plots=plots, k=k, quick=quick)
 
 
 @register(
@@ -106,13 +112,14 @@ def reproduce(
     "baseline NAG encrypted in the CKKS slot simulator (Tables 1-2)",
 )
 def run(out_dir: Path, quick: bool) -> list[Path]:
-    """Reproduce Figures 1-4 (``quick``: 30 iterations instead of 100), then the HE tables of
+    """Reproduce Figures 1-4 (``quick``: :data:`QUICK_ITERS` iterations instead of 100 in
+    Figures 1-3), then the HE tables of
     :mod:`privlearn.experiments.quadgrad.tables`.
 
     Writes ``fig1_nag.png``, ``fig2_adagrad.png``, ``fig3_adam.png``,
     ``fig4_raw_gradient_lbw.png``, ``loglik_paths.csv``, ``fig4_paths.csv``, ``comparison.csv``
     and ``summary.md`` into ``out_dir``.
     """
-    written = reproduce(out_dir, iters=30 if quick else 100)
+    written = reproduce(out_dir, iters=QUICK_ITERS, quick=True) if quick else reproduce(out_dir)
     written += run_tables(Path(out_dir), quick)
     return written

@@ -14,15 +14,28 @@ from pathlib import Path
 
 from privlearn.experiments.quadgrad.claims import _comparison_rows, evaluate_claims
 from privlearn.experiments.quadgrad.figures import fig4_raw_gradient, fig_optimizer
-from privlearn.experiments.quadgrad.simulate import CHECK_ITER, OPTIMIZERS, PAPER, QuadgradCurves
-from privlearn.experiments.summary import claims_section, not_run_lines
+from privlearn.experiments.quadgrad.simulate import (
+    CHECK_ITER,
+    FIG4_ITERS,
+    FULL_ITERS,
+    OPTIMIZERS,
+    PAPER,
+    QuadgradCurves,
+)
+from privlearn.experiments.summary import claims_section, not_run_lines, quick_mode_note
 from privlearn.experiments.tables import markdown_table, write_csv, write_text
 
 
 def write_outputs(
-    res: QuadgradCurves, out_dir: Path, *, plots: bool = True, k: int = CHECK_ITER
+    res: QuadgradCurves,
+    out_dir: Path,
+    *,
+    plots: bool = True,
+    k: int = CHECK_ITER,
+    quick: bool = False,
 ) -> list[Path]:
-    """Write the CSV files, the figures (if ``plots``) and ``summary.md``; return their paths."""
+    """Write the CSV files, the figures (if ``plots``) and ``summary.md``; return their paths
+    (``quick``: the summary says what the quick run cut)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
@@ -91,6 +104,14 @@ def write_outputs(
         "(NAG 10/((1+t)n) vs 1 + 10/((1+t)n); Adagrad 0.01 vs 1.01; Adam 0.001 vs 1.001). "
         "`mle` is the unregularised maximum log-likelihood (scikit-learn lbfgs).",
         "",
+    ]
+    if quick:
+        lines += quick_mode_note(
+            f"{res.iters} iterations instead of {FULL_ITERS} (Figures 1-3; Figure 4 keeps its "
+            f"{FIG4_ITERS}); the claims are checked at iteration {k} as in the full run "
+            "(`privlearn reproduce quadgrad` for the full run)."
+        )
+    lines += [
         "## Data sets",
         "",
         markdown_table(

@@ -35,6 +35,9 @@ FIG4_LR = tuple(round(0.011 + 0.001 * i, 3) for i in range(11))
 FIG4_QLR = tuple(round(1.0 + 0.1 * i, 1) for i in range(11))
 FIG4_QLR_LARGE = 3.0
 FIG4_ITERS = 50
+#: Iterations of Figures 1-3 (the paper's), and of the ``--quick`` run (issue 32).
+FULL_ITERS = 100
+QUICK_ITERS = 30
 
 
 @dataclass
@@ -74,7 +77,7 @@ def _mle(X: np.ndarray, y: np.ndarray) -> float:
 def simulate(
     *,
     datasets: tuple[str, ...] | list[str] = DATASETS,
-    iters: int = 100,
+    iters: int = FULL_ITERS,
     data_home: Any = None,
     optional: bool = True,
     optimum: bool = True,

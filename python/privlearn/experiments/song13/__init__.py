@@ -50,7 +50,16 @@ from privlearn.experiments.figures import require_matplotlib
 from privlearn.experiments.song13.claims import evaluate_claims
 from privlearn.experiments.song13.data import centralized_optimum, prepare_dataset
 from privlearn.experiments.song13.outputs import write_outputs
-from privlearn.experiments.song13.settings import BATCH_SIZES, DATASETS, EPSILON, LAMBDA, RATES
+from privlearn.experiments.song13.settings import (
+    BATCH_SIZES,
+    DATASETS,
+    EPSILON,
+    LAMBDA,
+    PATH_POINTS,
+    QUICK_PATH_POINTS,
+    QUICK_REPEATS,
+    RATES,
+)
 from privlearn.experiments.song13.settings import PAPER as PAPER  # not in __all__
 from privlearn.experiments.song13.simulation import Song13Result, simulate
 
@@ -59,6 +68,9 @@ __all__ = [
     "DATASETS",
     "EPSILON",
     "LAMBDA",
+    "PATH_POINTS",
+    "QUICK_PATH_POINTS",
+    "QUICK_REPEATS",
     "RATES",
     "Claim",
     "Song13Result",
@@ -92,11 +104,12 @@ def reproduce(out_dir: Path, *, plots: bool = True, **settings: Any) -> list[Pat
     "(Figs. 1-3)",
 )
 def run(out_dir: Path, quick: bool) -> list[Path]:
-    """Reproduce Section IV, Figs. 1-3 (``quick``: 3 permutations instead of 20).
+    """Reproduce Section IV, Figs. 1-3 (``quick``: :data:`QUICK_REPEATS` permutations instead
+    of 20 and about :data:`QUICK_PATH_POINTS` recorded iterates per run instead of 150).
 
     Writes ``fig1_objective_vs_samples.png``, ``fig2_objective_vs_batch_size.png``,
     ``fig3_learning_rates.png``, the CSV files behind them and ``summary.md`` into ``out_dir``.
     """
     if quick:
-        return reproduce(out_dir, repeats=3, path_points=100, quick=True)
+        return reproduce(out_dir, repeats=QUICK_REPEATS, path_points=QUICK_PATH_POINTS, quick=True)
     return reproduce(out_dir)

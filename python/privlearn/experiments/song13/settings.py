@@ -14,6 +14,11 @@ _TAG = "song13"
 #: Regularisation lambda and privacy alpha (= epsilon per pass) of Section IV-B.
 LAMBDA = 1e-4
 EPSILON = 1.0
+#: Recorded iterates per run (about; the objective is evaluated at each on the whole data set).
+PATH_POINTS = 150
+#: ``--quick`` (issue 32): permutations per setting and recorded iterates per run.
+QUICK_REPEATS = 3
+QUICK_PATH_POINTS = 30
 #: Batch sizes of Section IV-B.
 BATCH_SIZES: tuple[int, ...] = (1, 2, 5, 10, 20, 50)
 #: Learning rates of Section IV-D: label -> (sgd_train learning_rate, eta0).

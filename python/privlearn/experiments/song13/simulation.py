@@ -27,6 +27,7 @@ from privlearn.experiments.song13.settings import (
     DATASETS,
     EPSILON,
     LAMBDA,
+    PATH_POINTS,
     RATES,
 )
 from privlearn.experiments.summary import prepare_or_skip
@@ -112,6 +113,8 @@ class Song13Result:
         default_factory=dict
     )
     seconds: float = 0.0
+    #: About this many recorded iterates per run (``simulate``'s ``path_points``).
+    path_points: int = PATH_POINTS
 
     def final(self, dataset: str, rate: str, b: int, mechanism: str) -> np.ndarray:
         """Final objective of every run."""
@@ -125,7 +128,7 @@ def simulate(
     rates: tuple[str, ...] | list[str] = tuple(RATES),
     repeats: int = 20,
     sizes: dict[str, int | None] | None = None,
-    path_points: int = 150,
+    path_points: int = PATH_POINTS,
     data_home: Any = None,
     n_jobs: int | None = None,
     quick: bool = False,
@@ -166,6 +169,7 @@ def simulate(
         rates=list(rates),
         repeats=int(repeats),
         quick=quick,
+        path_points=int(path_points),
     )
     for name in datasets:
         load = partial(prepare_dataset, name, sizes.get(name), data_home=data_home)
