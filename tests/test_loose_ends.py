@@ -107,3 +107,31 @@ def test_the_warning_decision_reads_only_the_planned_size() -> None:
     assert not warn_undeclared(0.1, DatasetSize(m + 10, "public"))
     # an exact (not private) size never silences it: it is not a released number
     assert warn_undeclared(0.1, DatasetSize(10**9, "not_private"))
+
+
+# ---- item 3: the Dask encoder refuses an unbounded continuous outcome by the same rule --------
+@pytest.mark.parametrize("mode", ["naive", "jackknife"])
+def test_the_dask_encoder_refuses_an_unbounded_outcome_like_the_in_memory_one(mode: str) -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    import pandas as pd
+
+    from privlearn.encoding import ImpactEncoder
+    from privlearn.encoding._input import TARGET_LIMIT
+
+    X = pd.DataFrame({"a": list("abcab" * 4)})
+    y = pd.Series(np.r_[3.5e300, np.ones(19)])
+    rule = f"target_bounds=(lo, hi) with |lo|, |hi| <= {TARGET_LIMIT:g} (y is clipped to them)"
+    messages = []
+    for Xi, yi in ((X, y), (dd.from_pandas(X, npartitions=2), dd.from_pandas(y, npartitions=2))):
+        enc = ImpactEncoder(mode=mode, target_type="continuous")
+        with pytest.raises(ValueError, match="target_bounds") as info:
+            enc.fit_transform(Xi, yi)
+        messages.append(str(info.value))
+    for msg in messages:
+        assert rule in msg and "3.5e+300" not in msg
+    # the same bounded fit goes through on both paths, code for code
+    enc = ImpactEncoder(mode=mode, target_type="continuous", target_bounds=(0.0, 2.0))
+    mem = enc.fit_transform(X, y)
+    dist = ImpactEncoder(mode=mode, target_type="continuous", target_bounds=(0.0, 2.0))
+    out = dist.fit_transform(dd.from_pandas(X, npartitions=2), dd.from_pandas(y, npartitions=2))
+    np.testing.assert_allclose(np.asarray(out.compute()), np.asarray(mem), rtol=1e-12)
