@@ -135,3 +135,59 @@ def test_the_dask_encoder_refuses_an_unbounded_outcome_like_the_in_memory_one(mo
     dist = ImpactEncoder(mode=mode, target_type="continuous", target_bounds=(0.0, 2.0))
     out = dist.fit_transform(dd.from_pandas(X, npartitions=2), dd.from_pandas(y, npartitions=2))
     np.testing.assert_allclose(np.asarray(out.compute()), np.asarray(mem), rtol=1e-12)
+
+
+# ---- item 1: a noise-multiplier fit from a noisy count states the tightest worst case --------
+def test_the_worst_case_over_the_count_takes_the_tightest_bound() -> None:
+    """Before: Renyi DP alone (``accountant='rdp'``, 9.87 for this schedule). After: on each
+    cell of the count's range the smaller of the PLD's and Renyi DP's bound; still above the
+    exact or PLD epsilon of every planned size we check."""
+    from privlearn.accounting import GaussianEvent, PLDAccountant, PoissonSampled
+    from privlearn.accounting.pld import _plain_epsilon
+    from privlearn.linear._statement import _worst_case_poisson, _worst_case_tightest
+
+    sigma, b, epochs, floor, cap, delta = 1.0, 20, 2, 20, 5000, 1e-6
+    eps, rdp_eps, accountant, order, evaluated = _worst_case_tightest(
+        sigma, b, epochs, 1, floor, cap, delta
+    )
+    assert accountant == "pld" and order is None and 1 <= evaluated
+    assert eps < 0.97 * _worst_case_poisson(sigma, b, epochs, 1, floor, cap, delta)[0]
+    assert rdp_eps <= _worst_case_poisson(sigma, b, epochs, 1, floor, cap, delta)[0]
+    # sound: at or above the exact epsilon at q = 1 and the PLD's (fine grid) at other sizes
+    assert eps >= _plain_epsilon(np.sqrt(epochs) / sigma, delta)
+    for m in [21, 22, 25, 30, 40, 41, 77, 333, 4999]:
+        acc = PLDAccountant().compose(
+            PoissonSampled(b / m, GaussianEvent(sigma)), count=-(-(epochs * m) // b)
+        )
+        assert eps >= acc.get_epsilon(delta) * (1 - 1e-3), m
+
+
+def test_a_noise_multiplier_fit_from_a_count_names_the_tightest_accountant() -> None:
+    from privlearn.linear import DPSGDClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, size=(400, 3))
+    y = (X[:, 0] > 0).astype(int)
+    fit = DPSGDClassifier(epochs=2, epsilon=None, noise_multiplier=1.5, classes=[0, 1], seed=0).fit(
+        X, y
+    )
+    p = fit.privacy_
+    assert p.worst_case and p.size.source == "noisy_count"
+    st = p.statement
+    assert st.accountant == "pld" and st.rdp_epsilon > st.epsilon
+    assert "smaller of the PLD's and Renyi DP's epsilon" in str(p)
+    assert p.epsilon == pytest.approx(st.epsilon + p.size.epsilon, rel=1e-12)
+    # the same statement for another count (a function of public inputs only)
+    other = DPSGDClassifier(
+        epochs=2, epsilon=None, noise_multiplier=1.5, classes=[0, 1], seed=5
+    ).fit(X, y)
+    assert other.privacy_.size.value != p.size.value
+    assert other.privacy_.epsilon == p.epsilon
+
+
+def test_the_worst_case_keeps_renyi_dp_below_the_pld_floor() -> None:
+    from privlearn.linear._statement import _worst_case_poisson, _worst_case_tightest
+
+    eps, rdp_eps, accountant, order, evaluated = _worst_case_tightest(0.15, 20, 2, 1, 20, 400, 1e-6)
+    assert accountant == "rdp" and evaluated == 0 and order is not None
+    assert eps == rdp_eps <= _worst_case_poisson(0.15, 20, 2, 1, 20, 400, 1e-6)[0]
