@@ -44,7 +44,10 @@ class UndeclaredBoundWarning(UserWarning):
     ``|y| <= 1e9``). The guarantee holds; the utility may not: such an estimate needs thousands
     of rows at epsilon around 1, and on a few hundred rows the fitted model can be far worse
     than predicting a constant. Declare the bound (``target_bounds=``) or a public range to
-    search in (``target_range=``). Issued from the parameters alone, never from the data."""
+    search in (``target_range=``). Issued from the parameters and the planned size (declared
+    public, or the noisy count the statement releases) alone, never from the data: only where
+    that size is small for the bound's epsilon
+    (:data:`~privlearn.linear._target.WARN_EPSILON_ROWS`)."""
 
 
 class DataIntegrityError(ValueError):

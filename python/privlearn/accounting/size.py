@@ -157,7 +157,8 @@ def public_size(n_samples: Any, n: int) -> DatasetSize | None:
     Raises
     ------
     ValueError
-        When the declared size differs from the number of rows (the statement would be false).
+        When the declared size differs from the number of rows (the statement would be false);
+        the message quotes the declared size only, never the private row count.
     """
     if n_samples is None:
         return None
@@ -175,8 +176,9 @@ def public_size(n_samples: Any, n: int) -> DatasetSize | None:
     declared = as_index(n_samples, "n_samples", lower=1, upper=1 << 62)
     if declared != n:
         raise ValueError(
-            f"n_samples={declared} was declared as the public dataset size, but X has {n} rows: "
-            "a privacy statement that treats the size as public would be false"
+            f"n_samples={declared} was declared as the public dataset size, but X has another "
+            "number of rows: a privacy statement that treats the size as public would be false "
+            "(declare the size of the data actually passed, or n_samples=None for a noisy count)"
         )
     return DatasetSize(declared, "public")
 

@@ -41,6 +41,7 @@ from privlearn._labels import declared_classes
 from privlearn.distributed.linear import check_dense_chunks
 from privlearn.encoding._counts import int_sums
 from privlearn.encoding._input import (
+    TARGET_LIMIT,
     as_binary_target,
     as_columns,
     as_continuous_target,
@@ -108,10 +109,13 @@ def fit_dask(enc: Any, X: Any, y: Any, groups: Any = None) -> dict[str, Any]:
     enc.target_type_ = kind
     p = enc._check_params(n_cols, kind)
     if kind == "continuous" and p["bounds"] is None:
+        # refused before y is read; the in-memory fit refuses an unbounded y beyond
+        # +-TARGET_LIMIT with the same rule (as_continuous_target), here every unbounded y is
         raise ValueError(
-            "a dask fit of a continuous outcome needs target_bounds=(lo, hi): the level sums "
-            "are computed exactly (in fixed point, independent of the partitioning), which "
-            "needs public bounds"
+            f"a dask fit of a continuous outcome needs target_bounds=(lo, hi) with |lo|, "
+            f"|hi| <= {TARGET_LIMIT:g} (y is clipped to them): the level sums are computed "
+            "exactly (in fixed point, independent of the partitioning), which needs public "
+            "bounds; an unbounded y is not read"
         )
     if kind == "continuous":
         enc.classes_ = None

@@ -377,6 +377,7 @@ class PrivateLinearModel(LinearModelBase):
                 neighboring=privacy.neighboring,
                 seed=seed,
                 fit_intercept=fit_intercept,
+                size=privacy.size,
             )
             if bound.source != "not_private":  # not private: the plain objective on y
                 tasks = [scaled_target(tasks[0], bound)]

@@ -124,42 +124,148 @@ def _worst_case_statement(
 ) -> tuple[Any, float]:
     """``(statement, total epsilon)`` of a Poisson-sampled Gaussian run planned from a noisy
     count with a given noise multiplier: the training epsilon is the worst case over the
-    count's public range ``size.bounds`` (:func:`_worst_case_poisson`), plus the count's own
-    epsilon (basic composition). ``lattice = (scale, coordinates)``: the noise is released on
-    a lattice (:mod:`privlearn.accounting.lattice`): the worst case is converted at the
-    continuous delta the slack of ``coordinates`` draws (an upper bound: the longest schedule
-    in the range) leaves, and its epsilon raised by the slack, as in
+    count's public range ``size.bounds`` by the tightest sound bound
+    (:func:`_worst_case_tightest`: on each cell of the range the smaller of the PLD's and Renyi
+    DP's epsilon), plus the count's own epsilon (basic composition). The statement names the
+    accountant of the binding cell (``"pld"`` or ``"rdp"``) and shows Renyi DP's worst case
+    beside it. ``lattice = (scale, coordinates)``: the noise is released on a lattice
+    (:mod:`privlearn.accounting.lattice`): the worst case is converted at the continuous delta
+    the slack of ``coordinates`` draws (an upper bound: the longest schedule in the range)
+    leaves, and its epsilon raised by the slack, as in
     :func:`~privlearn.accounting.lattice.lattice_statement`."""
     from privlearn.accounting import PrivacyStatement
     from privlearn.accounting.lattice import lattice_epsilon, lattice_slack
 
     assert size.bounds is not None
+    args = (sigma, batch_size, epochs, tasks, *size.bounds)
     slack = None
     if lattice is None:
-        eps, order = _worst_case_poisson(sigma, batch_size, epochs, tasks, *size.bounds, delta)
+        eps, rdp_eps, accountant, order, evaluated = _worst_case_tightest(*args, delta)
     else:
-        about, order = _worst_case_poisson(sigma, batch_size, epochs, tasks, *size.bounds, delta)
+        about = _worst_case_tightest(*args, delta)[0]
         slack = lattice_slack(lattice[0], lattice[1], delta, about + 1.0)
-        orders: list[float] = []
+        found: list[Any] = []
 
         def continuous(delta_c: float) -> float:
-            eps_c, best = _worst_case_poisson(
-                sigma, batch_size, epochs, tasks, *size.bounds, delta_c
-            )
-            orders[:] = [best]
-            return eps_c
+            found[:] = [_worst_case_tightest(*args, delta_c)]
+            return found[0][0]
 
         eps = lattice_epsilon(continuous, slack, delta)
-        order = orders[0]
+        _, rdp_eps, accountant, order, evaluated = found[0]
+        rdp_eps = slack.epsilon(rdp_eps)  # Renyi DP's worst case, with the same slack
+    lo, hi = size.bounds
+    note = (
+        f"worst case over the noisy count in [{lo}, {hi}]: the range is cut into cells (ratio "
+        f"{WORST_CASE_GRID_RATIO:g}; each cell bounded by its largest step count at its "
+        "largest rate) and each cell takes the smaller of the PLD's and Renyi DP's epsilon "
+        f"(the PLD on the {evaluated} cell(s) with the largest Renyi-DP bounds, at most "
+        f"{WORST_CASE_PLD_CELLS}); the largest cell bound is stated ({accountant})"
+    )
     statement = PrivacyStatement(
         epsilon=eps,
         delta=delta,
-        accountant="rdp",
-        best_order=order,
+        accountant=accountant,
+        best_order=order if accountant == "rdp" else None,
         neighboring="add_remove",
         lattice=slack,
+        rdp_epsilon=rdp_eps,
+        note=note,
     )
     return statement, eps + size.epsilon
+
+
+#: Most PLD compositions one worst case over the noisy count runs (each ~0.1-1 s): the cells
+#: with the largest Renyi-DP bounds get the PLD's, the rest keep Renyi DP's (sound either way).
+WORST_CASE_PLD_CELLS = 8
+#: Grid step of the PLD in the worst case (coarser than the statements' ``1e-4``: pessimistic
+#: still, four times fewer points; the binding cells are typically the closed-form ``q = 1``).
+WORST_CASE_PLD_INTERVAL = 4e-4
+
+
+def _worst_case_tightest(
+    sigma: float,
+    batch_size: int,
+    epochs: int,
+    tasks: int,
+    floor: int,
+    cap: int,
+    delta: float,
+) -> tuple[float, float, str, float | None, int]:
+    """``(epsilon, Renyi-DP epsilon, accountant, order, PLD cells)``: an upper bound of the
+    epsilon at ``delta`` of every planned size ``m`` in ``[floor, cap]`` (as
+    :func:`_worst_case_poisson`) by the tightest sound bound.
+
+    The range is cut into the cells ``[m_i, m_{i+1}]`` of :func:`_worst_case_poisson`'s grid;
+    every ``m`` of a cell runs at most ``tasks T(m_{i+1})`` steps at a rate at most
+    ``q(m_i)``, and both the Renyi-DP curve and the privacy loss distribution's hockey-stick
+    curve of the Poisson-subsampled Gaussian are nondecreasing in the rate (a rate-``q`` step
+    is the rate-``q'`` step, ``q' >= q``, run on a Poisson subsample of rate ``q / q'``, and
+    subsampling couples neighbours to neighbours or equal sets) and in the number of steps. So
+    each cell's epsilon is bounded by the Renyi-DP conversion and by the PLD's epsilon
+    (:func:`~privlearn.accounting.pld.epsilon_for_sigma_pld`) of that one schedule, and by the
+    smaller of the two. The cells past the first ``m_k`` whose tail bound (``T(cap)`` steps at
+    ``q(m_k)``, valid for every ``m >= m_k``) is at most half the largest cell bound so far
+    form one last cell. The PLD runs on the :data:`WORST_CASE_PLD_CELLS` cells with the largest
+    Renyi-DP bounds (while those exceed the largest bound found); the result is the largest
+    cell bound, and ``accountant`` names the bound that gives it. ``sigma`` below
+    :data:`~privlearn.accounting.pld.PLD_MIN_SIGMA`: Renyi DP alone.
+    """
+    return _worst_case_tightest_cached(
+        float(sigma), int(batch_size), int(epochs), int(tasks), int(floor), int(cap), float(delta)
+    )
+
+
+@lru_cache(maxsize=64)
+def _worst_case_tightest_cached(
+    sigma: float, batch_size: int, epochs: int, tasks: int, floor: int, cap: int, delta: float
+) -> tuple[float, float, str, float | None, int]:
+    from privlearn.accounting.pld import PLD_MIN_SIGMA, PLDRangeError, epsilon_for_sigma_pld
+    from privlearn.accounting.rdp import rdp_poisson_gaussian, rdp_to_epsilon
+
+    orders = WORST_CASE_ORDERS
+    grid = [max(1, floor)]
+    while grid[-1] < cap:
+        grid.append(min(cap, max(grid[-1] + 1, math.ceil(grid[-1] * WORST_CASE_GRID_RATIO))))
+    cells = list(zip(grid, grid[1:])) if len(grid) > 1 else [(grid[0], grid[0])]
+    top = -(-(epochs * cap) // batch_size)
+    bounds: list[tuple[float, float, int, int]] = []  # (rdp epsilon, order, rows lo, steps)
+    largest = 0.0
+    for i, (lo, hi) in enumerate(cells):
+        rdp = rdp_poisson_gaussian(min(1.0, batch_size / lo), sigma, orders)
+        if i > 0 and i % 4 == 0:
+            tail, tail_order = rdp_to_epsilon(orders, tasks * top * rdp, delta)
+            if tail <= 0.5 * largest:  # one last cell [lo, cap]
+                bounds.append((float(tail), float(tail_order), lo, tasks * top))
+                break
+        steps = tasks * (-(-(epochs * hi) // batch_size))
+        eps, order = rdp_to_epsilon(orders, steps * rdp, delta)
+        largest = max(largest, float(eps))
+        bounds.append((float(eps), float(order), lo, steps))
+    bounds.sort(key=lambda c: -c[0])
+    rdp_eps = bounds[0][0]
+    best, accountant, best_order, evaluated = -1.0, "rdp", None, 0
+    for eps, order, lo, steps in bounds:  # by Renyi-DP bound, largest first
+        if eps <= best:
+            break  # every remaining cell is below the largest cell bound found
+        pld = math.inf
+        if sigma >= PLD_MIN_SIGMA and evaluated < WORST_CASE_PLD_CELLS:
+            evaluated += 1
+            try:
+                pld = epsilon_for_sigma_pld(
+                    sigma,
+                    delta,
+                    q=min(1.0, batch_size / lo),
+                    steps=steps,
+                    interval=WORST_CASE_PLD_INTERVAL,
+                )
+            except PLDRangeError:  # out of the PLD's range: Renyi DP's bound for this cell
+                pld = math.inf
+        # a cell without the PLD (none left to run) keeps Renyi DP's bound, the largest of
+        # the remaining ones: the loop stops at the next cell
+        cell = (pld, "pld", None) if pld < eps else (eps, "rdp", order)
+        if cell[0] > best:
+            best, accountant, best_order = cell
+    return float(best), float(rdp_eps), accountant, best_order, evaluated
 
 
 #: Ratio of the geometric grid of planned sizes on which :func:`_worst_case_poisson` bounds

@@ -56,7 +56,9 @@ __all__ = [
     "TARGET_LIMIT",
     "TargetBound",
     "TargetSpec",
+    "WARN_EPSILON_ROWS",
     "check_target",
+    "warn_undeclared",
 ]
 
 #: The target parameters of the regressors' docstrings (DPSGDRegressor, DPSCDRegressor).
@@ -73,7 +75,9 @@ TARGET_PARAMS_DOC = """    target_bounds : (float, float) or None, default=None
         ``Q1 - 1.5 IQR, Q3 + 1.5 IQR``; on small data (a few hundred rows at epsilon <= 1)
         that bound is coarse, declare one (an
         :class:`~privlearn.exceptions.UndeclaredBoundWarning` says so when neither
-        ``target_bounds`` nor ``target_range`` is given). ``epsilon=inf``: ``y`` as given.
+        ``target_bounds`` nor ``target_range`` is given and the bound's epsilon times the
+        planned size, public or the released noisy count, is below
+        :data:`~privlearn.linear._target.WARN_EPSILON_ROWS`). ``epsilon=inf``: ``y`` as given.
         ``privacy_.target`` and ``str(privacy_)`` say which bound was used, its source and
         the budget split.
     target_range : (float, float) or None, default=None
@@ -105,6 +109,16 @@ FENCE_FACTOR = 1.5
 ASINH_LIMIT = math.asinh(1e9)
 #: Resolution of the public lattice of the private quartiles (``2**bits`` cells).
 TARGET_LATTICE_BITS = 24
+#: An undeclared private bound is announced (:class:`~privlearn.exceptions.UndeclaredBoundWarning`)
+#: only when ``epsilon_b m < WARN_EPSILON_ROWS`` for the bound's epsilon ``epsilon_b`` and the
+#: size ``m`` the run is planned with, when that size is public (declared, fixed by replace-one
+#: neighbours) or a noisy count the statement releases: the exponential mechanism finds a
+#: quartile when ``epsilon_b m / 8`` (half the budget times the rank gap ``m / 4`` between the
+#: quartile and the fence) well exceeds ``log(2**TARGET_LATTICE_BITS) ~ 16.6``; four times that
+#: is ``8 * 4 * 16.6 ~ 532`` (about 5,300 rows at epsilon 1). Above it the private bound is about
+#: as good as a declared one (issue 31: at 44-56k rows it equalled the declared bound) and the
+#: warning said nothing. Without a usable size (the schedule does not use one) it is issued.
+WARN_EPSILON_ROWS = 32.0 * TARGET_LATTICE_BITS * math.log(2.0)
 #: Largest magnitude of either end of ``target_bounds`` / ``target_range`` (issue 30, item 4):
 #: the model is trained on a target in ``[-1, 1]`` and mapped back by the scale
 #: ``s = (hi - lo) / 2 <= TARGET_LIMIT``, so every iterate below ``1e158`` in magnitude maps to a
@@ -189,10 +203,13 @@ class TargetSpec:
         neighboring: str | None,
         seed: int | None,
         fit_intercept: bool,
+        size: Any = None,
     ) -> TargetBound:
         """The bound of this fit: declared, or drawn privately (``epsilon > 0``), or the exact
         range of ``y`` for a non-private fit. A distributed ``y`` (a dask array) is gathered on
-        the (trusted) driver for the two quantiles only."""
+        the (trusted) driver for the two quantiles only. ``size`` (a
+        :class:`~privlearn.accounting.size.DatasetSize`, the size the run is planned with)
+        decides whether an undeclared search range is announced (:func:`warn_undeclared`)."""
         if self.bounds is not None:
             lo, hi = self.bounds
             return _finish(lo, hi, "declared", 0.0, None, fit_intercept, None, self.scale)
@@ -211,14 +228,16 @@ class TargetSpec:
             )  # fmt: skip
             where = f"the declared target_range [{self.search[0]:g}, {self.search[1]:g}]"
         else:
-            warnings.warn(
-                "no target_bounds or target_range declared: the target's bound is estimated "
-                "privately over |y| <= 1e9 from target_fraction of epsilon, which needs "
-                "thousands of rows at epsilon ~1 (on a few hundred rows the model can be far "
-                "worse than the mean); declare target_bounds=(lo, hi) or target_range=(lo, hi)",
-                UndeclaredBoundWarning,
-                stacklevel=4,
-            )
+            if warn_undeclared(epsilon, size):
+                warnings.warn(
+                    "no target_bounds or target_range declared: the target's bound is "
+                    "estimated privately over |y| <= 1e9 from target_fraction of epsilon, "
+                    "which needs thousands of rows at epsilon ~1 (on a few hundred rows the "
+                    "model can be far worse than the mean); declare target_bounds=(lo, hi) or "
+                    "target_range=(lo, hi)",
+                    UndeclaredBoundWarning,
+                    stacklevel=4,
+                )
             u = dp_quantiles(
                 np.arcsinh(values), TARGET_LEVELS, run_eps, (-ASINH_LIMIT, ASINH_LIMIT),
                 seed=seed, lattice_bits=TARGET_LATTICE_BITS,
@@ -233,6 +252,18 @@ class TargetSpec:
         if self.search is not None:
             lo, hi = max(lo, self.search[0]), min(hi, self.search[1])
         return _finish(lo, hi, "private", epsilon, where, fit_intercept, (q1, q3), self.scale)
+
+
+def warn_undeclared(epsilon: float, size: Any) -> bool:
+    """Whether a private bound searched over the wide default range is announced: when the
+    planned size is unknown to the schedule, or ``epsilon * m < WARN_EPSILON_ROWS`` for the
+    planned size ``m`` (:data:`WARN_EPSILON_ROWS`). ``m`` is public (declared, fixed by the
+    relation) or the released noisy count, never the exact private size: the decision is a
+    post-processing of what the statement states."""
+    value = getattr(size, "value", None)
+    if value is None or getattr(size, "source", None) == "not_private":
+        return True
+    return epsilon * float(value) < WARN_EPSILON_ROWS
 
 
 def _finish(

@@ -93,10 +93,13 @@ def _gamma(gamma: Any) -> float:
     return gamma
 
 
-def _mean(mean: Any, name: str, lower: float) -> float:
+def _mean(mean: Any, name: str, lower: float, upper: float = MAX_MEAN_REPETITIONS) -> float:
+    """``mean`` checked to lie in ``(lower, upper]``; the message names the caller's own cap
+    (a search passes its :data:`~privlearn.model_selection.tuning.MAX_SEARCH_MEAN_REPETITIONS`,
+    the functions of this module :data:`MAX_MEAN_REPETITIONS`)."""
     mean = as_real(mean, name)
-    if not (math.isfinite(mean) and lower < mean <= MAX_MEAN_REPETITIONS):
-        raise ValueError(f"{name} must lie in ({lower:g}, {MAX_MEAN_REPETITIONS:g}], got {mean}")
+    if not (math.isfinite(mean) and lower < mean <= upper):
+        raise ValueError(f"{name} must lie in ({lower:g}, {upper:g}], got {mean}")
     return mean
 
 

@@ -780,11 +780,11 @@ class PrivateHyperparameterSearch(BaseEstimator):
             )
         eta = gamma = None
         if self.repetitions == "truncated_negative_binomial":
-            mean = _rep._mean(mean, "mean_repetitions", 1.0)
+            mean = _rep._mean(mean, "mean_repetitions", 1.0, MAX_SEARCH_MEAN_REPETITIONS)
             eta = _rep._eta(self.eta)
             gamma = _rep.negative_binomial_gamma(eta, mean)
         else:
-            mean = _rep._mean(mean, "mean_repetitions", 0.0)
+            mean = _rep._mean(mean, "mean_repetitions", 0.0, MAX_SEARCH_MEAN_REPETITIONS)
         score_eps = None
         if self.score_epsilon is not None:
             score_eps = as_real(self.score_epsilon, "score_epsilon")
