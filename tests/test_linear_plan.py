@@ -378,3 +378,30 @@ def test_lattice_calibration_cached_per_public_schedule(monkeypatch):
     assert a.privacy_.epsilon == b.privacy_.epsilon
     DPSGDClassifier(epsilon=2.0, seed=1, **kw).fit(X, y)
     assert len(calls) == 2
+
+
+def test_fit_reads_X_for_finiteness_once(monkeypatch):
+    """Issue 32, item 2: scikit-learn's finiteness pass over X is skipped (as_design_matrix
+    checks it, in one read); a non-finite X is still refused with a ValueError naming X."""
+    import numpy as np
+    import pytest
+
+    from privlearn.linear import DPSGDClassifier, _rows
+
+    seen = []
+    real = _rows.check_X_y
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("ensure_all_finite", True))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_rows, "check_X_y", spy)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 3)) / 4.0
+    y = (X[:, 0] > 0).astype(int)
+    kw = dict(n_samples=200, classes=[0, 1], delta=1e-5, epochs=1, verbose=0, seed=0)
+    DPSGDClassifier(**kw).fit(X, y)
+    assert seen == [False]
+    X[5, 1] = np.nan
+    with pytest.raises(ValueError, match="X contains NaN or infinite"):
+        DPSGDClassifier(**kw).fit(X, y)
