@@ -405,3 +405,33 @@ def test_fit_reads_X_for_finiteness_once(monkeypatch):
     X[5, 1] = np.nan
     with pytest.raises(ValueError, match="X contains NaN or infinite"):
         DPSGDClassifier(**kw).fit(X, y)
+
+
+def test_dpscd_calibration_cached_per_public_schedule(monkeypatch):
+    """Issue 32, item 2, DP-SCD: a refit of the same public schedule does not calibrate again
+    and states the same privacy."""
+    import numpy as np
+
+    from privlearn.linear import DPSCDClassifier, estimators
+    from privlearn.linear import scd_estimators as est
+
+    calls = []
+    real = est.calibrate_noise
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(est, "calibrate_noise", counting)
+    monkeypatch.setattr(estimators, "_CALIBRATIONS", {})
+    monkeypatch.setattr(est, "_CALIBRATIONS", estimators._CALIBRATIONS)
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((300, 3)) / 4.0
+    y = (X[:, 0] > 0).astype(int)
+    kw = dict(n_samples=300, classes=[0, 1], delta=1e-5, epochs=1, verbose=0)
+    a = DPSCDClassifier(seed=1, **kw).fit(X, y)
+    first = len(calls)
+    assert first >= 1
+    b = DPSCDClassifier(seed=2, **kw).fit(X, y)
+    assert len(calls) == first
+    assert a.privacy_.epsilon == b.privacy_.epsilon
