@@ -350,3 +350,91 @@ def test_gaussian_dpsgd_keeps_its_rows_at_predict_time():
     np.testing.assert_allclose(
         fit.decision_function(X), X @ fit.coef_.ravel() + fit.intercept_[0], rtol=1e-12
     )
+
+
+def test_lattice_calibration_cached_per_public_schedule(monkeypatch):
+    """Issue 32, item 2: a refit of the same public schedule reuses the lattice calibration
+    (no second ~1 s PLD search) and states exactly the same privacy; a different schedule
+    (here another epsilon) is calibrated afresh."""
+    import numpy as np
+
+    from privlearn.linear import DPSGDClassifier
+    from privlearn.linear import estimators as est
+
+    calls = []
+    real = est.calibrate_lattice_sigma
+
+    def counting(*args, **kwargs):
+        calls.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(est, "calibrate_lattice_sigma", counting)
+    monkeypatch.setattr(est, "_CALIBRATIONS", {})
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((400, 3)) / 4.0
+    y = (X[:, 0] > 0).astype(int)
+    kw = dict(n_samples=400, classes=[0, 1], delta=1e-5, epochs=2, verbose=0)
+    a = DPSGDClassifier(epsilon=1.0, seed=1, **kw).fit(X, y)
+    b = DPSGDClassifier(epsilon=1.0, seed=2, **kw).fit(X, y)
+    assert len(calls) == 1
+    assert a.privacy_.noise_multiplier == b.privacy_.noise_multiplier
+    assert a.privacy_.epsilon == b.privacy_.epsilon
+    DPSGDClassifier(epsilon=2.0, seed=1, **kw).fit(X, y)
+    assert len(calls) == 2
+
+
+def test_fit_reads_X_for_finiteness_once(monkeypatch):
+    """Issue 32, item 2: scikit-learn's finiteness pass over X is skipped (as_design_matrix
+    checks it, in one read); a non-finite X is still refused with a ValueError naming X."""
+    import numpy as np
+    import pytest
+
+    from privlearn.linear import DPSGDClassifier, _rows
+
+    seen = []
+    real = _rows.check_X_y
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("ensure_all_finite", True))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_rows, "check_X_y", spy)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 3)) / 4.0
+    y = (X[:, 0] > 0).astype(int)
+    kw = dict(n_samples=200, classes=[0, 1], delta=1e-5, epochs=1, verbose=0, seed=0)
+    DPSGDClassifier(**kw).fit(X, y)
+    assert seen == [False]
+    X[5, 1] = np.nan
+    with pytest.raises(ValueError, match="X contains NaN or infinite"):
+        DPSGDClassifier(**kw).fit(X, y)
+
+
+def test_dpscd_calibration_cached_per_public_schedule(monkeypatch):
+    """Issue 32, item 2, DP-SCD: a refit of the same public schedule does not calibrate again
+    and states the same privacy."""
+    import numpy as np
+
+    from privlearn.linear import DPSCDClassifier, estimators
+    from privlearn.linear import scd_estimators as est
+
+    calls = []
+    real = est.calibrate_noise
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(est, "calibrate_noise", counting)
+    monkeypatch.setattr(estimators, "_CALIBRATIONS", {})
+    monkeypatch.setattr(est, "_CALIBRATIONS", estimators._CALIBRATIONS)
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((300, 3)) / 4.0
+    y = (X[:, 0] > 0).astype(int)
+    kw = dict(n_samples=300, classes=[0, 1], delta=1e-5, epochs=1, verbose=0)
+    a = DPSCDClassifier(seed=1, **kw).fit(X, y)
+    first = len(calls)
+    assert first >= 1
+    b = DPSCDClassifier(seed=2, **kw).fit(X, y)
+    assert len(calls) == first
+    assert a.privacy_.epsilon == b.privacy_.epsilon

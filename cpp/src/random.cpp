@@ -1,6 +1,7 @@
 #include "privlearn/random.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <stdexcept>
 #include <vector>
@@ -527,6 +528,53 @@ class DrawBits {
     left_ = 64 - need;
     return v;
   }
+  // The next m bits (1 <= m < 64) without consuming them, when the current raw still holds
+  // them (false otherwise: the caller then takes the bits one at a time).
+  bool peek(int m, std::uint64_t& out) const {
+    if (left_ < m) return false;
+    out = cur_ & ((std::uint64_t{1} << m) - 1);
+    return true;
+  }
+  // Consume m bits already seen by peek(m', .) with m <= m'.
+  void skip(int m) {
+    cur_ >>= m;
+    left_ -= m;
+  }
+  // Bernoulli(a / b), 0 < a < b < 2^(bits of U - 1), decided digit by digit (random.hpp), with
+  // the bit state in registers for the loop: the same bits consumed in the same order as with
+  // bit(), without a store and reload of the state per bit (issue 32, item 1).
+  template <class U>
+  bool ratio_digits(U a, U b) {
+    std::uint64_t cur = cur_;
+    int left = left_;
+    bool result;
+    for (;;) {
+      if (left == 0) {
+        cur = next_raw();
+        left = 64;
+      }
+      a <<= 1;
+      bool digit = false;
+      if (a >= b) {
+        a -= b;
+        digit = true;
+      }
+      const bool u = (cur & 1u) != 0;
+      cur >>= 1;
+      --left;
+      if (u != digit) {  // u = 0 < digit = 1: U < p
+        result = digit;
+        break;
+      }
+      if (a == 0) {
+        result = false;
+        break;
+      }
+    }
+    cur_ = cur;
+    left_ = left;
+    return result;
+  }
   bool bit() {
     if (left_ == 0) {
       cur_ = next_raw();
@@ -564,17 +612,7 @@ class DrawBits {
 // version serves b < 2^63 (the common case); both consume the same bits.
 template <class U>
 bool bernoulli_ratio_digits(DrawBits& bits, U a, U b) {
-  for (;;) {
-    a <<= 1;
-    bool digit = false;
-    if (a >= b) {
-      a -= b;
-      digit = true;
-    }
-    const bool u = bits.bit();
-    if (u != digit) return digit;  // u = 0 < digit = 1: U < p
-    if (a == 0) return false;
-  }
+  return bits.ratio_digits(a, b);
 }
 
 bool bernoulli_ratio(DrawBits& bits, Uint128 a, Uint128 b) {
@@ -595,7 +633,76 @@ bool bernoulli_exp_fraction(DrawBits& bits, Uint128 a, Uint128 b) {
   return (k & 1u) != 0;
 }
 
-bool bernoulli_exp_one(DrawBits& bits) { return bernoulli_exp_fraction(bits, 1, 1); }
+// Bernoulli(exp(-1)) = bernoulli_exp_fraction(bits, 1, 1), the most frequent Bernoulli of a
+// draw (the Laplace proposal's geometric part and the acceptance's whole part), memoised over
+// the next kExpOneBits bits of the draw (issue 32, item 1): the entry for a bit pattern holds
+// the outcome and the number of bits the exact procedure consumes when it stops within those
+// bits (0: it needs more; then the procedure itself runs). The same bits are consumed and the
+// same outcome returned as without the table, so the draws are unchanged; what is saved is the
+// bit-by-bit loop with its unpredictable branches.
+constexpr int kExpOneBits = 12;
+
+struct ExpOneTable {
+  std::array<std::uint8_t, std::size_t{1} << kExpOneBits> entry{};
+  ExpOneTable() {
+    for (std::uint32_t pattern = 0; pattern < entry.size(); ++pattern) {
+      int used = 0;
+      bool decided = false, outcome = false;
+      // CKS Algorithm 1 with gamma = 1: K = 1; while B(1 / K): K += 1; success iff K odd.
+      for (std::uint64_t k = 1; !decided && used <= kExpOneBits; ++k) {
+        bool ratio;  // B(1 / k), digit by digit as bernoulli_ratio_digits
+        if (k == 1) {
+          ratio = true;
+        } else {
+          std::uint64_t a = 1;
+          bool stopped = false;
+          ratio = false;
+          while (!stopped) {
+            a <<= 1;
+            bool digit = false;
+            if (a >= k) {
+              a -= k;
+              digit = true;
+            }
+            if (used == kExpOneBits) break;  // needs more bits than the table holds
+            const bool u = ((pattern >> used) & 1u) != 0;
+            ++used;
+            if (u != digit) {
+              ratio = digit;
+              stopped = true;
+            } else if (a == 0) {
+              ratio = false;
+              stopped = true;
+            }
+          }
+          if (!stopped) break;
+        }
+        if (!ratio) {
+          decided = true;
+          outcome = (k & 1u) != 0;
+        }
+      }
+      if (decided) entry[pattern] = static_cast<std::uint8_t>((used << 1) | (outcome ? 1 : 0));
+    }
+  }
+};
+
+const ExpOneTable& exp_one_table() {
+  static const ExpOneTable table;
+  return table;
+}
+
+bool bernoulli_exp_one(DrawBits& bits) {
+  std::uint64_t next;
+  if (bits.peek(kExpOneBits, next)) {
+    const std::uint8_t e = exp_one_table().entry[static_cast<std::size_t>(next)];
+    if (e != 0) {
+      bits.skip(e >> 1);
+      return (e & 1u) != 0;
+    }
+  }
+  return bernoulli_exp_fraction(bits, 1, 1);
+}
 
 std::int64_t discrete_gaussian_draw(DrawBits& bits, Uint128 s2, int m) {
   const std::uint64_t t = std::uint64_t{1} << m;

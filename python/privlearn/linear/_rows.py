@@ -152,8 +152,16 @@ def _check_fit_data(
         rows = dist.as_rows(X)
         return rows, dist.as_target(y, rows, numeric=y_numeric)
     check_sparse_structure(X)  # before scikit-learn converts (and indexes) a malformed matrix
+    # X's finiteness is checked once, by as_design_matrix (one read, no temporary): scikit-learn's
+    # own pass over X would be a second full read of the data (issue 32, item 2)
     X, y = check_X_y(
-        X, y, accept_sparse="csr", dtype=np.float64, y_numeric=y_numeric, estimator=estimator
+        X,
+        y,
+        accept_sparse="csr",
+        dtype=np.float64,
+        y_numeric=y_numeric,
+        estimator=estimator,
+        ensure_all_finite=False,
     )
     return as_design_matrix(X), y
 

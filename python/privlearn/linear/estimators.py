@@ -100,6 +100,20 @@ _SAMPLINGS = {"l2-laplace": ("disjoint",), "gaussian": ("poisson", "fixed")}
 _DEFAULT_SAMPLING = {"l2-laplace": "disjoint", "gaussian": "poisson"}
 
 
+# Lattice calibrations of the Gaussian mechanism, keyed by the public schedule that determines
+# them (target epsilon and delta, sensitivity ratio, noise coordinates, sampling rate, steps,
+# sampler, planned size): ``(sigma, LatticeSlack)``, both immutable. Bounded, oldest dropped.
+_CALIBRATIONS: dict[tuple[Any, ...], tuple[float, Any]] = {}
+_CALIBRATION_CACHE_SIZE = 64
+
+
+def _remember_calibration(key: tuple[Any, ...], value: tuple[float, Any]) -> None:
+    """Store one calibration in :data:`_CALIBRATIONS`, dropping the oldest beyond its size."""
+    if len(_CALIBRATIONS) >= _CALIBRATION_CACHE_SIZE:
+        _CALIBRATIONS.pop(next(iter(_CALIBRATIONS)))
+    _CALIBRATIONS[key] = value
+
+
 @dataclass(frozen=True)
 class DPSGDPrivacy(FitPrivacyRecord):
     """What a DP-SGD fit spent, and how (the ``privacy_`` attribute of the estimators).
@@ -430,9 +444,19 @@ class _DPSGDBase(PrivateLinearModel):
 
         if noise_multiplier is None:
             assert train_eps is not None
-            sigma_event, slack = calibrate_lattice_sigma(
-                train_eps, delta, slack_of, continuous, epsilon_of
-            )
+            # Cached per public schedule (issue 32, item 2): the calibration is a deterministic
+            # function of these public numbers only, so a refit of the same schedule (a
+            # cross-validation fold, a grid point, a rerun) reuses it instead of ~1 s of
+            # privacy-loss-distribution compositions.
+            cache_key = (
+                "sgd", float(train_eps), float(delta), ratio, int(coords), float(q), int(steps),
+                ACCOUNTED_AS[sampling], int(m),
+            )  # fmt: skip
+            cached = _CALIBRATIONS.get(cache_key)
+            if cached is None:
+                cached = calibrate_lattice_sigma(train_eps, delta, slack_of, continuous, epsilon_of)
+                _remember_calibration(cache_key, cached)
+            sigma_event, slack = cached
             sigma = sigma_event * ratio
         else:
             sigma = noise_multiplier

@@ -168,6 +168,7 @@ from privlearn.linear._statement import (
     _plan_size,
 )
 from privlearn.linear._target import TARGET_FRACTION, TARGET_PARAMS_DOC, TargetBound
+from privlearn.linear.estimators import _CALIBRATIONS, _remember_calibration
 from privlearn.random import lattice_noise_description, noise_lattice
 
 __all__ = ["DPSCDClassifier", "DPSCDPrivacy", "DPSCDRegressor"]
@@ -539,14 +540,24 @@ class _DPSCDBase(PrivateLinearModel):
         slack: LatticeSlack | None = None
         if noise_multiplier is None:
             assert train_eps is not None
-            sigma0 = continuous(train_eps, delta)
-            lattice = lattice and (sigma0 * sensitivity) / clip <= 2.0**38
-            if lattice:
-                sigma, slack = calibrate_lattice_sigma(
-                    train_eps, delta, slack_of, continuous, epsilon_of
-                )
-            else:
-                sigma = sigma0
+            # Cached per public schedule (issue 32, item 2): the calibration is a function of
+            # these public numbers only; a refit of the same schedule reuses it.
+            cache_key = (
+                "scd", float(train_eps), float(delta), float(q), int(steps * tasks),
+                sampled_as, int(units), float(sensitivity), float(clip), int(coords), lattice,
+            )  # fmt: skip
+            cached = _CALIBRATIONS.get(cache_key)
+            if cached is None:
+                sigma0 = continuous(train_eps, delta)
+                on_lattice = lattice and (sigma0 * sensitivity) / clip <= 2.0**38
+                if on_lattice:
+                    cached = (True, *calibrate_lattice_sigma(
+                        train_eps, delta, slack_of, continuous, epsilon_of
+                    ))  # fmt: skip
+                else:
+                    cached = (False, sigma0, None)
+                _remember_calibration(cache_key, cached)
+            lattice, sigma, slack = cached
         else:
             sigma = noise_multiplier
             lattice = lattice and (sigma * sensitivity) / clip <= 2.0**39  # as scd.cpp
