@@ -7,7 +7,9 @@ stages (:func:`plan_maxcover`, Renyi DP; issue 21)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -22,6 +24,7 @@ __all__ = [
     "MaxCoverResult",
     "averaging_count_fraction",
     "bounded_range_rho",
+    "class_selector",
     "plan_maxcover",
     "count_offsets",
     "default_picks",
@@ -33,6 +36,9 @@ __all__ = [
 ]
 
 MAX_OFFSETS = 50_000_000
+#: A pick's class draw reads the raw draws of its ChaCha20 row ``row``: ``raw(row * 2**35 + j)``
+#: is ``row(row, j)`` (privlearn.random's row addressing), ``j`` below the member offset 2**34.
+_ROW_SHIFT = 35
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,56 @@ class MaxCoverResult:
     remainder: np.ndarray
     n_grid: np.ndarray
     n_offsets: np.ndarray
+
+
+def class_selector(
+    eps_pick: float, key: bytes, stream: int, p: int
+) -> Callable[[int, int, int, list[int]], int]:
+    """The exact class draw of a max-cover pick (issue 30, item 9): the function
+    ``select(level, row, m, sizes) -> c`` that the core (and its numpy and Dask twins) call.
+
+    Over the grid cube ``{-m..m}**p`` the exponential mechanism draws ``g`` with probability
+    ``∝ exp(eps_pick c(g))`` (Gupta et al. 2010 weights, Chaturvedi et al. 2021 Claim 4.2).
+    Grouped by cover, class ``c`` has ``N_c = sizes[c]`` members (``c >= 1``) and class 0
+    the other ``(2m + 1)**p - sum_c N_c`` (an exact Python int, however large), so the class
+    is drawn with probability ``N_c exp(-gamma_c) / Z``, ``gamma_c = eps_pick (c_max - c)``
+    (``eps_pick`` as the exact rational value of the float), by
+    :class:`privlearn.mechanisms._select.ExactSelector`: no floating-point step between the
+    covers and the choice, and every non-empty class has positive probability (the
+    Gumbel-max it replaces could not reach a class about 40 below the best logit). The draws
+    are the raws of ChaCha20 row ``row`` of ``(key, stream)`` from its start (below the
+    member offset ``2**34`` the member draw starts at).
+    """
+    from privlearn.mechanisms._bits import BitSource
+    from privlearn.mechanisms._select import ExactSelector, WordSource
+    from privlearn.random import Stream
+
+    eps = Fraction(float(eps_pick))
+    eps_f = float(eps_pick)
+    source = Stream(key=key, stream=int(stream))
+
+    def select(level: int, row: int, m: int, sizes: list[int]) -> int:
+        del level
+        top = len(sizes) - 1
+        classes = [c for c in range(1, top + 1) if sizes[c] > 0]
+        mult = [int(sizes[c]) for c in classes]
+        n_zero = (2 * int(m) + 1) ** p - sum(mult)
+        if n_zero > 0:
+            classes.insert(0, 0)
+            mult.insert(0, n_zero)
+        best = classes[-1]
+
+        def gamma_exact(i: int) -> tuple[int, int]:
+            g = eps * (best - classes[i])
+            return g.numerator, g.denominator
+
+        # eps_f * k has a relative error below 2**-52: lowered by 2**-40 relative (and for 0)
+        lower = [eps_f * (best - c) * (1.0 - 2.0**-40) for c in classes]
+        bits = BitSource(source)
+        bits._position = int(row) << _ROW_SHIFT
+        return classes[ExactSelector(mult, lower, gamma_exact).draw(WordSource(bits))]
+
+    return select
 
 
 def count_offsets(p: int, rho: float, limit: int = MAX_OFFSETS) -> int:
@@ -238,10 +294,10 @@ def maxcover_candidates(
     (Claim 4.1, in an exact form) enumerates, for every point, the grid points within ``r``
     (exact distance check after enumeration). All points start uncovered; each pick draws from
     the exponential mechanism over the *whole* grid cube ``{-m..m}**p * u`` (``m =
-    floor((1 + r)/u) + 1``, astronomically many points for small ``r``) exactly, as the mixture
-    of a uniform draw over the cube (weight ``(2m+1)**p``) and the grid points with non-zero
-    cover, weights ``expm1(eps_pick * c)`` (Claim 4.2), in log space by Gumbel-max over cover
-    classes; the points the pick covers are marked covered.
+    floor((1 + r)/u) + 1``, astronomically many points for small ``r``) exactly: the cover
+    class ``c`` (class 0 the grid points with zero cover, however many) by exact arithmetic
+    (:func:`class_selector`), then a member uniformly (class 0: a uniform point of the cube,
+    redrawn while its cover is non-zero); the points the pick covers are marked covered.
     """
     if backend not in ("core", "reference"):
         raise ValueError(f"backend must be 'core' or 'reference', got {backend!r}")
@@ -252,14 +308,17 @@ def maxcover_candidates(
     picks = as_index(picks, "picks", lower=1, upper=1 << 31)
     threads = 0 if n_threads is None else int(n_threads)
     args = (Y, radii, float(grid_factor), picks, float(eps_pick), key, int(stream))
+    select = None if math.isinf(eps_pick) else class_selector(eps_pick, key, stream, Y.shape[1])
     if backend == "core":
         from privlearn import _core
 
-        out = _core.maxcover_candidates(*args, max_offsets=max_offsets, n_threads=threads)
+        out = _core.maxcover_candidates(
+            *args, max_offsets=max_offsets, n_threads=threads, select=select
+        )
     else:
         from privlearn.reference import cluster as ref
 
-        out = ref.maxcover_candidates(*args, max_offsets=max_offsets)
+        out = ref.maxcover_candidates(*args, max_offsets=max_offsets, select=select)
     centers, level, covered, remainder, n_grid, n_offsets = out
     return MaxCoverResult(
         np.asarray(centers),
