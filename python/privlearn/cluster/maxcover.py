@@ -438,6 +438,7 @@ def plan_maxcover(
     lloyd_steps: int,
     radius: float,
     d: int,
+    gaussian_releases: int = 0,
 ) -> MaxCoverPlan:
     """Calibrate every stage of a max-cover fit so that the whole fit is ``(epsilon,
     delta)``-DP by a tight accountant (Renyi DP; issue 21).
@@ -461,12 +462,23 @@ def plan_maxcover(
     larger ``eps_pick`` wins (``MaxCoverPlan.accountant``). Every input is public (the
     number of picks comes from the public schedule).
 
+    The sums are exact discrete Gaussians (:func:`privlearn.mechanisms.gaussian`): the
+    calibration composes them by their ``mu``; the composed ``epsilon`` reported is that of the
+    rounded continuous Gaussians (``mu`` times
+    :data:`~privlearn.cluster._lattice_slack.NOISE_MU_FACTOR`) plus the lattice slack of
+    ``gaussian_releases`` calls (:func:`privlearn.cluster._lattice_slack.lattice_fit_epsilon`;
+    ``k`` per averaging round in a fit, about ``1e-10`` each in ``epsilon``) is the formal
+    proof; the plan reports the larger of it and the ``mu`` composition (the calibrated
+    value, the larger wherever ``epsilon`` exceeds about ``1e-4``). ``0`` (the default, for a
+    plan without a fit) reports the ``mu`` composition alone.
+
     Raises
     ------
     ValueError
         When no budget reaches ``(epsilon, delta)`` (the Gaussian lattice alone costs more).
     """
     from privlearn.accounting import rdp_to_epsilon
+    from privlearn.cluster._lattice_slack import NOISE_MU_FACTOR, lattice_fit_epsilon
     from privlearn.mechanisms.gaussian import gaussian_privacy
 
     epsilon = as_positive(epsilon, "epsilon")
@@ -479,7 +491,9 @@ def plan_maxcover(
     frac = averaging_count_fraction(d)
     shares = [split["average"]] + [split.get("lloyd", 0.0) / max(lloyd_steps, 1)] * lloyd_steps
 
-    def stages(s: float) -> tuple[float, list[AverageRound], np.ndarray]:
+    def stages(s: float, noise: float = 1.0) -> tuple[float, list[AverageRound], np.ndarray]:
+        # noise: the factor on every Gaussian mu (1: as calibrated; NOISE_MU_FACTOR: the
+        # rounded continuous Gaussians of the lattice statement)
         eps_proxy = math.sqrt(2.0 * split["proxy"] * s)
         curve = _pure_curve(eps_proxy, a)
         rounds = []
@@ -488,7 +502,7 @@ def plan_maxcover(
             sigma = radius / math.sqrt(2.0 * w * s * (1.0 - frac))
             mu = gaussian_privacy(radius, sigma, size=d).mu
             rounds.append(AverageRound(1.0 / eps_c, sigma, mu))
-            curve = curve + _pure_curve(eps_c, a) + 0.5 * a * mu * mu
+            curve = curve + _pure_curve(eps_c, a) + 0.5 * a * (noise * mu) ** 2
         return eps_proxy, rounds, curve
 
     def total(s: float) -> float:
@@ -519,12 +533,26 @@ def plan_maxcover(
     eps_proxy, rounds, other = stages(s)
     rho_picks = split["maxcover"] * s
     eps_pick_z = math.sqrt(8.0 * rho_picks / n_picks)
-    eps_z, order = rdp_to_epsilon(a, other + a * rho_picks, delta)
+    releases = as_index(gaussian_releases, "gaussian_releases", lower=0, upper=1 << 40)
+
+    noise = stages(s, NOISE_MU_FACTOR)[2] - other  # the rounded Gaussians' curve, less
+
+    def convert(curve: np.ndarray, at: float) -> float:
+        eps = rdp_to_epsilon(a, curve, at)[0]
+        if not releases:
+            return eps
+        exact = lattice_fit_epsilon(
+            lambda dc: rdp_to_epsilon(a, curve + noise, dc)[0], releases, at
+        )
+        return max(eps, exact)
+
+    order = rdp_to_epsilon(a, other + a * rho_picks, delta)[1]
+    eps_z = convert(other + a * rho_picks, delta)
     # the Gupta et al. alternative, same noise elsewhere
     delta_g = delta * split.get("delta_maxcover", 0.5)
     eps_pick_g, eps_g_total = 0.0, math.inf
     if 0.0 < delta_g < delta and delta_g / n_radii <= 0.5:
-        eps_other, _ = rdp_to_epsilon(a, other, delta - delta_g)
+        eps_other = convert(other, delta - delta_g)
         if eps_other < epsilon:
             eps_pick_g = maxcover_pick_epsilon(epsilon - eps_other, delta_g, n_radii)
             eps_g_total = eps_other + maxcover_privacy(eps_pick_g, delta_g, n_radii)[0]
