@@ -36,7 +36,7 @@ from privlearn.cluster import (
     proxy_counts,
 )
 from privlearn.cluster.estimator import DEFAULT_SPLIT, proxy_threshold, proxy_weights
-from privlearn.cluster.maxcover import PLAN_ORDERS, MaxCoverPlan, plan_maxcover
+from privlearn.cluster.maxcover import PLAN_ORDERS, MaxCoverPlan, class_selector, plan_maxcover
 from privlearn.exceptions import PrivacyLeakWarning
 from privlearn.mechanisms.gaussian import gaussian_privacy
 from privlearn.reference import cluster as ref
@@ -95,6 +95,14 @@ def test_grid_cover_equals_brute_force(backend: str, p: int, radius: float, fact
     assert np.all(np.diff(first) > 0)
 
 
+def _mc(module, Y, radii, grid_factor, picks, eps, key, stream, **kw):  # type: ignore[no-untyped-def]
+    """``module.maxcover_candidates`` with the package's exact class draw (the estimator's)."""
+    select = None if math.isinf(eps) else class_selector(eps, key, stream, Y.shape[1])
+    return module.maxcover_candidates(
+        Y, radii, grid_factor, picks, eps, key, stream, select=select, **kw
+    )
+
+
 # ---- core vs numpy twin ----------------------------------------------------------------------
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("eps_pick", [0.05, 0.7, math.inf])
@@ -103,9 +111,9 @@ def test_maxcover_core_equals_reference(seed: int, eps_pick: float) -> None:
     Y[:50] = Y[:50] * 0.05 + 0.3  # a dense cluster
     radii = [1.0, 0.5, 0.25, 0.125]
     key = key_from_seed(seed)
-    want = ref.maxcover_candidates(Y, radii, 1.0, 7, eps_pick, key, 5)
+    want = _mc(ref, Y, radii, 1.0, 7, eps_pick, key, 5)
     for threads in (1, 2, 4):
-        got = _core.maxcover_candidates(Y, radii, 1.0, 7, eps_pick, key, 5, n_threads=threads)
+        got = _mc(_core, Y, radii, 1.0, 7, eps_pick, key, 5, n_threads=threads)
         np.testing.assert_allclose(got[0], want[0], rtol=1e-10, atol=0)
         for a, b in zip(got[1:], want[1:]):
             np.testing.assert_array_equal(a, b)
@@ -125,10 +133,7 @@ def test_maxcover_thread_invariance_on_a_large_input(eps_pick: float) -> None:
     Y[:5_000] = Y[:5_000] * 0.05 - 0.2
     radii = [1.0, 0.5, 0.25, 0.125, 0.0625]
     key = key_from_seed(11)
-    runs = [
-        _core.maxcover_candidates(Y, radii, 1.0, 12, eps_pick, key, 3, n_threads=t)
-        for t in (1, 2, 4)
-    ]
+    runs = [_mc(_core, Y, radii, 1.0, 12, eps_pick, key, 3, n_threads=t) for t in (1, 2, 4)]
     for got in runs[1:]:
         for a, b in zip(got, runs[0]):
             np.testing.assert_array_equal(a, b)
@@ -146,9 +151,9 @@ def test_maxcover_core_equals_reference_on_a_larger_input() -> None:
     radii = [0.5, 0.25, 0.125]
     key = key_from_seed(4)
     for eps_pick in (0.2, math.inf):
-        want = ref.maxcover_candidates(Y, radii, 1.0, 6, eps_pick, key, 9)
+        want = _mc(ref, Y, radii, 1.0, 6, eps_pick, key, 9)
         for threads in (1, 2):
-            got = _core.maxcover_candidates(Y, radii, 1.0, 6, eps_pick, key, 9, n_threads=threads)
+            got = _mc(_core, Y, radii, 1.0, 6, eps_pick, key, 9, n_threads=threads)
             np.testing.assert_allclose(got[0], want[0], rtol=1e-10, atol=0)
             for a, b in zip(got[1:], want[1:]):
                 np.testing.assert_array_equal(a, b)
@@ -166,6 +171,39 @@ def test_greedy_at_infinity_is_the_greedy_max_cover() -> None:
         g = np.flatnonzero(np.all(np.isclose(coords * 0.4 / math.sqrt(2), res.centers[t]), axis=1))
         assert gain[g[0]] == gain.max()
         covered[owner[ids == g[0]]] = True
+
+
+def test_class_draw_is_exact_with_a_huge_zero_class_and_many_classes() -> None:
+    """The pick's class draw (issue 30, item 9) is the package's exact selection: class ``c``
+    with probability ``N_c exp(eps c) / Z``, the zero-cover class ``(2m+1)**p - sum N_c``
+    members as an exact Python int (here ``17**16 > 2**62``: beyond int64), over 301
+    classes. The frequencies of class 0 and of the top class 300 are compared with their
+    exact probabilities (Clopper-Pearson, 1e-6), and a row reproduces its draw."""
+    p, m, eps = 16, 8, 0.147
+    sizes = [0] * 301
+    sizes[300] = 1
+    for c in range(1, 300):
+        sizes[c] = 1
+    n0 = 17**16 - 300
+    w = {c: sizes[c] * math.exp(eps * c) for c in range(1, 301)}
+    w[0] = n0 * 1.0
+    total = sum(w.values())
+    select = class_selector(eps, key_from_seed(3), 7, p)
+    draws = [select(0, row, m, sizes) for row in range(3000)]
+    assert draws == [select(0, row, m, sizes) for row in range(3000)]  # by row: reproducible
+    for c in (0, 300):
+        hits = sum(d == c for d in draws)
+        lo, hi = A.clopper_pearson(hits, len(draws), 1e-6)
+        assert lo <= w[c] / total <= hi, (c, hits)
+    assert all(d == 0 or sizes[d] > 0 for d in draws)
+
+
+def test_maxcover_pick_refuses_without_the_class_draw() -> None:
+    Y = _ball_points(20, 2, seed=1)
+    with pytest.raises(ValueError, match="select"):
+        _core.maxcover_candidates(Y, [0.5], 1.0, 1, 1.0, key_from_seed(0), 0)
+    with pytest.raises(ValueError, match="select"):
+        ref.maxcover_candidates(Y, [0.5], 1.0, 1, 1.0, key_from_seed(0), 0)
 
 
 # ---- Claim 4.2: the sampler over "explicit + huge uniform remainder" ---------------------------
@@ -190,7 +228,7 @@ def test_exponential_sampler_matches_exact_distribution(eps: float) -> None:
     index = {tuple(c): i for i, c in enumerate(cube.tolist())}
     hist = np.zeros(cube.shape[0])
     for s in range(n_draws):
-        c = _core.maxcover_candidates(Y, [0.5], 1.0, 1, eps, key, s)[0][0]
+        c = _mc(_core, Y, [0.5], 1.0, 1, eps, key, s)[0][0]
         hist[index[tuple(np.rint(c / unit).astype(int).tolist())]] += 1
     expected = prob * n_draws
     big = expected >= 5
@@ -406,9 +444,7 @@ def test_bad_accountant() -> None:
 # ---- privacy audits ----------------------------------------------------------------------------
 def _pick_outputs(Y: np.ndarray, eps_run: float, n: int, key_seed: int) -> np.ndarray:
     key = key_from_seed(key_seed)
-    return np.array(
-        [_core.maxcover_candidates(Y, [0.5], 1.0, 1, eps_run, key, s)[0][0] for s in range(n)]
-    )
+    return np.array([_mc(_core, Y, [0.5], 1.0, 1, eps_run, key, s)[0][0] for s in range(n)])
 
 
 def test_audit_coverage_exponential_mechanism() -> None:
@@ -583,9 +619,9 @@ def test_core_rejects_bad_arguments() -> None:
     key = key_from_seed(0)
     Y = _ball_points(5, 2, 0)
     with pytest.raises(ValueError, match="unit ball"):
-        _core.maxcover_candidates(Y * 3, [0.5], 1.0, 1, 1.0, key, 0)
+        _mc(_core, Y * 3, [0.5], 1.0, 1, 1.0, key, 0)
     with pytest.raises(ValueError, match="radius"):
-        _core.maxcover_candidates(Y, [0.0], 1.0, 1, 1.0, key, 0)
+        _mc(_core, Y, [0.0], 1.0, 1, 1.0, key, 0)
     with pytest.raises(ValueError, match="max_offsets"):
         _core.grid_offsets(8, 10.0, 1000)
     with pytest.raises(ValueError):

@@ -301,3 +301,61 @@ def test_bad_parameters(kwargs: dict, exc: type, match: str) -> None:
     params = {"n_clusters": 2, "radius": 1.0, "seed": 0, "method": "maxcover", **kwargs}
     with pytest.raises(exc, match=match):
         DPKMeans(**params).fit(X)
+
+
+# ---- the lattice slack of the Gaussian releases (issue 30, item 4 leftover) -------------------
+def test_release_slack_bounds_every_default_lattice_release() -> None:
+    from privlearn.cluster._lattice_slack import NOISE_MU_FACTOR, release_slack
+    from privlearn.mechanisms.gaussian import gaussian_privacy
+
+    bound = release_slack(1, 1e-6, 1.0)
+    for sens, sigma, size in [(1.0, 20.0, 1), (1.0, 28.0, 97), (4.0, 3e-3, 20), (7.0, 1e5, 3000)]:
+        g = gaussian_privacy(sens, sigma, size=size)
+        one = g.slack(1e-6, 1.0)
+        assert one.log_ratio <= bound.log_ratio and one.tail <= bound.tail
+        assert g.noise_mu <= g.mu * NOISE_MU_FACTOR
+    assert 1e-11 < bound.log_ratio < 1e-9  # about 1e-10 per release
+    assert 40 * bound.log_ratio <= release_slack(40, 1e-6, 1.0).log_ratio < 50 * bound.log_ratio
+
+
+def test_lsh_statement_adds_the_lattice_slack() -> None:
+    """The LSH fit composes its Gaussians by ``mu``: the statement is the analytic conversion
+    of the rounded continuous Gaussians (``mu * NOISE_MU_FACTOR``) plus ``2 N eta`` of its
+    releases, still within the requested epsilon (the former statement, the analytic epsilon
+    of ``mu`` alone, left the slack out)."""
+    import re
+
+    from privlearn.cluster._lattice_slack import (
+        NOISE_MU_FACTOR,
+        gdp_lattice_epsilon,
+        release_slack,
+    )
+    from privlearn.mechanisms.gaussian import analytic_gaussian_epsilon
+
+    X = np.random.default_rng(0).normal(size=(600, 3))
+    model = DPKMeans(3, 1.0, radius=5.0, clip=True, seed=0).fit(X)
+    text = model.privacy_.accountant
+    assert "lattice slack" in text
+    mu = float(re.search(r"mu=([0-9.e+-]+)", text).group(1))
+    releases = int(re.search(r"noise of (\d+) releases", text).group(1))
+    eps = model.privacy_.epsilon
+    exact = gdp_lattice_epsilon(mu, releases, DEFAULT_DELTA)
+    cont = analytic_gaussian_epsilon(mu * NOISE_MU_FACTOR, DEFAULT_DELTA)
+    assert exact >= cont + 1.9 * release_slack(releases, DEFAULT_DELTA, 1.0).log_ratio
+    assert exact <= eps <= 1.0
+    # where the slack exceeds the margin of the rounded Gaussians the exact value is reported
+    assert gdp_lattice_epsilon(1e-5, 10**6, 1e-6) > analytic_gaussian_epsilon(1e-5, 1e-6)
+
+
+def test_maxcover_plan_adds_the_lattice_slack() -> None:
+    from privlearn.cluster import DEFAULT_SPLIT
+    from privlearn.cluster.maxcover import plan_maxcover
+
+    kw = dict(n_picks=40, n_radii=4, split=DEFAULT_SPLIT, lloyd_steps=2, radius=1.0)
+    bare = plan_maxcover(1.0, 1e-6, d=5, **kw)
+    lattice = plan_maxcover(1.0, 1e-6, d=5, gaussian_releases=3 * 8, **kw)
+    assert lattice.eps_pick == bare.eps_pick and lattice.rounds == bare.rounds
+    assert lattice.epsilon == bare.epsilon <= 1.0  # the calibrated mu value is the larger
+    tiny = plan_maxcover(1e-4, 1e-6, d=5, gaussian_releases=10**6, **kw)
+    tiny_bare = plan_maxcover(1e-4, 1e-6, d=5, **kw)
+    assert tiny.epsilon > tiny_bare.epsilon  # there the slack decides: the exact value

@@ -29,37 +29,6 @@ inline void release_free_memory() noexcept {
 #endif
 }
 
-// raw(row, offset) with a one-block cache (row addressing of privlearn/random.hpp).
-class RowReader {
- public:
-  RowReader(const random::Key& key, std::uint64_t stream) : key_(key), stream_(stream) {}
-  std::uint64_t raw(std::uint64_t row, std::uint64_t offset) noexcept {
-    const std::uint64_t block = (row << 32) + (offset >> 3);
-    if (block != cached_) {
-      random::chacha20_block(key_, block, stream_, words_);
-      cached_ = block;
-    }
-    const std::uint64_t q = offset & 7u;
-    return static_cast<std::uint64_t>(words_[2 * q]) |
-           (static_cast<std::uint64_t>(words_[2 * q + 1]) << 32);
-  }
-  double gumbel(std::uint64_t row, std::uint64_t offset) noexcept {
-    const double u = (static_cast<double>(raw(row, offset) >> 12) + 0.5) * 0x1.0p-52;
-    return -std::log(-std::log(u));
-  }
-
- private:
-  random::Key key_;
-  std::uint64_t stream_;
-  std::uint64_t cached_ = ~std::uint64_t{0};
-  std::uint32_t words_[16];
-};
-
-// log(expm1(x)) for x > 0, without overflow.
-inline double log_expm1(double x) noexcept {
-  return x > 30.0 ? x + std::log1p(-std::exp(-x)) : std::log(std::expm1(x));
-}
-
 // Covers of the grid points and the class sizes size[c] = #{g : cover[g] = c}. Only these
 // integers determine the picks (a class member is the j-th smallest grid id of the class), so
 // the order in which the decrements are applied, and their split over threads, is irrelevant.
@@ -207,11 +176,13 @@ MaxCoverResult maxcover_candidates(const MatRef& Y, const MaxCoverParams& params
   const auto n_levels = static_cast<Index>(params.radii.size());
   checks::require(n_levels * params.picks < (Index{1} << 32), "too many picks");
   const bool exact_greedy = std::isinf(params.eps_pick);
+  checks::require(exact_greedy || static_cast<bool>(params.select),
+                  "maxcover: a finite eps_pick needs the class selection (select)");
+  std::vector<std::int64_t> sizes;
   parallel::check_threads(params.n_threads);
 
   MaxCoverResult res;
   res.centers.resize(n_levels * params.picks, p);
-  RowReader reader(params.key, params.stream);
   Index out = 0;
   for (Index l = 0; l < n_levels; ++l) {
     if (l > 0) release_free_memory();  // the previous radius's cover
@@ -220,7 +191,6 @@ MaxCoverResult maxcover_candidates(const MatRef& Y, const MaxCoverParams& params
     const double m_real = std::floor((1.0 + radius) / unit) + 1.0;
     checks::require(m_real < 1e9, "radius too small for the grid (unit below 1e-9)");
     const auto m = static_cast<std::int64_t>(m_real);
-    const double log_grid = static_cast<double>(p) * std::log(static_cast<double>(2 * m + 1));
     const std::vector<std::int32_t> offsets =
         grid_offsets(p, radius / unit, params.max_offsets);
     res.n_offsets.push_back(static_cast<std::int64_t>(offsets.size()) / p);
@@ -252,18 +222,11 @@ MaxCoverResult maxcover_candidates(const MatRef& Y, const MaxCoverParams& params
       if (exact_greedy) {
         choice = st.cmax;
       } else {
-        double best = log_grid + reader.gumbel(row, 0);
-        for (std::int64_t c = 1; c <= st.cmax; ++c) {
-          const std::int64_t nc = st.size[static_cast<std::size_t>(c)];
-          if (nc == 0) continue;
-          const double v = std::log(static_cast<double>(nc)) +
-                           log_expm1(params.eps_pick * static_cast<double>(c)) +
-                           reader.gumbel(row, static_cast<std::uint64_t>(c));
-          if (v > best) {
-            best = v;
-            choice = c;
-          }
-        }
+        sizes.assign(st.size.begin(), st.size.begin() + st.cmax + 1);
+        choice = params.select(l, row, m, sizes);
+        checks::require(choice >= 0 && choice <= st.cmax &&
+                            (choice == 0 || st.size[static_cast<std::size_t>(choice)] > 0),
+                        "maxcover: the class selection returned an empty class");
       }
       random::RowCursor cursor(params.key, params.stream, row, kMemberOffset);
       std::int64_t picked = -1;  // grid id, or -1 for a grid point with zero cover
@@ -298,17 +261,22 @@ MaxCoverResult maxcover_candidates(const MatRef& Y, const MaxCoverParams& params
           res.centers(out, d) =
               unit * static_cast<double>(gc.coords[static_cast<std::size_t>(picked * p + d)]);
       } else {
+        // a uniform grid point of the cube with zero cover (rejection: redraw while covered)
         std::int32_t z[kMaxGridDim];
-        for (Index d = 0; d < p; ++d) {
-          z[d] = static_cast<std::int32_t>(
-              static_cast<std::int64_t>(cursor.next_below(static_cast<std::uint64_t>(2 * m + 1))) -
-              m);
-          res.centers(out, d) = unit * static_cast<double>(z[d]);
+        while (true) {
+          for (Index d = 0; d < p; ++d)
+            z[d] = static_cast<std::int32_t>(
+                static_cast<std::int64_t>(
+                    cursor.next_below(static_cast<std::uint64_t>(2 * m + 1))) -
+                m);
+          std::int64_t g = -1;
+          if (n_grid > 0) {
+            if (!lookup) lookup = std::make_unique<CoordIndex>(gc);
+            g = lookup->find(z);
+          }
+          if (g < 0 || st.cover[static_cast<std::size_t>(g)] == 0) break;
         }
-        if (n_grid > 0) {
-          if (!lookup) lookup = std::make_unique<CoordIndex>(gc);
-          picked = lookup->find(z);
-        }
+        for (Index d = 0; d < p; ++d) res.centers(out, d) = unit * static_cast<double>(z[d]);
       }
       std::int64_t newly = 0;
       if (picked >= 0) {

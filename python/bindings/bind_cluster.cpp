@@ -64,8 +64,15 @@ void bind_cluster(py::module_& m) {
       "maxcover_candidates",
       [](const MatRef& Y, const std::vector<double>& radii, double grid_factor, Index picks,
          double eps_pick, const py::bytes& key, std::uint64_t stream, Index max_offsets,
-         int n_threads) {
+         int n_threads, py::object select) {
         cluster::MaxCoverParams p;
+        if (!select.is_none()) {
+          p.select = [select](std::int64_t level, std::uint64_t row, std::int64_t m,
+                              const std::vector<std::int64_t>& sizes) -> std::int64_t {
+            py::gil_scoped_acquire acquire;
+            return select(level, row, m, sizes).cast<std::int64_t>();
+          };
+        }
         p.radii = radii;
         p.grid_factor = grid_factor;
         p.picks = picks;
@@ -84,9 +91,11 @@ void bind_cluster(py::module_& m) {
       },
       py::arg("Y").noconvert(), py::arg("radii"), py::arg("grid_factor"), py::arg("picks"),
       py::arg("eps_pick"), py::arg("key"), py::arg("stream"), py::arg("max_offsets") = 50'000'000,
-      py::arg("n_threads") = 0,
+      py::arg("n_threads") = 0, py::arg("select") = py::none(),
       "Private greedy max cover over grids of the given radii (Chaturvedi, Nguyen & Xu 2021, "
-      "Algorithm 3 with Claim 4.2): (centers, level, covered, remainder, n_grid, n_offsets).");
+      "Algorithm 3 with Claim 4.2): (centers, level, covered, remainder, n_grid, n_offsets). "
+      "select(level, row, m, sizes) -> class draws the cover class of each pick (required "
+      "for a finite eps_pick).");
   m.def(
       "lsh_codes",
       [](const MatRef& X, const VecRef& centre, const MatRef& H, const VecRef& thresholds,

@@ -1,5 +1,7 @@
 """Type stub of the C++ extension ``privlearn._core`` (kept in step with python/bindings/)."""
 
+from collections.abc import Callable
+
 import numpy as np
 import numpy.typing as npt
 
@@ -567,6 +569,7 @@ def maxcover_candidates(
     stream: int,
     max_offsets: int = 50000000,
     n_threads: int = 0,
+    select: Callable[[int, int, int, list[int]], int] | None = None,
 ) -> tuple[
     npt.NDArray[np.float64],
     npt.NDArray[np.int64],

@@ -7,7 +7,9 @@ stages (:func:`plan_maxcover`, Renyi DP; issue 21)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -22,6 +24,7 @@ __all__ = [
     "MaxCoverResult",
     "averaging_count_fraction",
     "bounded_range_rho",
+    "class_selector",
     "plan_maxcover",
     "count_offsets",
     "default_picks",
@@ -33,6 +36,9 @@ __all__ = [
 ]
 
 MAX_OFFSETS = 50_000_000
+#: A pick's class draw reads the raw draws of its ChaCha20 row ``row``: ``raw(row * 2**35 + j)``
+#: is ``row(row, j)`` (privlearn.random's row addressing), ``j`` below the member offset 2**34.
+_ROW_SHIFT = 35
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,56 @@ class MaxCoverResult:
     remainder: np.ndarray
     n_grid: np.ndarray
     n_offsets: np.ndarray
+
+
+def class_selector(
+    eps_pick: float, key: bytes, stream: int, p: int
+) -> Callable[[int, int, int, list[int]], int]:
+    """The exact class draw of a max-cover pick (issue 30, item 9): the function
+    ``select(level, row, m, sizes) -> c`` that the core (and its numpy and Dask twins) call.
+
+    Over the grid cube ``{-m..m}**p`` the exponential mechanism draws ``g`` with probability
+    ``∝ exp(eps_pick c(g))`` (Gupta et al. 2010 weights, Chaturvedi et al. 2021 Claim 4.2).
+    Grouped by cover, class ``c`` has ``N_c = sizes[c]`` members (``c >= 1``) and class 0
+    the other ``(2m + 1)**p - sum_c N_c`` (an exact Python int, however large), so the class
+    is drawn with probability ``N_c exp(-gamma_c) / Z``, ``gamma_c = eps_pick (c_max - c)``
+    (``eps_pick`` as the exact rational value of the float), by
+    :class:`privlearn.mechanisms._select.ExactSelector`: no floating-point step between the
+    covers and the choice, and every non-empty class has positive probability (the
+    Gumbel-max it replaces could not reach a class about 40 below the best logit). The draws
+    are the raws of ChaCha20 row ``row`` of ``(key, stream)`` from its start (below the
+    member offset ``2**34`` the member draw starts at).
+    """
+    from privlearn.mechanisms._bits import BitSource
+    from privlearn.mechanisms._select import ExactSelector, WordSource
+    from privlearn.random import Stream
+
+    eps = Fraction(float(eps_pick))
+    eps_f = float(eps_pick)
+    source = Stream(key=key, stream=int(stream))
+
+    def select(level: int, row: int, m: int, sizes: list[int]) -> int:
+        del level
+        top = len(sizes) - 1
+        classes = [c for c in range(1, top + 1) if sizes[c] > 0]
+        mult = [int(sizes[c]) for c in classes]
+        n_zero = (2 * int(m) + 1) ** p - sum(mult)
+        if n_zero > 0:
+            classes.insert(0, 0)
+            mult.insert(0, n_zero)
+        best = classes[-1]
+
+        def gamma_exact(i: int) -> tuple[int, int]:
+            g = eps * (best - classes[i])
+            return g.numerator, g.denominator
+
+        # eps_f * k has a relative error below 2**-52: lowered by 2**-40 relative (and for 0)
+        lower = [eps_f * (best - c) * (1.0 - 2.0**-40) for c in classes]
+        bits = BitSource(source)
+        bits._position = int(row) << _ROW_SHIFT
+        return classes[ExactSelector(mult, lower, gamma_exact).draw(WordSource(bits))]
+
+    return select
 
 
 def count_offsets(p: int, rho: float, limit: int = MAX_OFFSETS) -> int:
@@ -238,10 +294,10 @@ def maxcover_candidates(
     (Claim 4.1, in an exact form) enumerates, for every point, the grid points within ``r``
     (exact distance check after enumeration). All points start uncovered; each pick draws from
     the exponential mechanism over the *whole* grid cube ``{-m..m}**p * u`` (``m =
-    floor((1 + r)/u) + 1``, astronomically many points for small ``r``) exactly, as the mixture
-    of a uniform draw over the cube (weight ``(2m+1)**p``) and the grid points with non-zero
-    cover, weights ``expm1(eps_pick * c)`` (Claim 4.2), in log space by Gumbel-max over cover
-    classes; the points the pick covers are marked covered.
+    floor((1 + r)/u) + 1``, astronomically many points for small ``r``) exactly: the cover
+    class ``c`` (class 0 the grid points with zero cover, however many) by exact arithmetic
+    (:func:`class_selector`), then a member uniformly (class 0: a uniform point of the cube,
+    redrawn while its cover is non-zero); the points the pick covers are marked covered.
     """
     if backend not in ("core", "reference"):
         raise ValueError(f"backend must be 'core' or 'reference', got {backend!r}")
@@ -252,14 +308,17 @@ def maxcover_candidates(
     picks = as_index(picks, "picks", lower=1, upper=1 << 31)
     threads = 0 if n_threads is None else int(n_threads)
     args = (Y, radii, float(grid_factor), picks, float(eps_pick), key, int(stream))
+    select = None if math.isinf(eps_pick) else class_selector(eps_pick, key, stream, Y.shape[1])
     if backend == "core":
         from privlearn import _core
 
-        out = _core.maxcover_candidates(*args, max_offsets=max_offsets, n_threads=threads)
+        out = _core.maxcover_candidates(
+            *args, max_offsets=max_offsets, n_threads=threads, select=select
+        )
     else:
         from privlearn.reference import cluster as ref
 
-        out = ref.maxcover_candidates(*args, max_offsets=max_offsets)
+        out = ref.maxcover_candidates(*args, max_offsets=max_offsets, select=select)
     centers, level, covered, remainder, n_grid, n_offsets = out
     return MaxCoverResult(
         np.asarray(centers),
@@ -379,6 +438,7 @@ def plan_maxcover(
     lloyd_steps: int,
     radius: float,
     d: int,
+    gaussian_releases: int = 0,
 ) -> MaxCoverPlan:
     """Calibrate every stage of a max-cover fit so that the whole fit is ``(epsilon,
     delta)``-DP by a tight accountant (Renyi DP; issue 21).
@@ -402,12 +462,23 @@ def plan_maxcover(
     larger ``eps_pick`` wins (``MaxCoverPlan.accountant``). Every input is public (the
     number of picks comes from the public schedule).
 
+    The sums are exact discrete Gaussians (:func:`privlearn.mechanisms.gaussian`): the
+    calibration composes them by their ``mu``; the composed ``epsilon`` reported is that of the
+    rounded continuous Gaussians (``mu`` times
+    :data:`~privlearn.cluster._lattice_slack.NOISE_MU_FACTOR`) plus the lattice slack of
+    ``gaussian_releases`` calls (:func:`privlearn.cluster._lattice_slack.lattice_fit_epsilon`;
+    ``k`` per averaging round in a fit, about ``1e-10`` each in ``epsilon``) is the formal
+    proof; the plan reports the larger of it and the ``mu`` composition (the calibrated
+    value, the larger wherever ``epsilon`` exceeds about ``1e-4``). ``0`` (the default, for a
+    plan without a fit) reports the ``mu`` composition alone.
+
     Raises
     ------
     ValueError
         When no budget reaches ``(epsilon, delta)`` (the Gaussian lattice alone costs more).
     """
     from privlearn.accounting import rdp_to_epsilon
+    from privlearn.cluster._lattice_slack import NOISE_MU_FACTOR, lattice_fit_epsilon
     from privlearn.mechanisms.gaussian import gaussian_privacy
 
     epsilon = as_positive(epsilon, "epsilon")
@@ -420,7 +491,9 @@ def plan_maxcover(
     frac = averaging_count_fraction(d)
     shares = [split["average"]] + [split.get("lloyd", 0.0) / max(lloyd_steps, 1)] * lloyd_steps
 
-    def stages(s: float) -> tuple[float, list[AverageRound], np.ndarray]:
+    def stages(s: float, noise: float = 1.0) -> tuple[float, list[AverageRound], np.ndarray]:
+        # noise: the factor on every Gaussian mu (1: as calibrated; NOISE_MU_FACTOR: the
+        # rounded continuous Gaussians of the lattice statement)
         eps_proxy = math.sqrt(2.0 * split["proxy"] * s)
         curve = _pure_curve(eps_proxy, a)
         rounds = []
@@ -429,7 +502,7 @@ def plan_maxcover(
             sigma = radius / math.sqrt(2.0 * w * s * (1.0 - frac))
             mu = gaussian_privacy(radius, sigma, size=d).mu
             rounds.append(AverageRound(1.0 / eps_c, sigma, mu))
-            curve = curve + _pure_curve(eps_c, a) + 0.5 * a * mu * mu
+            curve = curve + _pure_curve(eps_c, a) + 0.5 * a * (noise * mu) ** 2
         return eps_proxy, rounds, curve
 
     def total(s: float) -> float:
@@ -460,12 +533,26 @@ def plan_maxcover(
     eps_proxy, rounds, other = stages(s)
     rho_picks = split["maxcover"] * s
     eps_pick_z = math.sqrt(8.0 * rho_picks / n_picks)
-    eps_z, order = rdp_to_epsilon(a, other + a * rho_picks, delta)
+    releases = as_index(gaussian_releases, "gaussian_releases", lower=0, upper=1 << 40)
+
+    noise = stages(s, NOISE_MU_FACTOR)[2] - other  # the rounded Gaussians' curve, less
+
+    def convert(curve: np.ndarray, at: float) -> float:
+        eps = rdp_to_epsilon(a, curve, at)[0]
+        if not releases:
+            return eps
+        exact = lattice_fit_epsilon(
+            lambda dc: rdp_to_epsilon(a, curve + noise, dc)[0], releases, at
+        )
+        return max(eps, exact)
+
+    order = rdp_to_epsilon(a, other + a * rho_picks, delta)[1]
+    eps_z = convert(other + a * rho_picks, delta)
     # the Gupta et al. alternative, same noise elsewhere
     delta_g = delta * split.get("delta_maxcover", 0.5)
     eps_pick_g, eps_g_total = 0.0, math.inf
     if 0.0 < delta_g < delta and delta_g / n_radii <= 0.5:
-        eps_other, _ = rdp_to_epsilon(a, other, delta - delta_g)
+        eps_other = convert(other, delta - delta_g)
         if eps_other < epsilon:
             eps_pick_g = maxcover_pick_epsilon(epsilon - eps_other, delta_g, n_radii)
             eps_g_total = eps_other + maxcover_privacy(eps_pick_g, delta_g, n_radii)[0]

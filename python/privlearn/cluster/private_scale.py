@@ -497,10 +497,13 @@ def private_radius(
     a number of rows of the order of the later steps' count noise, so the bias shrinks with
     the noise and vanishes as ``mu`` grows (the released radius then covers every row). At
     small ``(1 - quantile) n`` the fraction rule also fails at a large edge by noise alone
-    (radius 1.5x the quantile and more); the noise rule's tests fail by chance with
-    probability about ``1 - Phi(tail_sd)`` each. A radius that still comes out too large is
-    harmless to :class:`~privlearn.cluster.DPKMeans`, which falls back to the public ball
-    when the released radius is not below it.
+    (radius 1.5x the quantile and more), and with ``(1 - quantile) n`` far below the noise its
+    tail sums above the data are a random walk of noise that stays under the threshold for
+    ``j`` edges with probability about ``C(2j, j) / 4^j ~ 1/sqrt(pi j)`` (Sparre Andersen): a
+    radius below the data by chance is rare, not impossible; the noise rule's tests fail by
+    chance with probability about ``1 - Phi(tail_sd)`` each. A radius that still comes out too
+    large is harmless to :class:`~privlearn.cluster.DPKMeans`, which falls back to the public
+    ball when the released radius is not below it.
     """
     if not isinstance(lattice, RadiusLattice):
         raise TypeError(f"lattice must be a RadiusLattice, got {type(lattice).__name__}")

@@ -51,7 +51,7 @@ from privlearn.cluster._rows import lsh_codes as _lsh_codes
 from privlearn.cluster._rows import nearest_cluster_sums as _cluster_sums
 from privlearn.cluster._rows import nearest_counts as _nearest_counts
 from privlearn.cluster._rows import nearest_sums as _nearest_sums
-from privlearn.cluster.maxcover import MAX_OFFSETS, MaxCoverResult
+from privlearn.cluster.maxcover import MAX_OFFSETS, MaxCoverResult, class_selector
 from privlearn.distributed.linear import check_dense_chunk, check_dense_chunks
 from privlearn.progress import as_verbose, progress_bar
 
@@ -330,10 +330,6 @@ def _cover_step(
 
 
 # ---- driver side: the greedy --------------------------------------------------------------
-def _log_expm1(x: float) -> float:
-    return x + math.log1p(-math.exp(-x)) if x > 30.0 else math.log(math.expm1(x))
-
-
 class _Cursor:
     """``random::RowCursor``: raws of one row from an offset on; ``next_below`` by exact
     rejection (the C++ arithmetic)."""
@@ -384,6 +380,7 @@ def maxcover_dask(
     rng = Stream(key=key, stream=stream)
     exact = math.isinf(eps_pick)
     p = int(client.submit(lambda y: y.shape[1], chunks[0]).result())
+    select = None if exact else class_selector(eps_pick, key, stream, p)
     centers = np.zeros((len(radii) * picks, p))
     level, covered_out, remainder, n_grid, n_offsets = [], [], [], [], []
     out = 0
@@ -394,7 +391,6 @@ def maxcover_dask(
         if not m_real < 1e9:
             raise ValueError("radius too small for the grid (unit below 1e-9)")
         m = int(m_real)
-        log_grid = float(p) * math.log(float(2 * m + 1))
         n_offsets.append(_core.grid_offsets(p, radius / unit, max_offsets).shape[0])
         inc = client.map(
             _cover_block, chunks, radius=radius, unit=unit, max_offsets=max_offsets, pure=False
@@ -435,26 +431,19 @@ def maxcover_dask(
             if exact:
                 choice = cmax
             else:
-                raws = rng.raws(row << _ROW_SHIFT, cmax + 1)
-                u = ((raws >> np.uint64(12)).astype(np.float64) + 0.5) * 2.0**-52
-                best = log_grid + -math.log(-math.log(float(u[0])))
-                for c in np.flatnonzero(size).tolist():
-                    v = (
-                        math.log(float(size[c]))
-                        + _log_expm1(eps_pick * float(c))
-                        + -math.log(-math.log(float(u[c])))
-                    )
-                    if v > best:
-                        best, choice = v, c
+                choice = int(select(ell, row, m, size[: cmax + 1].tolist()))
             cursor = _Cursor(rng, row, _MEMBER_OFFSET)
             if choice > 0:
                 members = np.flatnonzero(cover == choice)
                 picked = int(members[cursor.next_below(int(size[choice]))])
                 centers[out] = unit * coords[picked].astype(np.float64)
-            else:
-                z = [cursor.next_below(2 * m + 1) - m for _ in range(p)]
+            else:  # a uniform point of the cube with zero cover (redrawn while covered)
+                while True:
+                    z = [cursor.next_below(2 * m + 1) - m for _ in range(p)]
+                    picked = lookup.find(z)
+                    if picked < 0 or cover[picked] == 0:
+                        break
                 centers[out] = unit * np.array(z, dtype=np.float64)
-                picked = lookup.find(z)
             newly = 0
             if picked >= 0 and cover[picked] > 0:
                 entries = by_gid[gptr[picked] : gptr[picked + 1]]

@@ -209,7 +209,8 @@ class ExactSelector:
     Parameters
     ----------
     multiplicity : array_like of int
-        ``m_i >= 1``, with ``sum_i m_i <= 2**62``.
+        ``m_i >= 1``; a list of Python ints may hold any sizes (a numpy array: ``sum_i m_i <=
+        2**62``).
     gamma_lower : array_like of float
         Lower bounds of ``gamma_i`` from floating point, made rigorous by the caller's error
         bound (generous is fine: lower values only lower the proposal levels); a non-finite
@@ -229,7 +230,9 @@ class ExactSelector:
     ) -> None:
         self._gamma_exact = gamma_exact
         size = len(gamma_lower)
-        if size <= self._SMALL:
+        # plain Python also where the multiplicities do not fit int64 (a huge implicit class)
+        huge = not isinstance(multiplicity, np.ndarray) and sum(multiplicity) >= 1 << 62
+        if size <= self._SMALL or huge:
             mult = [int(v) for v in multiplicity]
             level = [
                 min(math.floor(max(x, 0.0) * _PER_LN2), LEVEL_CAP) if math.isfinite(x) else 0

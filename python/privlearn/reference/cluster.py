@@ -9,6 +9,7 @@ Same signatures, same ChaCha20 addresses and the same floating-point operations 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -94,10 +95,6 @@ def grid_cover(
     return uniq[order].astype(np.int32), point_ptr, point_grid
 
 
-def _log_expm1(x: float) -> float:
-    return x + math.log1p(-math.exp(-x)) if x > 30.0 else math.log(math.expm1(x))
-
-
 class _Cursor:
     """``RowCursor``: raws of one row from ``offset`` on; ``next_below`` by exact rejection."""
 
@@ -127,9 +124,11 @@ def maxcover_candidates(
     stream: int,
     max_offsets: int = 50_000_000,
     n_threads: int = 0,
+    select: Any = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Numpy twin of ``_core.maxcover_candidates``: ``(centers, level, covered, remainder,
-    n_grid, n_offsets)``."""
+    n_grid, n_offsets)``; ``select(level, row, m, sizes)`` draws each pick's cover class
+    (required for a finite ``eps_pick``; the core calls the same function)."""
     Y = np.ascontiguousarray(Y, dtype=np.float64)
     n, p = Y.shape
     if n < 1 or not 1 <= p <= MAX_GRID_DIM:
@@ -144,13 +143,14 @@ def maxcover_candidates(
         raise ValueError("grid_factor and eps_pick must be > 0 and picks >= 1")
     rng = Stream(key=key, stream=stream)
     exact = math.isinf(eps_pick)
+    if not exact and select is None:
+        raise ValueError("a finite eps_pick needs the class selection (select)")
     centers = np.zeros((len(radii) * picks, p))
     level, covered_out, remainder, n_grid, n_offsets = [], [], [], [], []
     out = 0
     for ell, radius in enumerate(radii):
         unit = grid_factor * radius / math.sqrt(p)
         m = int(math.floor((1.0 + radius) / unit) + 1.0)
-        log_grid = p * math.log(2 * m + 1)
         n_offsets.append(grid_offsets(p, radius / unit, max_offsets).shape[0])
         coords, point_ptr, point_grid = grid_cover(Y, radius, unit, max_offsets)
         n_grid.append(coords.shape[0])
@@ -169,27 +169,23 @@ def maxcover_candidates(
                 choice = int(classes[-1]) if classes.size else 0
             else:
                 top = int(classes[-1]) if classes.size else 0
-                raws = rng._row_raws(np.array([row]), 0, top + 1)[0]
-                u = ((raws >> np.uint64(12)).astype(np.float64) + 0.5) * 2.0**-52
-                best = log_grid + -math.log(-math.log(float(u[0])))
+                class_sizes = [0] * (top + 1)
                 for c, size in zip(classes.tolist(), sizes.tolist()):
-                    v = (
-                        math.log(float(size))
-                        + _log_expm1(eps_pick * float(c))
-                        + -math.log(-math.log(float(u[c])))
-                    )
-                    if v > best:
-                        best, choice = v, c
+                    class_sizes[c] = size
+                choice = int(select(ell, row, m, class_sizes))
             cursor = _Cursor(rng, row, MEMBER_OFFSET)
             picked = -1
             if choice > 0:
                 members = np.flatnonzero(cover == choice)
                 picked = int(members[cursor.next_below(members.size)])
                 centers[out] = unit * coords[picked].astype(np.float64)
-            else:
-                z = [cursor.next_below(2 * m + 1) - m for _ in range(p)]
+            else:  # a uniform point of the cube with zero cover (redrawn while covered)
+                while True:
+                    z = [cursor.next_below(2 * m + 1) - m for _ in range(p)]
+                    g = lookup.get(tuple(z), -1)
+                    if g < 0 or cover[g] == 0:
+                        break
                 centers[out] = unit * np.array(z, dtype=np.float64)
-                picked = lookup.get(tuple(z), -1)
             newly = 0
             if picked >= 0:
                 pts = grid_pts[grid_ptr[picked] : grid_ptr[picked + 1]]

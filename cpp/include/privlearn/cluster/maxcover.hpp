@@ -11,22 +11,25 @@
 // which contains every grid point within r_l of the unit ball. Then the points it covers are
 // marked covered.
 //
-// Exact sampling (Claim 4.2): exp(eps c) = 1 + (exp(eps c) - 1), so the distribution is the
-// mixture of "uniform over G_l" (total weight |G_l| = (2m + 1)^p) and "g with c(g) >= 1, weight
-// expm1(eps c(g))". Grouping the explicit grid points by their cover c, a class c with N_c
-// members has weight N_c expm1(eps c). The class (or the uniform remainder) is drawn by
-// Gumbel-max over log weights; then a member uniformly.
+// Exact sampling (issue 30, item 9): group the whole cube G_l by cover c = 0, 1, ..., cmax;
+// class c has N_c members (N_0 = |G_l| - sum_{c>=1} N_c, |G_l| = (2m + 1)^p), so the class is
+// drawn with probability N_c exp(eps c) / Z = N_c exp(-eps (cmax - c)) / Z', the form of the
+// package's exact selection (privlearn.mechanisms._select: rational exponents, exact
+// Bernoulli(exp(-gamma)) acceptance, no candidate ever at probability 0). The class draw is
+// made by the caller's `select(level, row, m, sizes)` (sizes[c] = N_c for c = 1..cmax; sizes[0]
+// unused), called from the picking thread; then a member uniformly.
 //
 // Random addresses (ChaCha20 rows of `stream`, row index = pick_row_base + l * picks + t):
-//   Gumbel of class c (c >= 1) at row offset c, of the uniform remainder at offset 0, each
-//     -log(-log(((raw >> 12) + 1/2) 2^-52)) (as privlearn.mechanisms.exponential);
+//   the class: `select`'s own draws, words of row `row` below kMemberOffset (the Python side);
 //   the member: next_below(N_c) (exact rejection) from offset kMemberOffset; the member is the
 //     j-th smallest grid id of the class;
-//   a remainder pick: p coordinates next_below(2m + 1) - m, consumed in order from offset
-//     kMemberOffset.
+//   class 0: p coordinates next_below(2m + 1) - m, consumed in order from offset
+//     kMemberOffset, redrawn while the point has a non-zero cover (exact rejection; such a
+//     pick covers nothing new).
 // eps_pick = +inf gives the non-private greedy (class = the largest cover; member as above).
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "privlearn/cluster/grid.hpp"
@@ -46,6 +49,10 @@ struct MaxCoverParams {
   std::uint64_t stream = 0;
   Index max_offsets = 50'000'000;
   int n_threads = 0;
+  // the class draw (required unless eps_pick is +inf): (level, row, m, sizes) -> class
+  std::function<std::int64_t(std::int64_t, std::uint64_t, std::int64_t,
+                             const std::vector<std::int64_t>&)>
+      select;
 };
 
 struct MaxCoverResult {
@@ -53,7 +60,7 @@ struct MaxCoverResult {
   std::vector<std::int64_t> level;     // radius index of each pick
   std::vector<std::int64_t> covered;   // newly covered points of each pick (NOT private:
                                        // diagnostics for tests, never released)
-  std::vector<std::uint8_t> remainder; // 1 when the pick came from the uniform remainder
+  std::vector<std::uint8_t> remainder; // 1 when the pick came from class 0 (zero cover)
   std::vector<std::int64_t> n_grid;    // grid points with non-zero cover, per radius
   std::vector<std::int64_t> n_offsets; // |O| per radius
 };
