@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Callable
 
-from .loaders import PathLike, get_data_home
+from .home import PathLike, get_data_home
 
 __all__ = [
     "MIRROR_ENV_VAR",

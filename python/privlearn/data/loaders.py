@@ -40,12 +40,13 @@ import zipfile
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, Union
+from typing import IO, Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..exceptions import PrivacyLeakWarning
+from .home import ENV_VAR, PathLike, get_data_home
 from .integrity import verify_data_file, verify_embedded_file
 
 __all__ = [
@@ -73,10 +74,6 @@ __all__ = [
     "KDDCUP99_COLUMNS",
 ]
 
-PathLike = Union[str, "os.PathLike[str]"]
-
-ENV_VAR = "PRIVLEARN_DATA"
-DEFAULT_DATA_DIR = "~/privlearn_data"
 
 # --------------------------------------------------------------------------------------------
 # The registry of known files (relative to the data folder). ``inventory.py`` lists exactly
@@ -137,38 +134,6 @@ _KDD_EMBEDDED = "kddcup99/kddcup.data_10_percent.song13_50k.xz"
 # --------------------------------------------------------------------------------------------
 # Small helpers: data folder, argument checks, file lookup, output conventions.
 # --------------------------------------------------------------------------------------------
-
-
-def get_data_home(data_home: PathLike | None = None) -> Path:
-    """Return the folder the loaders read data files from.
-
-    Resolution order: the ``data_home`` argument if given; else the environment variable
-    ``PRIVLEARN_DATA`` if set and non-empty; else ``~/privlearn_data``. ``~`` is expanded.
-    The folder is neither created nor required to exist (a loader reports a missing file).
-
-    Parameters
-    ----------
-    data_home : str or os.PathLike, optional
-        Explicit data folder.
-
-    Returns
-    -------
-    pathlib.Path
-        The resolved folder.
-
-    Raises
-    ------
-    TypeError
-        If ``data_home`` is neither ``None``, a ``str`` nor a path-like object.
-    """
-    if data_home is None:
-        env = os.environ.get(ENV_VAR, "")
-        data_home = env if env else DEFAULT_DATA_DIR
-    elif not isinstance(data_home, (str, os.PathLike)):
-        raise TypeError(
-            f"data_home must be None, a str or an os.PathLike, got {type(data_home).__name__}"
-        )
-    return Path(os.fspath(data_home)).expanduser()
 
 
 def _check_bool(name: str, value: Any) -> bool:
