@@ -193,7 +193,7 @@ def level_indices(
             "handle_missing='level' to code them as their own level"
         )
     codes, uniques = pd.factorize(col, use_na_sentinel=True)
-    found = np.asarray(pd.Index(levels).get_indexer(uniques), dtype=np.int64)
+    found = _positions(levels, uniques)
     # slot per distinct value, then the missing slot k at the end for the -1 (NA) codes
     table = np.append(np.where(found < 0, k + 1, found), k)
     return table[codes]
@@ -203,7 +203,27 @@ def missing_levels(seen: np.ndarray, levels: np.ndarray) -> np.ndarray:
     """The values of ``seen`` that are not among ``levels`` (a hash lookup, not a sort)."""
     if not len(seen):
         return seen
-    return seen[np.asarray(pd.Index(levels).get_indexer(seen)) < 0]
+    return seen[_positions(levels, seen) < 0]
+
+
+def _positions(levels: np.ndarray, values: Any) -> np.ndarray:
+    """Position of each of ``values`` among the distinct ``levels`` (-1: not a level), int64.
+
+    Two object arrays of ``str`` are matched as they are: ``pd.Index`` would first copy both
+    into Arrow strings (pandas >= 3 infers ``str``), which costs more than the lookup and
+    gives the same positions."""
+    values = np.asarray(values)
+    if (
+        levels.dtype == object
+        and values.dtype == object
+        and pd.api.types.infer_dtype(levels, skipna=False) == "string"
+        and pd.api.types.infer_dtype(values, skipna=False) == "string"
+    ):
+        index = pd.Index(levels, dtype=object)
+        found = index.get_indexer(pd.Index(values, dtype=object))
+    else:
+        found = pd.Index(levels).get_indexer(values)
+    return np.asarray(found, dtype=np.int64)
 
 
 def as_binary_target(
