@@ -382,6 +382,50 @@ def test_missing_values_as_level_or_error():
         ok.transform(X)
 
 
+def test_level_slots_match_a_per_value_lookup():
+    """The vectorised slot lookup (one factorize pass, issue 32) agrees with a plain per-value
+    reference: known level -> its sorted position, any missing kind -> K, else K + 1."""
+    from privlearn.encoding._input import factorize_column, level_indices
+
+    rng = np.random.default_rng(3)
+    pool = np.array(["a", "b", "c", "zz", None, np.nan, pd.NA, pd.NaT], dtype=object)
+    col = pool[rng.integers(0, len(pool), 500)]
+    levels = np.array(["a", "b", "c", "q"], dtype=object)
+
+    def reference(col, levels):
+        pos = {v: i for i, v in enumerate(levels)}
+        return np.array([len(levels) if pd.isna(v) else pos.get(v, len(levels) + 1) for v in col])
+
+    got = level_indices(col, levels, "0", "level")
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, reference(col, levels))
+    nums = rng.choice([1.0, 2.5, -0.0, np.nan, 7.0], 300)
+    np.testing.assert_array_equal(
+        level_indices(nums, np.array([0.0, 1.0, 2.5]), "0", "level"),
+        reference(nums, np.array([0.0, 1.0, 2.5])),
+    )
+    fitted, slots = factorize_column(col, "0", "level")
+    assert list(fitted) == ["a", "b", "c", "zz"]
+    np.testing.assert_array_equal(slots, reference(col, fitted)[: len(slots)])
+    with pytest.raises(ValueError, match="missing value"):
+        level_indices(col, levels, "0", "error")
+    with pytest.raises(ValueError, match="missing value"):
+        factorize_column(col, "0", "error")
+
+
+def test_given_categories_check_agrees_with_the_lookup():
+    """A data level the level lookup would not find must fail the given-categories check: a
+    bool column with categories=[[0, 1]] passed the old check (``np.setdiff1d`` finds
+    ``True == 1``) and then coded every row as an unseen level, silently (issue 32)."""
+    X = np.array([[True], [False], [True], [False]])
+    y = np.array([1, 0, 1, 0])
+    with pytest.raises(ValueError, match="not in the given categories") as err:
+        ImpactEncoder(mode="naive", categories=[[0, 1]]).fit(X, y)
+    assert "True" not in str(err.value)  # the data's levels are private: not quoted
+    enc = ImpactEncoder(mode="naive", categories=[[False, True]]).fit(X, y)
+    assert enc.transform(X)[0, 0] > 0 > enc.transform(X)[1, 0]
+
+
 # ---- bad input ------------------------------------------------------------------------------
 def test_bad_targets():
     X = np.array([["a"], ["b"], ["c"], ["a"]], dtype=object)

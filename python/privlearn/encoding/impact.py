@@ -46,6 +46,7 @@ from privlearn.encoding._input import (
     factorize_column,
     fit_levels,
     level_indices,
+    missing_levels,
     resolve_target_type,
     validate_data,
 )
@@ -558,7 +559,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             given_arr = np.asarray(given, dtype=object if _is_text(given) else None)
             lv = fit_levels(given_arr, n, "level")
             seen = fit_levels(c, n, self.handle_missing)
-            unknown = np.setdiff1d(seen, lv) if len(seen) else seen
+            unknown = missing_levels(seen, lv)
             if len(unknown):
                 raise ValueError(  # the levels seen only in the data are private: not quoted
                     f"column {n} has a level that is not in the given categories (add every "
