@@ -521,7 +521,7 @@ def test_badly_scaled_adam_core_matches_twin(seed: int, enhanced: bool) -> None:
 @pytest.mark.parametrize("sparse", [False, True])
 def test_twin_repeats_the_core_arithmetic(signed: bool, sparse: bool) -> None:
     """The log-likelihood, its gradient and B_bar of the twin equal the core's to the bit (the
-    same dot products, libm exp, the core's ln(1 + e), blocked sums and Gram order), over several blocks of
+    same dot products, exp and ln(1 + e), blocked sums and Gram order), over several blocks of
     rows and a column count that is not a multiple of 4; so do the optimizers' paths."""
     rng = np.random.default_rng(3)
     X = rng.normal(size=(700, 7)) * 10.0 ** rng.integers(-3, 6, size=(1, 7))

@@ -137,6 +137,7 @@ def _exp_nonpositive(x: np.ndarray) -> np.ndarray:
         (q * np.ldexp(1.0, np.where(normal, 0, ki + 1000))) * np.ldexp(1.0, -1000),
     )
 
+
 _LN2_HI = 0.6931471805599453  # the double nearest ln 2
 _LN2_LO = 2.3190468138462996e-17  # ln 2 - _LN2_HI
 _SQRT2 = 1.4142135623730951
