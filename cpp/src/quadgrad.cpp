@@ -367,6 +367,72 @@ inline V4 v4_load(const double* p) {
 }
 inline void v4_store(double* p, const V4& v) { std::memcpy(p, &v, sizeof v); }
 inline V4 v4_splat(double a) { return V4{a, a, a, a}; }
+typedef long long V4i __attribute__((vector_size(32)));
+#define PRIVLEARN_QG_LANE_TERMS 1
+
+inline V4 v4_from_bits(const V4i& b) {
+  V4 v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+}
+
+// exp_nonpositive lane by lane: the same operations in the same order (the integer k is read
+// from the bits of x / ln 2 + 1.5 * 2^52, whose low bits hold it; equal to the scalar cast for
+// every non-NaN lane, and a NaN lane stays NaN through q).
+inline V4 v4_exp_nonpositive(V4 x) {
+  const V4 lo = v4_splat(-1000.0);
+  x = x < lo ? lo : x;
+  const V4 shifted = x * v4_splat(kInvLn2) + v4_splat(kRoundShift);
+  const V4 k = shifted - v4_splat(kRoundShift);
+  const V4 r = (x - k * v4_splat(kExpLn2Hi)) - k * v4_splat(kExpLn2Lo);
+  V4 q = v4_splat(1.0 / 6227020800.0);
+  q = v4_splat(1.0 / 479001600.0) + r * q;
+  q = v4_splat(1.0 / 39916800.0) + r * q;
+  q = v4_splat(1.0 / 3628800.0) + r * q;
+  q = v4_splat(1.0 / 362880.0) + r * q;
+  q = v4_splat(1.0 / 40320.0) + r * q;
+  q = v4_splat(1.0 / 5040.0) + r * q;
+  q = v4_splat(1.0 / 720.0) + r * q;
+  q = v4_splat(1.0 / 120.0) + r * q;
+  q = v4_splat(1.0 / 24.0) + r * q;
+  q = v4_splat(1.0 / 6.0) + r * q;
+  q = v4_splat(1.0 / 2.0) + r * q;
+  q = v4_splat(1.0) + r * q;
+  q = v4_splat(1.0) + r * q;
+  V4i shifted_bits, shift_bits;
+  const V4 shift = v4_splat(kRoundShift);
+  std::memcpy(&shifted_bits, &shifted, sizeof shifted_bits);
+  std::memcpy(&shift_bits, &shift, sizeof shift_bits);
+  const V4i ki = shifted_bits - shift_bits;
+  const V4i normal = ki >= -1021;
+  const V4i kk = normal ? ki : ki + 1000;
+  const V4 scaled = q * v4_from_bits((kk + 1023) << 52);
+  return normal ? scaled : scaled * v4_splat(pow2_bits(-1000));
+}
+
+// log1p_unit lane by lane (the same operations in the same order).
+inline V4 v4_log1p_unit(const V4& e, const V4& u) {
+  const V4 one = v4_splat(1.0);
+  const V4 c = e - (u - one);
+  const auto big = u > v4_splat(kSqrt2);
+  const V4 k = big ? one : v4_zero();
+  const V4 f = big ? u * v4_splat(0.5) - one : u - one;
+  const V4 s = f / (v4_splat(2.0) + f);
+  const V4 s2 = s * s;
+  V4 r = v4_splat(2.0 / 21.0);
+  r = v4_splat(2.0 / 19.0) + s2 * r;
+  r = v4_splat(2.0 / 17.0) + s2 * r;
+  r = v4_splat(2.0 / 15.0) + s2 * r;
+  r = v4_splat(2.0 / 13.0) + s2 * r;
+  r = v4_splat(2.0 / 11.0) + s2 * r;
+  r = v4_splat(2.0 / 9.0) + s2 * r;
+  r = v4_splat(2.0 / 7.0) + s2 * r;
+  r = v4_splat(2.0 / 5.0) + s2 * r;
+  r = v4_splat(2.0 / 3.0) + s2 * r;
+  r = s2 * r;
+  const V4 log_f = f - s * (f - r);
+  return k * v4_splat(kLn2Hi) + (log_f + (c / u + k * v4_splat(kLn2Lo)));
+}
 #else
 struct V4 {
   double v[4];
@@ -442,15 +508,24 @@ void dense_logistic_block(const double* X, Index stride, Index rows, Index avail
     double z[4] = {y[r] * finish_dot(p0, x0, b, d4, d), y[r + 1] * finish_dot(p1, x1, b, d4, d),
                    y[r + 2] * finish_dot(p2, x2, b, d4, d),
                    y[r + 3] * finish_dot(p3, x3, b, d4, d)};
-    double e[4], ll[4];
-    for (int l = 0; l < 4; ++l) e[l] = exp_nonpositive(z[l] >= 0.0 ? -z[l] : z[l]);
-    for (int l = 0; l < 4; ++l) {
-      const bool pos = z[l] >= 0.0;
-      const double u = 1.0 + e[l];
-      const double lg = log1p_unit(e[l], u);
-      w[l] = ((pos ? e[l] : 1.0) / u) * y[r + l];
-      ll[l] = pos ? -lg : z[l] - lg;
+    double ll[4];
+#if defined(PRIVLEARN_QG_LANE_TERMS)
+    {
+      const V4 zv = v4_load(z), yv = v4_load(y + r);
+      const auto pos = zv >= v4_zero();
+      const V4 e = v4_exp_nonpositive(pos ? -zv : zv);
+      const V4 u = v4_splat(1.0) + e;
+      const V4 lg = v4_log1p_unit(e, u);
+      v4_store(w, ((pos ? e : v4_splat(1.0)) / u) * yv);
+      v4_store(ll, pos ? -lg : zv - lg);
     }
+#else
+    for (int l = 0; l < 4; ++l) {
+      double s;
+      logistic_terms(z[l], s, ll[l]);
+      w[l] = s * y[r + l];
+    }
+#endif
     acc[d] += ll[0];
     acc[d] += ll[1];
     acc[d] += ll[2];
