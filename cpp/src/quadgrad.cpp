@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -151,16 +152,11 @@ bool all_non_negative(const CsrRows& X) {
 // as the CSR kernel's (whose skipped zeros add nothing) and the numpy twin's: a sum of products
 // of signed entries may cancel, and a matrix-product kernel's order (Eigen's blocking) would give
 // other rounding, which the twin could not repeat.
+void dense_gram_block(const double* X, Index stride, Index rows, Index d, double* G);
+
 void add_block_gram(const DenseRows& X, Index lo, Index hi, RowMatrixXd& G) {
-  const Index d = X.cols();
-  for (Index i = lo; i < hi; ++i) {
-    const double* x = X.X.row(i).data();
-    for (Index a = 0; a < d; ++a) {
-      const double xa = x[a];
-      double* g = G.row(a).data();
-      for (Index b = a; b < d; ++b) g[b] += xa * x[b];
-    }
-  }
+  const Index stride = X.X.outerStride();
+  dense_gram_block(X.X.data() + lo * stride, stride, hi - lo, X.cols(), G.data());
 }
 
 void add_block_gram(const CsrRows& X, Index lo, Index hi, RowMatrixXd& G) {
@@ -238,20 +234,93 @@ void validate_params(Index n, Index d, const QuadgradParams& p) {
 
 // ---- The fused logistic pass ---------------------------------------------------------------------
 // Row i contributes s y_i x_i to the gradient and ll to l(beta), with z = y_i x_i^T beta,
+// exp(x) for x <= 0 (x = -|z|), in +, -, * and exact scalings only, for the same reasons as
+// log1p_unit (the C library's exp was the rest of the pass's transcendental cost): x clamped to
+// >= -1000 (exp is 0 there in double); k = rint(x / ln 2) (the 1.5 * 2^52 shift: round to
+// nearest even); r = (x - k ln2_hi) - k ln2_lo (Cody-Waite: ln2_hi has 21 trailing zero bits, so
+// k ln2_hi and x - k ln2_hi are exact), |r| <= 0.347; q = sum_{m=0}^{13} r^m / m! (Horner;
+// truncation < 5e-18); the result q 2^k, one rounding (a subnormal result: q 2^(k + 1000) is
+// exact, then times 2^-1000), i.e. ldexp(q, k), which the numpy twin uses. NaN stays NaN.
+// Within one unit in the last place of the C library's exp (tests/test_quadgrad.py).
+constexpr double kExpLn2Hi = 6.93147180369123816490e-01;  // ln 2 to 32 bits
+constexpr double kExpLn2Lo = 1.90821492927058770002e-10;  // ln 2 - kExpLn2Hi
+constexpr double kInvLn2 = 1.4426950408889634;
+constexpr double kRoundShift = 6755399441055744.0;  // 1.5 * 2^52
+inline double pow2_bits(std::int64_t k) {  // 2^k for -1022 <= k <= 1023
+  const std::uint64_t bits = static_cast<std::uint64_t>(k + 1023) << 52;
+  double v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+inline double exp_nonpositive(double x) {
+  x = x < -1000.0 ? -1000.0 : x;
+  const double k = (x * kInvLn2 + kRoundShift) - kRoundShift;
+  const double r = (x - k * kExpLn2Hi) - k * kExpLn2Lo;
+  double q = 1.0 / 6227020800.0;  // 1 / 13!
+  q = 1.0 / 479001600.0 + r * q;
+  q = 1.0 / 39916800.0 + r * q;
+  q = 1.0 / 3628800.0 + r * q;
+  q = 1.0 / 362880.0 + r * q;
+  q = 1.0 / 40320.0 + r * q;
+  q = 1.0 / 5040.0 + r * q;
+  q = 1.0 / 720.0 + r * q;
+  q = 1.0 / 120.0 + r * q;
+  q = 1.0 / 24.0 + r * q;
+  q = 1.0 / 6.0 + r * q;
+  q = 1.0 / 2.0 + r * q;
+  q = 1.0 + r * q;
+  q = 1.0 + r * q;
+  const std::int64_t ki = k == k ? static_cast<std::int64_t>(k) : 0;  // NaN: q is NaN anyway
+  return ki >= -1021 ? q * pow2_bits(ki) : (q * pow2_bits(ki + 1000)) * pow2_bits(-1000);
+}
+
 // s = 1 - sigma(z) = sigma(-z) and ll = -ln(1 + exp(-z)) (both in their overflow-free forms).
 // A block kernel adds rows [lo, hi) to acc (d + 1 doubles: the gradient, then l) and depends on
 // those rows only, so reduce_blocks gives the same bits for any thread count.
 
+// ln(1 + e) for e in [0, 1] (e = exp(-|z|)), in +, -, *, / only, so that the numpy twin repeats
+// it to the bit and the four rows of a dense step can run it side by side (the C library's log1p
+// was ~60% of a pass at d = 20). u = 1 + e rounded, c = e - (u - 1) its rounding error (exact:
+// |e| <= 1); u = 2^k (1 + f) with k = 1 when u > sqrt(2), so f = u / 2 - 1 or u - 1 (exact,
+// Sterbenz) lies in (-0.293, 0.415]; ln(1 + f) = 2 atanh(s) = f - s (f - R), s = f / (2 + f)
+// (|s| <= 0.1716), R = sum_{m=1}^{10} 2 s^(2m) / (2m + 1) (truncation < 1e-17 relative); then
+// ln(1 + e) = k ln2_hi + (ln(1 + f) + (c / u + k ln2_lo)). Within a few units in the last place
+// of the exact value (tests/test_quadgrad.py checks it against math.log1p on a grid).
+constexpr double kLn2Hi = 0.6931471805599453;      // the double nearest ln 2
+constexpr double kLn2Lo = 2.3190468138462996e-17;  // ln 2 - kLn2Hi
+constexpr double kSqrt2 = 1.4142135623730951;
+inline double log1p_unit(double e, double u) {
+  const double c = e - (u - 1.0);
+  const bool big = u > kSqrt2;
+  const double k = big ? 1.0 : 0.0;
+  const double f = big ? u * 0.5 - 1.0 : u - 1.0;
+  const double s = f / (2.0 + f);
+  const double s2 = s * s;
+  double r = 2.0 / 21.0;
+  r = 2.0 / 19.0 + s2 * r;
+  r = 2.0 / 17.0 + s2 * r;
+  r = 2.0 / 15.0 + s2 * r;
+  r = 2.0 / 13.0 + s2 * r;
+  r = 2.0 / 11.0 + s2 * r;
+  r = 2.0 / 9.0 + s2 * r;
+  r = 2.0 / 7.0 + s2 * r;
+  r = 2.0 / 5.0 + s2 * r;
+  r = 2.0 / 3.0 + s2 * r;
+  r = s2 * r;
+  const double log_f = f - s * (f - r);
+  return k * kLn2Hi + (log_f + (c / u + k * kLn2Lo));
+}
+
+// s = 1 - sigma(z) = sigma(-z) and ll = -ln(1 + exp(-z)), both in their overflow-free forms with
+// e = exp(-|z|): z >= 0: s = e / (1 + e), ll = -ln(1 + e); z < 0: s = 1 / (1 + e),
+// ll = z - ln(1 + e).
 inline void logistic_terms(double z, double& s, double& ll) {
-  if (z >= 0.0) {
-    const double e = std::exp(-z);
-    s = e / (1.0 + e);
-    ll = -std::log1p(e);
-  } else {
-    const double e = std::exp(z);
-    s = 1.0 / (1.0 + e);
-    ll = z - std::log1p(e);
-  }
+  const bool pos = z >= 0.0;
+  const double e = exp_nonpositive(pos ? -z : z);
+  const double u = 1.0 + e;
+  s = (pos ? e : 1.0) / u;
+  const double l = log1p_unit(e, u);
+  ll = pos ? -l : z - l;
 }
 
 // CSR rows: one row at a time (sparse rows are short; the pass is bound by the gathers).
@@ -298,6 +367,72 @@ inline V4 v4_load(const double* p) {
 }
 inline void v4_store(double* p, const V4& v) { std::memcpy(p, &v, sizeof v); }
 inline V4 v4_splat(double a) { return V4{a, a, a, a}; }
+typedef long long V4i __attribute__((vector_size(32)));
+#define PRIVLEARN_QG_LANE_TERMS 1
+
+inline V4 v4_from_bits(const V4i& b) {
+  V4 v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+}
+
+// exp_nonpositive lane by lane: the same operations in the same order (the integer k is read
+// from the bits of x / ln 2 + 1.5 * 2^52, whose low bits hold it; equal to the scalar cast for
+// every non-NaN lane, and a NaN lane stays NaN through q).
+inline V4 v4_exp_nonpositive(V4 x) {
+  const V4 lo = v4_splat(-1000.0);
+  x = x < lo ? lo : x;
+  const V4 shifted = x * v4_splat(kInvLn2) + v4_splat(kRoundShift);
+  const V4 k = shifted - v4_splat(kRoundShift);
+  const V4 r = (x - k * v4_splat(kExpLn2Hi)) - k * v4_splat(kExpLn2Lo);
+  V4 q = v4_splat(1.0 / 6227020800.0);
+  q = v4_splat(1.0 / 479001600.0) + r * q;
+  q = v4_splat(1.0 / 39916800.0) + r * q;
+  q = v4_splat(1.0 / 3628800.0) + r * q;
+  q = v4_splat(1.0 / 362880.0) + r * q;
+  q = v4_splat(1.0 / 40320.0) + r * q;
+  q = v4_splat(1.0 / 5040.0) + r * q;
+  q = v4_splat(1.0 / 720.0) + r * q;
+  q = v4_splat(1.0 / 120.0) + r * q;
+  q = v4_splat(1.0 / 24.0) + r * q;
+  q = v4_splat(1.0 / 6.0) + r * q;
+  q = v4_splat(1.0 / 2.0) + r * q;
+  q = v4_splat(1.0) + r * q;
+  q = v4_splat(1.0) + r * q;
+  V4i shifted_bits, shift_bits;
+  const V4 shift = v4_splat(kRoundShift);
+  std::memcpy(&shifted_bits, &shifted, sizeof shifted_bits);
+  std::memcpy(&shift_bits, &shift, sizeof shift_bits);
+  const V4i ki = shifted_bits - shift_bits;
+  const V4i normal = ki >= -1021;
+  const V4i kk = normal ? ki : ki + 1000;
+  const V4 scaled = q * v4_from_bits((kk + 1023) << 52);
+  return normal ? scaled : scaled * v4_splat(pow2_bits(-1000));
+}
+
+// log1p_unit lane by lane (the same operations in the same order).
+inline V4 v4_log1p_unit(const V4& e, const V4& u) {
+  const V4 one = v4_splat(1.0);
+  const V4 c = e - (u - one);
+  const auto big = u > v4_splat(kSqrt2);
+  const V4 k = big ? one : v4_zero();
+  const V4 f = big ? u * v4_splat(0.5) - one : u - one;
+  const V4 s = f / (v4_splat(2.0) + f);
+  const V4 s2 = s * s;
+  V4 r = v4_splat(2.0 / 21.0);
+  r = v4_splat(2.0 / 19.0) + s2 * r;
+  r = v4_splat(2.0 / 17.0) + s2 * r;
+  r = v4_splat(2.0 / 15.0) + s2 * r;
+  r = v4_splat(2.0 / 13.0) + s2 * r;
+  r = v4_splat(2.0 / 11.0) + s2 * r;
+  r = v4_splat(2.0 / 9.0) + s2 * r;
+  r = v4_splat(2.0 / 7.0) + s2 * r;
+  r = v4_splat(2.0 / 5.0) + s2 * r;
+  r = v4_splat(2.0 / 3.0) + s2 * r;
+  r = s2 * r;
+  const V4 log_f = f - s * (f - r);
+  return k * v4_splat(kLn2Hi) + (log_f + (c / u + k * v4_splat(kLn2Lo)));
+}
 #else
 struct V4 {
   double v[4];
@@ -368,10 +503,33 @@ void dense_logistic_block(const double* X, Index stride, Index rows, Index avail
       p2 = p2 + v4_load(x2 + k) * bk;
       p3 = p3 + v4_load(x3 + k) * bk;
     }
-    to_weight(r, finish_dot(p0, x0, b, d4, d), w[0]);
-    to_weight(r + 1, finish_dot(p1, x1, b, d4, d), w[1]);
-    to_weight(r + 2, finish_dot(p2, x2, b, d4, d), w[2]);
-    to_weight(r + 3, finish_dot(p3, x3, b, d4, d), w[3]);
+    // The four rows' logistic terms side by side (logistic_terms lane by lane: the C library's
+    // branch-free arithmetic, which the compiler may run in vector lanes).
+    double z[4] = {y[r] * finish_dot(p0, x0, b, d4, d), y[r + 1] * finish_dot(p1, x1, b, d4, d),
+                   y[r + 2] * finish_dot(p2, x2, b, d4, d),
+                   y[r + 3] * finish_dot(p3, x3, b, d4, d)};
+    double ll[4];
+#if defined(PRIVLEARN_QG_LANE_TERMS)
+    {
+      const V4 zv = v4_load(z), yv = v4_load(y + r);
+      const auto pos = zv >= v4_zero();
+      const V4 e = v4_exp_nonpositive(pos ? -zv : zv);
+      const V4 u = v4_splat(1.0) + e;
+      const V4 lg = v4_log1p_unit(e, u);
+      v4_store(w, ((pos ? e : v4_splat(1.0)) / u) * yv);
+      v4_store(ll, pos ? -lg : zv - lg);
+    }
+#else
+    for (int l = 0; l < 4; ++l) {
+      double s;
+      logistic_terms(z[l], s, ll[l]);
+      w[l] = s * y[r + l];
+    }
+#endif
+    acc[d] += ll[0];
+    acc[d] += ll[1];
+    acc[d] += ll[2];
+    acc[d] += ll[3];
     const V4 v0 = v4_splat(w[0]), v1 = v4_splat(w[1]), v2 = v4_splat(w[2]), v3 = v4_splat(w[3]);
     Index j = 0;
     for (; j < d4; j += 4) {
@@ -391,6 +549,35 @@ void dense_logistic_block(const double* X, Index stride, Index rows, Index avail
     for (Index k = 0; k < d4; k += 4) p0 = p0 + v4_load(x0 + k) * v4_load(b + k);
     to_weight(r, finish_dot(p0, x0, b, d4, d), w[0]);
     for (Index j = 0; j < d; ++j) acc[j] += w[0] * x0[j];
+  }
+}
+
+// add_block_gram's dense kernel (G row-major d x d, upper triangle): four rows at a time, entry
+// (a, b) += x_0a x_0b, then x_1a x_1b, x_2a x_2b, x_3a x_3b, in that order: the same sums in the
+// same (row) order as one row at a time, with a quarter of the loads and stores of G (which
+// need not fit in L1: 80 KB at d = 100); the rows left over (rows % 4) one at a time.
+PRIVLEARN_QG_CLONES
+void dense_gram_block(const double* X, Index stride, Index rows, Index d, double* G) {
+  Index r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const double* x0 = X + r * stride;
+    const double* x1 = x0 + stride;
+    const double* x2 = x1 + stride;
+    const double* x3 = x2 + stride;
+    for (Index a = 0; a < d; ++a) {
+      const double a0 = x0[a], a1 = x1[a], a2 = x2[a], a3 = x3[a];
+      double* g = G + a * d;
+      for (Index b = a; b < d; ++b)
+        g[b] = (((g[b] + a0 * x0[b]) + a1 * x1[b]) + a2 * x2[b]) + a3 * x3[b];
+    }
+  }
+  for (; r < rows; ++r) {
+    const double* x = X + r * stride;
+    for (Index a = 0; a < d; ++a) {
+      const double xa = x[a];
+      double* g = G + a * d;
+      for (Index b = a; b < d; ++b) g[b] += xa * x[b];
+    }
   }
 }
 

@@ -1,10 +1,10 @@
 """numpy twin of the quadratic-gradient optimizers (``cpp/include/privlearn/linear/quadgrad.hpp``).
 
 Same signatures as :mod:`privlearn.linear.quadgrad`. The log-likelihood and its gradient repeat the
-core's arithmetic operation for operation (its dot products, the C library's ``exp`` and
-``log1p``, its blocked sums in its order), so the optimizers' paths agree with the core's to
-the last bit on the same ``B_bar``; ``B_bar`` itself (the core forms ``X^T X`` with Eigen's
-matrix product for signed ``X``) agrees to rounding, and the runs to ``rtol=1e-10``.
+core's arithmetic operation for operation (its dot products, its ``exp`` and ``ln(1 + e)`` in
+plain arithmetic, its blocked sums in its order), and ``B_bar`` repeats the
+core's fixed-order blocked ``X^T X`` and row sums, so the two agree to the last bit on the same
+input, and the runs to ``rtol=1e-10`` in the tests.
 """
 
 from __future__ import annotations
@@ -112,8 +112,55 @@ def logistic_loglik_gradient(
 
 #: Rows per block of the core's deterministic reduction (``parallel::kReduceBlock``).
 REDUCE_BLOCK = 256
-_EXP = np.frompyfunc(math.exp, 1, 1)
-_LOG1P = np.frompyfunc(math.log1p, 1, 1)
+_EXP_LN2_HI = 6.93147180369123816490e-01  # ln 2 to 32 bits
+_EXP_LN2_LO = 1.90821492927058770002e-10  # ln 2 - _EXP_LN2_HI
+_INV_LN2 = 1.4426950408889634
+_ROUND_SHIFT = 6755399441055744.0  # 1.5 * 2^52
+
+
+def _exp_nonpositive(x: np.ndarray) -> np.ndarray:
+    """``exp(x)`` for ``x <= 0``, operation for operation as the core's ``exp_nonpositive``:
+    ``x`` clamped to >= -1000, ``k = rint(x / ln 2)`` by the ``1.5 * 2^52`` shift,
+    ``r = (x - k ln2_hi) - k ln2_lo``, ``q = sum_{m=0}^{13} r^m / m!`` (Horner), then ``q 2^k``
+    rounded once (``q 2^(k + 1000) 2^-1000`` below ``2^-1021``)."""
+    x = np.where(x < -1000.0, -1000.0, x)
+    k = (x * _INV_LN2 + _ROUND_SHIFT) - _ROUND_SHIFT
+    r = (x - k * _EXP_LN2_HI) - k * _EXP_LN2_LO
+    q = np.full_like(r, 1.0 / math.factorial(13))
+    for m in range(12, -1, -1):
+        q = 1.0 / math.factorial(m) + r * q
+    ki = np.where(k == k, k, 0.0).astype(np.int64)
+    normal = ki >= -1021
+    return np.where(
+        normal,
+        q * np.ldexp(1.0, np.where(normal, ki, 0)),
+        (q * np.ldexp(1.0, np.where(normal, 0, ki + 1000))) * np.ldexp(1.0, -1000),
+    )
+
+
+_LN2_HI = 0.6931471805599453  # the double nearest ln 2
+_LN2_LO = 2.3190468138462996e-17  # ln 2 - _LN2_HI
+_SQRT2 = 1.4142135623730951
+
+
+def _log1p_unit(e: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``ln(1 + e)`` for ``e`` in [0, 1] with ``u = 1 + e`` (rounded), operation for operation as
+    the core's ``log1p_unit``: ``c = e - (u - 1)``, ``u = 2^k (1 + f)`` (``k = 1`` when
+    ``u > sqrt 2``), ``ln(1 + f) = f - s (f - R)`` with ``s = f / (2 + f)`` and
+    ``R = sum_{m=1}^{10} 2 s^(2m) / (2m + 1)`` (Horner), then
+    ``k ln2_hi + (ln(1 + f) + (c / u + k ln2_lo))``."""
+    c = e - (u - 1.0)
+    big = u > _SQRT2
+    k = np.where(big, 1.0, 0.0)
+    f = np.where(big, u * 0.5 - 1.0, u - 1.0)
+    s = f / (2.0 + f)
+    s2 = s * s
+    r = np.full_like(s, 2.0 / 21.0)
+    for m in (19, 17, 15, 13, 11, 9, 7, 5, 3):
+        r = 2.0 / m + s2 * r
+    r = s2 * r
+    log_f = f - s * (f - r)
+    return k * _LN2_HI + (log_f + (c / u + k * _LN2_LO))
 
 
 def _dense_dots(X: np.ndarray, beta: np.ndarray) -> np.ndarray:
@@ -176,7 +223,7 @@ def _csr_blocked_gradient(X: sp.csr_matrix, w: np.ndarray) -> np.ndarray:
 
 def _loglik_gradient(X: Any, y: np.ndarray, beta: np.ndarray) -> tuple[float, np.ndarray]:
     """``(l(beta), g)`` with the core's arithmetic, operation for operation (the same dot
-    products, the C library's ``exp`` and ``log1p`` rather than numpy's SIMD versions, the same
+    products, the core's ``exp`` and ``ln(1 + e)`` in plain arithmetic, the same
     blocked sums in the same order), so that the two agree to the last bit: a coordinate of
     ``g`` that is a sum of large terms cancelling to almost nothing is rounding noise, and any
     other order of the sums gives other noise, which Adam and Adagrad (steps of size ``r_t``
@@ -185,9 +232,10 @@ def _loglik_gradient(X: Any, y: np.ndarray, beta: np.ndarray) -> tuple[float, np
     dots = _csr_dots(X, beta) if sparse else _dense_dots(X, beta)
     z = y * dots
     pos = z >= 0.0
-    e = _EXP(np.where(pos, -z, z)).astype(np.float64)
-    log1p_e = _LOG1P(e).astype(np.float64)
-    s = np.where(pos, e / (1.0 + e), 1.0 / (1.0 + e))  # 1 - sigma(z)
+    e = _exp_nonpositive(np.where(pos, -z, z))
+    u = 1.0 + e
+    log1p_e = _log1p_unit(e, u)
+    s = np.where(pos, e, 1.0) / u  # 1 - sigma(z)
     ll = np.where(pos, -log1p_e, z - log1p_e)
     w = s * y
     if sparse:
