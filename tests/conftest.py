@@ -20,6 +20,15 @@ What a missing data file does:
   (``privlearn/data/embedded``: HELR, phishing, Adult, the MNIST test images; see
   :func:`privlearn.data.data_source`), so the tests written against the default data folder
   (the quick reproductions, the embedded-data tests of ``test_data.py``) still run on real data.
+
+Threads under pytest-xdist: ``pyproject.toml`` runs the suite on one worker per core
+(``-n auto``). So that the workers do not oversubscribe the cores, each worker sets
+``OMP_NUM_THREADS`` (the core's default thread count, :func:`privlearn.parallel.get_num_threads`)
+and the BLAS thread counts to ``cores // workers`` (at least 1) before anything loads an OpenMP
+or BLAS runtime, unless the variable is already set. A test that asks for ``n_threads=2``
+explicitly still gets two threads (the core caps a request at the cores, not at the default);
+tests that start a fresh interpreter to observe the thread pool remove these variables again
+with :data:`WORKER_THREAD_ENV` (see ``tests/test_threads.py``).
 """
 
 from __future__ import annotations
@@ -32,6 +41,26 @@ import pytest
 _REPO = Path(__file__).resolve().parent.parent
 _DEFAULT_DATA = _REPO.parent / "shared" / "data"
 _TRUE = ("1", "true", "yes")
+
+
+def _limit_worker_threads() -> dict[str, None]:
+    """Cap each xdist worker's OpenMP/BLAS threads at ``cores // workers``; return the variables
+    set here (mapped to ``None``: what a subprocess env update needs to remove them again)."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    if workers < 2:
+        return {}
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    per_worker = str(max(1, (cores or 1) // workers))
+    set_here: dict[str, None] = {}
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        if var not in os.environ:
+            os.environ[var] = per_worker
+            set_here[var] = None
+    return set_here
+
+
+#: The thread variables this conftest set in an xdist worker, each mapped to ``None``.
+WORKER_THREAD_ENV: dict[str, None] = _limit_worker_threads()
 
 
 def _data_home() -> Path:

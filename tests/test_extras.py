@@ -31,6 +31,7 @@ MODULES = {
     "scikit-learn": ["sklearn"],
     "dask": ["dask", "dask.array", "dask.dataframe"],
     "dp-accounting": ["dp_accounting"],
+    "pytest-xdist": ["xdist"],
     "prv-accountant": ["prv_accountant"],
     "sphinx-gallery": ["sphinx_gallery"],
     "category-encoders": ["category_encoders"],

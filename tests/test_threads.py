@@ -18,6 +18,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from conftest import WORKER_THREAD_ENV
 
 from privlearn import parallel
 
@@ -30,9 +31,12 @@ needs_pool = pytest.mark.skipif(
 
 
 def _run_python(code: str, env: dict[str, str | None] | None = None, timeout: float = 120.0):
-    """Run ``code`` in a fresh interpreter with ``env`` changes (None removes a variable)."""
+    """Run ``code`` in a fresh interpreter with ``env`` changes (None removes a variable).
+
+    The thread caps that tests/conftest.py sets in an xdist worker are removed: these tests
+    observe the thread pool of a process with the user's environment."""
     child_env = dict(os.environ)
-    for k, v in (env or {}).items():
+    for k, v in {**WORKER_THREAD_ENV, **(env or {})}.items():
         if v is None:
             child_env.pop(k, None)
         else:
