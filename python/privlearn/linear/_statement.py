@@ -223,10 +223,7 @@ def _worst_case_tightest_cached(
     from privlearn.accounting.rdp import rdp_poisson_gaussian, rdp_to_epsilon
 
     orders = WORST_CASE_ORDERS
-    grid = [max(1, floor)]
-    while grid[-1] < cap:
-        grid.append(min(cap, max(grid[-1] + 1, math.ceil(grid[-1] * WORST_CASE_GRID_RATIO))))
-    cells = list(zip(grid, grid[1:])) if len(grid) > 1 else [(grid[0], grid[0])]
+    cells = _size_cells(floor, cap)
     top = -(-(epochs * cap) // batch_size)
     bounds: list[tuple[float, float, int, int]] = []  # (rdp epsilon, order, rows lo, steps)
     largest = 0.0
@@ -317,12 +314,9 @@ def _worst_case_poisson_cached(
     from privlearn.accounting.rdp import rdp_poisson_gaussian, rdp_to_epsilon
 
     orders = WORST_CASE_ORDERS
-    grid = [max(1, floor)]
-    while grid[-1] < cap:
-        grid.append(min(cap, max(grid[-1] + 1, math.ceil(grid[-1] * WORST_CASE_GRID_RATIO))))
     curve = np.zeros(orders.shape)
     top_steps = tasks * (-(-(epochs * cap) // batch_size))
-    cells = list(zip(grid, grid[1:])) if len(grid) > 1 else [(grid[0], grid[0])]
+    cells = _size_cells(floor, cap)
     for i, (lo, hi) in enumerate(cells):
         rdp = rdp_poisson_gaussian(min(1.0, batch_size / lo), sigma, orders)
         np.maximum(curve, tasks * (-(-(epochs * hi) // batch_size)) * rdp, out=curve)
@@ -335,6 +329,16 @@ def _worst_case_poisson_cached(
                 return float(eps_bound), float(order_bound)
     eps, order = rdp_to_epsilon(orders, curve, delta)
     return float(eps), float(order)
+
+
+def _size_cells(floor: int, cap: int) -> list[tuple[int, int]]:
+    """The cells ``[m_i, m_{i+1}]`` of the geometric grid (ratio
+    :data:`WORST_CASE_GRID_RATIO`) of planned sizes from ``floor`` to ``cap``: the one grid both
+    worst-case bounds (:func:`_worst_case_poisson`, :func:`_worst_case_tightest`) walk."""
+    grid = [max(1, floor)]
+    while grid[-1] < cap:
+        grid.append(min(cap, max(grid[-1] + 1, math.ceil(grid[-1] * WORST_CASE_GRID_RATIO))))
+    return list(zip(grid, grid[1:])) if len(grid) > 1 else [(grid[0], grid[0])]
 
 
 #: How every statement words the seed: secret randomness, never a public input.
