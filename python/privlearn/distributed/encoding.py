@@ -130,7 +130,6 @@ def fit_dask(enc: Any, X: Any, y: Any, groups: Any = None) -> dict[str, Any]:
         union_arr = np.unique(np.concatenate(union)) if union else np.empty(0)
         check = as_binary_target if kind == "binary" else as_multiclass_target
         enc.classes_ = check(union_arr, len(union_arr), declared)[0]
-    enc._charge(p, n_cols)  # before any count
     spec = {"kind": kind, "laplace": enc.mode == "laplace", "bounds": p["bounds"], "exp": None}
     bound = enc._sum_bound(p)
     if bound is not None:
@@ -151,8 +150,8 @@ def fit_dask(enc: Any, X: Any, y: Any, groups: Any = None) -> dict[str, Any]:
     for j, name in enumerate(names):
         missing = sum(t["columns"][j][2] for t in tables)
         if missing and enc.handle_missing == "error":
-            raise ValueError(
-                f"column {name} has {missing} missing value(s) (NaN/None); set "
+            raise ValueError(  # how many are missing is private: not quoted
+                f"column {name} has missing values (NaN/None); set "
                 "handle_missing='level' to code them as their own level"
             )
         values = [t["columns"][j][0] for t in tables]
@@ -160,6 +159,11 @@ def fit_dask(enc: Any, X: Any, y: Any, groups: Any = None) -> dict[str, Any]:
         merged.append(np.asarray(pd.unique(np.concatenate(nonempty))))
     enc.categories_ = enc._fit_levels(merged)  # sorted; given categories checked as usual
     levels_public = not isinstance(enc.categories, str)
+    enc._check_read_levels(p, levels_public)
+    # charged after the one pass over the partitions has validated everything that can fail
+    # (missing values, empty input, undeclared levels, the noise's range) and before anything
+    # is released: a refused input costs nothing, and nothing leaves this function uncharged
+    enc._charge(p, n_cols)
     if hasattr(enc, "model_mask_"):
         del enc.model_mask_
     stats = [_merge_column(enc, tables, j, names[j], spec, p) for j in range(n_cols)]

@@ -577,8 +577,6 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     def _fit(self, X: Any, y: Any, groups: Any) -> tuple[list[np.ndarray], np.ndarray, dict]:
         columns, target, n_rows = self._prepare(X, y, reset=True)
         p = self._check_params(len(columns), self.target_type_)
-        self._charge(p, len(columns))  # before any count
-        contrib = self._contributions(target, p)
         groups = _as_groups(groups, n_rows)
         if isinstance(self.categories, str) and self.categories == "auto":
             pairs = [
@@ -590,6 +588,9 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             self.categories_ = self._fit_levels(columns)
             idx = self._indices(columns)
         levels_public = not isinstance(self.categories, str)
+        self._check_read_levels(p, levels_public)
+        self._charge(p, len(columns))  # before any count
+        contrib = self._contributions(target, p)
 
         rows = np.ones(n_rows, dtype=bool)
         if self.mode == "split":
@@ -617,6 +618,29 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             ]
         self._release(stats, p, levels_public)
         return idx, target, {"p": p, "groups": groups, "contrib": contrib}
+
+    def _check_read_levels(self, p: dict[str, Any], levels_public: bool) -> None:
+        """With level lists read from the data, refuse before anything is charged a noise
+        scale the snapping mechanism cannot carry on this many level sums (with declared
+        levels :meth:`_check_params` did it). The number of levels read is not covered by
+        the guarantee (the fit warns so), so refusing on it discloses nothing the statement
+        protects; the message quotes public inputs only."""
+        if (
+            self.mode == "laplace"
+            and self.target_type_ == "continuous"
+            and p["bounds"] is not None
+            and not levels_public
+        ):
+            size = sum(len(lv) + 1 for lv in self.categories_)
+            try:
+                _check_sum_noise(p["bounds"], p["noise_scale"], len(self.categories_), size)
+            except ValueError:  # its message would quote the number of levels read
+                raise ValueError(
+                    f"noise scale {p['noise_scale']:g} is too large for the snapping mechanism "
+                    "on this many level sums (its floating-point term would dominate): raise "
+                    "epsilon or lower noise_scale, or declare the levels with categories= "
+                    "(nothing was charged)"
+                ) from None
 
     def _charge(self, p: dict[str, Any], n_columns: int) -> None:
         """Charge the ledger (Laplace mode) before any count is computed."""
