@@ -9,6 +9,9 @@ One home for what each benchmark used to repeat:
   through :func:`finish`, after), thread settings, versions of privlearn / numpy /
   scikit-learn and the peers, and the git commit;
 - :class:`BackgroundLoad` measures the CPU time used by other processes while it runs;
+- :func:`stopwatch` / :func:`timed` time one block / call (a single measurement, e.g. a fit
+  inside an accuracy study); :func:`in_child` times one call in a child process under a
+  wall-clock limit (a crash or a time-out is reported, not fatal);
 - :func:`cli` is the command-line convention (``--quick``, ``--reps``, ``--out``): a quick run
   writes to a scratch folder unless ``--out`` is given, so it never overwrites the published
   ``bench/results``; :func:`publish` writes ``<out>/<bench>.json`` and (re)writes that
@@ -73,6 +76,13 @@ THREAD_ENV = (
     "OPENBLAS_NUM_THREADS",
     "MKL_NUM_THREADS",
     "PRIVLEARN_MIN_THREAD_WORK_NS",
+)
+
+#: the standard note on how a :func:`compare` benchmark's numbers were taken
+MEDIANS_NOTE = (
+    "Medians of interleaved repetitions in one process (round robin over all contenders); "
+    "a contender faster than 0.2 s per call is called 'inner' times per sample and its "
+    "time divided."
 )
 
 README_HEADER = """\
@@ -317,6 +327,59 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     t0 = time.perf_counter()
     out = fn()
     return time.perf_counter() - t0, out
+
+
+class stopwatch:  # noqa: N801 - used like a function: ``with stopwatch() as sw``
+    """Wall time of a block: ``with stopwatch() as sw: ...`` then ``sw.seconds``; inside the
+    block (or without ``with``) ``sw.elapsed()`` is the time so far."""
+
+    def __init__(self) -> None:
+        self.t0 = time.perf_counter()
+        self.seconds: float | None = None
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def __enter__(self) -> stopwatch:
+        self.t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds = self.elapsed()
+
+
+def _child(
+    fn: Callable[..., Any], args: tuple[Any, ...], imports: tuple[str, ...], conn: Any
+) -> None:
+    import importlib
+
+    for module in imports:  # imported before the clock starts
+        importlib.import_module(module)
+    t0 = time.perf_counter()
+    try:
+        out: dict[str, Any] = {"value": fn(*args)}
+    except Exception as exc:  # noqa: BLE001 - reported, not raised
+        out = {"error": f"{type(exc).__name__}: {str(exc)[:100]}"}
+    out["seconds"] = round(time.perf_counter() - t0, 3)
+    conn.send(out)
+
+
+def in_child(
+    fn: Callable[..., Any], *args: Any, limit_s: float = 120.0, imports: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """Runs ``fn(*args)`` once in a child process (``fn`` must be importable: a module-level
+    function) under a wall-clock limit of ``limit_s`` seconds, after importing ``imports``
+    there (not timed). Returns ``{"value": ..., "seconds": ...}``, or ``{"error": ...}`` (with
+    ``seconds``) when the call raised, or ``{"error": "timeout > ..."}``; never raises."""
+    import multiprocessing as mp
+
+    recv, send = mp.Pipe(False)
+    proc = mp.Process(target=_child, args=(fn, args, imports, send))
+    proc.start()
+    out = recv.recv() if recv.poll(limit_s) else {"error": f"timeout > {limit_s:g} s"}
+    proc.kill()
+    proc.join()
+    return out
 
 
 @dataclass
@@ -612,6 +675,29 @@ def fx(x: float | None, spec: str = ".1f") -> str:
 def ratio(a: float | None, b: float | None) -> float | None:
     """a / b, or None when either is missing or b is 0."""
     return None if a is None or b is None or b == 0 else a / b
+
+
+def fmt_seconds(x: float | None) -> str:
+    """Seconds for humans ('12.3 ms', '4.56 s'), or 'n/a'."""
+    if x is None:
+        return "n/a"
+    return f"{x * 1e3:.1f} ms" if x < 1.0 else f"{x:.2f} s"
+
+
+def fmt_rate(rate: float, unit: str = "/s") -> str:
+    """A rate for humans: '1.23 M/s', '45.6 k/s', '789 /s' (``unit`` after the prefix)."""
+    if rate >= 1e6:
+        return f"{rate / 1e6:.2f} M{unit}"
+    if rate >= 1e3:
+        return f"{rate / 1e3:.1f} k{unit}"
+    return f"{rate:.0f} {unit}"
+
+
+def worst(values: list[float | None], fn: Callable[[list[float]], float] = min) -> float | None:
+    """``fn`` (default ``min``) of ``values``, or None when any value is missing: a target
+    over every case is judged only when every case was measured."""
+    present = [v for v in values if v is not None]
+    return fn(present) if present and len(present) == len(values) else None
 
 
 def met(flag: bool | None) -> str:
