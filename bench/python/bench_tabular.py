@@ -48,6 +48,7 @@ import time
 import warnings
 from typing import Any
 
+import benchdata
 import harness
 import numpy as np
 import pandas as pd
@@ -91,28 +92,7 @@ def load_phishing() -> tuple[pd.DataFrame, pd.DataFrame, Schema]:
 #: KDD Cup 99: public ranges from the KDD schema; the binary flags; counters with a log map
 #: and private bounds inside wide public ranges (as ``bench_workflow.py``).
 _KDD_BINARY = ("land", "logged_in", "root_shell", "is_host_login", "is_guest_login")
-_KDD_RANGES = {
-    "count": (0.0, 511.0),
-    "srv_count": (0.0, 511.0),
-    "dst_host_count": (0.0, 255.0),
-    "dst_host_srv_count": (0.0, 255.0),
-}
-_KDD_WIDE = {
-    "duration": (0.0, 6e4),
-    "src_bytes": (0.0, 1e7),
-    "dst_bytes": (0.0, 1e7),
-    "wrong_fragment": (0.0, 10.0),
-    "urgent": (0.0, 10.0),
-    "hot": (0.0, 100.0),
-    "num_failed_logins": (0.0, 10.0),
-    "num_compromised": (0.0, 1000.0),
-    "su_attempted": (0.0, 10.0),
-    "num_root": (0.0, 1000.0),
-    "num_file_creations": (0.0, 100.0),
-    "num_shells": (0.0, 10.0),
-    "num_access_files": (0.0, 10.0),
-    "num_outbound_cmds": (0.0, 10.0),
-}
+_KDD_WIDE = {**benchdata.KDD_WIDE, "su_attempted": (0.0, 10.0)}
 
 
 def load_kdd_table() -> tuple[pd.DataFrame, pd.DataFrame, Schema]:
@@ -127,8 +107,12 @@ def load_kdd_table() -> tuple[pd.DataFrame, pd.DataFrame, Schema]:
     for c in names[:38]:
         if c in _KDD_BINARY:
             cols[c] = {"type": "binary"}
-        elif c in _KDD_RANGES:
-            cols[c] = {"type": "numeric", "range": list(_KDD_RANGES[c]), "bounds": "public"}
+        elif c in benchdata.KDD_PUBLIC:
+            cols[c] = {
+                "type": "numeric",
+                "range": list(benchdata.KDD_PUBLIC[c]),
+                "bounds": "public",
+            }
         elif c in _KDD_WIDE:
             cols[c] = {"type": "numeric", "range": list(_KDD_WIDE[c]), "transform": "log"}
         else:  # the rates

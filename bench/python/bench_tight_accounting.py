@@ -77,6 +77,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import benchdata
 import harness
 import numpy as np
 
@@ -137,13 +138,6 @@ class Data:
 
 
 # ---- data ----------------------------------------------------------------------------------
-def _split(X: np.ndarray, y: np.ndarray, test: float) -> tuple[np.ndarray, ...]:
-    perm = np.random.default_rng(SPLIT_SEED).permutation(len(y))
-    cut = int(round(len(y) * (1.0 - test)))
-    tr, te = np.sort(perm[:cut]), np.sort(perm[cut:])
-    return X[tr], y[tr], X[te], y[te]
-
-
 def public_scale(X: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Map every feature from its public range ``[lo, hi]`` (values clipped to it) onto
     ``[-1/sqrt(d), 1/sqrt(d)]``: every row then has norm <= 1 (no data-derived statistic)."""
@@ -177,7 +171,7 @@ def load_phishing_data() -> Data:
     from privlearn.data import load_phishing
 
     X, y = load_phishing()
-    X, y, X_test, y_test = _split(X, y, 0.25)
+    X, y, X_test, y_test = benchdata.split(X, y, 0.25, SPLIT_SEED)
     return Data(
         "phishing",
         np.ascontiguousarray(X),
@@ -188,44 +182,19 @@ def load_phishing_data() -> Data:
     )
 
 
-_KDD_PUBLIC = {  # column -> public range (KDD Cup 99 schema)
-    "count": (0.0, 511.0),
-    "srv_count": (0.0, 511.0),
-    "dst_host_count": (0.0, 255.0),
-    "dst_host_srv_count": (0.0, 255.0),
-}
-_KDD_WIDE = {  # unbounded counters: log1p, then the public range [0, log1p(hi)]
-    "duration": 6e4,
-    "src_bytes": 1e7,
-    "dst_bytes": 1e7,
-    "wrong_fragment": 10.0,
-    "urgent": 10.0,
-    "hot": 100.0,
-    "num_failed_logins": 10.0,
-    "num_compromised": 1000.0,
-    "num_root": 1000.0,
-    "num_file_creations": 100.0,
-    "num_shells": 10.0,
-    "num_access_files": 10.0,
-    "num_outbound_cmds": 10.0,
-}
-
-
 def load_kdd_data(n_rows: int) -> Data:
     from privlearn.data import load_kddcup99
 
     X, y, names = load_kddcup99(n_samples=n_rows, seed=SPLIT_SEED, return_feature_names=True)
     lo, hi = np.zeros(X.shape[1]), np.ones(X.shape[1])  # rates, flags, one-hot: [0, 1]
+    benchdata.check_kdd_columns(names)
     for j, n in enumerate(names):
-        if n in _KDD_PUBLIC:
-            lo[j], hi[j] = _KDD_PUBLIC[n]
-        elif n in _KDD_WIDE:
+        if n in benchdata.KDD_PUBLIC:
+            lo[j], hi[j] = benchdata.KDD_PUBLIC[n]
+        elif n in benchdata.KDD_WIDE:  # unbounded counters: log1p, then [0, log1p(hi)]
             X[:, j] = np.log1p(np.maximum(X[:, j], 0.0))
-            hi[j] = math.log1p(_KDD_WIDE[n])
-    missing = (set(_KDD_PUBLIC) | set(_KDD_WIDE)) - set(names)
-    if missing:
-        raise RuntimeError(f"KDD columns not found: {sorted(missing)}")
-    X, y, X_test, y_test = _split(X, y, 0.25)
+            hi[j] = math.log1p(benchdata.KDD_WIDE[n][1])
+    X, y, X_test, y_test = benchdata.split(X, y, 0.25, SPLIT_SEED)
     return Data(
         "kddcup99",
         public_scale(X, lo, hi),
@@ -243,7 +212,7 @@ def load_mnist_data(n_train: int, n_test: int | None) -> Data:
 
     X, y = load_mnist("train")
     X_test, y_test = load_mnist("test")
-    idx = np.sort(np.random.default_rng(SPLIT_SEED).choice(len(y), n_train, replace=False))
+    idx = benchdata.subsample(len(y), n_train, SPLIT_SEED)
     X, y = X[idx], y[idx]
     if n_test is not None:
         X_test, y_test = X_test[:n_test], y_test[:n_test]

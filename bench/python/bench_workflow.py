@@ -62,6 +62,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import benchdata
 import harness
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -112,14 +113,6 @@ class Data:
         self.binary = np.unique(self.y).size == 2
 
 
-def _split(X: np.ndarray, y: np.ndarray, test: float, seed: int) -> tuple[np.ndarray, ...]:
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(len(y))
-    cut = int(round(len(y) * (1.0 - test)))
-    tr, te = np.sort(perm[:cut]), np.sort(perm[cut:])
-    return X[tr], y[tr], X[te], y[te]
-
-
 def load_adult_data() -> Data:
     from privlearn.data import load_adult
 
@@ -149,7 +142,7 @@ def load_phishing_data() -> Data:
     from privlearn.data import load_phishing
 
     X, y = load_phishing()
-    X, y, X_test, y_test = _split(X, y, 0.25, SPLIT_SEED)
+    X, y, X_test, y_test = benchdata.split(X, y, 0.25, SPLIT_SEED)
     top = 1.0 / math.sqrt(30.0)
     return Data(
         "phishing", X, y, X_test, y_test, (np.zeros(X.shape[1]), np.full(X.shape[1], top)), [],
@@ -158,46 +151,20 @@ def load_phishing_data() -> Data:
     )  # fmt: skip
 
 
-_KDD_PUBLIC = {  # column -> public range (KDD Cup 99 schema)
-    "count": (0.0, 511.0),  # connections to the same host in the past 2 s (capped at 511)
-    "srv_count": (0.0, 511.0),
-    "dst_host_count": (0.0, 255.0),  # among the last 100/255 connections
-    "dst_host_srv_count": (0.0, 255.0),
-}
-_KDD_WIDE = {  # unbounded counters: wide public ranges, private quantiles inside
-    "duration": (0.0, 6e4),
-    "src_bytes": (0.0, 1e7),
-    "dst_bytes": (0.0, 1e7),
-    "wrong_fragment": (0.0, 10.0),
-    "urgent": (0.0, 10.0),
-    "hot": (0.0, 100.0),
-    "num_failed_logins": (0.0, 10.0),
-    "num_compromised": (0.0, 1000.0),
-    "num_root": (0.0, 1000.0),
-    "num_file_creations": (0.0, 100.0),
-    "num_shells": (0.0, 10.0),
-    "num_access_files": (0.0, 10.0),
-    "num_outbound_cmds": (0.0, 10.0),
-}
-
-
 def load_kdd_data(n_rows: int) -> Data:
     from privlearn.data import load_kddcup99
 
     X, y, names = load_kddcup99(n_samples=n_rows, seed=SPLIT_SEED, return_feature_names=True)
     lo, hi = np.zeros(X.shape[1]), np.ones(X.shape[1])  # rates, flags, one-hot: [0, 1]
     quant = []
+    benchdata.check_kdd_columns(names)
     for j, n in enumerate(names):
-        if n in _KDD_PUBLIC:
-            lo[j], hi[j] = _KDD_PUBLIC[n]
-        elif n in _KDD_WIDE:
-            lo[j], hi[j] = _KDD_WIDE[n]
+        if n in benchdata.KDD_PUBLIC:
+            lo[j], hi[j] = benchdata.KDD_PUBLIC[n]
+        elif n in benchdata.KDD_WIDE:  # unbounded: private quantiles inside the wide range
+            lo[j], hi[j] = benchdata.KDD_WIDE[n]
             quant.append(j)
-    missing = set(_KDD_PUBLIC) | set(_KDD_WIDE)
-    missing -= set(names)
-    if missing:
-        raise RuntimeError(f"KDD columns not found: {sorted(missing)}")
-    X, y, X_test, y_test = _split(X, y, 0.2, SPLIT_SEED)
+    X, y, X_test, y_test = benchdata.split(X, y, 0.2, SPLIT_SEED)
     return Data(
         "kddcup99", X, y, X_test, y_test, (lo, hi), quant,
         f"KDD Cup 99 10% file, {n_rows:,} rows drawn with seed {SPLIT_SEED}, normal vs attack, "
@@ -211,7 +178,7 @@ def load_mnist_data(n_train: int) -> Data:
 
     X, y = load_mnist("train")
     X_test, y_test = load_mnist("test")
-    idx = np.sort(np.random.default_rng(SPLIT_SEED).choice(len(y), n_train, replace=False))
+    idx = benchdata.subsample(len(y), n_train, SPLIT_SEED)
     d = X.shape[1]
     return Data(
         "mnist", X[idx], y[idx], X_test, y_test, (np.zeros(d), np.full(d, 255.0)), [],

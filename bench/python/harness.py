@@ -569,20 +569,27 @@ def compare(
 # ---- command line and output -----------------------------------------------------------------
 
 
-def cli(doc: str | None, bench: str, reps: int | None = 5) -> argparse.ArgumentParser:
+def cli(
+    doc: str | None, bench: str, reps: int | None = 5, *, omit: tuple[str, ...] = ()
+) -> argparse.ArgumentParser:
     """The common options: ``--quick``, ``--reps`` and ``--out`` (see :func:`out_dir`);
-    ``reps=None`` leaves ``--reps`` None unless given (the script picks its own default)."""
-    p = argparse.ArgumentParser(prog=f"bench_{bench}.py", description=(doc or "").split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="a small, fast run (writes to scratch)")
-    p.add_argument(
-        "--reps", type=int, default=reps, help=f"repetitions (median; default {reps or 'auto'})"
-    )
-    p.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        help=f"results folder (default {RESULTS}; with --quick {SCRATCH})",
-    )
+    ``reps=None`` leaves ``--reps`` None unless given (the script picks its own default);
+    ``omit`` names options a script does without (e.g. ``("reps", "out")`` for a study that
+    repeats over seeds and only prints)."""
+    p = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+    if "quick" not in omit:
+        p.add_argument("--quick", action="store_true", help="a small, fast run (writes to scratch)")
+    if "reps" not in omit:
+        p.add_argument(
+            "--reps", type=int, default=reps, help=f"repetitions (median; default {reps or 'auto'})"
+        )
+    if "out" not in omit:
+        p.add_argument(
+            "--out",
+            type=Path,
+            default=None,
+            help=f"results folder (default {RESULTS}; with --quick {SCRATCH})",
+        )
     return p
 
 
