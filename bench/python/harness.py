@@ -329,6 +329,21 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - t0, out
 
 
+def limited(
+    fn: Callable[[], Any], threads: int | None = None, per: float = 1.0
+) -> Callable[[], Partial]:
+    """A contender for :func:`compare`: ``fn`` run with the BLAS pools limited to ``threads``
+    (:func:`blas_threads`, entered outside the timed part; None: no limit), its time divided
+    by ``per`` (e.g. the iterations one call runs); ``fn``'s result is kept as the value."""
+
+    def call() -> Partial:
+        with blas_threads(threads) if threads is not None else contextlib.nullcontext():
+            seconds, value = timed(fn)
+        return Partial(seconds / per, value)
+
+    return call
+
+
 class stopwatch:  # noqa: N801 - used like a function: ``with stopwatch() as sw``
     """Wall time of a block: ``with stopwatch() as sw: ...`` then ``sw.seconds``; inside the
     block (or without ``with``) ``sw.elapsed()`` is the time so far."""
