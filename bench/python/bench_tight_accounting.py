@@ -58,13 +58,14 @@ Usage::
     cd <checkout> && PYTHONPATH=$PWD/python PRIVLEARN_DATA=../shared/data OMP_NUM_THREADS=1 \\
         python bench/python/bench_tight_accounting.py --label before     # or --label after
     python bench/python/bench_tight_accounting.py --compare before after
-    python bench/python/bench_tight_accounting.py --quick --label smoke   # prints only
-    python bench/python/bench_tight_accounting.py --quick --label smoke --out smoke.json
+    python bench/python/bench_tight_accounting.py --quick --label smoke   # into the scratch folder
+
+``--out DIR``: the folder of ``tight_accounting.json`` (default ``bench/results``; ``--quick``:
+the scratch folder); each run is kept in it under its label.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import statistics
@@ -81,10 +82,7 @@ import benchdata
 import harness
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[2]
-RESULTS = REPO / "bench" / "results"
-DEFAULT_JSON = RESULTS / "tight_accounting.json"
-DEFAULT_MD = RESULTS / "tight_accounting.md"
+DEFAULT_MD = harness.RESULTS / "tight_accounting.md"
 
 SEEDS = (0, 1, 2, 3, 4)
 EPSILONS = (0.5, 1.0, 3.0)
@@ -314,9 +312,7 @@ def run_one(
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            t0 = time.perf_counter()
-            model.fit(data.X, data.y)
-            rec["fit_s"] = time.perf_counter() - t0
+            rec["fit_s"] = harness.timed(lambda: model.fit(data.X, data.y))[0]
         rec["accuracy"] = float(np.mean(model.predict(data.X_test) == data.y_test))
         rec["privacy"] = privacy_record(model.privacy_)
         msgs = sorted({f"{w.category.__name__}: {str(w.message)[:160]}" for w in caught})
@@ -529,26 +525,18 @@ def compare(path: Path, md: Path, labels: tuple[str, str]) -> int:
 
 # ---- main ----------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = harness.cli(__doc__, "tight_accounting", omit=("reps",))  # --quick: a tiny smoke run
     ap.add_argument("--label", help="name of this run in the JSON (e.g. before / after)")
     ap.add_argument("--compare", nargs=2, metavar=("A", "B"), help="print the A vs B table")
-    ap.add_argument("--quick", action="store_true", help="tiny smoke run (seconds)")
     ap.add_argument(
         "--public-n", action="store_true", help="declare n_samples public in the defaults grid"
     )
     ap.add_argument("--datasets", default="adult,phishing,kddcup99,mnist,adult_dpscd")
-    ap.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        help=f"results JSON (default {DEFAULT_JSON.relative_to(REPO)}; with --quick: none, "
-        "the quick run only prints unless --out is given)",
-    )
     ap.add_argument("--md", type=Path, default=DEFAULT_MD)
     args = ap.parse_args(argv)
-
+    out = harness.out_dir(args) / "tight_accounting.json"
     if args.compare:
-        return compare(args.out or DEFAULT_JSON, args.md, tuple(args.compare))
+        return compare(out, args.md, tuple(args.compare))
     if not args.label:
         ap.error("--label is required (or --compare A B)")
 
@@ -568,16 +556,14 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown data sets {sorted(unknown)}; choose from {sorted(loaders)}")
 
-    machine = harness.machine()
-    t_start = time.perf_counter()
+    machine, t_start = harness.machine(), harness.stopwatch()
     datasets: dict[str, Data] = {}
     for name in names:
-        t0 = time.perf_counter()
-        data = loaders[name]()
+        sec, data = harness.timed(loaders[name])
         datasets[name] = data
         print(
             f"{name}: train {data.X.shape[0]} x {data.X.shape[1]}, test {data.X_test.shape[0]}, "
-            f"{len(data.classes)} classes ({time.perf_counter() - t0:.1f} s) -- {data.note}",
+            f"{len(data.classes)} classes ({sec:.1f} s) -- {data.note}",
             flush=True,
         )
 
@@ -605,7 +591,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{noise_of(rec):.4g}, {rec['fit_s']:.2f} s",
                 flush=True,
             )
-    runtime = time.perf_counter() - t_start
+    runtime = t_start.elapsed()
 
     run = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -631,10 +617,6 @@ def main(argv: list[str] | None = None) -> int:
     print(label_table(run))
     print(f"\nruntime {runtime:.0f} s ({len(records)} runs)")
 
-    out = args.out if args.out is not None or args.quick else DEFAULT_JSON
-    if out is None:
-        print("--quick without --out: nothing written")
-        return 0
     results: dict[str, Any] = {"benchmark": "tight_accounting", "runs": {}}
     if out.exists():
         results = json.loads(out.read_text())

@@ -39,7 +39,8 @@ data set, epsilon and seed; its epsilon is deducted from every private contender
 Privacy: delta = ``privlearn.accounting.DEFAULT_DELTA`` (1e-6) for every contender (the
 scaler and diffprivlib are pure DP); totals compose by basic composition and the reported
 epsilon is the true total (scaler + model). Metrics: test accuracy, ROC AUC on the binary
-sets. Results: ``bench/results/workflow.json`` and a markdown table on stdout.
+sets. Results: ``<out>/workflow.json`` (``--out`` a folder: default ``bench/results``,
+``--quick`` the scratch folder) and a markdown table on stdout.
 
 Two more sections are run when their modules are present beside this file (each skipped with
 its reason otherwise): ``workflow_recipe.run(...)`` (the raw-data recipe) and
@@ -51,12 +52,10 @@ Run: ``PRIVLEARN_DATA=../shared/data python bench/python/bench_workflow.py [--qu
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import math
 import os
 import sys
-import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,7 +75,6 @@ from privlearn.linear import DPSGDClassifier
 from privlearn.model_selection import PrivateHyperparameterSearch
 from privlearn.preprocessing import DPFeatureScaler
 
-RESULTS = Path(__file__).resolve().parents[1] / "results" / "workflow.json"
 EPSILONS = (0.5, 1.0, 3.0)
 DELTA = DEFAULT_DELTA
 #: Share of the total epsilon given to the scaler when it estimates quantiles.
@@ -216,15 +214,15 @@ def run_cell(
 
     # the one private preprocessing, charged to the tuned pipeline's ledger
     ledger = PrivacyLedger(total, DELTA)
-    t0 = time.perf_counter()
-    scaler = fit_scaler(data, eps_scaler, s("scaler"), ledger)
-    Z, Z_test = scaler.transform(data.X), scaler.transform(data.X_test)
-    t_scaler = time.perf_counter() - t0
+    with harness.stopwatch() as sw:
+        scaler = fit_scaler(data, eps_scaler, s("scaler"), ledger)
+        Z, Z_test = scaler.transform(data.X), scaler.transform(data.X_test)
+    t_scaler = sw.seconds
     assert math.isclose(scaler.privacy_.epsilon, eps_scaler)
     scaler_stmt = str(scaler.privacy_)
 
     # (a) the documented search, its total = what the scaler left
-    t0 = time.perf_counter()
+    sw = harness.stopwatch()
     search = PrivateHyperparameterSearch(
         DPSGDClassifier(classes=np.unique(data.y)),  # the public label schema
         GRID,
@@ -241,25 +239,25 @@ def run_cell(
         metrics(search, Z_test, data.y_test, data.binary),
         epsilon=tuned_total,
         delta=search.privacy_.delta,
-        seconds=t_scaler + time.perf_counter() - t0,
+        seconds=t_scaler + sw.elapsed(),
         best_params=search.best_params_,
         plan=list(search.privacy_.plan),
         privacy=f"scaler: {scaler_stmt}\nsearch: {search.privacy_}\nledger: {ledger}",
     )
 
     # (b) privlearn's default estimator (Gaussian mechanism), same scaled rows
-    t0 = time.perf_counter()
+    sw = harness.stopwatch()
     default = DPSGDClassifier(mechanism="gaussian", epsilon=rest, seed=s("default")).fit(Z, data.y)
     out["privlearn_default"] = dict(
         metrics(default, Z_test, data.y_test, data.binary),
         epsilon=eps_scaler + default.privacy_.epsilon,
         delta=default.privacy_.delta,
-        seconds=t_scaler + time.perf_counter() - t0,
+        seconds=t_scaler + sw.elapsed(),
         privacy=f"scaler: {scaler_stmt}\nmodel: {default.privacy_}",
     )
 
     # (c) diffprivlib's LogisticRegression, data_norm from the scaler (rows have norm <= 1)
-    t0 = time.perf_counter()
+    sw = harness.stopwatch()
     with sklearn_logreg_shim(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # its convergence warnings at small epsilon
         dpl = DPLR(epsilon=rest, data_norm=1.0, random_state=s("diffprivlib") % (1 << 32))
@@ -269,7 +267,7 @@ def run_cell(
         dpl_metrics,
         epsilon=eps_scaler + rest,
         delta=0.0,
-        seconds=t_scaler + time.perf_counter() - t0,
+        seconds=t_scaler + sw.elapsed(),
         privacy=f"scaler: {scaler_stmt}\nmodel: diffprivlib LogisticRegression, "
         f"({rest:.6g}, 0)-DP objective perturbation (Chaudhuri et al. 2011, vector mechanism, "
         "epsilon / n_classes per one-vs-rest class), data_norm=1",
@@ -278,13 +276,12 @@ def run_cell(
     # (d) non-private reference on the same features (cached when the scaler is public-only)
     key = "nonprivate"
     if data.quantile_features or key not in cache:
-        t0 = time.perf_counter()
-        ref = LogisticRegression(max_iter=1000).fit(Z, data.y)
+        sec, ref = harness.timed(lambda: LogisticRegression(max_iter=1000).fit(Z, data.y))
         res = dict(
             metrics(ref, Z_test, data.y_test, data.binary),
             epsilon=math.inf,
             delta=0.0,
-            seconds=t_scaler + time.perf_counter() - t0,
+            seconds=t_scaler + sec,
             privacy="not private (scikit-learn LogisticRegression, defaults, max_iter=1000) "
             "on the privately scaled features",
         )
@@ -401,16 +398,13 @@ def extra_sections(quick: bool, seeds: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="1 seed, smaller subsamples")
+    parser = harness.cli(__doc__, "workflow", omit=("reps",))  # --quick: 1 seed, subsamples
     parser.add_argument("--seeds", type=int, default=None)
     parser.add_argument(
         "--datasets", default="adult", help="comma-separated: adult, phishing, kddcup99, mnist"
     )
-    parser.add_argument("--out", type=Path, default=None, help="JSON file (quick: in scratch)")
     args = parser.parse_args(argv)
-    if args.out is None:
-        args.out = harness.SCRATCH / RESULTS.name if args.quick else RESULTS
+    out = harness.out_dir(args) / "workflow.json"
     machine = harness.machine()
     # the data folder beside the checkout (as the tests use it) unless PRIVLEARN_DATA says
     os.environ.setdefault(
@@ -424,12 +418,12 @@ def main(argv: list[str] | None = None) -> int:
         "kddcup99": lambda: load_kdd_data(20_000 if args.quick else 100_000),
         "mnist": lambda: load_mnist_data(5_000 if args.quick else 20_000),
     }
-    start = time.perf_counter()
+    start = harness.stopwatch()
     results: dict[str, Any] = {}
     data_notes: dict[str, Any] = {}
     plans: dict[str, Any] = {}
     for name in args.datasets.split(","):
-        t_data = time.perf_counter()
+        t_data = harness.stopwatch()
         data = loaders[name]()
         data_notes[name] = {
             "notes": data.notes,
@@ -453,9 +447,9 @@ def main(argv: list[str] | None = None) -> int:
             }
             acc = {c: results[name][str(total)][c]["accuracy"]["mean"] for c in CONTENDERS}
             print(f"{name} eps={total}: " + ", ".join(f"{c}={v:.4f}" for c, v in acc.items()),
-                  f"({time.perf_counter() - start:.0f} s)", flush=True)  # fmt: skip
-        data_notes[name]["seconds"] = time.perf_counter() - t_data
-    runtime = time.perf_counter() - start
+                  f"({start.elapsed():.0f} s)", flush=True)  # fmt: skip
+        data_notes[name]["seconds"] = t_data.elapsed()
+    runtime = start.elapsed()
     doc = {
         "benchmark": "bench/python/bench_workflow.py" + (" --quick" if args.quick else ""),
         "issue": "13, 22: raw features -> private scaling -> the documented private search "
@@ -474,11 +468,11 @@ def main(argv: list[str] | None = None) -> int:
         "table_roc_auc": table({k: v for k, v in results.items() if k != "mnist"}, "roc_auc"),
     }
     doc["sections"] = extra_sections(args.quick, seeds)
-    harness.write_json(doc, args.out)
+    harness.write_json(doc, out)
     print(doc["table_accuracy"])
     print()
     print(doc["table_roc_auc"])
-    print(f"\nruntime {runtime:.0f} s, {seeds} seed(s); written {args.out}")
+    print(f"\nruntime {runtime:.0f} s, {seeds} seed(s); written {out}")
     return 0
 
 
