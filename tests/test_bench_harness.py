@@ -200,3 +200,22 @@ def test_benchdata_split_subsample_and_kdd_columns(harness) -> None:  # type: ig
     benchdata.check_kdd_columns(names)
     with pytest.raises(RuntimeError, match="count"):
         benchdata.check_kdd_columns(names[1:])
+
+
+def test_readme_example_benchmark_runs(harness, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The 'new benchmark' example of bench/README.md (and the top-level README) runs and
+    writes its JSON (with the machine record) and its README row."""
+    import re
+
+    root = BENCH.parents[1]
+    found = re.search(r"```python\n(.*?)```", (root / "bench" / "README.md").read_text(), re.S)
+    assert found is not None
+    code = found.group(1)
+    assert code in (root / "README.md").read_text()  # the two copies agree
+    namespace: dict = {"__name__": "bench_dot"}
+    exec(compile(code, "bench_dot.py", "exec"), namespace)  # noqa: S102 - our own docs
+    namespace["main"](["--quick", "--reps", "2", "--out", str(tmp_path)])
+    report = json.loads((tmp_path / "dot.json").read_text())
+    assert report["timings"]["numpy"]["reps"] == 2 and report["baseline"] == "loop"
+    assert "loadavg_end" in report["machine"] and "git_commit" in report["machine"]
+    assert "| `dot` | numpy " in (tmp_path / "README.md").read_text()

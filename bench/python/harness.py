@@ -17,16 +17,20 @@ One home for what each benchmark used to repeat:
   ``bench/results``; :func:`publish` writes ``<out>/<bench>.json`` and (re)writes that
   benchmark's row of ``<out>/README.md``.
 
-A new benchmark is a short file::
+A new benchmark is a short file (``bench/README.md`` has it whole)::
 
     import harness
 
     def main(argv=None):
-        args = harness.cli(__doc__, "mybench").parse_args(argv)
+        args = harness.cli(__doc__, "dot").parse_args(argv)  # --quick, --reps, --out
+        x = np.random.default_rng(0).random(10_000 if args.quick else 1_000_000)
         m = harness.machine()
-        cmp = harness.compare({"core": f, "numpy": g}, repeats=args.reps, baseline="numpy")
-        report = {"bench": "mybench", "machine": harness.finish(m, cmp), **cmp.as_dict()}
-        harness.publish(report, harness.out_dir(args), "mybench", "| `mybench` | ... |")
+        cmp = harness.compare({"numpy": lambda: x @ x, "loop": lambda: sum(x * x)},
+                              args.reps, baseline="loop")
+        result = f"numpy {harness.fx(cmp.speedup('numpy'))} the loop"
+        row = harness.row("dot", result, "n/a", harness.finish(m, cmp), "[dot.json](dot.json)")
+        harness.publish({"bench": "dot", "machine": m, **cmp.as_dict()},
+                        harness.out_dir(args), "dot", row)
 """
 
 from __future__ import annotations
