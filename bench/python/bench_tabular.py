@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 import warnings
 from typing import Any
 
@@ -237,11 +236,10 @@ def run_table(name: str, loader: Any, seeds: int, epsilons: tuple[float, ...]) -
     for eps in epsilons:
         cell: dict[str, list[float]] = {"privlearn": [], "diffprivlib": [], "privlearn_s": []}
         for s in range(seeds):
-            t0 = time.perf_counter()
-            with warnings.catch_warnings():
+            with harness.stopwatch() as sw, warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 est = PrivateTabularClassifier(schema, epsilon=eps, seed=s).fit(train)
-            cell["privlearn_s"].append(time.perf_counter() - t0)
+            cell["privlearn_s"].append(sw.seconds)
             assert est.privacy_.epsilon <= eps
             cell["privlearn"].append(
                 float(roc_auc_score(y_test, est.predict_proba(test.drop(columns=target))[:, 1]))
@@ -420,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.quick:
         for name in ("edin", "lbw", "pcs", "uis"):
             tables[f"helr-{name}"] = lambda name=name: load_helr_table(name)
-    t0 = time.perf_counter()
+    sw = harness.stopwatch()
     out_path = RESULTS / "tabular.json"
     previous: dict[str, Any] = {}
     if args.tables:
@@ -456,7 +454,7 @@ def main(argv: list[str] | None = None) -> int:
         "results": results,
         "time_50k": timing,
         "table": table,
-        "runtime_s": time.perf_counter() - t0,
+        "runtime_s": sw.elapsed(),
     }
     if previous:
         doc["runtime_s"] += previous.get("runtime_s", 0.0)

@@ -305,9 +305,7 @@ def calibrate(reps: int, quick: bool) -> dict[str, Any]:
     # ns per normal on 1 thread, to size the regions
     n0 = 2 * 10**6
     stream.normal(0, n0, n_threads=1)
-    t0 = time.perf_counter()
-    stream.normal(0, n0, n_threads=1)
-    ns_per = (time.perf_counter() - t0) / n0 * 1e9
+    ns_per = harness.timed(lambda: stream.normal(0, n0, n_threads=1))[0] / n0 * 1e9
     sizes_ms = [0.03, 0.06, 0.125, 0.25, 0.5, 1, 2, 4, 8, 16, 32]
     if quick:
         sizes_ms = [0.06, 0.25, 1, 4, 16]

@@ -13,13 +13,13 @@ bench/python/check_dpscd_defaults.py`` (one core, about 8 minutes). Output:
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_tight_accounting as B  # noqa: E402
+import harness  # noqa: E402
 
 CANDIDATES = (
     ("current (C 0.01, 20 epochs)", {}),
@@ -34,8 +34,7 @@ def main() -> int:
         "kddcup99": B.load_kdd_data(40_000),
         "mnist": B.load_mnist_data(10_000, None),
     }
-    lines = []
-    t0 = time.time()
+    lines, sw = [], harness.stopwatch()
     for name, data in data_sets.items():
         for eps in (0.5, 1.0, 3.0):
             for label, extra in CANDIDATES:
@@ -49,7 +48,7 @@ def main() -> int:
                 line = f"{name} eps {eps:g} {label}: {np.mean(accs):.4f} +- {np.std(accs):.4f}"
                 print(line, flush=True)
                 lines.append(line)
-    lines.append(f"runtime {time.time() - t0:.0f} s")
+    lines.append(f"runtime {sw.elapsed():.0f} s")
     out = Path(__file__).resolve().parents[1] / "results" / "dpscd_defaults_check.txt"
     out.write_text("\n".join(lines) + "\n")
     return 0

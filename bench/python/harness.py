@@ -349,22 +349,25 @@ def limited(
 
 
 class stopwatch:  # noqa: N801 - used like a function: ``with stopwatch() as sw``
-    """Wall time of a block: ``with stopwatch() as sw: ...`` then ``sw.seconds``; inside the
-    block (or without ``with``) ``sw.elapsed()`` is the time so far."""
+    """Wall time of a block: ``with stopwatch() as sw: ...`` then ``sw.seconds`` (and
+    ``sw.cpu_seconds``, this process's CPU time); inside the block (or without ``with``)
+    ``sw.elapsed()`` is the wall time so far."""
 
     def __init__(self) -> None:
-        self.t0 = time.perf_counter()
+        self.t0, self.c0 = time.perf_counter(), time.process_time()
         self.seconds: float | None = None
+        self.cpu_seconds: float | None = None
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.t0
 
     def __enter__(self) -> stopwatch:
-        self.t0 = time.perf_counter()
+        self.t0, self.c0 = time.perf_counter(), time.process_time()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.seconds = self.elapsed()
+        self.cpu_seconds = time.process_time() - self.c0
 
 
 def _child(
