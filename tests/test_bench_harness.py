@@ -145,6 +145,7 @@ def test_stopwatch_and_limited(harness) -> None:  # type: ignore[no-untyped-def]
     with harness.stopwatch() as sw:
         inside = sw.elapsed()
     assert sw.seconds is not None and 0.0 <= inside <= sw.seconds
+    assert sw.cpu_seconds is not None and sw.cpu_seconds >= 0.0
     call = harness.limited(lambda: 42, threads=1, per=4.0)
     part = call()
     assert isinstance(part, harness.Partial) and part.value == 42 and part.seconds >= 0.0

@@ -28,11 +28,8 @@ by ``100 / d``) at 8 and 64 workers reports the epoch time and the batch size ne
 efficiency. Per-step synchronisation therefore needs large batches, which DP-SGD at this scale
 uses anyway (a Poisson rate of 1e-4 on 1e9 rows is L = 1e5).
 
-Usage::
-
-    python bench/python/bench_distributed.py [--quick] [--reps 3] [--out bench/results]
-
-Writes ``<out>/distributed.json`` and this benchmark's row of ``<out>/README.md``.
+Usage: ``python bench/python/bench_distributed.py [--quick] [--reps 3] [--out DIR]``: writes
+``<out>/distributed.json`` and its row of ``<out>/README.md``.
 """
 
 from __future__ import annotations

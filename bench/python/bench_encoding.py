@@ -1,9 +1,8 @@
 """Impact-coding throughput: rows per second of cross-fitted ``fit_transform``, privlearn's
 ImpactEncoder vs scikit-learn's TargetEncoder(cv=5) and category_encoders' TargetEncoder.
 
-All contenders run in one process on the same data, repetitions interleaved (round robin), so
-the ratios are measured under the same background load. Reported: the median over ``--reps``
-repetitions (default 1: the issue asks for one run; the JSON keeps every time).
+Timed by ``harness.compare`` (``bench/README.md``): side by side in one process, repetitions
+interleaved, the median over ``--reps`` (default 1: the issue asks for one run).
 
 Data
 ----
@@ -25,11 +24,8 @@ Contenders (all single-threaded: none of them is parallel)
 
 Target: privlearn's rows/s >= scikit-learn's.
 
-Usage::
-
-    python bench/python/bench_encoding.py [--quick] [--reps 1] [--out bench/results]
-
-Writes ``<out>/encoding.json`` and updates this benchmark's row in ``<out>/README.md``.
+Usage: ``python bench/python/bench_encoding.py [--quick] [--reps 1] [--out DIR]``: writes
+``<out>/encoding.json`` and its row of ``<out>/README.md``.
 """
 
 from __future__ import annotations

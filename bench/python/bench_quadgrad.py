@@ -2,9 +2,8 @@
 (time per full-batch iteration) and vs scikit-learn's ``LogisticRegression(lbfgs)`` (time to the
 same log-likelihood).
 
-All contenders run in one process, side by side on the same data, with their repetitions
-interleaved (round robin), so that the ratios are measured under the same background load
-(these machines are shared). Reported numbers are medians over ``--reps`` repetitions.
+Timed by ``harness.compare`` (``bench/README.md``): side by side in one process, repetitions
+interleaved, medians over ``--reps``.
 
 Data
 ----
@@ -33,12 +32,8 @@ Measurements
   importable from this folder, its ``run_simulator_bench(quick)`` result is stored under the
   key ``"simulator"`` (``--no-simulator`` skips it and keeps the previous json's entry).
 
-Usage::
-
-    python bench/python/bench_quadgrad.py [--quick] [--reps 5] [--out bench/results]
-
-Writes ``<out>/quadgrad.json`` (all measurements, ratios, machine) and updates this benchmark's
-row in ``<out>/README.md``.
+Usage: ``python bench/python/bench_quadgrad.py [--quick] [--reps 5] [--out DIR]``: writes
+``<out>/quadgrad.json`` (all measurements, ratios, machine) and its row of ``<out>/README.md``.
 """
 
 from __future__ import annotations

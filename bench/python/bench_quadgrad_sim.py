@@ -20,11 +20,8 @@ Also reported: the calibrated cost model's estimate of the same TenSEAL iteratio
 
 Targets: core >= 10x the numpy twin; core >= 100x real CKKS at ``log_n = 15``.
 
-Usage::
-
-    python bench/python/bench_quadgrad_sim.py [--quick] [--reps 3] [--out bench/results]
-
-Writes ``<out>/quadgrad_sim.json`` and this benchmark's row in ``<out>/README.md``.
+Usage: ``python bench/python/bench_quadgrad_sim.py [--quick] [--reps 3] [--out DIR]``: writes
+``<out>/quadgrad_sim.json`` and its row of ``<out>/README.md``.
 ``run_simulator_bench(quick)`` returns the same dictionary (used by ``bench_quadgrad.py``).
 """
 

@@ -1,9 +1,8 @@
 """Private logistic regression throughput: the C++ core vs the numpy reference vs Opacus and
 diffprivlib, examples per second for one epoch.
 
-All contenders run in one process, side by side on the same data, with their repetitions
-interleaved (round robin over every contender), so that the ratios are measured under the same
-background load. Reported numbers are medians over ``--reps`` repetitions.
+Timed by ``harness.compare`` (``bench/README.md``): side by side in one process, repetitions
+interleaved, medians over ``--reps``.
 
 Data
 ----
@@ -51,12 +50,8 @@ Missing peers are recorded as "not installed" (or "unusable: <reason>") and skip
 Targets (1 thread, every data set): core >= 30x the reference (both mechanisms, same subsample);
 core gaussian >= 20x Opacus (same algorithm, same data).
 
-Usage::
-
-    python bench/python/bench_sgd.py [--quick] [--reps 5] [--out bench/results]
-
-Writes ``<out>/sgd.json`` (all measurements, ratios, machine) and updates this benchmark's row in
-``<out>/README.md``.
+Usage: ``python bench/python/bench_sgd.py [--quick] [--reps 5] [--out DIR]``: writes
+``<out>/sgd.json`` (all measurements, ratios, machine) and its row of ``<out>/README.md``.
 """
 
 from __future__ import annotations
