@@ -220,3 +220,14 @@ def test_readme_example_benchmark_runs(harness, tmp_path: Path) -> None:  # type
     assert report["timings"]["numpy"]["reps"] == 2 and report["baseline"] == "loop"
     assert "loadavg_end" in report["machine"] and "git_commit" in report["machine"]
     assert "| `dot` | numpy " in (tmp_path / "README.md").read_text()
+
+
+def test_git_helper(harness, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    top = harness.git(harness.REPO, "rev-parse", "--show-toplevel")
+    if top is None:  # not a git checkout (e.g. an unpacked sdist): nothing to compare
+        pytest.skip("not a git checkout")
+    assert Path(top).resolve() == harness.REPO.resolve()
+    assert harness.git_commit().split("-")[0] == harness.git(
+        harness.REPO, "rev-parse", "--short", "HEAD"
+    )
+    assert harness.git(tmp_path / "missing", "status") is None  # a failure is None, not a raise

@@ -69,7 +69,6 @@ from __future__ import annotations
 import json
 import math
 import statistics
-import subprocess
 import sys
 import time
 import warnings
@@ -343,34 +342,28 @@ def grid(datasets: dict[str, Data], quick: bool, public_n: bool) -> Iterable[tup
 
 
 # ---- provenance ----------------------------------------------------------------------------
-def _git(path: Path, *args: str) -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(path), *args], capture_output=True, text=True, timeout=30
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() if out.returncode == 0 else None
-
-
 def provenance() -> dict[str, Any]:
     import privlearn
 
     pkg = Path(privlearn.__file__).resolve().parent
-    top = _git(pkg, "rev-parse", "--show-toplevel")
+    top = harness.git(pkg, "rev-parse", "--show-toplevel")
     code = ("python", "cpp") if top else ()
-    status = _git(Path(top or pkg), "status", "--porcelain", "--untracked-files=no", "--", *code)
+    status = harness.git(
+        Path(top or pkg), "status", "--porcelain", "--untracked-files=no", "--", *code
+    )
     return {
         # where the package came from, relative to its checkout (no machine path is recorded)
         "privlearn_path": str(pkg.relative_to(top)) if top else "installed",
         "privlearn_version": getattr(privlearn, "__version__", None),
-        "git_commit": _git(pkg, "rev-parse", "HEAD"),
+        "git_commit": harness.git(pkg, "rev-parse", "HEAD"),
         # the last commit that changed the measured code (python/, cpp/) and whether the
         # working tree differs from it there
-        "code_commit": _git(Path(top), "log", "-1", "--format=%H", "--", *code) if top else None,
-        "git_branch": _git(pkg, "rev-parse", "--abbrev-ref", "HEAD"),
+        "code_commit": harness.git(Path(top), "log", "-1", "--format=%H", "--", *code)
+        if top
+        else None,
+        "git_branch": harness.git(pkg, "rev-parse", "--abbrev-ref", "HEAD"),
         "git_dirty": None if status is None else bool(status),
-        "git_subject": _git(pkg, "log", "-1", "--format=%s"),
+        "git_subject": harness.git(pkg, "log", "-1", "--format=%s"),
     }
 
 

@@ -126,23 +126,23 @@ def cpu_model() -> str | None:
     return platform.processor() or None
 
 
-def git_commit(root: Path = REPO) -> str | None:
-    """The repository's HEAD commit (with ``-dirty`` when tracked files changed), if known."""
+def git(path: Path, *args: str, timeout: float = 30) -> str | None:
+    """The stripped output of ``git -C path args...``, or None when git fails or is missing."""
     try:
-        run = [
-            subprocess.run(
-                ["git", "-C", str(root), *cmd], capture_output=True, text=True, timeout=10
-            )
-            for cmd in (
-                ["rev-parse", "--short", "HEAD"],
-                ["status", "--porcelain", "--untracked-files=no"],
-            )
-        ]
+        run = subprocess.run(
+            ["git", "-C", str(path), *args], capture_output=True, text=True, timeout=timeout
+        )
     except (OSError, subprocess.SubprocessError):
         return None
-    if run[0].returncode != 0:
+    return run.stdout.strip() if run.returncode == 0 else None
+
+
+def git_commit(root: Path = REPO) -> str | None:
+    """The repository's HEAD commit (with ``-dirty`` when tracked files changed), if known."""
+    head = git(root, "rev-parse", "--short", "HEAD", timeout=10)
+    if head is None:
         return None
-    return run[0].stdout.strip() + ("-dirty" if run[1].stdout.strip() else "")
+    return head + ("-dirty" if git(root, "status", "--porcelain", "--untracked-files=no") else "")
 
 
 def version(dist: str) -> str | None:
