@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         loaders = {"phishing": loaders["phishing"]}
     data_sets = {name: load() for name, load in loaders.items()}
-    lines, sw = [], harness.stopwatch()
+    lines, sw, machine = [], harness.stopwatch(), harness.machine()
     for name, data in data_sets.items():
         for eps in (1.0,) if args.quick else (0.5, 1.0, 3.0):
             for label, extra in CANDIDATES:
@@ -53,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
                 line = f"{name} eps {eps:g} {label}: {np.mean(accs):.4f} +- {np.std(accs):.4f}"
                 print(line, flush=True)
                 lines.append(line)
-    lines.append(f"runtime {sw.elapsed():.0f} s")
+    where = harness.readme_machine(harness.finish(machine))
+    lines.append(f"runtime {sw.elapsed():.0f} s on {where}")
     out = harness.out_dir(args) / "dpscd_defaults_check.txt"
     out.write_text("\n".join(lines) + "\n")
     print(f"wrote {out}")

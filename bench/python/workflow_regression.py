@@ -254,8 +254,10 @@ def main(argv: list[str] | None = None) -> None:
         for r in res:
             print(r)
         return
+    machine = harness.machine()
     rows = run(epsilons=(0.5, 1.0, 3.0), repeats=args.repeats, quick=args.quick)
     print(table(rows))
+    print(harness.readme_machine(harness.finish(machine)))
 
 
 if __name__ == "__main__":
