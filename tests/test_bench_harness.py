@@ -131,3 +131,103 @@ def test_cli_quick_writes_to_scratch(harness, tmp_path: Path, monkeypatch) -> No
     assert "| `demo` | r |" in (out / "README.md").read_text()
     args = harness.cli("doc", "demo").parse_args(["--out", str(tmp_path / "o"), "--reps", "2"])
     assert harness.out_dir(args) == tmp_path / "o" and args.reps == 2
+
+
+def test_cli_omit_leaves_options_out(harness) -> None:  # type: ignore[no-untyped-def]
+    p = harness.cli("doc", "demo", omit=("reps", "out"))
+    args = p.parse_args(["--quick"])
+    assert args.quick and not hasattr(args, "reps") and not hasattr(args, "out")
+    with pytest.raises(SystemExit):
+        p.parse_args(["--reps", "2"])
+
+
+def test_stopwatch_and_limited(harness) -> None:  # type: ignore[no-untyped-def]
+    with harness.stopwatch() as sw:
+        inside = sw.elapsed()
+    assert sw.seconds is not None and 0.0 <= inside <= sw.seconds
+    assert sw.cpu_seconds is not None and sw.cpu_seconds >= 0.0
+    call = harness.limited(lambda: 42, threads=1, per=4.0)
+    part = call()
+    assert isinstance(part, harness.Partial) and part.value == 42 and part.seconds >= 0.0
+    # compare() counts the Partial's seconds (the time divided by `per`)
+    cmp = harness.compare({"x": harness.limited(lambda: 7, per=1e9)}, repeats=2, warmup=0)
+    assert cmp["x"].value == 7 and cmp["x"].median < 1e-6
+
+
+def _child_ok(a: int, b: int) -> int:
+    return a + b
+
+
+def _child_raises() -> None:
+    raise ValueError("bad input")
+
+
+def _child_sleeps() -> None:
+    import time
+
+    time.sleep(30)
+
+
+def test_in_child_value_error_and_timeout(harness) -> None:  # type: ignore[no-untyped-def]
+    ok = harness.in_child(_child_ok, 2, 3, imports=("json",))
+    assert ok["value"] == 5 and ok["seconds"] >= 0.0
+    bad = harness.in_child(_child_raises)
+    assert bad["error"].startswith("ValueError: bad input") and "value" not in bad
+    slow = harness.in_child(_child_sleeps, limit_s=0.5)
+    assert slow == {"error": "timeout > 0.5 s"}
+
+
+def test_formatting_and_worst(harness) -> None:  # type: ignore[no-untyped-def]
+    assert harness.fmt_rate(2.5e6) == "2.50 M/s" and harness.fmt_rate(1234.0) == "1.2 k/s"
+    assert harness.fmt_rate(12.0) == "12 /s" and harness.fmt_rate(3e6, "B/s") == "3.00 MB/s"
+    assert harness.fmt_seconds(0.0123) == "12.3 ms" and harness.fmt_seconds(2.0) == "2.00 s"
+    assert harness.fmt_seconds(None) == "n/a"
+    assert harness.worst([3.0, 1.0, 2.0]) == 1.0 and harness.worst([3.0, 1.0], max) == 3.0
+    assert harness.worst([3.0, None]) is None and harness.worst([]) is None
+
+
+def test_benchdata_split_subsample_and_kdd_columns(harness) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    benchdata = importlib.import_module("benchdata")
+    X, y = np.arange(20.0).reshape(10, 2), np.arange(10)
+    Xa, ya, Xb, yb = benchdata.split(X, y, 0.3, seed=0)
+    assert len(yb) == 3 and sorted([*ya, *yb]) == list(range(10))
+    assert list(ya) == sorted(ya) and np.array_equal(Xa[:, 0], 2 * ya)
+    assert np.array_equal(benchdata.split(X, y, 0.3, seed=0)[3], yb)  # seeded
+    idx = benchdata.subsample(100, 10, seed=1)
+    assert len(set(idx)) == 10 and list(idx) == sorted(idx)
+    names = [*benchdata.KDD_PUBLIC, *benchdata.KDD_WIDE]
+    benchdata.check_kdd_columns(names)
+    with pytest.raises(RuntimeError, match="count"):
+        benchdata.check_kdd_columns(names[1:])
+
+
+def test_readme_example_benchmark_runs(harness, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The 'new benchmark' example of bench/README.md (and the top-level README) runs and
+    writes its JSON (with the machine record) and its README row."""
+    import re
+
+    root = BENCH.parents[1]
+    found = re.search(r"```python\n(.*?)```", (root / "bench" / "README.md").read_text(), re.S)
+    assert found is not None
+    code = found.group(1)
+    assert code in (root / "README.md").read_text()  # the two copies agree
+    namespace: dict = {"__name__": "bench_dot"}
+    exec(compile(code, "bench_dot.py", "exec"), namespace)  # noqa: S102 - our own docs
+    namespace["main"](["--quick", "--reps", "2", "--out", str(tmp_path)])
+    report = json.loads((tmp_path / "dot.json").read_text())
+    assert report["timings"]["numpy"]["reps"] == 2 and report["baseline"] == "loop"
+    assert "loadavg_end" in report["machine"] and "git_commit" in report["machine"]
+    assert "| `dot` | numpy " in (tmp_path / "README.md").read_text()
+
+
+def test_git_helper(harness, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    top = harness.git(harness.REPO, "rev-parse", "--show-toplevel")
+    if top is None:  # not a git checkout (e.g. an unpacked sdist): nothing to compare
+        pytest.skip("not a git checkout")
+    assert Path(top).resolve() == harness.REPO.resolve()
+    assert harness.git_commit().split("-")[0] == harness.git(
+        harness.REPO, "rev-parse", "--short", "HEAD"
+    )
+    assert harness.git(tmp_path / "missing", "status") is None  # a failure is None, not a raise

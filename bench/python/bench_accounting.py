@@ -23,12 +23,8 @@ Contenders
 
 Targets: privlearn >= 10x faster on every target, with the same sigma to 1e-4 (relative).
 
-Usage::
-
-    python bench/python/bench_accounting.py [--reps 5] [--out bench/results]
-
-Writes ``<out>/accounting.json`` (all measurements, ratios, machine) and updates this
-benchmark's row in ``<out>/README.md``.
+Usage: ``python bench/python/bench_accounting.py [--reps 5] [--out DIR]``: writes
+``<out>/accounting.json`` (all measurements, ratios, machine) and its row of ``<out>/README.md``.
 """
 
 from __future__ import annotations

@@ -3,21 +3,21 @@ the issue measured, by privlearn's PLD (``epsilon_for_sigma_pld``), its tightest
 (``epsilon_of_noise``, min of PLD and RDP), RDP (``epsilon_for_sigma``) and dp_accounting's
 PLD accountant (connect-the-dots, pessimistic, grid 1e-4) as the reference.
 
-Each case runs in a child process under a wall-clock limit (a crash or a time-out is reported,
-not fatal); the time excludes the imports. Usage::
+Each case runs once in a cold child process under a wall-clock limit (``harness.in_child``:
+a crash or a time-out is reported, not fatal); the time excludes the imports. Usage::
 
     python bench/python/bench_accounting_edges.py [--label before|after] [--no-dpa] [--grid]
+        [--quick] [--out DIR]
 
-Writes ``bench/results/accounting_edges_<label>.json`` and prints a Markdown table.
+Writes ``<out>/accounting_edges_<label>.json`` (``accounting_edges_grid_<label>.json`` with
+``--grid``; the rows or the grid count with the machine record) and prints a Markdown table.
+``--quick``: the first two epsilon and calibration cases, no dp_accounting, into the scratch
+folder. The files in ``bench/results`` from before the harness hold the bare rows / count.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import multiprocessing as mp
-import pathlib
-import time
+import harness
 
 #: (q, sigma, steps, delta): the epsilon cases of issue 30 and DESIGN.md's test vectors.
 EPS_CASES = [
@@ -101,81 +101,70 @@ def _cal(kind: str, e: float, d: float, q: float, t: int) -> float:
     return calibrate_sigma(e, d, q=q, steps=t)
 
 
-def _child(fn, args, conn) -> None:  # pragma: no cover - runs in a child
-    import dp_accounting  # noqa: F401 - imports are not timed
-
-    import privlearn.accounting  # noqa: F401
-
-    t0 = time.perf_counter()
-    try:
-        out = {"value": float(fn(*args))}
-    except Exception as exc:  # noqa: BLE001 - reported, not raised
-        out = {"error": f"{type(exc).__name__}: {str(exc)[:100]}"}
-    out["seconds"] = round(time.perf_counter() - t0, 3)
-    conn.send(out)
-
-
-def _run(fn, *args) -> dict:
-    a, b = mp.Pipe(False)
-    p = mp.Process(target=_child, args=(fn, args, b))
-    p.start()
-    if a.poll(LIMIT_S):
-        out = a.recv()
-    else:
-        out = {"error": f"timeout > {LIMIT_S:g} s"}
-    p.kill()
-    p.join()
-    return out
-
-
 def _fmt(r: dict) -> str:
     if "value" in r:
         return f"{r['value']:.5g} ({r['seconds']:.2f}s)"
     return r["error"][:40]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
+def _run(fn, *args) -> dict:  # type: ignore[no-untyped-def]
+    out = harness.in_child(
+        fn, *args, limit_s=LIMIT_S, imports=("dp_accounting", "privlearn.accounting")
+    )
+    if "value" in out:
+        out["value"] = float(out["value"])
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = harness.cli(__doc__, "accounting_edges", reps=None)
     ap.add_argument("--label", default="after")
     ap.add_argument("--no-dpa", action="store_true")
     ap.add_argument("--grid", action="store_true", help="only the grid count")
-    args = ap.parse_args()
-    out = pathlib.Path(__file__).resolve().parents[1] / "results"
+    args = ap.parse_args(argv)
+    out = harness.out_dir(args)
+    machine = harness.machine()
     if args.grid:
-        res = _grid()
+        with harness.BackgroundLoad() as load:
+            res = _grid()
         print(
             f"{res['cells']} cells: PLD looser than RDP in {len(res['pld_looser'])}, PLD failed "
             f"in {len(res['pld_failed'])}, statement looser than RDP in "
             f"{len(res['stated_looser_than_rdp'])}"
         )
-        (out / f"accounting_edges_grid_{args.label}.json").write_text(json.dumps(res, indent=1))
-        return
-    kinds = ["pld", "tightest", "rdp"] + ([] if args.no_dpa else ["dpa"])
+        report = {"bench": "accounting_edges", "machine": harness.finish(machine, load), **res}
+        harness.write_json(report, out / f"accounting_edges_grid_{args.label}.json")
+        return 0
+    kinds = ["pld", "tightest", "rdp"] + ([] if args.no_dpa or args.quick else ["dpa"])
+    eps_cases, cal_cases = (EPS_CASES[:2], CAL_CASES[:2]) if args.quick else (EPS_CASES, CAL_CASES)
     rows = []
     print("| q | sigma | steps | delta | " + " | ".join(kinds) + " |")
     print("|---" * (4 + len(kinds)) + "|")
-    for case in EPS_CASES:
-        res = {k: _run(_eps, k, *case) for k in kinds}
-        rows.append({"case": case, **res})
-        print(
-            f"| {case[0]:.4g} | {case[1]:g} | {case[2]} | {case[3]:g} | "
-            + " | ".join(_fmt(res[k]) for k in kinds)
-            + " |",
-            flush=True,
-        )
-    print("\n| epsilon | delta | q | steps | sigma pld | tightest | rdp |")
-    print("|---|---|---|---|---|---|---|")
-    for case in CAL_CASES:
-        res = {k: _run(_cal, k, *case) for k in ("pld", "tightest", "rdp")}
-        rows.append({"calibrate": case, **res})
-        print(
-            f"| {case[0]:g} | {case[1]:g} | {case[2]:.4g} | {case[3]} | "
-            + " | ".join(_fmt(res[k]) for k in ("pld", "tightest", "rdp"))
-            + " |",
-            flush=True,
-        )
-    (out / f"accounting_edges_{args.label}.json").write_text(json.dumps(rows, indent=1))
+    with harness.BackgroundLoad(children=True) as load:
+        for case in eps_cases:
+            res = {k: _run(_eps, k, *case) for k in kinds}
+            rows.append({"case": case, **res})
+            print(
+                f"| {case[0]:.4g} | {case[1]:g} | {case[2]} | {case[3]:g} | "
+                + " | ".join(_fmt(res[k]) for k in kinds)
+                + " |",
+                flush=True,
+            )
+        print("\n| epsilon | delta | q | steps | sigma pld | tightest | rdp |")
+        print("|---|---|---|---|---|---|---|")
+        for case in cal_cases:
+            res = {k: _run(_cal, k, *case) for k in ("pld", "tightest", "rdp")}
+            rows.append({"calibrate": case, **res})
+            print(
+                f"| {case[0]:g} | {case[1]:g} | {case[2]:.4g} | {case[3]} | "
+                + " | ".join(_fmt(res[k]) for k in ("pld", "tightest", "rdp"))
+                + " |",
+                flush=True,
+            )
+    report = {"bench": "accounting_edges", "machine": harness.finish(machine, load), "rows": rows}
+    harness.write_json(report, out / f"accounting_edges_{args.label}.json")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

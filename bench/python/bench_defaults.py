@@ -54,14 +54,14 @@ mean).
 Usage::
 
     PRIVLEARN_DATA=../shared/data python bench/python/bench_defaults.py [--workers 2]
-        [--quick] [--out bench/results/defaults.json]
+        [--quick] [--out DIR]
 
-Prints the tables and writes the JSON (every fit's scores, the search trace, the machine).
+Prints the tables and writes ``<out>/defaults.json`` (every fit's scores, the search trace,
+the machine; ``--out`` default ``bench/results``, ``--quick``: the scratch folder).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import multiprocessing
@@ -69,14 +69,12 @@ import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import harness
 import numpy as np
 from sklearn.metrics import accuracy_score, r2_score, roc_auc_score
 
-REPO = Path(__file__).resolve().parents[2]
 SEEDS = (0, 1, 2)
 EPSILONS = (0.5, 1.0, 3.0)
 SEARCH_EPSILON = 1.0
@@ -300,12 +298,11 @@ def run_fit(task: tuple[str, str, str, str, float, int]) -> dict[str, Any]:
     if "schedule" in cfg:
         cfg["schedule"] = tuple(cfg["schedule"])
     Xa, ya, Xb, yb = DATA[dataset][phase]
-    t0 = time.perf_counter()
     try:
-        est = _estimator(kind, cfg, epsilon, 1000 + seed).fit(Xa, ya)
+        fit_s, est = harness.timed(lambda: _estimator(kind, cfg, epsilon, 1000 + seed).fit(Xa, ya))
     except Exception as exc:  # a refused configuration scores nothing
         return {"error": f"{type(exc).__name__}: {exc}"[:300]}
-    out: dict[str, Any] = {"fit_s": round(time.perf_counter() - t0, 4)}
+    out: dict[str, Any] = {"fit_s": round(fit_s, 4)}
     if dataset in REGRESSION:
         pred = est.predict(Xb)
         out["r2"] = float(r2_score(yb, pred)) if np.isfinite(pred).all() else -math.inf
@@ -461,21 +458,18 @@ def _fmt_cfg(kind: str, cfg: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None) -> None:
+    ap = harness.cli(__doc__, "defaults", omit=("reps",))  # --quick: a tiny run (smoke test)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--kdd-n", type=int, default=100_000)
     ap.add_argument("--msd-n", type=int, default=125_000)
     ap.add_argument("--sweeps", type=int, default=2)
     ap.add_argument("--no-regression", dest="regression", action="store_false")
-    ap.add_argument("--quick", action="store_true", help="tiny run (smoke test of the script)")
-    ap.add_argument("--out", default=None, help="JSON file (default: results/, quick: scratch)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.quick:
         args.kdd_n, args.msd_n, args.sweeps = 20_000, 20_000, 1
 
-    t_start = time.time()
-    machine = harness.machine()
+    t_start, machine = harness.stopwatch(), harness.machine()
     load_all(args.kdd_n, args.regression, args.msd_n)
     for ds, note in NOTES.items():
         print(f"{ds}: {note}", flush=True)
@@ -517,7 +511,7 @@ def main() -> None:
         ]
 
     for kind, current, axes, starts in plans:
-        t0 = time.time()
+        t0 = harness.stopwatch()
         print(f"== {kind}: search", flush=True)
         combos = []
         for start in starts:
@@ -582,10 +576,10 @@ def main() -> None:
             "search": combos,
             "ranked": ranked,
             "test": test,
-            "wall_s": round(time.time() - t0, 1),
+            "wall_s": round(t0.elapsed(), 1),
         }
         m = _metric(kind)
-        print(f"== {kind}: chosen {_fmt_cfg(kind, chosen)} ({time.time() - t0:.0f} s)")
+        print(f"== {kind}: chosen {_fmt_cfg(kind, chosen)} ({t0.elapsed():.0f} s)")
         for label in ("current", "chosen"):
             for e in EPSILONS:
                 s = test[label]["by_epsilon"][str(e)]
@@ -603,7 +597,7 @@ def main() -> None:
         "command": "PRIVLEARN_DATA=../shared/data python bench/python/bench_defaults.py"
         + (" --quick" if args.quick else ""),
         "machine": machine,
-        "wall_s": round(time.time() - t_start, 1),
+        "wall_s": round(t_start.elapsed(), 1),
         "n_fits": runner.n_fits,
         "settings": {
             "seeds": list(SEEDS),
@@ -627,9 +621,8 @@ def main() -> None:
         "reference_nonprivate": refs,
         "studies": studies,
     }
-    folder = harness.SCRATCH if args.quick else harness.RESULTS
-    out = harness.write_json(result, Path(args.out) if args.out else folder / "defaults.json")
-    print(f"wrote {out} ({runner.n_fits} fits, {time.time() - t_start:.0f} s)")
+    out = harness.write_json(result, harness.out_dir(args) / "defaults.json")
+    print(f"wrote {out} ({runner.n_fits} fits, {t_start.elapsed():.0f} s)")
     print("non-private reference:", json.dumps(refs))
     runner.pool.shutdown()
 

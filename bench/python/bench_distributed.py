@@ -28,17 +28,13 @@ by ``100 / d``) at 8 and 64 workers reports the epoch time and the batch size ne
 efficiency. Per-step synchronisation therefore needs large batches, which DP-SGD at this scale
 uses anyway (a Poisson rate of 1e-4 on 1e9 rows is L = 1e5).
 
-Usage::
-
-    python bench/python/bench_distributed.py [--quick] [--reps 3] [--out bench/results]
-
-Writes ``<out>/distributed.json`` and this benchmark's row of ``<out>/README.md``.
+Usage: ``python bench/python/bench_distributed.py [--quick] [--reps 3] [--out DIR]``: writes
+``<out>/distributed.json`` and its row of ``<out>/README.md``.
 """
 
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import harness
@@ -235,8 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.n, args.reps, args.batch = 100_000, 1, 5_000
-    machine = harness.machine()
-    t0 = time.perf_counter()
+    machine, sw = harness.machine(), harness.stopwatch()
     tp = throughput(args.n, args.d, args.batch, args.reps, [1, 2])
     background = tp.pop("background_load_cores")
     rt = round_trip(max(args.reps, 3))
@@ -249,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         "round_trip": rt,
         "projection": pj,
         "machine": harness.finish(machine, background),
-        "runtime_s": time.perf_counter() - t0,
+        "runtime_s": sw.elapsed(),
     }
     for name, v in tp.items():
         print(

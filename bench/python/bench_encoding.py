@@ -1,9 +1,8 @@
 """Impact-coding throughput: rows per second of cross-fitted ``fit_transform``, privlearn's
 ImpactEncoder vs scikit-learn's TargetEncoder(cv=5) and category_encoders' TargetEncoder.
 
-All contenders run in one process on the same data, repetitions interleaved (round robin), so
-the ratios are measured under the same background load. Reported: the median over ``--reps``
-repetitions (default 1: the issue asks for one run; the JSON keeps every time).
+Timed by ``harness.compare`` (``bench/README.md``): side by side in one process, repetitions
+interleaved, the median over ``--reps`` (default 1: the issue asks for one run).
 
 Data
 ----
@@ -25,16 +24,12 @@ Contenders (all single-threaded: none of them is parallel)
 
 Target: privlearn's rows/s >= scikit-learn's.
 
-Usage::
-
-    python bench/python/bench_encoding.py [--quick] [--reps 1] [--out bench/results]
-
-Writes ``<out>/encoding.json`` and updates this benchmark's row in ``<out>/README.md``.
+Usage: ``python bench/python/bench_encoding.py [--quick] [--reps 1] [--out DIR]``: writes
+``<out>/encoding.json`` and its row of ``<out>/README.md``.
 """
 
 from __future__ import annotations
 
-import statistics
 import sys
 import warnings
 from typing import Any, Callable
@@ -137,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     harness.finish(machine, cmp)
     times = {k: t.times for k, t in cmp.timings.items()}
-    rates = {k: n / statistics.median(v) for k, v in times.items()}
+    rates = {k: n / t.median for k, t in cmp.timings.items()}
     ratios: dict[str, Any] = {"privlearn_over_sklearn": rates["privlearn"] / rates["sklearn"]}
     if "category_encoders" in rates:
         ratios["privlearn_over_category_encoders"] = rates["privlearn"] / rates["category_encoders"]
@@ -164,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         ],
     }
     for k, v in rates.items():
-        print(f"{k:>18}: {v / 1e6:6.2f} M rows/s  (median {statistics.median(times[k]):.2f} s)")
+        print(f"{k:>18}: {v / 1e6:6.2f} M rows/s  (median {cmp.median(k):.2f} s)")
     print(f"privlearn / sklearn: {ratios['privlearn_over_sklearn']:.2f}x")
     report["timings"] = cmp.as_dict()["timings"]
     harness.publish(report, harness.out_dir(args), BENCH, readme_row(report, f"{BENCH}.json"))

@@ -20,7 +20,6 @@ import platform
 import subprocess
 import sys
 import tempfile
-import time
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -64,10 +63,10 @@ def run(repo: Path = REPO) -> dict[str, Any]:
         steps: list[dict[str, Any]] = []
         seen: dict[str, int] = {}
         for extra, spec in STEPS:
-            t0 = time.perf_counter()
             command = f"pip install --quiet {spec}"
-            subprocess.run(command, shell=True, cwd=clone, env=env, check=True)
-            wall = time.perf_counter() - t0
+            with harness.stopwatch() as sw:
+                subprocess.run(command, shell=True, cwd=clone, env=env, check=True)
+            wall = sw.seconds
             counts = _compiled(clone / "build")
             compiled = sum(counts.values()) - sum(seen.values())
             seen = counts

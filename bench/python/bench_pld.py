@@ -63,7 +63,6 @@ import json
 import math
 import statistics
 import sys
-import time
 from typing import Any
 
 import harness
@@ -158,13 +157,9 @@ def sigma_pair(q: float, steps: int, eps: float, delta: float) -> dict[str, Any]
     """RDP and PLD sigmas of one schedule, their ratio, the RDP sigma's PLD epsilon, and the
     cold times of both calibrations."""
     clear_caches()
-    t0 = time.perf_counter()
-    s_rdp = calibrate_sigma(eps, delta, q=q, steps=steps)
-    t1 = time.perf_counter()
-    c1 = time.process_time()
-    s_pld = calibrate_sigma_pld(eps, delta, q=q, steps=steps)
-    c2 = time.process_time()
-    t2 = time.perf_counter()
+    rdp_s, s_rdp = harness.timed(lambda: calibrate_sigma(eps, delta, q=q, steps=steps))
+    with harness.stopwatch() as pld:
+        s_pld = calibrate_sigma_pld(eps, delta, q=q, steps=steps)
     eps_rdp_sigma = epsilon_for_sigma_pld(s_rdp, delta, q=q, steps=steps)
     eps_pld_sigma = epsilon_for_sigma_pld(s_pld, delta, q=q, steps=steps)
     return {
@@ -177,9 +172,9 @@ def sigma_pair(q: float, steps: int, eps: float, delta: float) -> dict[str, Any]
         "ratio": s_rdp / s_pld,
         "pld_epsilon_of_rdp_sigma": eps_rdp_sigma,
         "pld_epsilon_of_pld_sigma": eps_pld_sigma,
-        "rdp_calibration_s": t1 - t0,
-        "pld_calibration_s": t2 - t1,
-        "pld_calibration_cpu_s": c2 - c1,
+        "rdp_calibration_s": rdp_s,
+        "pld_calibration_s": pld.seconds,
+        "pld_calibration_cpu_s": pld.cpu_seconds,
     }
 
 
@@ -284,17 +279,16 @@ def time_target(name: str, reps: int, dpa_reps: int) -> dict[str, Any]:
     def cold(interval: float | None = None) -> harness.Partial:
         clear_caches()  # a cold calibration; the clearing is not timed
         kw = {} if interval is None else {"interval": interval}
-        c0, t0 = time.process_time(), time.perf_counter()
-        sigma = calibrate_sigma_pld(eps, delta, q=q, steps=steps, **kw)
-        seconds = time.perf_counter() - t0
+        with harness.stopwatch() as sw:
+            sigma = calibrate_sigma_pld(eps, delta, q=q, steps=steps, **kw)
         if interval is None:
-            cpu["ours"].append(time.process_time() - c0)
-        return harness.Partial(seconds, sigma)
+            cpu["ours"].append(sw.cpu_seconds)
+        return harness.Partial(sw.seconds, sigma)
 
     def dpa() -> tuple[float, int]:
-        c0 = time.process_time()
-        out = dpa_calibrate(q, steps, eps, delta, s_rdp / 2, s_rdp, RTOL * sigma)
-        cpu["theirs"].append(time.process_time() - c0)
+        with harness.stopwatch() as sw:
+            out = dpa_calibrate(q, steps, eps, delta, s_rdp / 2, s_rdp, RTOL * sigma)
+        cpu["theirs"].append(sw.cpu_seconds)
         return out
 
     # interleaved: the default search grid, then dp_accounting's
@@ -316,27 +310,27 @@ def time_target(name: str, reps: int, dpa_reps: int) -> dict[str, Any]:
         "sigma_rdp": s_rdp,
         "privlearn_sigma": sigma,
         "privlearn_reps": reps,
-        "privlearn_median_s": statistics.median(ours),
+        "privlearn_median_s": mine["default"].median,
         "privlearn_min_s": min(ours),
         "privlearn_times_s": ours,
         "privlearn_cpu_median_s": statistics.median(ours_cpu),
         "privlearn_same_grid_sigma": sigma_fine,
-        "privlearn_same_grid_median_s": statistics.median(fine),
+        "privlearn_same_grid_median_s": mine["fine"].median,
         "privlearn_same_grid_times_s": fine,
         "dp_accounting_sigma": s_dpa,
         "dp_accounting_reps": dpa_reps,
-        "dp_accounting_median_s": statistics.median(theirs),
+        "dp_accounting_median_s": dpa_t.median,
         "dp_accounting_evaluations": calls,
         "dp_accounting_times_s": theirs,
         "dp_accounting_cpu_median_s": statistics.median(theirs_cpu),
-        "time_ratio": statistics.median(theirs) / statistics.median(ours),
+        "time_ratio": dpa_t.median / mine["default"].median,
         "sigma_rel_diff": sigma / s_dpa - 1.0,
-        "same_grid_time_ratio": statistics.median(theirs) / statistics.median(fine),
+        "same_grid_time_ratio": dpa_t.median / mine["fine"].median,
         "same_grid_sigma_rel_diff": sigma_fine / s_dpa - 1.0,
         "dp_accounting_epsilon_at_privlearn_sigma": eps_dpa_ours,
         "eps_ok": eps_dpa_ours <= eps * (1.0 + TARGET_EPS_RTOL),
         "sigma_ok": abs(sigma / s_dpa - 1.0) <= TARGET_SIGMA_RTOL,
-        "time_ok": statistics.median(ours) <= TARGET_SECONDS,
+        "time_ok": mine["default"].median <= TARGET_SECONDS,
         "cpu_time_ok": statistics.median(ours_cpu) <= TARGET_SECONDS,
     }
     print(
@@ -519,7 +513,7 @@ def main(argv: list[str] | None = None) -> int:
         f"targets, reps {args.reps}",
         file=sys.stderr,
     )
-    start = time.perf_counter()
+    start = harness.stopwatch()
     calibrate_sigma_pld(1.0, 1e-5, q=0.01, steps=1000)  # warm-up: imports, RDP order tables
     with harness.BackgroundLoad() as background:
         rows = ratio_table(datasets, epsilons)
@@ -547,7 +541,7 @@ def main(argv: list[str] | None = None) -> int:
         "table": rows,
         "references": refs,
         "timing": times,
-        "runtime_s": time.perf_counter() - start,
+        "runtime_s": start.elapsed(),
         "notes": [
             "sigma is the noise multiplier per unit of sensitivity of one Poisson-subsampled "
             "Gaussian step under add/remove-one; T counts steps x one-vs-rest problems.",

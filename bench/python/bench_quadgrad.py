@@ -2,9 +2,8 @@
 (time per full-batch iteration) and vs scikit-learn's ``LogisticRegression(lbfgs)`` (time to the
 same log-likelihood).
 
-All contenders run in one process, side by side on the same data, with their repetitions
-interleaved (round robin), so that the ratios are measured under the same background load
-(these machines are shared). Reported numbers are medians over ``--reps`` repetitions.
+Timed by ``harness.compare`` (``bench/README.md``): side by side in one process, repetitions
+interleaved, medians over ``--reps``.
 
 Data
 ----
@@ -33,12 +32,8 @@ Measurements
   importable from this folder, its ``run_simulator_bench(quick)`` result is stored under the
   key ``"simulator"`` (``--no-simulator`` skips it and keeps the previous json's entry).
 
-Usage::
-
-    python bench/python/bench_quadgrad.py [--quick] [--reps 5] [--out bench/results]
-
-Writes ``<out>/quadgrad.json`` (all measurements, ratios, machine) and updates this benchmark's
-row in ``<out>/README.md``.
+Usage: ``python bench/python/bench_quadgrad.py [--quick] [--reps 5] [--out DIR]``: writes
+``<out>/quadgrad.json`` (all measurements, ratios, machine) and its row of ``<out>/README.md``.
 """
 
 from __future__ import annotations
@@ -46,8 +41,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import statistics
-import time
 import warnings
 from typing import Any, Callable
 
@@ -77,22 +70,6 @@ def make_data(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(X), y
 
 
-class Contender:
-    """A labelled callable for the harness: run with BLAS limited to ``threads`` (outside the
-    timed part); ``per`` divides each sample (iterations per call)."""
-
-    def __init__(self, label: str, fn: Callable[[], Any], threads: int, per: float = 1.0):
-        self.label = label
-        self.fn = fn
-        self.threads = threads
-        self.per = per
-
-    def call(self) -> harness.Partial:
-        with blas_threads(self.threads):
-            seconds = harness.timed(self.fn)[0]
-        return harness.Partial(seconds / self.per)
-
-
 def sklearn_time_to_target(
     X: np.ndarray, y: np.ndarray, target: float, reps: int, max_cap: int = 1000
 ) -> dict[str, Any]:
@@ -100,41 +77,31 @@ def sklearn_time_to_target(
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import LogisticRegression
 
-    def fit(m: int) -> tuple[float, float]:
+    def fit(m: int) -> harness.Partial:
+        """One fit of at most m iterations: its time and log-likelihood."""
         lr = LogisticRegression(C=np.inf, fit_intercept=False, solver="lbfgs", tol=0.0, max_iter=m)
-        with warnings.catch_warnings(), blas_threads(1):
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            t0 = time.perf_counter()
-            lr.fit(X, y)
-            elapsed = time.perf_counter() - t0
-        return logistic_loglik_gradient(X, y, lr.coef_[0], n_threads=1)[0], elapsed
+            part = harness.limited(lambda: lr.fit(X, y), threads=1)()
+        return harness.Partial(
+            part.seconds, logistic_loglik_gradient(X, y, lr.coef_[0], n_threads=1)[0]
+        )
 
     lo, hi = 0, 1
     while True:
-        ll, _ = fit(hi)
+        ll = fit(hi).value
         if ll >= target or hi >= max_cap:
             break
         lo, hi = hi, min(2 * hi, max_cap)
     reached = ll >= target
     while reached and hi - lo > 1:
         mid = (lo + hi) // 2
-        if fit(mid)[0] >= target:
+        if fit(mid).value >= target:
             hi = mid
         else:
             lo = mid
-    times = []
-    ll_at = ll
-    for _ in range(reps):
-        ll_at, t = fit(hi)
-        times.append(t)
-    return {
-        "max_iter": hi,
-        "reached": bool(reached),
-        "loglik": ll_at,
-        "median_s": statistics.median(times),
-        "min_s": min(times),
-        "reps": reps,
-    }
+    t = harness.compare({"sklearn": lambda: fit(hi)}, reps, warmup=0)["sklearn"]
+    return {"max_iter": hi, "reached": bool(reached), "loglik": t.value, **t.as_dict()}
 
 
 def run_simulator() -> Any:
@@ -219,10 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     if min(n, args.d - 1, args.iters, *args.target_iters, args.reps) < 1:
         p.error("--n, --iters, --target-iters and --reps must be positive, --d >= 2")
 
-    machine = harness.machine()
-    t0 = time.perf_counter()
+    machine, sw = harness.machine(), harness.stopwatch()
     X, y = make_data(n, args.d)
-    print(f"bench {BENCH}: n = {n}, d = {args.d}; data in {time.perf_counter() - t0:.1f} s")
+    print(f"bench {BENCH}: n = {n}, d = {args.d}; data in {sw.elapsed():.1f} s")
     bbar = quadgrad_bbar(X, n_threads=1)
     np.testing.assert_allclose(bbar, reference_bbar(X), rtol=1e-10)
     kw = dict(optimizer="nag", enhanced=True, max_iter=args.iters, bbar=bbar)
@@ -230,31 +196,29 @@ def main(argv: list[str] | None = None) -> int:
     expect = reference_train(X, y, **kw)
     np.testing.assert_allclose(check.coef, expect.coef, rtol=1e-9)
 
-    it_contenders = [
-        Contender(f"core {t}t", lambda t=t: core_train(X, y, **kw, n_threads=t), t, args.iters)
-        for t in args.threads
-    ]
-    it_contenders.append(Contender("reference", lambda: reference_train(X, y, **kw), 1, args.iters))
     beta_read = np.full(args.d, 0.01)
-    read_contenders = [
-        Contender("read X sum", lambda: X.sum(), 1),
-        Contender("read X gemv", lambda: X @ beta_read, 1),
-    ]
-    bbar_contenders = [
-        Contender("bbar core 1t", lambda: quadgrad_bbar(X, n_threads=1), 1),
-        Contender("bbar reference", lambda: reference_bbar(X), 1),
-    ]
-    target_contenders = [
-        Contender(
-            f"core to target {k}",
-            lambda k=k: core_train(X, y, optimizer="nag", max_iter=k, n_threads=1),
-            1,
-        )
-        for k in args.target_iters
-    ]
-    contenders = [*it_contenders, *read_contenders, *bbar_contenders, *target_contenders]
+    # label -> (call, BLAS threads, iterations per call)
+    contenders: dict[str, tuple[Callable[[], Any], int, int]] = {
+        **{
+            f"core {t}t": (lambda t=t: core_train(X, y, **kw, n_threads=t), t, args.iters)
+            for t in args.threads
+        },
+        "reference": (lambda: reference_train(X, y, **kw), 1, args.iters),
+        "read X sum": (lambda: X.sum(), 1, 1),
+        "read X gemv": (lambda: X @ beta_read, 1, 1),
+        "bbar core 1t": (lambda: quadgrad_bbar(X, n_threads=1), 1, 1),
+        "bbar reference": (lambda: reference_bbar(X), 1, 1),
+        **{
+            f"core to target {k}": (
+                lambda k=k: core_train(X, y, optimizer="nag", max_iter=k, n_threads=1),
+                1,
+                1,
+            )
+            for k in args.target_iters
+        },
+    }
     cmp = harness.compare(
-        {c.label: c.call for c in contenders},
+        {k: harness.limited(fn, t, per) for k, (fn, t, per) in contenders.items()},
         args.reps,
         warmup=0,
         min_sample_s=MIN_SAMPLE_S,
@@ -276,10 +240,7 @@ def main(argv: list[str] | None = None) -> int:
             )
     harness.finish(machine, cmp)
     machine["background_load_cores_sklearn"] = background.cores
-    res = {
-        c.label: {"label": c.label, "threads": c.threads, **cmp[c.label].as_dict()}
-        for c in contenders
-    }
+    res = {k: {"label": k, "threads": t, **cmp[k].as_dict()} for k, (_, t, _) in contenders.items()}
     iteration = {
         "core_1t": res["core 1t"],
         **{f"core_{t}t": res[f"core {t}t"] for t in args.threads},

@@ -20,18 +20,14 @@ Also reported: the calibrated cost model's estimate of the same TenSEAL iteratio
 
 Targets: core >= 10x the numpy twin; core >= 100x real CKKS at ``log_n = 15``.
 
-Usage::
-
-    python bench/python/bench_quadgrad_sim.py [--quick] [--reps 3] [--out bench/results]
-
-Writes ``<out>/quadgrad_sim.json`` and this benchmark's row in ``<out>/README.md``.
+Usage: ``python bench/python/bench_quadgrad_sim.py [--quick] [--reps 3] [--out DIR]``: writes
+``<out>/quadgrad_sim.json`` and its row of ``<out>/README.md``.
 ``run_simulator_bench(quick)`` returns the same dictionary (used by ``bench_quadgrad.py``).
 """
 
 from __future__ import annotations
 
 import json
-import time
 from typing import Any, Callable
 
 import harness
@@ -107,13 +103,11 @@ def run_simulator_bench(quick: bool = False, reps: int = 3) -> dict[str, Any]:
             from privlearn.he._tenseal import TenSEALEngine
 
             plan = plan_logreg(n_ts, D, enhanced=True, iterations=1, params=params)
-            t0 = time.perf_counter()
-            engine = TenSEALEngine(params)
-            engine.prepare_rotations(plan.rotation_steps)
-            keygen = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            real = timed(Xt, yt, lambda: engine)()
-            ts = time.perf_counter() - t0
+            with harness.stopwatch() as sw:
+                engine = TenSEALEngine(params)
+                engine.prepare_rotations(plan.rotation_steps)
+            keygen = sw.seconds
+            ts, real = harness.timed(timed(Xt, yt, lambda: engine))
             same_n = harness.compare(
                 {"core_1t": timed(Xt, yt, lambda: Simulator(params, seed=1, n_threads=1))},
                 reps,

@@ -19,16 +19,17 @@ on the sensitivity):
 - ``nonprivate``: clip, no noise.
 
 Run: ``PYTHONPATH=python PRIVLEARN_DATA=../shared/data python bench/python/bench_scd_jitter.py
-[--seeds 5] [--jitters 0 0.25 0.5 1 2]``. One core, about a minute.
+[--seeds 5] [--jitters 0 0.25 0.5 1 2] [--quick] [--out DIR]``. One core, about a minute
+(``--quick``: 2 seeds, jitters 0 and 1, the hinge setting). Writes ``<out>/scd_jitter.json``
+(the accuracies per variant and seed, the machine record; no README row).
 """
 
 from __future__ import annotations
 
-import argparse
 import math
-import time
 import warnings
 
+import harness
 import numpy as np
 
 from privlearn.experiments.dpscd import prepare_dataset
@@ -52,18 +53,24 @@ def rows(X: np.ndarray, fit_intercept: bool) -> np.ndarray:
     return np.ascontiguousarray(X)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", type=int, default=5)
-    ap.add_argument("--jitters", type=float, nargs="*", default=[0.0, 0.25, 0.5, 1.0, 2.0])
-    ap.add_argument("--settings", nargs="*", default=list(SETTINGS))
-    args = ap.parse_args()
+def main(argv: list[str] | None = None) -> int:
+    ap = harness.cli(__doc__, "scd_jitter", reps=None)
+    ap.add_argument("--seeds", type=int, default=None, help="default 5 (--quick: 2)")
+    ap.add_argument("--jitters", type=float, nargs="*", default=None, help="default 0 .25 .5 1 2")
+    ap.add_argument("--settings", nargs="*", default=None, choices=list(SETTINGS))
+    args = ap.parse_args(argv)
+    seeds = args.seeds or (2 if args.quick else 5)
+    jitters = args.jitters if args.jitters is not None else [0.0, 1.0] if args.quick else [
+        0.0, 0.25, 0.5, 1.0, 2.0]  # fmt: skip
+    settings = args.settings or (["hinge"] if args.quick else list(SETTINGS))
+    machine = harness.machine()
+    sw = harness.stopwatch()
     split = prepare_dataset("adult")
     X_tr = np.vstack([split.X_train, split.X_val])
     y_tr = np.concatenate([split.y_train, split.y_val])
     n = X_tr.shape[0]
-    t0 = time.time()
-    for name in args.settings:
+    results: list[dict] = []
+    for name in settings:
         s = SETTINGS[name]
         Xa = rows(X_tr, s["fit_intercept"])
         Xt = rows(split.X_test, s["fit_intercept"])
@@ -104,22 +111,26 @@ def main() -> None:
                 f"jitter={k:g}": dict(
                     noise_std=sigma * C, hidden_alpha=True, alpha_jitter=k * sigma * C
                 )
-                for k in args.jitters
+                for k in jitters
             },
             "nonprivate": dict(noise_std=0.0),
         }
         print(f"== {name}: sigma {sigma:.4f}, T {p.steps}, q {L / n:.5f}, n {n}")
         for label, kw in variants.items():
             acc = []
-            for r in range(args.seeds):
+            for r in range(seeds):
                 run = scd_train(Xa, y_tr, key=Stream(1000 + r).key, **common, **kw)
                 acc.append(float(np.mean(np.sign(Xt @ run.coef) == split.y_test)))
             print(
                 f"  {label:12s} acc {np.mean(acc):.4f} +- {np.std(acc) / math.sqrt(len(acc)):.4f}"
                 f"  {[round(a, 4) for a in acc]}"
             )
-    print(f"({time.time() - t0:.0f} s)")
+            results.append({"setting": name, "variant": label, "sigma": sigma, "accuracy": acc})
+    print(f"({sw.elapsed():.0f} s)")
+    report = {"bench": "scd_jitter", "machine": harness.finish(machine), "results": results}
+    harness.publish(report, harness.out_dir(args), "scd_jitter", None)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -1,9 +1,8 @@
 """Private logistic regression throughput: the C++ core vs the numpy reference vs Opacus and
 diffprivlib, examples per second for one epoch.
 
-All contenders run in one process, side by side on the same data, with their repetitions
-interleaved (round robin over every contender), so that the ratios are measured under the same
-background load. Reported numbers are medians over ``--reps`` repetitions.
+Timed by ``harness.compare`` (``bench/README.md``): side by side in one process, repetitions
+interleaved, medians over ``--reps``.
 
 Data
 ----
@@ -51,12 +50,8 @@ Missing peers are recorded as "not installed" (or "unusable: <reason>") and skip
 Targets (1 thread, every data set): core >= 30x the reference (both mechanisms, same subsample);
 core gaussian >= 20x Opacus (same algorithm, same data).
 
-Usage::
-
-    python bench/python/bench_sgd.py [--quick] [--reps 5] [--out bench/results]
-
-Writes ``<out>/sgd.json`` (all measurements, ratios, machine) and updates this benchmark's row in
-``<out>/README.md``.
+Usage: ``python bench/python/bench_sgd.py [--quick] [--reps 5] [--out DIR]``: writes
+``<out>/sgd.json`` (all measurements, ratios, machine) and its row of ``<out>/README.md``.
 """
 
 from __future__ import annotations
@@ -64,7 +59,6 @@ from __future__ import annotations
 import importlib
 import math
 import sys
-import time
 import warnings
 from typing import Any, Callable
 
@@ -78,7 +72,7 @@ from privlearn.random import key_from_seed
 from privlearn.reference.linear import sgd_train as reference_sgd_train
 
 blas_threads = harness.blas_threads
-fmt, fx, ratio = harness.fmt, harness.fx, harness.ratio
+fmt, fx, ratio, fmt_rate = harness.fmt, harness.fx, harness.ratio, harness.fmt_rate
 
 BENCH = "sgd"
 TARGET_REFERENCE = 30.0  # core 1-thread examples/s / reference examples/s (same subsample)
@@ -348,13 +342,13 @@ def opacus_contender(data: Dataset, threads: int, seed: int = 0) -> Contender:
             max_grad_norm=CLIP,
             poisson_sampling=True,
         )
-        t0 = time.perf_counter()
-        for xb, yb in loader:
-            optimizer.zero_grad()
-            loss = F.binary_cross_entropy_with_logits(model(xb).reshape(-1), yb)
-            loss.backward()
-            optimizer.step()
-        seconds = time.perf_counter() - t0
+        with harness.stopwatch() as sw:
+            for xb, yb in loader:
+                optimizer.zero_grad()
+                loss = F.binary_cross_entropy_with_logits(model(xb).reshape(-1), yb)
+                loss.backward()
+                optimizer.step()
+        seconds = sw.seconds
         coef = model._module.weight.detach().numpy().reshape(-1).astype(np.float64)
         return seconds, coef
 
@@ -393,9 +387,7 @@ def diffprivlib_contender(data: Dataset, threads: int, LogisticRegression: Any) 
             model = LogisticRegression(epsilon=1.0, data_norm=1.0, random_state=counter[0])
         with blas_threads(threads), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # scipy L-BFGS-B deprecation notices
-            t0 = time.perf_counter()
-            model.fit(X, y)
-            seconds = time.perf_counter() - t0
+            seconds = harness.timed(lambda: model.fit(X, y))[0]
         return seconds, (np.asarray(model.coef_).reshape(-1), float(model.intercept_[0]))
 
     m = min(data.n, 5000)
@@ -518,12 +510,8 @@ def compute_ratios(
         opacus_ratios.append(r["core_gaussian_1t_over_opacus_1t"])
         per_data[data] = r
 
-    def worst(values: list[float | None]) -> float | None:
-        present = [v for v in values if v is not None]
-        return min(present) if present and len(present) == len(values) else None
-
-    ref_min = worst(ref_ratios)
-    opacus_min = worst(opacus_ratios)
+    ref_min = harness.worst(ref_ratios)
+    opacus_min = harness.worst(opacus_ratios)
     return {
         "per_data": per_data,
         "core_over_reference_min": ref_min,
@@ -540,14 +528,6 @@ def compute_ratios(
             },
         },
     }
-
-
-def fmt_rate(rate: float) -> str:
-    if rate >= 1e6:
-        return f"{rate / 1e6:.2f} M/s"
-    if rate >= 1e3:
-        return f"{rate / 1e3:.1f} k/s"
-    return f"{rate:.0f} /s"
 
 
 def print_table(
@@ -654,13 +634,13 @@ def main(argv: list[str] | None = None) -> int:
     if versions.get("opacus") is None:
         missing["opacus"] = "not installed"
 
-    t0 = time.perf_counter()
+    sw = harness.stopwatch()
     datasets = [make_dense(n, args.d), make_a9a_like(args.sparse_n)]
     print(
         f"bench {BENCH}: dense n = {n}, d = {args.d}; a9a-like n = {args.sparse_n}; reference "
         f"subsample {args.ref_n}; reps = {args.reps}; threads = {args.threads}; "
         f"{machine['cpu_count']} cores ({machine['cpu_model']}); data in "
-        f"{time.perf_counter() - t0:.1f} s",
+        f"{sw.elapsed():.1f} s",
         file=sys.stderr,
     )
     contenders, shims = build_contenders(datasets, args.ref_n, args.threads, missing)
@@ -673,9 +653,7 @@ def main(argv: list[str] | None = None) -> int:
     data_names = [d.name for d in datasets]
     ratios = compute_ratios(results, data_names, args.threads)
     notes = [
-        "Medians of interleaved repetitions in one process (round robin over all contenders); "
-        "a contender faster than 0.2 s per call is called 'inner' times per sample and its "
-        "time divided.",
+        harness.MEDIANS_NOTE,
         "examples/s = n / time of one epoch (the time to a private model for diffprivlib).",
         "core: privlearn.linear.sgd_train via Python, input validation included.",
         f"reference: privlearn.reference.linear.sgd_train on the first {args.ref_n} rows "

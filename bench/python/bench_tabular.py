@@ -44,10 +44,10 @@ from __future__ import annotations
 
 import json
 import math
-import time
 import warnings
 from typing import Any
 
+import benchdata
 import harness
 import numpy as np
 import pandas as pd
@@ -91,28 +91,7 @@ def load_phishing() -> tuple[pd.DataFrame, pd.DataFrame, Schema]:
 #: KDD Cup 99: public ranges from the KDD schema; the binary flags; counters with a log map
 #: and private bounds inside wide public ranges (as ``bench_workflow.py``).
 _KDD_BINARY = ("land", "logged_in", "root_shell", "is_host_login", "is_guest_login")
-_KDD_RANGES = {
-    "count": (0.0, 511.0),
-    "srv_count": (0.0, 511.0),
-    "dst_host_count": (0.0, 255.0),
-    "dst_host_srv_count": (0.0, 255.0),
-}
-_KDD_WIDE = {
-    "duration": (0.0, 6e4),
-    "src_bytes": (0.0, 1e7),
-    "dst_bytes": (0.0, 1e7),
-    "wrong_fragment": (0.0, 10.0),
-    "urgent": (0.0, 10.0),
-    "hot": (0.0, 100.0),
-    "num_failed_logins": (0.0, 10.0),
-    "num_compromised": (0.0, 1000.0),
-    "su_attempted": (0.0, 10.0),
-    "num_root": (0.0, 1000.0),
-    "num_file_creations": (0.0, 100.0),
-    "num_shells": (0.0, 10.0),
-    "num_access_files": (0.0, 10.0),
-    "num_outbound_cmds": (0.0, 10.0),
-}
+_KDD_WIDE = {**benchdata.KDD_WIDE, "su_attempted": (0.0, 10.0)}
 
 
 def load_kdd_table() -> tuple[pd.DataFrame, pd.DataFrame, Schema]:
@@ -127,8 +106,12 @@ def load_kdd_table() -> tuple[pd.DataFrame, pd.DataFrame, Schema]:
     for c in names[:38]:
         if c in _KDD_BINARY:
             cols[c] = {"type": "binary"}
-        elif c in _KDD_RANGES:
-            cols[c] = {"type": "numeric", "range": list(_KDD_RANGES[c]), "bounds": "public"}
+        elif c in benchdata.KDD_PUBLIC:
+            cols[c] = {
+                "type": "numeric",
+                "range": list(benchdata.KDD_PUBLIC[c]),
+                "bounds": "public",
+            }
         elif c in _KDD_WIDE:
             cols[c] = {"type": "numeric", "range": list(_KDD_WIDE[c]), "transform": "log"}
         else:  # the rates
@@ -253,11 +236,10 @@ def run_table(name: str, loader: Any, seeds: int, epsilons: tuple[float, ...]) -
     for eps in epsilons:
         cell: dict[str, list[float]] = {"privlearn": [], "diffprivlib": [], "privlearn_s": []}
         for s in range(seeds):
-            t0 = time.perf_counter()
-            with warnings.catch_warnings():
+            with harness.stopwatch() as sw, warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 est = PrivateTabularClassifier(schema, epsilon=eps, seed=s).fit(train)
-            cell["privlearn_s"].append(time.perf_counter() - t0)
+            cell["privlearn_s"].append(sw.seconds)
             assert est.privacy_.epsilon <= eps
             cell["privlearn"].append(
                 float(roc_auc_score(y_test, est.predict_proba(test.drop(columns=target))[:, 1]))
@@ -436,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.quick:
         for name in ("edin", "lbw", "pcs", "uis"):
             tables[f"helr-{name}"] = lambda name=name: load_helr_table(name)
-    t0 = time.perf_counter()
+    sw = harness.stopwatch()
     out_path = RESULTS / "tabular.json"
     previous: dict[str, Any] = {}
     if args.tables:
@@ -472,7 +454,7 @@ def main(argv: list[str] | None = None) -> int:
         "results": results,
         "time_50k": timing,
         "table": table,
-        "runtime_s": time.perf_counter() - t0,
+        "runtime_s": sw.elapsed(),
     }
     if previous:
         doc["runtime_s"] += previous.get("runtime_s", 0.0)

@@ -136,6 +136,7 @@ class Kernel:
         self.per = per
         self.inner = 1
         self.times: dict[tuple[str, int], list[float]] = {}
+        self.median: dict[tuple[str, int], float] = {}
 
     def call(self, threads: int) -> Any:
         """One call for the harness (a :class:`harness.Partial` when a baseline is taken off)."""
@@ -249,6 +250,7 @@ def run_kernels(kernels: list[Kernel], reps: int, min_sample_s: float) -> harnes
     for name, timing in cmp.timings.items():
         mode, i, t = name.split("|")
         kernels[int(i)].times[(mode, int(t))] = timing.times
+        kernels[int(i)].median[(mode, int(t))] = timing.median
         kernels[int(i)].inner = timing.inner
     return cmp
 
@@ -258,7 +260,7 @@ def summarise(kernels: list[Kernel]) -> tuple[list[dict[str, Any]], dict[str, An
     results: list[dict[str, Any]] = []
     speedups: dict[str, Any] = {}
     for k in kernels:
-        med = {key: statistics.median(v) for key, v in k.times.items()}
+        med = k.median
         for (mode, t), v in sorted(k.times.items()):
             results.append(
                 {
@@ -305,9 +307,7 @@ def calibrate(reps: int, quick: bool) -> dict[str, Any]:
     # ns per normal on 1 thread, to size the regions
     n0 = 2 * 10**6
     stream.normal(0, n0, n_threads=1)
-    t0 = time.perf_counter()
-    stream.normal(0, n0, n_threads=1)
-    ns_per = (time.perf_counter() - t0) / n0 * 1e9
+    ns_per = harness.timed(lambda: stream.normal(0, n0, n_threads=1))[0] / n0 * 1e9
     sizes_ms = [0.03, 0.06, 0.125, 0.25, 0.5, 1, 2, 4, 8, 16, 32]
     if quick:
         sizes_ms = [0.06, 0.25, 1, 4, 16]
@@ -316,7 +316,7 @@ def calibrate(reps: int, quick: bool) -> dict[str, Any]:
         n = max(1024, int(w * 1e6 / ns_per))
         # many samples for the small regions (their noise is large), fewer for the large ones
         r = max(reps, int(reps * 2 / max(w, 0.25)))
-        times: dict[tuple[str, int], list[float]] = {}
+        times: dict[tuple[str, int], harness.Timing] = {}
         for mode in MODES:
             with busy_loop(mode == "load"):
                 cmp = harness.compare(
@@ -325,15 +325,15 @@ def calibrate(reps: int, quick: bool) -> dict[str, Any]:
                     warmup=0,
                 )
             for t in (1, 2):
-                times[(mode, t)] = cmp[str(t)].times
+                times[(mode, t)] = cmp[str(t)]
         row: dict[str, Any] = {"nominal_ms": w, "n": n, "reps": r}
         for mode in MODES:
             t1, t2 = times[(mode, 1)], times[(mode, 2)]
             row[mode] = {
-                "median_1t_ms": 1e3 * statistics.median(t1),
-                "median_2t_ms": 1e3 * statistics.median(t2),
-                "speedup_median": statistics.median(t1) / statistics.median(t2),
-                "speedup_mean": statistics.mean(t1) / statistics.mean(t2),
+                "median_1t_ms": 1e3 * t1.median,
+                "median_2t_ms": 1e3 * t2.median,
+                "speedup_median": t1.median / t2.median,
+                "speedup_mean": statistics.mean(t1.times) / statistics.mean(t2.times),
             }
         rows.append(row)
         q, ld = row["quiet"], row["load"]
@@ -438,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     for k in kernels:
         s = speedups[k.name]
-        m = {key: statistics.median(v) for key, v in k.times.items()}
+        m = k.median
         print(
             f"{k.name:<18} {1e3 * m[('quiet', 1)]:>8.1f}ms {1e3 * m[('quiet', 2)]:>8.1f}ms "
             f"{s['quiet_2t_over_1t']:>6.2f} {1e3 * m[('load', 1)]:>8.1f}ms "

@@ -58,17 +58,17 @@ Usage::
     cd <checkout> && PYTHONPATH=$PWD/python PRIVLEARN_DATA=../shared/data OMP_NUM_THREADS=1 \\
         python bench/python/bench_tight_accounting.py --label before     # or --label after
     python bench/python/bench_tight_accounting.py --compare before after
-    python bench/python/bench_tight_accounting.py --quick --label smoke   # prints only
-    python bench/python/bench_tight_accounting.py --quick --label smoke --out smoke.json
+    python bench/python/bench_tight_accounting.py --quick --label smoke   # into the scratch folder
+
+``--out DIR``: the folder of ``tight_accounting.json`` (default ``bench/results``; ``--quick``:
+the scratch folder); each run is kept in it under its label.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import statistics
-import subprocess
 import sys
 import time
 import warnings
@@ -77,13 +77,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import benchdata
 import harness
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[2]
-RESULTS = REPO / "bench" / "results"
-DEFAULT_JSON = RESULTS / "tight_accounting.json"
-DEFAULT_MD = RESULTS / "tight_accounting.md"
+DEFAULT_MD = harness.RESULTS / "tight_accounting.md"
 
 SEEDS = (0, 1, 2, 3, 4)
 EPSILONS = (0.5, 1.0, 3.0)
@@ -137,13 +135,6 @@ class Data:
 
 
 # ---- data ----------------------------------------------------------------------------------
-def _split(X: np.ndarray, y: np.ndarray, test: float) -> tuple[np.ndarray, ...]:
-    perm = np.random.default_rng(SPLIT_SEED).permutation(len(y))
-    cut = int(round(len(y) * (1.0 - test)))
-    tr, te = np.sort(perm[:cut]), np.sort(perm[cut:])
-    return X[tr], y[tr], X[te], y[te]
-
-
 def public_scale(X: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Map every feature from its public range ``[lo, hi]`` (values clipped to it) onto
     ``[-1/sqrt(d), 1/sqrt(d)]``: every row then has norm <= 1 (no data-derived statistic)."""
@@ -177,7 +168,7 @@ def load_phishing_data() -> Data:
     from privlearn.data import load_phishing
 
     X, y = load_phishing()
-    X, y, X_test, y_test = _split(X, y, 0.25)
+    X, y, X_test, y_test = benchdata.split(X, y, 0.25, SPLIT_SEED)
     return Data(
         "phishing",
         np.ascontiguousarray(X),
@@ -188,44 +179,19 @@ def load_phishing_data() -> Data:
     )
 
 
-_KDD_PUBLIC = {  # column -> public range (KDD Cup 99 schema)
-    "count": (0.0, 511.0),
-    "srv_count": (0.0, 511.0),
-    "dst_host_count": (0.0, 255.0),
-    "dst_host_srv_count": (0.0, 255.0),
-}
-_KDD_WIDE = {  # unbounded counters: log1p, then the public range [0, log1p(hi)]
-    "duration": 6e4,
-    "src_bytes": 1e7,
-    "dst_bytes": 1e7,
-    "wrong_fragment": 10.0,
-    "urgent": 10.0,
-    "hot": 100.0,
-    "num_failed_logins": 10.0,
-    "num_compromised": 1000.0,
-    "num_root": 1000.0,
-    "num_file_creations": 100.0,
-    "num_shells": 10.0,
-    "num_access_files": 10.0,
-    "num_outbound_cmds": 10.0,
-}
-
-
 def load_kdd_data(n_rows: int) -> Data:
     from privlearn.data import load_kddcup99
 
     X, y, names = load_kddcup99(n_samples=n_rows, seed=SPLIT_SEED, return_feature_names=True)
     lo, hi = np.zeros(X.shape[1]), np.ones(X.shape[1])  # rates, flags, one-hot: [0, 1]
+    benchdata.check_kdd_columns(names)
     for j, n in enumerate(names):
-        if n in _KDD_PUBLIC:
-            lo[j], hi[j] = _KDD_PUBLIC[n]
-        elif n in _KDD_WIDE:
+        if n in benchdata.KDD_PUBLIC:
+            lo[j], hi[j] = benchdata.KDD_PUBLIC[n]
+        elif n in benchdata.KDD_WIDE:  # unbounded counters: log1p, then [0, log1p(hi)]
             X[:, j] = np.log1p(np.maximum(X[:, j], 0.0))
-            hi[j] = math.log1p(_KDD_WIDE[n])
-    missing = (set(_KDD_PUBLIC) | set(_KDD_WIDE)) - set(names)
-    if missing:
-        raise RuntimeError(f"KDD columns not found: {sorted(missing)}")
-    X, y, X_test, y_test = _split(X, y, 0.25)
+            hi[j] = math.log1p(benchdata.KDD_WIDE[n][1])
+    X, y, X_test, y_test = benchdata.split(X, y, 0.25, SPLIT_SEED)
     return Data(
         "kddcup99",
         public_scale(X, lo, hi),
@@ -243,7 +209,7 @@ def load_mnist_data(n_train: int, n_test: int | None) -> Data:
 
     X, y = load_mnist("train")
     X_test, y_test = load_mnist("test")
-    idx = np.sort(np.random.default_rng(SPLIT_SEED).choice(len(y), n_train, replace=False))
+    idx = benchdata.subsample(len(y), n_train, SPLIT_SEED)
     X, y = X[idx], y[idx]
     if n_test is not None:
         X_test, y_test = X_test[:n_test], y_test[:n_test]
@@ -345,9 +311,7 @@ def run_one(
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            t0 = time.perf_counter()
-            model.fit(data.X, data.y)
-            rec["fit_s"] = time.perf_counter() - t0
+            rec["fit_s"] = harness.timed(lambda: model.fit(data.X, data.y))[0]
         rec["accuracy"] = float(np.mean(model.predict(data.X_test) == data.y_test))
         rec["privacy"] = privacy_record(model.privacy_)
         msgs = sorted({f"{w.category.__name__}: {str(w.message)[:160]}" for w in caught})
@@ -378,34 +342,28 @@ def grid(datasets: dict[str, Data], quick: bool, public_n: bool) -> Iterable[tup
 
 
 # ---- provenance ----------------------------------------------------------------------------
-def _git(path: Path, *args: str) -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(path), *args], capture_output=True, text=True, timeout=30
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() if out.returncode == 0 else None
-
-
 def provenance() -> dict[str, Any]:
     import privlearn
 
     pkg = Path(privlearn.__file__).resolve().parent
-    top = _git(pkg, "rev-parse", "--show-toplevel")
+    top = harness.git(pkg, "rev-parse", "--show-toplevel")
     code = ("python", "cpp") if top else ()
-    status = _git(Path(top or pkg), "status", "--porcelain", "--untracked-files=no", "--", *code)
+    status = harness.git(
+        Path(top or pkg), "status", "--porcelain", "--untracked-files=no", "--", *code
+    )
     return {
         # where the package came from, relative to its checkout (no machine path is recorded)
         "privlearn_path": str(pkg.relative_to(top)) if top else "installed",
         "privlearn_version": getattr(privlearn, "__version__", None),
-        "git_commit": _git(pkg, "rev-parse", "HEAD"),
+        "git_commit": harness.git(pkg, "rev-parse", "HEAD"),
         # the last commit that changed the measured code (python/, cpp/) and whether the
         # working tree differs from it there
-        "code_commit": _git(Path(top), "log", "-1", "--format=%H", "--", *code) if top else None,
-        "git_branch": _git(pkg, "rev-parse", "--abbrev-ref", "HEAD"),
+        "code_commit": harness.git(Path(top), "log", "-1", "--format=%H", "--", *code)
+        if top
+        else None,
+        "git_branch": harness.git(pkg, "rev-parse", "--abbrev-ref", "HEAD"),
         "git_dirty": None if status is None else bool(status),
-        "git_subject": _git(pkg, "log", "-1", "--format=%s"),
+        "git_subject": harness.git(pkg, "log", "-1", "--format=%s"),
     }
 
 
@@ -560,26 +518,18 @@ def compare(path: Path, md: Path, labels: tuple[str, str]) -> int:
 
 # ---- main ----------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = harness.cli(__doc__, "tight_accounting", omit=("reps",))  # --quick: a tiny smoke run
     ap.add_argument("--label", help="name of this run in the JSON (e.g. before / after)")
     ap.add_argument("--compare", nargs=2, metavar=("A", "B"), help="print the A vs B table")
-    ap.add_argument("--quick", action="store_true", help="tiny smoke run (seconds)")
     ap.add_argument(
         "--public-n", action="store_true", help="declare n_samples public in the defaults grid"
     )
     ap.add_argument("--datasets", default="adult,phishing,kddcup99,mnist,adult_dpscd")
-    ap.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        help=f"results JSON (default {DEFAULT_JSON.relative_to(REPO)}; with --quick: none, "
-        "the quick run only prints unless --out is given)",
-    )
     ap.add_argument("--md", type=Path, default=DEFAULT_MD)
     args = ap.parse_args(argv)
-
+    out = harness.out_dir(args) / "tight_accounting.json"
     if args.compare:
-        return compare(args.out or DEFAULT_JSON, args.md, tuple(args.compare))
+        return compare(out, args.md, tuple(args.compare))
     if not args.label:
         ap.error("--label is required (or --compare A B)")
 
@@ -599,16 +549,14 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown data sets {sorted(unknown)}; choose from {sorted(loaders)}")
 
-    machine = harness.machine()
-    t_start = time.perf_counter()
+    machine, t_start = harness.machine(), harness.stopwatch()
     datasets: dict[str, Data] = {}
     for name in names:
-        t0 = time.perf_counter()
-        data = loaders[name]()
+        sec, data = harness.timed(loaders[name])
         datasets[name] = data
         print(
             f"{name}: train {data.X.shape[0]} x {data.X.shape[1]}, test {data.X_test.shape[0]}, "
-            f"{len(data.classes)} classes ({time.perf_counter() - t0:.1f} s) -- {data.note}",
+            f"{len(data.classes)} classes ({sec:.1f} s) -- {data.note}",
             flush=True,
         )
 
@@ -636,7 +584,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{noise_of(rec):.4g}, {rec['fit_s']:.2f} s",
                 flush=True,
             )
-    runtime = time.perf_counter() - t_start
+    runtime = t_start.elapsed()
 
     run = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -662,10 +610,6 @@ def main(argv: list[str] | None = None) -> int:
     print(label_table(run))
     print(f"\nruntime {runtime:.0f} s ({len(records)} runs)")
 
-    out = args.out if args.out is not None or args.quick else DEFAULT_JSON
-    if out is None:
-        print("--quick without --out: nothing written")
-        return 0
     results: dict[str, Any] = {"benchmark": "tight_accounting", "runs": {}}
     if out.exists():
         results = json.loads(out.read_text())

@@ -39,7 +39,8 @@ data set, epsilon and seed; its epsilon is deducted from every private contender
 Privacy: delta = ``privlearn.accounting.DEFAULT_DELTA`` (1e-6) for every contender (the
 scaler and diffprivlib are pure DP); totals compose by basic composition and the reported
 epsilon is the true total (scaler + model). Metrics: test accuracy, ROC AUC on the binary
-sets. Results: ``bench/results/workflow.json`` and a markdown table on stdout.
+sets. Results: ``<out>/workflow.json`` (``--out`` a folder: default ``bench/results``,
+``--quick`` the scratch folder) and a markdown table on stdout.
 
 Two more sections are run when their modules are present beside this file (each skipped with
 its reason otherwise): ``workflow_recipe.run(...)`` (the raw-data recipe) and
@@ -51,17 +52,16 @@ Run: ``PRIVLEARN_DATA=../shared/data python bench/python/bench_workflow.py [--qu
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import math
 import os
 import sys
-import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import benchdata
 import harness
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -75,7 +75,6 @@ from privlearn.linear import DPSGDClassifier
 from privlearn.model_selection import PrivateHyperparameterSearch
 from privlearn.preprocessing import DPFeatureScaler
 
-RESULTS = Path(__file__).resolve().parents[1] / "results" / "workflow.json"
 EPSILONS = (0.5, 1.0, 3.0)
 DELTA = DEFAULT_DELTA
 #: Share of the total epsilon given to the scaler when it estimates quantiles.
@@ -112,14 +111,6 @@ class Data:
         self.binary = np.unique(self.y).size == 2
 
 
-def _split(X: np.ndarray, y: np.ndarray, test: float, seed: int) -> tuple[np.ndarray, ...]:
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(len(y))
-    cut = int(round(len(y) * (1.0 - test)))
-    tr, te = np.sort(perm[:cut]), np.sort(perm[cut:])
-    return X[tr], y[tr], X[te], y[te]
-
-
 def load_adult_data() -> Data:
     from privlearn.data import load_adult
 
@@ -149,7 +140,7 @@ def load_phishing_data() -> Data:
     from privlearn.data import load_phishing
 
     X, y = load_phishing()
-    X, y, X_test, y_test = _split(X, y, 0.25, SPLIT_SEED)
+    X, y, X_test, y_test = benchdata.split(X, y, 0.25, SPLIT_SEED)
     top = 1.0 / math.sqrt(30.0)
     return Data(
         "phishing", X, y, X_test, y_test, (np.zeros(X.shape[1]), np.full(X.shape[1], top)), [],
@@ -158,46 +149,20 @@ def load_phishing_data() -> Data:
     )  # fmt: skip
 
 
-_KDD_PUBLIC = {  # column -> public range (KDD Cup 99 schema)
-    "count": (0.0, 511.0),  # connections to the same host in the past 2 s (capped at 511)
-    "srv_count": (0.0, 511.0),
-    "dst_host_count": (0.0, 255.0),  # among the last 100/255 connections
-    "dst_host_srv_count": (0.0, 255.0),
-}
-_KDD_WIDE = {  # unbounded counters: wide public ranges, private quantiles inside
-    "duration": (0.0, 6e4),
-    "src_bytes": (0.0, 1e7),
-    "dst_bytes": (0.0, 1e7),
-    "wrong_fragment": (0.0, 10.0),
-    "urgent": (0.0, 10.0),
-    "hot": (0.0, 100.0),
-    "num_failed_logins": (0.0, 10.0),
-    "num_compromised": (0.0, 1000.0),
-    "num_root": (0.0, 1000.0),
-    "num_file_creations": (0.0, 100.0),
-    "num_shells": (0.0, 10.0),
-    "num_access_files": (0.0, 10.0),
-    "num_outbound_cmds": (0.0, 10.0),
-}
-
-
 def load_kdd_data(n_rows: int) -> Data:
     from privlearn.data import load_kddcup99
 
     X, y, names = load_kddcup99(n_samples=n_rows, seed=SPLIT_SEED, return_feature_names=True)
     lo, hi = np.zeros(X.shape[1]), np.ones(X.shape[1])  # rates, flags, one-hot: [0, 1]
     quant = []
+    benchdata.check_kdd_columns(names)
     for j, n in enumerate(names):
-        if n in _KDD_PUBLIC:
-            lo[j], hi[j] = _KDD_PUBLIC[n]
-        elif n in _KDD_WIDE:
-            lo[j], hi[j] = _KDD_WIDE[n]
+        if n in benchdata.KDD_PUBLIC:
+            lo[j], hi[j] = benchdata.KDD_PUBLIC[n]
+        elif n in benchdata.KDD_WIDE:  # unbounded: private quantiles inside the wide range
+            lo[j], hi[j] = benchdata.KDD_WIDE[n]
             quant.append(j)
-    missing = set(_KDD_PUBLIC) | set(_KDD_WIDE)
-    missing -= set(names)
-    if missing:
-        raise RuntimeError(f"KDD columns not found: {sorted(missing)}")
-    X, y, X_test, y_test = _split(X, y, 0.2, SPLIT_SEED)
+    X, y, X_test, y_test = benchdata.split(X, y, 0.2, SPLIT_SEED)
     return Data(
         "kddcup99", X, y, X_test, y_test, (lo, hi), quant,
         f"KDD Cup 99 10% file, {n_rows:,} rows drawn with seed {SPLIT_SEED}, normal vs attack, "
@@ -211,7 +176,7 @@ def load_mnist_data(n_train: int) -> Data:
 
     X, y = load_mnist("train")
     X_test, y_test = load_mnist("test")
-    idx = np.sort(np.random.default_rng(SPLIT_SEED).choice(len(y), n_train, replace=False))
+    idx = benchdata.subsample(len(y), n_train, SPLIT_SEED)
     d = X.shape[1]
     return Data(
         "mnist", X[idx], y[idx], X_test, y_test, (np.zeros(d), np.full(d, 255.0)), [],
@@ -249,15 +214,15 @@ def run_cell(
 
     # the one private preprocessing, charged to the tuned pipeline's ledger
     ledger = PrivacyLedger(total, DELTA)
-    t0 = time.perf_counter()
-    scaler = fit_scaler(data, eps_scaler, s("scaler"), ledger)
-    Z, Z_test = scaler.transform(data.X), scaler.transform(data.X_test)
-    t_scaler = time.perf_counter() - t0
+    with harness.stopwatch() as sw:
+        scaler = fit_scaler(data, eps_scaler, s("scaler"), ledger)
+        Z, Z_test = scaler.transform(data.X), scaler.transform(data.X_test)
+    t_scaler = sw.seconds
     assert math.isclose(scaler.privacy_.epsilon, eps_scaler)
     scaler_stmt = str(scaler.privacy_)
 
     # (a) the documented search, its total = what the scaler left
-    t0 = time.perf_counter()
+    sw = harness.stopwatch()
     search = PrivateHyperparameterSearch(
         DPSGDClassifier(classes=np.unique(data.y)),  # the public label schema
         GRID,
@@ -274,25 +239,25 @@ def run_cell(
         metrics(search, Z_test, data.y_test, data.binary),
         epsilon=tuned_total,
         delta=search.privacy_.delta,
-        seconds=t_scaler + time.perf_counter() - t0,
+        seconds=t_scaler + sw.elapsed(),
         best_params=search.best_params_,
         plan=list(search.privacy_.plan),
         privacy=f"scaler: {scaler_stmt}\nsearch: {search.privacy_}\nledger: {ledger}",
     )
 
     # (b) privlearn's default estimator (Gaussian mechanism), same scaled rows
-    t0 = time.perf_counter()
+    sw = harness.stopwatch()
     default = DPSGDClassifier(mechanism="gaussian", epsilon=rest, seed=s("default")).fit(Z, data.y)
     out["privlearn_default"] = dict(
         metrics(default, Z_test, data.y_test, data.binary),
         epsilon=eps_scaler + default.privacy_.epsilon,
         delta=default.privacy_.delta,
-        seconds=t_scaler + time.perf_counter() - t0,
+        seconds=t_scaler + sw.elapsed(),
         privacy=f"scaler: {scaler_stmt}\nmodel: {default.privacy_}",
     )
 
     # (c) diffprivlib's LogisticRegression, data_norm from the scaler (rows have norm <= 1)
-    t0 = time.perf_counter()
+    sw = harness.stopwatch()
     with sklearn_logreg_shim(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # its convergence warnings at small epsilon
         dpl = DPLR(epsilon=rest, data_norm=1.0, random_state=s("diffprivlib") % (1 << 32))
@@ -302,7 +267,7 @@ def run_cell(
         dpl_metrics,
         epsilon=eps_scaler + rest,
         delta=0.0,
-        seconds=t_scaler + time.perf_counter() - t0,
+        seconds=t_scaler + sw.elapsed(),
         privacy=f"scaler: {scaler_stmt}\nmodel: diffprivlib LogisticRegression, "
         f"({rest:.6g}, 0)-DP objective perturbation (Chaudhuri et al. 2011, vector mechanism, "
         "epsilon / n_classes per one-vs-rest class), data_norm=1",
@@ -311,13 +276,12 @@ def run_cell(
     # (d) non-private reference on the same features (cached when the scaler is public-only)
     key = "nonprivate"
     if data.quantile_features or key not in cache:
-        t0 = time.perf_counter()
-        ref = LogisticRegression(max_iter=1000).fit(Z, data.y)
+        sec, ref = harness.timed(lambda: LogisticRegression(max_iter=1000).fit(Z, data.y))
         res = dict(
             metrics(ref, Z_test, data.y_test, data.binary),
             epsilon=math.inf,
             delta=0.0,
-            seconds=t_scaler + time.perf_counter() - t0,
+            seconds=t_scaler + sec,
             privacy="not private (scikit-learn LogisticRegression, defaults, max_iter=1000) "
             "on the privately scaled features",
         )
@@ -434,16 +398,13 @@ def extra_sections(quick: bool, seeds: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="1 seed, smaller subsamples")
+    parser = harness.cli(__doc__, "workflow", omit=("reps",))  # --quick: 1 seed, subsamples
     parser.add_argument("--seeds", type=int, default=None)
     parser.add_argument(
         "--datasets", default="adult", help="comma-separated: adult, phishing, kddcup99, mnist"
     )
-    parser.add_argument("--out", type=Path, default=None, help="JSON file (quick: in scratch)")
     args = parser.parse_args(argv)
-    if args.out is None:
-        args.out = harness.SCRATCH / RESULTS.name if args.quick else RESULTS
+    out = harness.out_dir(args) / "workflow.json"
     machine = harness.machine()
     # the data folder beside the checkout (as the tests use it) unless PRIVLEARN_DATA says
     os.environ.setdefault(
@@ -457,12 +418,12 @@ def main(argv: list[str] | None = None) -> int:
         "kddcup99": lambda: load_kdd_data(20_000 if args.quick else 100_000),
         "mnist": lambda: load_mnist_data(5_000 if args.quick else 20_000),
     }
-    start = time.perf_counter()
+    start = harness.stopwatch()
     results: dict[str, Any] = {}
     data_notes: dict[str, Any] = {}
     plans: dict[str, Any] = {}
     for name in args.datasets.split(","):
-        t_data = time.perf_counter()
+        t_data = harness.stopwatch()
         data = loaders[name]()
         data_notes[name] = {
             "notes": data.notes,
@@ -486,9 +447,9 @@ def main(argv: list[str] | None = None) -> int:
             }
             acc = {c: results[name][str(total)][c]["accuracy"]["mean"] for c in CONTENDERS}
             print(f"{name} eps={total}: " + ", ".join(f"{c}={v:.4f}" for c, v in acc.items()),
-                  f"({time.perf_counter() - start:.0f} s)", flush=True)  # fmt: skip
-        data_notes[name]["seconds"] = time.perf_counter() - t_data
-    runtime = time.perf_counter() - start
+                  f"({start.elapsed():.0f} s)", flush=True)  # fmt: skip
+        data_notes[name]["seconds"] = t_data.elapsed()
+    runtime = start.elapsed()
     doc = {
         "benchmark": "bench/python/bench_workflow.py" + (" --quick" if args.quick else ""),
         "issue": "13, 22: raw features -> private scaling -> the documented private search "
@@ -507,11 +468,11 @@ def main(argv: list[str] | None = None) -> int:
         "table_roc_auc": table({k: v for k, v in results.items() if k != "mnist"}, "roc_auc"),
     }
     doc["sections"] = extra_sections(args.quick, seeds)
-    harness.write_json(doc, args.out)
+    harness.write_json(doc, out)
     print(doc["table_accuracy"])
     print()
     print(doc["table_roc_auc"])
-    print(f"\nruntime {runtime:.0f} s, {seeds} seed(s); written {args.out}")
+    print(f"\nruntime {runtime:.0f} s, {seeds} seed(s); written {out}")
     return 0
 
 

@@ -24,7 +24,6 @@ Usage::
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -131,9 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     machine = harness.machine()
     rows: list[dict[str, Any]] = []
     for log_n, (edge, levels) in CHAINS.items():
-        t0 = time.perf_counter()
-        rows += calibrate(log_n, edge, levels, reps, points)
-        print(f"log_n = {log_n}: {time.perf_counter() - t0:.1f} s", flush=True)
+        with harness.stopwatch() as sw:
+            rows += calibrate(log_n, edge, levels, reps, points)
+        print(f"log_n = {log_n}: {sw.seconds:.1f} s", flush=True)
     import tenseal
 
     from privlearn.he import CostModel

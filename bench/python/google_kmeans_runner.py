@@ -39,9 +39,10 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
+
+import harness
 
 ENV_VAR = "PRIVLEARN_GOOGLE_DP"
 SUBDIR = "learning/clustering"
@@ -125,25 +126,6 @@ def source_commit(path: Path) -> str | None:
     return f.read_text().strip() if f.is_file() else None
 
 
-def _status_kib(field: str) -> int | None:
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
-def _reset_peak() -> bool:
-    """Reset VmHWM to the current RSS (Linux >= 4.0); False when not allowed."""
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-    except OSError:
-        return False
-    return True
-
-
 class _Centers:
     """Stands in for Google's ``ClusteringResult`` during the timed call: keeps the centres
     and skips its per-row Python loop computing the (non-private) loss and labels."""
@@ -184,12 +166,12 @@ def fit_one(
     privacy = clustering_params.DifferentialPrivacyParam(epsilon, delta)
     gc.collect()
     np.random.seed(seed)  # noqa: NPY002 - Google's code draws from the global generator
-    reset = _reset_peak()
-    rss0 = _status_kib("VmRSS")
-    t0 = time.perf_counter()
-    result = clustering_algorithm.private_lsh_clustering(k, data, privacy)
-    seconds = time.perf_counter() - t0
-    hwm = _status_kib("VmHWM")
+    reset = harness.reset_peak_memory()
+    rss0 = harness.status_kib("VmRSS")
+    seconds, result = harness.timed(
+        lambda: clustering_algorithm.private_lsh_clustering(k, data, privacy)
+    )
+    hwm = harness.status_kib("VmHWM")
     centers = np.asarray(result.centers, dtype=np.float64)
     extra = None if hwm is None or rss0 is None else max(0, hwm - rss0) * 1024
     meta = {

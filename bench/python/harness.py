@@ -9,21 +9,28 @@ One home for what each benchmark used to repeat:
   through :func:`finish`, after), thread settings, versions of privlearn / numpy /
   scikit-learn and the peers, and the git commit;
 - :class:`BackgroundLoad` measures the CPU time used by other processes while it runs;
+- :func:`stopwatch` / :func:`timed` time one block / call (a single measurement, e.g. a fit
+  inside an accuracy study); :func:`in_child` times one call in a child process under a
+  wall-clock limit (a crash or a time-out is reported, not fatal);
 - :func:`cli` is the command-line convention (``--quick``, ``--reps``, ``--out``): a quick run
   writes to a scratch folder unless ``--out`` is given, so it never overwrites the published
   ``bench/results``; :func:`publish` writes ``<out>/<bench>.json`` and (re)writes that
   benchmark's row of ``<out>/README.md``.
 
-A new benchmark is a short file::
+A new benchmark is a short file (``bench/README.md`` has it whole)::
 
     import harness
 
     def main(argv=None):
-        args = harness.cli(__doc__, "mybench").parse_args(argv)
+        args = harness.cli(__doc__, "dot").parse_args(argv)  # --quick, --reps, --out
+        x = np.random.default_rng(0).random(10_000 if args.quick else 1_000_000)
         m = harness.machine()
-        cmp = harness.compare({"core": f, "numpy": g}, repeats=args.reps, baseline="numpy")
-        report = {"bench": "mybench", "machine": harness.finish(m, cmp), **cmp.as_dict()}
-        harness.publish(report, harness.out_dir(args), "mybench", "| `mybench` | ... |")
+        cmp = harness.compare({"numpy": lambda: x @ x, "loop": lambda: sum(x * x)},
+                              args.reps, baseline="loop")
+        result = f"numpy {harness.fx(cmp.speedup('numpy'))} the loop"
+        row = harness.row("dot", result, "n/a", harness.finish(m, cmp), "[dot.json](dot.json)")
+        harness.publish({"bench": "dot", "machine": m, **cmp.as_dict()},
+                        harness.out_dir(args), "dot", row)
 """
 
 from __future__ import annotations
@@ -75,6 +82,13 @@ THREAD_ENV = (
     "PRIVLEARN_MIN_THREAD_WORK_NS",
 )
 
+#: the standard note on how a :func:`compare` benchmark's numbers were taken
+MEDIANS_NOTE = (
+    "Medians of interleaved repetitions in one process (round robin over all contenders); "
+    "a contender faster than 0.2 s per call is called 'inner' times per sample and its "
+    "time divided."
+)
+
 README_HEADER = """\
 # Benchmark results
 
@@ -112,23 +126,23 @@ def cpu_model() -> str | None:
     return platform.processor() or None
 
 
-def git_commit(root: Path = REPO) -> str | None:
-    """The repository's HEAD commit (with ``-dirty`` when tracked files changed), if known."""
+def git(path: Path, *args: str, timeout: float = 30) -> str | None:
+    """The stripped output of ``git -C path args...``, or None when git fails or is missing."""
     try:
-        run = [
-            subprocess.run(
-                ["git", "-C", str(root), *cmd], capture_output=True, text=True, timeout=10
-            )
-            for cmd in (
-                ["rev-parse", "--short", "HEAD"],
-                ["status", "--porcelain", "--untracked-files=no"],
-            )
-        ]
+        run = subprocess.run(
+            ["git", "-C", str(path), *args], capture_output=True, text=True, timeout=timeout
+        )
     except (OSError, subprocess.SubprocessError):
         return None
-    if run[0].returncode != 0:
+    return run.stdout.strip() if run.returncode == 0 else None
+
+
+def git_commit(root: Path = REPO) -> str | None:
+    """The repository's HEAD commit (with ``-dirty`` when tracked files changed), if known."""
+    head = git(root, "rev-parse", "--short", "HEAD", timeout=10)
+    if head is None:
         return None
-    return run[0].stdout.strip() + ("-dirty" if run[1].stdout.strip() else "")
+    return head + ("-dirty" if git(root, "status", "--porcelain", "--untracked-files=no") else "")
 
 
 def version(dist: str) -> str | None:
@@ -319,6 +333,77 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - t0, out
 
 
+def limited(
+    fn: Callable[[], Any], threads: int | None = None, per: float = 1.0
+) -> Callable[[], Partial]:
+    """A contender for :func:`compare`: ``fn`` run with the BLAS pools limited to ``threads``
+    (:func:`blas_threads`, entered outside the timed part; None: no limit), its time divided
+    by ``per`` (e.g. the iterations one call runs); ``fn``'s result is kept as the value."""
+
+    def call() -> Partial:
+        with blas_threads(threads) if threads is not None else contextlib.nullcontext():
+            seconds, value = timed(fn)
+        return Partial(seconds / per, value)
+
+    return call
+
+
+class stopwatch:  # noqa: N801 - used like a function: ``with stopwatch() as sw``
+    """Wall time of a block: ``with stopwatch() as sw: ...`` then ``sw.seconds`` (and
+    ``sw.cpu_seconds``, this process's CPU time); inside the block (or without ``with``)
+    ``sw.elapsed()`` is the wall time so far."""
+
+    def __init__(self) -> None:
+        self.t0, self.c0 = time.perf_counter(), time.process_time()
+        self.seconds: float | None = None
+        self.cpu_seconds: float | None = None
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def __enter__(self) -> stopwatch:
+        self.t0, self.c0 = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds = self.elapsed()
+        self.cpu_seconds = time.process_time() - self.c0
+
+
+def _child(
+    fn: Callable[..., Any], args: tuple[Any, ...], imports: tuple[str, ...], conn: Any
+) -> None:
+    import importlib
+
+    for module in imports:  # imported before the clock starts
+        importlib.import_module(module)
+    t0 = time.perf_counter()
+    try:
+        out: dict[str, Any] = {"value": fn(*args)}
+    except Exception as exc:  # noqa: BLE001 - reported, not raised
+        out = {"error": f"{type(exc).__name__}: {str(exc)[:100]}"}
+    out["seconds"] = round(time.perf_counter() - t0, 3)
+    conn.send(out)
+
+
+def in_child(
+    fn: Callable[..., Any], *args: Any, limit_s: float = 120.0, imports: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """Runs ``fn(*args)`` once in a child process (``fn`` must be importable: a module-level
+    function) under a wall-clock limit of ``limit_s`` seconds, after importing ``imports``
+    there (not timed). Returns ``{"value": ..., "seconds": ...}``, or ``{"error": ...}`` (with
+    ``seconds``) when the call raised, or ``{"error": "timeout > ..."}``; never raises."""
+    import multiprocessing as mp
+
+    recv, send = mp.Pipe(False)
+    proc = mp.Process(target=_child, args=(fn, args, imports, send))
+    proc.start()
+    out = recv.recv() if recv.poll(limit_s) else {"error": f"timeout > {limit_s:g} s"}
+    proc.kill()
+    proc.join()
+    return out
+
+
 @dataclass
 class Timing:
     """The samples of one contender: seconds per call, one per repetition."""
@@ -506,20 +591,27 @@ def compare(
 # ---- command line and output -----------------------------------------------------------------
 
 
-def cli(doc: str | None, bench: str, reps: int | None = 5) -> argparse.ArgumentParser:
+def cli(
+    doc: str | None, bench: str, reps: int | None = 5, *, omit: tuple[str, ...] = ()
+) -> argparse.ArgumentParser:
     """The common options: ``--quick``, ``--reps`` and ``--out`` (see :func:`out_dir`);
-    ``reps=None`` leaves ``--reps`` None unless given (the script picks its own default)."""
-    p = argparse.ArgumentParser(prog=f"bench_{bench}.py", description=(doc or "").split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="a small, fast run (writes to scratch)")
-    p.add_argument(
-        "--reps", type=int, default=reps, help=f"repetitions (median; default {reps or 'auto'})"
-    )
-    p.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        help=f"results folder (default {RESULTS}; with --quick {SCRATCH})",
-    )
+    ``reps=None`` leaves ``--reps`` None unless given (the script picks its own default);
+    ``omit`` names options a script does without (e.g. ``("reps", "out")`` for a study that
+    repeats over seeds and only prints)."""
+    p = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+    if "quick" not in omit:
+        p.add_argument("--quick", action="store_true", help="a small, fast run (writes to scratch)")
+    if "reps" not in omit:
+        p.add_argument(
+            "--reps", type=int, default=reps, help=f"repetitions (median; default {reps or 'auto'})"
+        )
+    if "out" not in omit:
+        p.add_argument(
+            "--out",
+            type=Path,
+            default=None,
+            help=f"results folder (default {RESULTS}; with --quick {SCRATCH})",
+        )
     return p
 
 
@@ -612,6 +704,29 @@ def fx(x: float | None, spec: str = ".1f") -> str:
 def ratio(a: float | None, b: float | None) -> float | None:
     """a / b, or None when either is missing or b is 0."""
     return None if a is None or b is None or b == 0 else a / b
+
+
+def fmt_seconds(x: float | None) -> str:
+    """Seconds for humans ('12.3 ms', '4.56 s'), or 'n/a'."""
+    if x is None:
+        return "n/a"
+    return f"{x * 1e3:.1f} ms" if x < 1.0 else f"{x:.2f} s"
+
+
+def fmt_rate(rate: float, unit: str = "/s") -> str:
+    """A rate for humans: '1.23 M/s', '45.6 k/s', '789 /s' (``unit`` after the prefix)."""
+    if rate >= 1e6:
+        return f"{rate / 1e6:.2f} M{unit}"
+    if rate >= 1e3:
+        return f"{rate / 1e3:.1f} k{unit}"
+    return f"{rate:.0f} {unit}"
+
+
+def worst(values: list[float | None], fn: Callable[[list[float]], float] = min) -> float | None:
+    """``fn`` (default ``min``) of ``values``, or None when any value is missing: a target
+    over every case is judged only when every case was measured."""
+    present = [v for v in values if v is not None]
+    return fn(present) if present and len(present) == len(values) else None
 
 
 def met(flag: bool | None) -> str:

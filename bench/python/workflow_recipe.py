@@ -36,16 +36,12 @@ why).
 
 from __future__ import annotations
 
-import argparse
 import math
-import os
-import platform
-import sys
-import time
 import warnings
 from collections.abc import Sequence
 from typing import Any
 
+import harness
 import numpy as np
 from sklearn.compose import ColumnTransformer
 from sklearn.linear_model import LogisticRegression
@@ -244,43 +240,41 @@ def run(
         dpl, dpl_reason = None, str(exc)
     rows: list[dict[str, Any]] = []
 
-    t0 = time.perf_counter()
-    base = nonprivate_model().fit(train, y)
+    seconds, base = harness.timed(lambda: nonprivate_model().fit(train, y))
     rows.append(dict(
         contender="nonprivate", epsilon=None, delta=0.0, seed=None,
-        **_scores(y_test, base.decision_function(test), base.predict(test)),
-        seconds=time.perf_counter() - t0,
+        **_scores(y_test, base.decision_function(test), base.predict(test)), seconds=seconds,
     ))  # fmt: skip
     public = public_columns().fit(train)
     Z_pub, Z_pub_test = public.transform(train), public.transform(test)
     for epsilon in epsilons:
         for seed in seeds:
-            t0 = time.perf_counter()
+            sw = harness.stopwatch()
             ledger = PrivacyLedger(epsilon, DELTA, neighboring="add_remove")
             pipe = make_recipe(epsilon, ledger, seed=seed).fit(train, y)
             rows.append(dict(
                 contender="privlearn", epsilon=ledger.spent.epsilon,
                 delta=ledger.spent.delta, seed=seed,
                 **_scores(y_test, pipe.decision_function(test), pipe.predict(test)),
-                seconds=time.perf_counter() - t0,
+                seconds=sw.elapsed(),
             ))  # fmt: skip
             if dpl is None:
                 for name in ("diffprivlib", "diffprivlib_on_recipe"):
                     rows.append(dict(contender=name, epsilon=epsilon, delta=0.0, seed=seed,
                                      skipped=dpl_reason))  # fmt: skip
                 continue
-            t0 = time.perf_counter()
+            sw = harness.stopwatch()
             res = _diffprivlib(dpl, epsilon, (Z_pub, y, Z_pub_test, y_test), seed)
             rows.append(dict(contender="diffprivlib", epsilon=epsilon, delta=0.0, seed=seed,
-                             **res, seconds=time.perf_counter() - t0))  # fmt: skip
+                             **res, seconds=sw.elapsed()))  # fmt: skip
             # the same model on the recipe's private features (fitted above: its bounds and
             # codes are in `pipe`, their epsilon charged to `ledger`)
-            t0 = time.perf_counter()
+            sw = harness.stopwatch()
             cols = pipe["columns"]
             data = (cols.transform(train), y, cols.transform(test), y_test)
             res = _diffprivlib(dpl, SPLIT["model"] * epsilon, data, seed)
             rows.append(dict(contender="diffprivlib_on_recipe", epsilon=epsilon, delta=0.0,
-                             seed=seed, **res, seconds=time.perf_counter() - t0))  # fmt: skip
+                             seed=seed, **res, seconds=sw.elapsed()))  # fmt: skip
     return rows
 
 
@@ -313,8 +307,7 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one seed")
+    parser = harness.cli(__doc__, "workflow_recipe", omit=("reps", "out"))  # --quick: one seed
     parser.add_argument("--epsilons", default=",".join(f"{e:g}" for e in EPSILONS))
     parser.add_argument("--seeds", type=int, default=len(SEEDS), help="number of seeds")
     parser.add_argument(
@@ -329,7 +322,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(f"| {r['variant']} | {r['epsilon']:g} | {r['auc']:.3f} | {per_seed} |")
         return
     epsilons = tuple(float(e) for e in args.epsilons.split(","))
-    t0 = time.perf_counter()
+    machine, sw = harness.machine(), harness.stopwatch()
     rows = run(epsilons, seeds=args.seeds, quick=args.quick)
     print(table(rows))
     n_seeds = len({r["seed"] for r in rows if r["contender"] == "privlearn"})
@@ -337,8 +330,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(
         f"\nUCI Adult raw (train 32,561 / test 16,281), {n_seeds} seed(s), mean (sd) test AUC / "
         f"accuracy; delta 1e-6 (privlearn); privlearn pipeline fit {per_fit:.1f} s median; "
-        f"total {time.perf_counter() - t0:.0f} s on {platform.processor() or platform.machine()}"
-        f", {os.cpu_count()} cores, Python {sys.version.split()[0]}"
+        f"total {sw.elapsed():.0f} s on {harness.readme_machine(harness.finish(machine))}"
     )
 
 

@@ -42,14 +42,13 @@ training part, epsilon 1 and 3).
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
-import time
 import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import harness
 import numpy as np
 from sklearn.datasets import load_diabetes
 from sklearn.linear_model import LinearRegression
@@ -157,11 +156,10 @@ def run(
             for s in range(repeats):
                 Xa, Xb, ya, yb = train_test_split(X, y, test_size=0.25, random_state=s)
                 for key, make in makers.items():
-                    t0 = time.perf_counter()
-                    with warnings.catch_warnings():
+                    with harness.stopwatch() as sw, warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         model = make(eps, s).fit(Xa, ya)
-                    seconds[key] += time.perf_counter() - t0
+                    seconds[key] += sw.seconds
                     scores[key].append(r2_score(yb, model.predict(Xb)))
                 mean = _private_mean(ya, TARGET_BOUNDS[name], eps, s)
                 scores["mean"].append(r2_score(yb, np.full(len(yb), mean)))
@@ -247,8 +245,7 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
+    parser = harness.cli(__doc__, "workflow_regression", omit=("reps", "out"))
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--tune", action="store_true")
     args = parser.parse_args(argv)
@@ -257,8 +254,10 @@ def main(argv: list[str] | None = None) -> None:
         for r in res:
             print(r)
         return
+    machine = harness.machine()
     rows = run(epsilons=(0.5, 1.0, 3.0), repeats=args.repeats, quick=args.quick)
     print(table(rows))
+    print(harness.readme_machine(harness.finish(machine)))
 
 
 if __name__ == "__main__":
