@@ -321,7 +321,14 @@ Index dual_batch_units(const Rows& X, const VecRef& y, double* alpha, std::int64
   fixed::sum(
       count, X.cols(), p.n_threads, work,
       [&](Index a, std::int64_t* acc) {
-        if (a + kPrefetchAhead < count) X.prefetch(rows[static_cast<std::size_t>(a + kPrefetchAhead)] - offset);
+        if (a + 2 * kPrefetchAhead < count)
+          X.prefetch_extent(rows[static_cast<std::size_t>(a + 2 * kPrefetchAhead)] - offset);
+        if (a + kPrefetchAhead < count) {
+          const Index ahead = rows[static_cast<std::size_t>(a + kPrefetchAhead)] - offset;
+          X.prefetch_all(ahead);
+          prefetch_line(alpha + ahead);
+          prefetch_line(y.data() + ahead);
+        }
         const Index j = rows[static_cast<std::size_t>(a)] - offset;
         double q;
         const double z = X.dot_sq(j, v, q) / lam_n;
@@ -333,7 +340,11 @@ Index dual_batch_units(const Rows& X, const VecRef& y, double* alpha, std::int64
             scale_to(dual_step(p.loss, alpha[j], y[j], q, z, sigma_prime, lam_n, p.newton_steps),
                      p.clip);
         zeta[static_cast<std::size_t>(a)] = step;
-        X.axpy_units(j, step * scale.to_units, acc);
+        const double mult = step * scale.to_units;
+        if (fixed::small_terms(mult, q))  // always for ||x_j|| <= 1 (|mult| <= 2^30)
+          X.axpy_units_small(j, mult, acc);
+        else
+          X.axpy_units(j, mult, acc);
       },
       units);
   for (Index a = 0; a < count; ++a)

@@ -84,6 +84,13 @@ struct DenseRows {
     const double* x = X.row(i).data();
     for (Index k = 0; k < X.cols(); ++k) fixed::add_units(acc[k], a * x[k]);
   }
+  // The same when every |a * x_ik| < 2^31 (the caller's check, e.g. |a| ||x_i|| < 2^30):
+  // trunc through int32, branch-free and vectorisable, the same integers bit for bit.
+  void axpy_units_small(Index i, double a, std::int64_t* acc) const {
+    const double* x = X.row(i).data();
+    const Index m = X.cols();  // hoisted: acc (int64) could alias the size field
+    for (Index k = 0; k < m; ++k) fixed::add_small_units(acc[k], a * x[k]);
+  }
   ScaledNorm scaled_norm(Index i) const {
     const auto r = X.row(i);
     return make_scaled_norm(
@@ -149,6 +156,10 @@ struct CsrRows {
   void axpy_units(Index i, double a, std::int64_t* acc) const {
     for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k)
       fixed::add_units(acc[indices[k]], a * data[k]);
+  }
+  void axpy_units_small(Index i, double a, std::int64_t* acc) const {
+    for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k)
+      fixed::add_small_units(acc[indices[k]], a * data[k]);
   }
   // Stored entries of row i (the work of a visit).
   Index row_nnz(Index i) const { return static_cast<Index>(indptr[i + 1] - indptr[i]); }
