@@ -143,7 +143,9 @@ def main(argv: list[str] | None = None) -> int:
         res = i.pop("results")
         for what in ("dpscd", "sdca"):
             if f"baseline_{what}" in res:
-                identical[f"{name}/{what}"] = bool(np.array_equal(res[what], res[f"baseline_{what}"]))
+                identical[f"{name}/{what}"] = bool(
+                    np.array_equal(res[what], res[f"baseline_{what}"])
+                )
         fl = med[f"{name}/floor"]
         for k in med:
             if k.startswith(f"{name}/") and not k.endswith("/floor"):
