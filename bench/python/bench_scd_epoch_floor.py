@@ -94,7 +94,8 @@ def contenders_for(
 
     out[f"{name}/floor"] = floor
     # the kernel alone: the arguments validated once, outside the timed call
-    Xk, yk, spec = prepare_scd(Xt, yt, **{**SCD_DEFAULTS, **kw})
+    spec_kw = {k: v for k, v in kw.items() if k != "n_threads"}
+    Xk, yk, spec = prepare_scd(Xt, yt, **{**SCD_DEFAULTS, **spec_kw})
     args, extra = spec.core_args(1)
     for prefix, core in cores.items():
 
