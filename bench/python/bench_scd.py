@@ -79,10 +79,12 @@ benchmark's row in ``<out>/README.md``.
 
 from __future__ import annotations
 
+import importlib
 import math
 import sys
 import time
 import warnings
+from pathlib import Path
 from typing import Any, Callable
 
 import bench_sgd as _sgd
@@ -168,6 +170,29 @@ def make_msd(n: int, d: int, seed: int = 0) -> ScdData:
 def make_a9a(n: int) -> ScdData:
     base = _sgd.make_a9a_like(n)
     return ScdData("a9a-like", base.X, base.y, base.y, base.note + "; ridge targets = the labels")
+
+
+def make_adult() -> ScdData:
+    """The REAL UCI Adult training file (``$PRIVLEARN_DATA/adult``), the DP-SCD paper's
+    preprocessing (:func:`privlearn.data.load_adult` ``preprocess="dpscd"``, scaler statistics
+    of the file itself: a benchmark), rows scaled to unit norm; +/-1 labels (ridge: regression
+    on them)."""
+    from privlearn.data import load_adult
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PrivacyLeakWarning: scaler statistics from the data
+        X, y = load_adult("train", preprocess="dpscd")
+        X = normalize_rows(np.asarray(X, dtype=np.float64))
+    y = np.asarray(y, dtype=np.float64)
+    return ScdData(
+        "adult",
+        X,
+        y,
+        y,
+        f"REAL UCI Adult (adult.data): n = {X.shape[0]}, d = {X.shape[1]} (dense), load_adult("
+        f"preprocess='dpscd'), normalize_rows; {100 * np.mean(y > 0):.1f}% positive; ridge "
+        "targets = the labels",
+    )
 
 
 # ---- contenders -----------------------------------------------------------------------------
@@ -354,7 +379,7 @@ def _sklearn_model(loss: str, n: int, tol: float) -> Any:
         return Ridge(
             alpha=ALPHA * n,
             fit_intercept=False,
-            solver="sag",
+            solver=RIDGE_SOLVER,
             tol=tol,
             max_iter=100000,
             random_state=0,
@@ -372,6 +397,7 @@ def _sklearn_model(loss: str, n: int, tol: float) -> Any:
     return LogisticRegression(C=1.0 / (ALPHA * n), fit_intercept=False, tol=tol, max_iter=100000)
 
 
+RIDGE_SOLVER = "sag"  # --ridge-solver
 SKLEARN_NAME = {
     "squared": "Ridge(solver='sag')",
     "hinge": "LinearSVC(loss='hinge', dual=True)",
@@ -791,10 +817,12 @@ def print_table(
     )
 
 
-def readme_row(report: dict[str, Any], json_name: str) -> str:
-    """This benchmark's row of the results table in README.md."""
+def readme_row(report: dict[str, Any], json_name: str, bench: str = BENCH) -> str:
+    """This benchmark's row of the results table in README.md (a partial run lists only the
+    parts it measured, and only their targets)."""
     r, m, cfg = report["ratios"], report["machine"], report["config"]
     t = r["targets"]
+    measured = set(cfg.get("parts", ("epoch", "to_target", "bandwidth")))
     parts = []
     for data, v in r["per_data"].items():
         tt = ", ".join(
@@ -804,26 +832,52 @@ def readme_row(report: dict[str, Any], json_name: str) -> str:
         bw = ", ".join(
             f"{th}t {fx(v[f'epoch_core_{th}t_over_xtxw_{th}t'], '.1f')}" for th in cfg["threads"]
         )
-        parts.append(
-            f"{data}: DP-SCD epoch (L = {BATCH}) 1t {fs(v['epoch_core_1t_s'])}, core/reference "
-            f"{fx(v['epoch_core_1t_over_reference'], '.1f')}; time to target sklearn/core-SDCA "
-            f"{tt}; epoch / X^T(Xw) {bw}"
-        )
+        text = []
+        if "epoch" in measured:
+            text.append(
+                f"DP-SCD epoch (L = {BATCH}) 1t {fs(v['epoch_core_1t_s'])}, core/reference "
+                f"{fx(v['epoch_core_1t_over_reference'], '.1f')}"
+            )
+        if "to_target" in measured:
+            text.append(f"time to target sklearn/core-SDCA {tt}")
+        if "bandwidth" in measured and "epoch" in measured:
+            text.append(f"epoch / X^T(Xw) {bw}")
+        parts.append(f"{data}: " + "; ".join(text))
     result = "; ".join(parts)
-    targets = (
-        f"core >= {TARGET_REFERENCE:.0f}x reference: "
-        f"{harness.met(t['core_over_reference_min']['met'])}; "
-        f"core at least as fast as sklearn to target: "
-        f"{harness.met(t['sklearn_over_core_scd_min']['met'])}; epoch <= {TARGET_BANDWIDTH:.0f}x "
-        f"X^T(Xw) (msd-like): {harness.met(t['epoch_over_xtxw_msd_max']['met'])}"
-    )
+    verdicts = []
+    if "epoch" in measured:
+        verdicts.append(
+            f"core >= {TARGET_REFERENCE:.0f}x reference: "
+            f"{harness.met(t['core_over_reference_min']['met'])}"
+        )
+    if "to_target" in measured:
+        verdicts.append(
+            "core at least as fast as sklearn to target: "
+            f"{harness.met(t['sklearn_over_core_scd_min']['met'])}"
+        )
+    if "bandwidth" in measured and "epoch" in measured:
+        verdicts.append(
+            f"epoch <= {TARGET_BANDWIDTH:.0f}x X^T(Xw) (msd-like): "
+            f"{harness.met(t['epoch_over_xtxw_msd_max']['met'])}"
+        )
+    targets = "; ".join(verdicts)
+    sizes = {
+        "msd-like": f"msd-like (synthetic) n = {cfg['msd_n']}, d = {cfg['msd_d']}",
+        "a9a-like": f"a9a-like (synthetic) n = {cfg['a9a_n']}",
+        "adult": "adult (real UCI file, dense, 88 columns)",
+    }
+    variant = ""
+    if cfg.get("ridge_solver", "sag") != "sag":
+        variant += f"; ridge vs Ridge(solver='{cfg['ridge_solver']}')"
+    if cfg.get("baseline_core"):
+        variant += "; BEFORE: core contenders on the baseline build"
     details = (
-        f"[{json_name}]({json_name}), msd-like (synthetic) n = {cfg['msd_n']}, d = "
-        f"{cfg['msd_d']}; a9a-like (synthetic) n = {cfg['a9a_n']}; target P* (1 + "
-        f"{cfg['rel_tol']:g}); {cfg['reps']} reps"
+        f"[{json_name}]({json_name}), "
+        + "; ".join(sizes[d] for d in r["per_data"])
+        + f"; target P* (1 + {cfg['rel_tol']:g}); {cfg['reps']} reps{variant}"
     )
     mach = harness.readme_machine(m, "scikit-learn")
-    return harness.row(BENCH, result, targets, m, details, mach)
+    return harness.row(bench, result, targets, m, details, mach)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -843,7 +897,42 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--parts", default="epoch,to_target,bandwidth", help="subset of epoch,to_target,bandwidth"
     )
+    p.add_argument(
+        "--datasets",
+        default="msd-like,a9a-like",
+        help="subset of msd-like,a9a-like,adult (adult: the real UCI file in $PRIVLEARN_DATA)",
+    )
+    p.add_argument(
+        "--ridge-solver",
+        default="sag",
+        choices=("sag", "sparse_cg"),
+        help="scikit-learn's Ridge solver of part 2 (default sag)",
+    )
+    p.add_argument(
+        "--tag",
+        default="",
+        help="a variant run: writes <out>/scd_<tag>.json and its own README row scd_<tag> "
+        "(also for a partial run)",
+    )
+    p.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="folder holding a package oldcore with an older _core build: the core contenders "
+        "run on it (a before/after comparison)",
+    )
     args = p.parse_args(argv)
+    if args.baseline is not None:
+        sys.path.insert(0, str(args.baseline))
+        import privlearn.linear.scd as _scd_module
+
+        _scd_module._core = importlib.import_module("oldcore._core")
+    global RIDGE_SOLVER
+    RIDGE_SOLVER = args.ridge_solver
+    SKLEARN_NAME["squared"] = f"Ridge(solver='{RIDGE_SOLVER}')"
+    names = [x.strip() for x in args.datasets.split(",") if x.strip()]
+    if not names or not set(names) <= {"msd-like", "a9a-like", "adult"}:
+        p.error("--datasets: expected a subset of msd-like,a9a-like,adult")
     n = args.n if args.n is not None else (50_000 if args.quick else MSD_N)
     opt_epochs = args.opt_epochs or (15 if args.quick else 30)
     dual_epochs = args.dual_epochs or (10 if args.quick else 20)
@@ -859,7 +948,12 @@ def main(argv: list[str] | None = None) -> int:
 
     machine = harness.machine()
     t0 = time.perf_counter()
-    datasets = [make_msd(n, args.d), make_a9a(args.a9a_n)]
+    makers = {
+        "msd-like": lambda: make_msd(n, args.d),
+        "a9a-like": lambda: make_a9a(args.a9a_n),
+        "adult": make_adult,
+    }
+    datasets = [makers[name]() for name in names]
     print(
         f"bench {BENCH}: msd-like n = {n}, d = {args.d}; a9a-like n = {args.a9a_n}; reps = "
         f"{args.reps}; threads = {args.threads}; {machine['cpu_count']} cores "
@@ -940,6 +1034,9 @@ def main(argv: list[str] | None = None) -> int:
             "dual_epochs": dual_epochs,
             "sklearn_tols": SKLEARN_TOLS,
             "datasets": {d.name: d.note for d in datasets},
+            "ridge_solver": RIDGE_SOLVER,
+            "baseline_core": None if args.baseline is None else str(args.baseline),
+            "tag": args.tag,
         },
         "machine": machine,
         "results": results,
@@ -955,9 +1052,11 @@ def main(argv: list[str] | None = None) -> int:
         if load > 0.25:
             print("warning: other processes were busy; 2-thread numbers are understated")
 
-    full = parts == {"epoch", "to_target", "bandwidth"}  # a partial run leaves README alone
-    row = readme_row(report, f"{BENCH}.json") if full else None
-    harness.publish(report, harness.out_dir(args), BENCH, row)
+    bench = f"{BENCH}_{args.tag}" if args.tag else BENCH
+    # a partial untagged run leaves README alone
+    full = parts == {"epoch", "to_target", "bandwidth"} and names == ["msd-like", "a9a-like"]
+    row = readme_row(report, f"{bench}.json", bench) if full or args.tag else None
+    harness.publish(report, harness.out_dir(args), bench, row)
     return 0
 
 

@@ -50,6 +50,62 @@ class TouchedPositions {
 
 }  // namespace
 
+namespace {
+
+// The raws row(index, 0), row(index, 1), ... of a stream (random.hpp: raw r of row i is the
+// word pair (i << 36) + 2r, + 1), generated in chunks through random::words (eight ChaCha20
+// blocks per vector pass) instead of one block per RowCursor call: the same values in the same
+// order. `budget` is the number of raws the caller expects to read (a chunk never draws more
+// than it, so a short sample costs no more blocks than before); reading past it is allowed
+// (rejections) and draws more. Rows index >= 2^28 (beyond words' address space) use a cursor.
+class RowRaws {
+ public:
+  RowRaws(const random::Key& key, std::uint64_t stream, std::uint64_t index, std::uint64_t budget)
+      : key_(key), stream_(stream), index_(index), budget_(budget), cursor_(key, stream, index) {}
+  std::uint64_t next() {
+    if (index_ >= kMaxBulkRow) return cursor_.next_raw();
+    if (pos_ == filled_) refill();
+    const std::uint64_t raw =
+        static_cast<std::uint64_t>(words_[2 * pos_]) |
+        (static_cast<std::uint64_t>(words_[2 * pos_ + 1]) << 32);
+    ++pos_;
+    return raw;
+  }
+  // Uniform integer in [0, m), m >= 1: RowCursor::next_below's rejection rule (reject raw x
+  // when x >= 2^64 - (2^64 mod m)), with 2^64 mod m (a division) computed only for the rare x
+  // >= 2^64 - m that may be rejected (2^64 mod m < m).
+  std::uint64_t next_below(std::uint64_t m) {
+    std::uint64_t x = next();
+    if (x >= 0 - m) {
+      const std::uint64_t t = (0 - m) % m;
+      while (t != 0 && x >= 0 - t) x = next();
+    }
+    return x % m;
+  }
+
+ private:
+  static constexpr std::uint64_t kMaxBulkRow = std::uint64_t{1} << 28;
+  static constexpr std::uint64_t kChunkRaws = 1024;
+  void refill() {
+    const std::uint64_t left = budget_ > read_ ? budget_ - read_ : 1;
+    const std::uint64_t count = std::min(kChunkRaws, left);
+    words_.resize(static_cast<std::size_t>(2 * count));
+    random::words(key_, stream_, (index_ << 36) + 2 * read_, static_cast<std::size_t>(2 * count),
+                  words_.data(), 1);
+    read_ += count;
+    filled_ = static_cast<std::size_t>(count);
+    pos_ = 0;
+  }
+  random::Key key_;
+  std::uint64_t stream_, index_, budget_;
+  std::uint64_t read_ = 0;  // raws drawn so far
+  std::size_t pos_ = 0, filled_ = 0;
+  std::vector<std::uint32_t> words_;
+  random::RowCursor cursor_;
+};
+
+}  // namespace
+
 std::vector<std::int64_t> choice_without_replacement(const random::Key& key, std::uint64_t stream,
                                                      std::uint64_t index, std::int64_t population,
                                                      std::int64_t k) {
@@ -59,31 +115,45 @@ std::vector<std::int64_t> choice_without_replacement(const random::Key& key, std
                                                   std::to_string(population));
   checks::require(index < random::kRowCount, "index must be < 2^32");
   std::vector<std::int64_t> result(static_cast<std::size_t>(k));
-  random::RowCursor cursor(key, stream, index, 0);
+  RowRaws raws(key, stream, index, static_cast<std::uint64_t>(k));
   // Partial Fisher-Yates on the identity permutation; only touched positions are stored.
   const bool dense = k * 4 >= population;
-  std::vector<std::int64_t> table;
-  TouchedPositions sparse(dense ? 0 : k);
   if (dense) {
-    table.resize(static_cast<std::size_t>(population));
+    // The swap positions r_j depend on the raws only, so they are drawn a block ahead and the
+    // table entries they touch requested from memory before use (the table of a large
+    // population does not fit in cache).
+    std::vector<std::int64_t> table(static_cast<std::size_t>(population));
     for (std::int64_t i = 0; i < population; ++i) table[static_cast<std::size_t>(i)] = i;
+    constexpr std::int64_t kBlock = 256, kAhead = 16;
+    std::int64_t r[kBlock];
+    for (std::int64_t j0 = 0; j0 < k; j0 += kBlock) {
+      const std::int64_t len = std::min(kBlock, k - j0);
+      for (std::int64_t a = 0; a < len; ++a)
+        r[a] = j0 + a +
+               static_cast<std::int64_t>(raws.next_below(static_cast<std::uint64_t>(population - j0 - a)));
+      for (std::int64_t a = 0; a < len; ++a) {
+#if defined(__GNUC__) || defined(__clang__)
+        if (a + kAhead < len) __builtin_prefetch(table.data() + r[a + kAhead], 1);
+#endif
+        const std::size_t j = static_cast<std::size_t>(j0 + a);
+        const std::size_t ra = static_cast<std::size_t>(r[a]);
+        const std::int64_t vj = table[j];
+        const std::int64_t vr = table[ra];
+        table[ra] = vj;
+        table[j] = vr;
+        result[j] = vr;
+      }
+    }
+    return result;
   }
-  auto get = [&](std::int64_t i) -> std::int64_t {
-    return dense ? table[static_cast<std::size_t>(i)] : sparse.get(i);
-  };
-  auto set = [&](std::int64_t i, std::int64_t v) {
-    if (dense)
-      table[static_cast<std::size_t>(i)] = v;
-    else
-      sparse.set(i, v);
-  };
+  TouchedPositions sparse(k);
   for (std::int64_t j = 0; j < k; ++j) {
     const std::uint64_t m = static_cast<std::uint64_t>(population - j);
-    const std::int64_t r = j + static_cast<std::int64_t>(cursor.next_below(m));
-    const std::int64_t vj = get(j);
-    const std::int64_t vr = get(r);
-    set(r, vj);
-    set(j, vr);
+    const std::int64_t r = j + static_cast<std::int64_t>(raws.next_below(m));
+    const std::int64_t vj = sparse.get(j);
+    const std::int64_t vr = sparse.get(r);
+    sparse.set(r, vj);
+    sparse.set(j, vr);
     result[static_cast<std::size_t>(j)] = vr;
   }
   return result;

@@ -33,6 +33,7 @@ namespace {
 
 constexpr double kBetaMin = 1e-4;
 constexpr Index kPrefetchAhead = 4;  // rows of the batch requested ahead of use (random access)
+constexpr Index kScdAhead = 8;  // SDCA: rows requested this many steps ahead (extent: twice)
 constexpr double kBetaMax = 1.0 - 1e-4;
 constexpr double kNewtonTol = 1e-12;  // newton_steps > 1: stop once beta moves less
 
@@ -320,7 +321,14 @@ Index dual_batch_units(const Rows& X, const VecRef& y, double* alpha, std::int64
   fixed::sum(
       count, X.cols(), p.n_threads, work,
       [&](Index a, std::int64_t* acc) {
-        if (a + kPrefetchAhead < count) X.prefetch(rows[static_cast<std::size_t>(a + kPrefetchAhead)] - offset);
+        if (a + 2 * kPrefetchAhead < count)
+          X.prefetch_extent(rows[static_cast<std::size_t>(a + 2 * kPrefetchAhead)] - offset);
+        if (a + kPrefetchAhead < count) {
+          const Index ahead = rows[static_cast<std::size_t>(a + kPrefetchAhead)] - offset;
+          X.prefetch_all(ahead);
+          prefetch_line(alpha + ahead);
+          prefetch_line(y.data() + ahead);
+        }
         const Index j = rows[static_cast<std::size_t>(a)] - offset;
         double q;
         const double z = X.dot_sq(j, v, q) / lam_n;
@@ -332,7 +340,11 @@ Index dual_batch_units(const Rows& X, const VecRef& y, double* alpha, std::int64
             scale_to(dual_step(p.loss, alpha[j], y[j], q, z, sigma_prime, lam_n, p.newton_steps),
                      p.clip);
         zeta[static_cast<std::size_t>(a)] = step;
-        X.axpy_units(j, step * scale.to_units, acc);
+        const double mult = step * scale.to_units;
+        if (fixed::small_terms(mult, q))  // always for ||x_j|| <= 1 (|mult| <= 2^30)
+          X.axpy_units_small(j, mult, acc);
+        else
+          X.axpy_units(j, mult, acc);
       },
       units);
   for (Index a = 0; a < count; ++a)
@@ -540,23 +552,38 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
   const double sigma_prime = p.variant == ScdVariant::dual ? static_cast<double>(p.batch_size) : 1.0;
 
   if (p.variant == ScdVariant::scd) {
-    // Non-private SDCA: one example per step along a permutation per epoch. A tight loop that
-    // requests the rows a few steps ahead of use (the order is known for the whole epoch).
-    for (Index t = 0; t < steps; ++t) {
-      if ((t & 255) == 0) interrupt::poll();  // Ctrl-C; steps of ~0.1 us: every 256
-      const Index k = t % n;
-      if (k == 0)
-        perm = samplers::choice_without_replacement(p.key, p.batch_stream,
-                                                    static_cast<std::uint64_t>(t / n), n, n);
-      if (k + kPrefetchAhead < n) X.prefetch(perm[static_cast<std::size_t>(k + kPrefetchAhead)]);
-      const Index j = perm[static_cast<std::size_t>(k)];
-      double q;
-      const double z = visit(j, q);
-      const double step = dual_step(p.loss, alpha[j], y[j], q, z, 1.0, lam_n, p.newton_steps);
-      alpha[j] += step;
-      X.axpy(j, step, v);
-      if (bad_row.load(std::memory_order_relaxed) >= 0) check_rows();
-      if (due(t)) record(t + 1, VectorXd(v / lam_n), &alpha);
+    // Non-private SDCA: one example per step along a permutation per epoch. A tight loop per
+    // epoch (no per-step modulo or bookkeeping) that requests the rows a few steps ahead of use
+    // (the order is known for the whole epoch). An update that is exactly zero (a hinge dual
+    // variable staying at its bound) is skipped: adding +-0 leaves alpha_j and v unchanged bit
+    // for bit (they start at +0 and, rounding to nearest, a sum is -0 only when both terms are),
+    // so the run equals the plain loop's.
+    const int newton = p.newton_steps;
+    for (Index t0 = 0; t0 < steps; t0 += n) {
+      perm = samplers::choice_without_replacement(p.key, p.batch_stream,
+                                                  static_cast<std::uint64_t>(t0 / n), n, n);
+      const std::int64_t* order = perm.data();
+      const Index len = std::min(n, steps - t0);
+      for (Index k = 0; k < len; ++k) {
+        if ((k & 255) == 0) interrupt::poll();  // Ctrl-C; steps of ~0.1 us: every 256
+        if (k + 2 * kScdAhead < n) X.prefetch_extent(order[k + 2 * kScdAhead]);
+        if (k + kScdAhead < n) {
+          const Index ahead = order[k + kScdAhead];
+          X.prefetch_all(ahead);
+          prefetch_line(alpha.data() + ahead);
+          prefetch_line(y.data() + ahead);
+        }
+        const Index j = order[k];
+        double q;
+        const double z = X.dot_sq(j, v, q) / lam_n;
+        if (!std::isfinite(q) || !std::isfinite(z)) bad_row_error(j);
+        const double step = dual_step(p.loss, alpha[j], y[j], q, z, 1.0, lam_n, newton);
+        if (step != 0.0) {
+          alpha[j] += step;
+          X.axpy(j, step, v);
+        }
+        if (due(t0 + k)) record(t0 + k + 1, VectorXd(v / lam_n), &alpha);
+      }
     }
     check_finite(v, "coefficient");
     check_finite(alpha, "dual variable");

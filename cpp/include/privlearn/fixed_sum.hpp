@@ -56,6 +56,21 @@ inline void add_units(std::int64_t& acc, double t) noexcept {
                                   static_cast<std::uint64_t>(to_units(t)));
 }
 
+// add_units for a term known to satisfy |t| < 2^31 (then trunc(t) fits int32, and NaN cannot
+// occur): the same integer without the range branches, so loops over a row vectorise.
+inline void add_small_units(std::int64_t& acc, double t) noexcept {
+  acc = static_cast<std::int64_t>(
+      static_cast<std::uint64_t>(acc) +
+      static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int32_t>(t))));
+}
+// Whether every term a * x_k of a row with squared norm q (computed) satisfies |a x_k| < 2^31:
+// |a x_k| <= |a| sqrt(q) up to ~100 ulps (the rounding of q, its root and the products), far
+// inside the 3% margin below 2^31 left here. True for every term of a unit-norm row with
+// |a| <= 2^30 (an update |zeta| <= C in units of C 2^-30).
+inline bool small_terms(double a, double q) noexcept {
+  return std::fabs(a) * std::sqrt(q) < 0x1.fp30;  // false for NaN / inf
+}
+
 // out[k] = double(sum[k]) * scale.to_real.
 inline void to_real(const std::int64_t* sum, Index dim, const Scale& scale, double* out) {
   for (Index k = 0; k < dim; ++k) out[k] = static_cast<double>(sum[k]) * scale.to_real;

@@ -1,0 +1,217 @@
+"""Issue 32, items 1 and 5 for DP-SCD: a default ``DPSCDClassifier`` epoch and a non-private
+SDCA epoch against the floor of an epoch, two streaming passes ``X.T @ (X @ w)``, on one thread.
+
+Everything runs in one process with the repetitions interleaved (:func:`harness.compare`),
+medians of ``--reps``; claims are ratios to the floor measured in the same rounds.
+
+Data
+----
+- ``dense``: ``n`` rows (default 200,000; the issue's 1,000,000 with ``--n 1000000``),
+  ``d = 100``, uniformly random unit-norm directions, labels from a random linear model.
+- ``a9a-like``: ``bench_sgd.make_a9a_like`` (SYNTHETIC sparse CSR, 32,561 x 123, 14 non-zeros
+  per row); its ~7 MB live in the last-level cache, so the floor there is a cache pass, not a
+  memory-bandwidth one (reported for information).
+
+Contenders (per data set)
+-------------------------
+- ``floor``: ``X.T @ (X @ w)`` (numpy / scipy, BLAS limited to 1 thread).
+- ``dpscd_epoch``: :func:`privlearn.linear.scd_train` with the exact arguments a default
+  ``DPSCDClassifier(epochs=1, n_threads=1)`` passes to it (captured from a fit: Algorithm 1,
+  Poisson batches of 100, ``C = 0.01``, the hidden dual state, the jitter, exact lattice noise
+  on ``v`` from the discrete Gaussian), without the diagnostics path (``record_every = 0``).
+- ``dpscd_epoch_kernel``: the same call to the compiled kernel alone (the Python-side input
+  validation, a pass over ``X`` that a fit makes once, not per epoch, done outside the timing).
+- ``sdca_epoch``: ``scd_train(variant="scd")``, one non-private SDCA epoch (hinge).
+- ``baseline_*`` (with ``--baseline DIR``, a folder holding a package ``oldcore`` with an
+  older ``_core`` build): the same two calls on that build, interleaved; their results are
+  checked to be equal bit for bit to the current build's.
+
+Usage::
+
+    python bench/python/bench_scd_epoch_floor.py [--n 200000] [--reps 7] [--baseline DIR]
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import bench_sgd as _sgd
+import harness
+import numpy as np
+
+import privlearn.linear.scd as _scd
+from privlearn import _core
+from privlearn._specs.scd import SCD_DEFAULTS, prepare_scd
+from privlearn.linear import DPSCDClassifier, scd_train
+from privlearn.linear._kernels import dense_or_csr
+from privlearn.random import key_from_seed
+
+BENCH = "scd_epoch_floor"
+TARGET = 2.0  # DP-SCD epoch <= 2x X.T @ (X @ w), one thread (issue 32, item 1)
+
+
+def default_kwargs(X: Any, y01: np.ndarray) -> tuple[Any, np.ndarray, dict[str, Any]]:
+    """(X, y, kwargs) that a default one-epoch ``DPSCDClassifier`` fit passes to ``scd_train``."""
+    seen: dict[str, Any] = {}
+    real = _scd.scd_train
+
+    def spy(Xt: Any, yt: np.ndarray, **kw: Any) -> Any:
+        seen.update(X=Xt, y=yt, kw=kw)
+        return real(Xt, yt, **kw)
+
+    spy.__name__ = "scd_train"  # the estimator looks its trainer up by name
+    _scd.scd_train = spy
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            DPSCDClassifier(epochs=1, n_threads=1, seed=1, verbose=0).fit(X, y01)
+    finally:
+        _scd.scd_train = real
+    kw = dict(seen["kw"])
+    kw["record_every"] = 0
+    return seen["X"], np.asarray(seen["y"]), kw
+
+
+def contenders_for(
+    name: str, X: Any, y01: np.ndarray, oldcore: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    Xt, yt, kw = default_kwargs(X, y01)
+    ypm = 2.0 * y01 - 1.0
+    w = np.full(X.shape[1], 1.0 / math.sqrt(X.shape[1]))
+    key = key_from_seed(3)
+    cores = {"": _core} | ({"baseline_": oldcore} if oldcore is not None else {})
+    out: dict[str, Any] = {}
+    results: dict[str, Any] = {}
+
+    def floor() -> None:
+        with harness.blas_threads(1):
+            X.T @ (X @ w)
+
+    out[f"{name}/floor"] = floor
+    # the kernel alone: the arguments validated once, outside the timed call
+    spec_kw = {k: v for k, v in kw.items() if k != "n_threads"}
+    Xk, yk, spec = prepare_scd(Xt, yt, **{**SCD_DEFAULTS, **spec_kw})
+    args, extra = spec.core_args(1)
+    for prefix, core in cores.items():
+
+        def kernel(core: Any = core) -> None:
+            dense_or_csr(Xk, core.scd_train_dense, core.scd_train_csr, yk, *args, **extra)
+
+        out[f"{name}/{prefix}dpscd_epoch_kernel"] = kernel
+
+        def dp(core: Any = core, prefix: str = prefix) -> None:
+            _scd._core = core
+            try:
+                results[f"{prefix}dpscd"] = scd_train(Xt, yt, **kw).coef
+            finally:
+                _scd._core = _core
+
+        def sdca(core: Any = core, prefix: str = prefix) -> None:
+            _scd._core = core
+            try:
+                results[f"{prefix}sdca"] = scd_train(
+                    X, ypm, key=key, n_threads=1, variant="scd", loss="hinge", alpha=1e-4
+                ).coef
+            finally:
+                _scd._core = _core
+
+        out[f"{name}/{prefix}dpscd_epoch"] = dp
+        out[f"{name}/{prefix}sdca_epoch"] = sdca
+    config = {k: v for k, v in kw.items() if k not in ("key",)}
+    return out, {"results": results, "trainer_kwargs": config, "trainer_shape": list(Xt.shape)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = harness.cli(__doc__, BENCH, reps=7)
+    p.add_argument("--n", type=int, default=200_000, help="dense rows (default 200,000)")
+    p.add_argument("--baseline", type=Path, default=None, help="folder with package oldcore")
+    args = p.parse_args(argv)
+    n = 20_000 if args.quick else args.n
+    oldcore = None
+    if args.baseline is not None:
+        sys.path.insert(0, str(args.baseline))
+        oldcore = importlib.import_module("oldcore._core")
+    m = harness.machine()
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((n, 100))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y01 = (X @ rng.standard_normal(100) > 0).astype(np.int64)
+    a9 = _sgd.make_a9a_like()
+    contenders: dict[str, Any] = {}
+    info: dict[str, Any] = {}
+    for name, XX, yy in (("dense", X, y01), ("a9a-like", a9.X, (a9.y > 0).astype(np.int64))):
+        c, i = contenders_for(name, XX, yy, oldcore)
+        contenders |= c
+        info[name] = i
+    cmp = harness.compare(contenders, repeats=args.reps, verbose=True)
+    med = {k: t.median for k, t in cmp.timings.items()}
+    identical = {}
+    ratios: dict[str, float | None] = {}
+    for name, i in info.items():
+        res = i.pop("results")
+        for what in ("dpscd", "sdca"):
+            if f"baseline_{what}" in res:
+                identical[f"{name}/{what}"] = bool(
+                    np.array_equal(res[what], res[f"baseline_{what}"])
+                )
+        fl = med[f"{name}/floor"]
+        for k in med:
+            if k.startswith(f"{name}/") and not k.endswith("/floor"):
+                ratios[f"{k} / floor"] = harness.ratio(med[k], fl)
+        for what in ("dpscd_epoch", "dpscd_epoch_kernel", "sdca_epoch"):
+            if f"{name}/baseline_{what}" in med:
+                ratios[f"{name}/{what} / baseline"] = harness.ratio(
+                    med[f"{name}/{what}"], med[f"{name}/baseline_{what}"]
+                )
+    if identical and not all(identical.values()):
+        print(f"ERROR: results differ from the baseline build: {identical}", file=sys.stderr)
+        return 1
+    report = {
+        "bench": BENCH,
+        "config": {"n_dense": n, "d": 100, "reps": args.reps, "threads": 1, **info},
+        "machine": harness.finish(m, cmp),
+        **cmp.as_dict(),
+        "ratios": ratios,
+        "identical_to_baseline": identical,
+    }
+    for k, v in ratios.items():
+        print(f"{k:45s} {harness.fmt(v)}")
+    r = ratios
+    result = (
+        f"1 thread, floor = `X.T @ (X @ w)`: default DPSCDClassifier epoch (Poisson L = 100, "
+        f"C = 0.01, hidden alpha, jitter, lattice noise) dense {n} x 100 "
+        f"{harness.fx(r.get('dense/dpscd_epoch / floor'), '.2f')} (kernel alone "
+        f"{harness.fx(r.get('dense/dpscd_epoch_kernel / floor'), '.2f')}), a9a-like "
+        f"{harness.fx(r.get('a9a-like/dpscd_epoch / floor'), '.2f')}; non-private SDCA hinge "
+        f"epoch dense {harness.fx(r.get('dense/sdca_epoch / floor'), '.2f')}, a9a-like "
+        f"{harness.fx(r.get('a9a-like/sdca_epoch / floor'), '.2f')}"
+    )
+    if oldcore is not None:
+        result += (
+            f"; before (baseline build): DP-SCD dense "
+            f"{harness.fx(r.get('dense/baseline_dpscd_epoch / floor'), '.2f')} (kernel "
+            f"{harness.fx(r.get('dense/baseline_dpscd_epoch_kernel / floor'), '.2f')}), a9a-like "
+            f"{harness.fx(r.get('a9a-like/baseline_dpscd_epoch / floor'), '.2f')}; SDCA dense "
+            f"{harness.fx(r.get('dense/baseline_sdca_epoch / floor'), '.2f')}, a9a-like "
+            f"{harness.fx(r.get('a9a-like/baseline_sdca_epoch / floor'), '.2f')} (bit-identical: "
+            f"{all(identical.values())})"
+        )
+    met = (r.get("dense/dpscd_epoch / floor") or math.inf) <= TARGET
+    row = harness.row(
+        BENCH,
+        result,
+        f"DP-SCD epoch <= {TARGET:g}x floor (dense): {harness.met(met)}",
+        report["machine"],
+        f"[{BENCH}.json]({BENCH}.json); {args.reps} reps, medians",
+    )
+    harness.publish(report, harness.out_dir(args), BENCH, None if args.quick else row)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
