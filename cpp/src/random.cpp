@@ -500,247 +500,231 @@ void l2_laplace(const Key& key, std::uint64_t stream, std::uint64_t start, std::
 
 namespace {
 
-constexpr double kNsPerDiscreteGaussian = 150.0;  // one draw: a block plus ~100 bits of logic
-constexpr std::uint64_t kMaxK = std::uint64_t{1} << 26;
+constexpr double kNsPerDiscreteGaussian = 60.0;  // one draw: a block plus ~10 words of logic
+constexpr int kDrawWords = kDiscreteGaussianBlocks * 16;  // 32-bit words available to a draw
+constexpr int kLazyWords = 32;  // words a lazy uniform may grow to (1024 bits)
 
-// The bit string of one discrete Gaussian draw: blocks (index << 8) + b, raws in order, bits
-// least significant first. The first block is supplied by the caller (generated eight at a
-// time); later ones are generated on demand.
-class DrawBits {
+// The word string of one discrete Gaussian draw: the 32-bit words of blocks (index << 8) + b,
+// b = 0, 1, ..., in order. The first block is supplied by the caller (generated eight at a
+// time); later ones are generated on demand. bit() serves single bits from a reservoir word.
+class DrawWords {
  public:
-  DrawBits(const Key& key, std::uint64_t stream, std::uint64_t index, const std::uint32_t* first)
-      : key_(key), stream_(stream), index_(index) {
+  DrawWords(const Key& key, std::uint64_t stream, std::uint64_t index, const std::uint32_t* first)
+      : key_(&key), stream_(stream), index_(index) {
     std::memcpy(block_, first, sizeof(block_));
   }
-  std::uint64_t take(int m) {  // 1 <= m <= 64: the next m bits as an integer
-    if (m <= left_) {
-      const std::uint64_t v = m == 64 ? cur_ : (cur_ & ((std::uint64_t{1} << m) - 1));
-      cur_ = m == 64 ? 0 : (cur_ >> m);
-      left_ -= m;
-      return v;
-    }
-    std::uint64_t v = cur_;
-    const int got = left_;
-    const std::uint64_t r = next_raw();
-    const int need = m - got;
-    v |= (need == 64 ? r : (r & ((std::uint64_t{1} << need) - 1))) << got;
-    cur_ = need == 64 ? 0 : (r >> need);
-    left_ = 64 - need;
-    return v;
+  // A scripted word string (tests): n_blocks blocks of 16 words in place of the ChaCha20 blocks.
+  DrawWords(const std::uint32_t* script, int n_blocks) : script_(script), script_blocks_(n_blocks) {
+    std::memcpy(block_, script, sizeof(block_));
   }
-  // The next m bits (1 <= m < 64) without consuming them, when the current raw still holds
-  // them (false otherwise: the caller then takes the bits one at a time).
-  bool peek(int m, std::uint64_t& out) const {
-    if (left_ < m) return false;
-    out = cur_ & ((std::uint64_t{1} << m) - 1);
-    return true;
-  }
-  // Consume m bits already seen by peek(m', .) with m <= m'.
-  void skip(int m) {
-    cur_ >>= m;
-    left_ -= m;
-  }
-  // Bernoulli(a / b), 0 < a < b < 2^(bits of U - 1), decided digit by digit (random.hpp), with
-  // the bit state in registers for the loop: the same bits consumed in the same order as with
-  // bit(), without a store and reload of the state per bit (issue 32, item 1).
-  template <class U>
-  bool ratio_digits(U a, U b) {
-    std::uint64_t cur = cur_;
-    int left = left_;
-    bool result;
-    for (;;) {
-      if (left == 0) {
-        cur = next_raw();
-        left = 64;
-      }
-      a <<= 1;
-      bool digit = false;
-      if (a >= b) {
-        a -= b;
-        digit = true;
-      }
-      const bool u = (cur & 1u) != 0;
-      cur >>= 1;
-      --left;
-      if (u != digit) {  // u = 0 < digit = 1: U < p
-        result = digit;
-        break;
-      }
-      if (a == 0) {
-        result = false;
-        break;
-      }
-    }
-    cur_ = cur;
-    left_ = left;
-    return result;
+  int used() const noexcept { return 16 * block_id_ + pos_; }
+  std::uint32_t word() {
+    if (pos_ == 16) refill();
+    return block_[pos_++];
   }
   bool bit() {
     if (left_ == 0) {
-      cur_ = next_raw();
-      left_ = 64;
+      reservoir_ = word();
+      left_ = 32;
     }
-    const bool b = cur_ & 1u;
-    cur_ >>= 1;
+    const bool b = (reservoir_ & 1u) != 0;
+    reservoir_ >>= 1;
     --left_;
     return b;
   }
 
  private:
-  std::uint64_t next_raw() {
-    if (raw_ == 8) {
-      if (++block_id_ == kDiscreteGaussianBlocks)
-        throw std::runtime_error("discrete_gaussian: a draw used all its 131072 random bits");
-      chacha20_block(key_, (index_ << 8) + static_cast<std::uint64_t>(block_id_), stream_, block_);
-      raw_ = 0;
+  void refill() {
+    if (++block_id_ == kDiscreteGaussianBlocks)
+      throw std::runtime_error("discrete_gaussian: a draw used all its 131072 random bits");
+    if (script_ != nullptr) {
+      if (block_id_ >= script_blocks_)
+        throw std::runtime_error("discrete_gaussian: the scripted words ran out");
+      std::memcpy(block_, script_ + 16 * block_id_, sizeof(block_));
+    } else {
+      chacha20_block(*key_, (index_ << 8) + static_cast<std::uint64_t>(block_id_), stream_,
+                     block_);
     }
-    const std::uint64_t r = static_cast<std::uint64_t>(block_[2 * raw_]) |
-                            (static_cast<std::uint64_t>(block_[2 * raw_ + 1]) << 32);
-    ++raw_;
-    return r;
+    pos_ = 0;
   }
-  const Key& key_;
-  std::uint64_t stream_, index_;
+  const Key* key_ = nullptr;
+  std::uint64_t stream_ = 0, index_ = 0;
+  const std::uint32_t* script_ = nullptr;
+  int script_blocks_ = 0;
   std::uint32_t block_[16];
   int block_id_ = 0;
-  int raw_ = 0;
-  std::uint64_t cur_ = 0;
+  int pos_ = 0;
+  std::uint32_t reservoir_ = 0;
   int left_ = 0;
 };
 
-// Bernoulli(a / b), 0 <= a <= b, 0 < b <= 2^127: digit by digit (random.hpp). The 64-bit
-// version serves b < 2^63 (the common case); both consume the same bits.
-template <class U>
-bool bernoulli_ratio_digits(DrawBits& bits, U a, U b) {
-  return bits.ratio_digits(a, b);
-}
-
-bool bernoulli_ratio(DrawBits& bits, Uint128 a, Uint128 b) {
-  if (a >= b) return true;
-  if (a == 0) return false;
-  if ((b >> 63) == 0)
-    return bernoulli_ratio_digits<std::uint64_t>(bits, static_cast<std::uint64_t>(a),
-                                                 static_cast<std::uint64_t>(b));
-  return bernoulli_ratio_digits<Uint128>(bits, a, b);
-}
-
-// Bernoulli(exp(-a / b)) for 0 <= a < b <= 2^101 (CKS Algorithm 1, gamma in [0, 1)).
-bool bernoulli_exp_fraction(DrawBits& bits, Uint128 a, Uint128 b) {
-  std::uint64_t k = 1;
-  while (bernoulli_ratio(bits, a, b * k)) {
-    if (++k > kMaxK) throw std::runtime_error("discrete_gaussian: K exceeded 2^26");
-  }
-  return (k & 1u) != 0;
-}
-
-// Bernoulli(exp(-1)) = bernoulli_exp_fraction(bits, 1, 1), the most frequent Bernoulli of a
-// draw (the Laplace proposal's geometric part and the acceptance's whole part), memoised over
-// the next kExpOneBits bits of the draw (issue 32, item 1): the entry for a bit pattern holds
-// the outcome and the number of bits the exact procedure consumes when it stops within those
-// bits (0: it needs more; then the procedure itself runs). The same bits are consumed and the
-// same outcome returned as without the table, so the draws are unchanged; what is saved is the
-// bit-by-bit loop with its unpredictable branches.
-constexpr int kExpOneBits = 12;
-
-struct ExpOneTable {
-  std::array<std::uint8_t, std::size_t{1} << kExpOneBits> entry{};
-  ExpOneTable() {
-    for (std::uint32_t pattern = 0; pattern < entry.size(); ++pattern) {
-      int used = 0;
-      bool decided = false, outcome = false;
-      // CKS Algorithm 1 with gamma = 1: K = 1; while B(1 / K): K += 1; success iff K odd.
-      for (std::uint64_t k = 1; !decided && used <= kExpOneBits; ++k) {
-        bool ratio;  // B(1 / k), digit by digit as bernoulli_ratio_digits
-        if (k == 1) {
-          ratio = true;
-        } else {
-          std::uint64_t a = 1;
-          bool stopped = false;
-          ratio = false;
-          while (!stopped) {
-            a <<= 1;
-            bool digit = false;
-            if (a >= k) {
-              a -= k;
-              digit = true;
-            }
-            if (used == kExpOneBits) break;  // needs more bits than the table holds
-            const bool u = ((pattern >> used) & 1u) != 0;
-            ++used;
-            if (u != digit) {
-              ratio = digit;
-              stopped = true;
-            } else if (a == 0) {
-              ratio = false;
-              stopped = true;
-            }
-          }
-          if (!stopped) break;
-        }
-        if (!ratio) {
-          decided = true;
-          outcome = (k & 1u) != 0;
-        }
-      }
-      if (decided) entry[pattern] = static_cast<std::uint8_t>((used << 1) | (outcome ? 1 : 0));
-    }
-  }
+// A lazy uniform V = sum_j w[j] 2^(-32 (j + 1)) in [0, 1): word 0 is drawn when V is created,
+// word j when a comparison first needs it (random.hpp, "Lazy uniforms"). Only w[0] and n are
+// touched on the common path.
+struct Lazy {
+  std::uint32_t w[kLazyWords];
+  int n;
 };
 
-const ExpOneTable& exp_one_table() {
-  static const ExpOneTable table;
-  return table;
+inline void lazy_new(DrawWords& d, Lazy& v) {
+  v.w[0] = d.word();
+  v.n = 1;
 }
 
-bool bernoulli_exp_one(DrawBits& bits) {
-  std::uint64_t next;
-  if (bits.peek(kExpOneBits, next)) {
-    const std::uint8_t e = exp_one_table().entry[static_cast<std::size_t>(next)];
-    if (e != 0) {
-      bits.skip(e >> 1);
-      return (e & 1u) != 0;
-    }
+inline void lazy_extend(DrawWords& d, Lazy& v, int j) {  // make word j present (v.n >= j)
+  if (j == kLazyWords)
+    throw std::runtime_error("discrete_gaussian: a comparison was undecided after 1024 bits");
+  if (v.n == j) v.w[v.n++] = d.word();
+}
+
+// a < b for two lazy uniforms, words compared from the first; on equal words the missing word
+// of a is drawn first, then that of b.
+[[gnu::noinline]] bool lazy_less_tail(DrawWords& d, Lazy& a, Lazy& b) {
+  for (int j = 1;; ++j) {
+    lazy_extend(d, a, j);
+    lazy_extend(d, b, j);
+    if (a.w[j] != b.w[j]) return a.w[j] < b.w[j];
   }
-  return bernoulli_exp_fraction(bits, 1, 1);
 }
 
-std::int64_t discrete_gaussian_draw(DrawBits& bits, Uint128 s2, int m) {
-  const std::uint64_t t = std::uint64_t{1} << m;
-  const Uint128 c = s2 >> m;
-  const Uint128 den = s2 << 1;
-  for (;;) {
-    const std::uint64_t u = m == 0 ? 0 : bits.take(m);  // uniform on [0, t)
-    if (!bernoulli_exp_fraction(bits, u, t)) continue;
-    std::uint64_t v = 0;
-    while (bernoulli_exp_one(bits)) {
-      ++v;
-      if (v >= ((std::uint64_t{1} << 62) >> m))
-        throw std::runtime_error("discrete_gaussian: the Laplace proposal exceeded 2^62");
+inline bool lazy_less(DrawWords& d, Lazy& a, Lazy& b) {
+  if (a.w[0] != b.w[0]) return a.w[0] < b.w[0];
+  return lazy_less_tail(d, a, b);
+}
+
+// v < a / b, 0 < a < b <= 2^102, exactly: the base-2^32 digits D_j of a / b (long division)
+// against the words of v; the first word that differs decides; when the remainder reaches 0
+// with equal words, a / b equals v's prefix and v >= a / b.
+[[gnu::noinline]] bool lazy_less_ratio_exact(DrawWords& d, Lazy& v, Uint128 a, Uint128 b) {
+  Uint128 r = a;
+  for (int j = 0;; ++j) {
+    lazy_extend(d, v, j);
+    std::uint32_t digit = 0;
+    for (int i = 0; i < 32; ++i) {
+      r <<= 1;
+      digit <<= 1;
+      if (r >= b) {
+        r -= b;
+        digit |= 1u;
+      }
     }
-    const std::uint64_t x = u + (v << m);
-    const bool negative = bits.bit();
+    if (v.w[j] != digit) return v.w[j] < digit;
+    if (r == 0) return false;
+  }
+}
+
+// Absolute error bound of the estimate y of (a / b) 2^32 below (< 2^-19; see there).
+constexpr double kRatioBand = 0x1p-16;
+
+// v < a / b for a fresh v (one word), decided from y, an estimate of (a / b) 2^32 within
+// kRatioBand / 4, when v's first word W lies clearly on one side: W + 1 <= y - band implies
+// (W + 1) 2^-32 < a / b, so v < a / b; W >= y + band implies W 2^-32 > a / b. Otherwise (W in
+// a band of at most two values, probability <= 2^-31) the exact comparison, which consumes the
+// same words as this one whenever this one decides.
+inline bool lazy_less_ratio(DrawWords& d, Lazy& v, Uint128 a, Uint128 b, double y) {
+  const double w = static_cast<double>(v.w[0]);
+  if (w + 1.0 <= y - kRatioBand) return true;
+  if (w >= y + kRatioBand) return false;
+  return lazy_less_ratio_exact(d, v, a, b);
+}
+
+// n = max{k : V_1 > V_2 > ... > V_k} for V_1 = *first and fresh lazy uniforms V_2, V_3, ...,
+// drawn until the first V_{k+1} that is not below V_k (von Neumann 1951). slots: scratch.
+inline std::uint64_t decreasing_run(DrawWords& d, Lazy* first, Lazy* slots) {
+  Lazy* prev = first;
+  std::uint64_t n = 1;
+  int s = 0;
+  for (;;) {
+    Lazy* next = slots + s;
+    s ^= 1;
+    lazy_new(d, *next);
+    if (!lazy_less(d, *next, *prev)) return n;
+    ++n;
+    prev = next;
+  }
+}
+
+// Scratch lazy uniforms of one draw.
+struct Scratch {
+  Lazy head;      // V_1 / U_1
+  Lazy slots[2];  // the run
+};
+
+// floor(2^m E), E ~ Exp(1) (von Neumann 1951): K = 0; repeat: U_1 fresh, n = the decreasing
+// run from U_1; if n odd: E = K + U_1, else K += 1. floor(2^m U_1) = the top m bits of U_1
+// (word 1 of U_1 is drawn first when m > 32).
+inline std::uint64_t floor_scaled_exponential(DrawWords& d, int m, Scratch& s) {
+  const std::uint64_t k_limit = (std::uint64_t{1} << 62) >> m;
+  std::uint64_t k = 0;
+  for (;;) {
+    lazy_new(d, s.head);
+    if (decreasing_run(d, &s.head, s.slots) & 1u) break;
+    if (++k >= k_limit)
+      throw std::runtime_error("discrete_gaussian: the Laplace proposal exceeded 2^62");
+  }
+  std::uint64_t frac = 0;
+  if (m > 32) {
+    lazy_extend(d, s.head, 1);
+    frac = (static_cast<std::uint64_t>(s.head.w[0]) << (m - 32)) | (s.head.w[1] >> (64 - m));
+  } else if (m > 0) {
+    frac = static_cast<std::uint64_t>(s.head.w[0] >> (32 - m));
+  }
+  return (k << m) | frac;
+}
+
+// Bernoulli(exp(-1)): the decreasing run from a fresh V_1 (always below 1) has even length.
+inline bool bernoulli_exp_one(DrawWords& d, Scratch& s) {
+  lazy_new(d, s.head);
+  return (decreasing_run(d, &s.head, s.slots) & 1u) == 0;
+}
+
+// Bernoulli(exp(-a / b)), 0 <= a < b (von Neumann): n = max{k : a/b > V_1 > ... > V_k}
+// (n = 0 when V_1 >= a/b); success iff n is even. a = 0: success, no word drawn.
+inline bool bernoulli_exp_fraction(DrawWords& d, Uint128 a, Uint128 b, double y, Scratch& s) {
+  if (a == 0) return true;
+  lazy_new(d, s.head);
+  if (!lazy_less_ratio(d, s.head, a, b, y)) return true;
+  return (decreasing_run(d, &s.head, s.slots) & 1u) == 0;
+}
+
+std::int64_t discrete_gaussian_draw(DrawWords& d, Uint128 s2, int m, Scratch& s) {
+  const std::uint64_t c = static_cast<std::uint64_t>(s2 >> m);  // < 2^51
+  const Uint128 den = s2 << 1;
+  const double inv_den = 1.0 / static_cast<double>(den);
+  for (;;) {
+    const std::uint64_t x = floor_scaled_exponential(d, m, s);
+    const bool negative = d.bit();
     if (negative && x == 0) continue;
-    const Uint128 diff = x >= c ? static_cast<Uint128>(x) - c : c - static_cast<Uint128>(x);
-    bool accept;
-    if (diff >> 63) {  // gamma >= 2^126 / 2^101: B(exp(-1)) until one fails
-      while (bernoulli_exp_one(bits)) {
+    const std::uint64_t diff = x >= c ? x - c : c - x;  // < 2^62
+    const Uint128 num = static_cast<Uint128>(diff) * diff;
+    // whole = floor(num / den), rest = num mod den, exactly; from a floating-point estimate
+    // corrected by exact products when the quotient is small (always in practice)
+    Uint128 whole, rest;
+    const double g = static_cast<double>(num) * inv_den;
+    if (g < 0x1p40) {
+      std::uint64_t q = static_cast<std::uint64_t>(g);
+      Uint128 prod = static_cast<Uint128>(q) * den;
+      while (prod > num) {
+        --q;
+        prod -= den;
       }
-      accept = false;
+      while (num - prod >= den) {
+        ++q;
+        prod += den;
+      }
+      whole = q;
+      rest = num - prod;
     } else {
-      const Uint128 num = diff * diff;
-      Uint128 whole, rest;
-      if ((diff >> 32) == 0 && (den >> 64) == 0) {  // 64-bit division (the common case)
-        const std::uint64_t n64 = static_cast<std::uint64_t>(num);
-        const std::uint64_t d64 = static_cast<std::uint64_t>(den);
-        whole = n64 / d64;
-        rest = n64 % d64;
-      } else {
-        whole = num / den;
-        rest = num % den;
-      }
-      accept = true;
-      for (; whole > 0 && accept; --whole) accept = bernoulli_exp_one(bits);
-      if (accept) accept = bernoulli_exp_fraction(bits, rest, den);
+      whole = num / den;
+      rest = num % den;
+    }
+    bool accept = true;
+    for (; whole > 0 && accept; --whole) accept = bernoulli_exp_one(d, s);
+    if (accept && rest != 0) {
+      // y = (rest / den) 2^32: rest and den converted (relative error <= 2^-53 each), one
+      // product by inv_den (rounded reciprocal, 2^-53 twice): |y - exact| < 2^32 * 5 * 2^-53
+      const double y = static_cast<double>(rest) * inv_den * 0x1p32;
+      accept = bernoulli_exp_fraction(d, rest, den, y, s);
     }
     if (accept) return negative ? -static_cast<std::int64_t>(x) : static_cast<std::int64_t>(x);
   }
@@ -801,10 +785,11 @@ void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start
     const std::size_t lanes = std::min<std::size_t>(8, n - static_cast<std::size_t>(g) * 8);
     for (std::size_t l = 0; l < 8; ++l) counters[l] = (i0 + std::min(l, lanes - 1)) << 8;
     blocks8_at(key, counters, stream, w);
+    Scratch scratch;
     for (std::size_t l = 0; l < lanes; ++l) {
-      DrawBits bits(key, stream, i0 + l, w + 16 * l);
+      DrawWords words(key, stream, i0 + l, w + 16 * l);
       try {
-        out[static_cast<std::size_t>(g) * 8 + l] = discrete_gaussian_draw(bits, s2, m);
+        out[static_cast<std::size_t>(g) * 8 + l] = discrete_gaussian_draw(words, s2, m, scratch);
       } catch (const std::exception& e) {
         out[static_cast<std::size_t>(g) * 8 + l] = 0;
         if (!failed.exchange(true)) {
@@ -818,6 +803,19 @@ void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start
   }
   (void)threads;
   if (failed.load()) throw std::runtime_error(message);
+}
+
+std::int64_t discrete_gaussian_scripted(const std::uint32_t* words, std::size_t n_words,
+                                        Uint128 s2, std::size_t* used) {
+  check_discrete_gaussian_variance(s2);
+  checks::require(n_words >= 16 && n_words % 16 == 0 &&
+                      n_words <= static_cast<std::size_t>(kDiscreteGaussianBlocks) * 16,
+                  "discrete_gaussian_scripted: give whole blocks of 16 words (1 to 256 blocks)");
+  DrawWords d(words, static_cast<int>(n_words / 16));
+  Scratch scratch;
+  const std::int64_t v = discrete_gaussian_draw(d, s2, discrete_gaussian_scale_bits(s2), scratch);
+  if (used != nullptr) *used = static_cast<std::size_t>(d.used());
+  return v;
 }
 
 std::int64_t round_shift_even(std::int64_t s, int shift) noexcept {

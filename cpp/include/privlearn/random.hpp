@@ -168,6 +168,12 @@ Uint128 discrete_gaussian_round_variance(Uint128 s2);
 // out[k] = discrete_gaussian(start + k), k < n (draw i addressed by i < 2^56, see above).
 void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
                        Uint128 s2, std::int64_t* out, int n_threads);
+// One draw from a given word string in place of ChaCha20 (tests of the rare paths: ties of
+// lazy uniforms, the exact fallback of a ratio comparison, long tails): words[0 .. n_words) are
+// the draw's words (whole blocks, n_words a multiple of 16, at most 4096); *used receives the
+// number of words consumed. Throws std::runtime_error when the words run out.
+std::int64_t discrete_gaussian_scripted(const std::uint32_t* words, std::size_t n_words,
+                                        Uint128 s2, std::size_t* used);
 
 // The noise lattice of a Gaussian mechanism on an exact fixed-point sum (fixed_sum.hpp: units
 // of bound * 2^-30) with noise multiplier sigma (noise standard deviation / L2 sensitivity
