@@ -500,86 +500,102 @@ void l2_laplace(const Key& key, std::uint64_t stream, std::uint64_t start, std::
 
 namespace {
 
-constexpr double kNsPerDiscreteGaussian = 60.0;  // one draw: a block plus ~10 words of logic
-constexpr int kDrawWords = kDiscreteGaussianBlocks * 16;  // 32-bit words available to a draw
-constexpr int kLazyWords = 32;  // words a lazy uniform may grow to (1024 bits)
+constexpr double kNsPerDiscreteGaussian = 80.0;  // one draw: a block plus ~8 digits of logic
+constexpr int kDigitsPerBlock = 32;              // 16-bit digits of one ChaCha20 block
+constexpr int kLazyDigits = 64;                  // digits a lazy uniform may grow to (1024 bits)
+using Digit = std::uint16_t;
 
-// The word string of one discrete Gaussian draw: the 32-bit words of blocks (index << 8) + b,
-// b = 0, 1, ..., in order. The first block is supplied by the caller (generated eight at a
-// time); later ones are generated on demand. bit() serves single bits from a reservoir word.
-class DrawWords {
+// The digit string of one discrete Gaussian draw: the 16-bit halves of the words of blocks
+// (index << 8) + b, b = 0, 1, ..., in order, low half of a word first (random.hpp). The first
+// block is supplied by the caller (generated eight at a time); later ones are generated on
+// demand. bit() serves single bits from a reservoir digit.
+class DrawDigits {
  public:
-  DrawWords(const Key& key, std::uint64_t stream, std::uint64_t index, const std::uint32_t* first)
+  DrawDigits(const Key& key, std::uint64_t stream, std::uint64_t index, const std::uint32_t* first)
       : key_(&key), stream_(stream), index_(index) {
-    std::memcpy(block_, first, sizeof(block_));
+    load(first);
   }
   // A scripted word string (tests): n_blocks blocks of 16 words in place of the ChaCha20 blocks.
-  DrawWords(const std::uint32_t* script, int n_blocks) : script_(script), script_blocks_(n_blocks) {
-    std::memcpy(block_, script, sizeof(block_));
+  DrawDigits(const std::uint32_t* script, int n_blocks)
+      : script_(script), script_blocks_(n_blocks) {
+    load(script);
   }
-  int used() const noexcept { return 16 * block_id_ + pos_; }
-  std::uint32_t word() {
-    if (pos_ == 16) refill();
-    return block_[pos_++];
+  int used() const noexcept { return kDigitsPerBlock * block_id_ + pos_; }
+  // The next k digits of the current block without consuming them (nullptr if fewer are left).
+  const Digit* peek(int k) const noexcept {
+    return pos_ + k <= kDigitsPerBlock ? digits_ + pos_ : nullptr;
+  }
+  void skip(int k) noexcept { pos_ += k; }
+  Digit digit() {
+    if (pos_ == kDigitsPerBlock) refill();
+    return digits_[pos_++];
   }
   bool bit() {
     if (left_ == 0) {
-      reservoir_ = word();
-      left_ = 32;
+      reservoir_ = digit();
+      left_ = 16;
     }
     const bool b = (reservoir_ & 1u) != 0;
-    reservoir_ >>= 1;
+    reservoir_ = static_cast<Digit>(reservoir_ >> 1);
     --left_;
     return b;
   }
 
  private:
-  void refill() {
+  void load(const std::uint32_t* words) noexcept {
+    for (int w = 0; w < 16; ++w) {
+      digits_[2 * w] = static_cast<Digit>(words[w]);
+      digits_[2 * w + 1] = static_cast<Digit>(words[w] >> 16);
+    }
+    pos_ = 0;
+  }
+  [[gnu::noinline]] void refill() {
     if (++block_id_ == kDiscreteGaussianBlocks)
       throw std::runtime_error("discrete_gaussian: a draw used all its 131072 random bits");
+    std::uint32_t block[16];
     if (script_ != nullptr) {
       if (block_id_ >= script_blocks_)
         throw std::runtime_error("discrete_gaussian: the scripted words ran out");
-      std::memcpy(block_, script_ + 16 * block_id_, sizeof(block_));
+      std::memcpy(block, script_ + 16 * block_id_, sizeof(block));
     } else {
       chacha20_block(*key_, (index_ << 8) + static_cast<std::uint64_t>(block_id_), stream_,
-                     block_);
+                     block);
     }
-    pos_ = 0;
+    load(block);
   }
   const Key* key_ = nullptr;
   std::uint64_t stream_ = 0, index_ = 0;
   const std::uint32_t* script_ = nullptr;
   int script_blocks_ = 0;
-  std::uint32_t block_[16];
+  Digit digits_[kDigitsPerBlock];
   int block_id_ = 0;
   int pos_ = 0;
-  std::uint32_t reservoir_ = 0;
+  Digit reservoir_ = 0;
   int left_ = 0;
 };
 
-// A lazy uniform V = sum_j w[j] 2^(-32 (j + 1)) in [0, 1): word 0 is drawn when V is created,
-// word j when a comparison first needs it (random.hpp, "Lazy uniforms"). Only w[0] and n are
-// touched on the common path.
+// A lazy uniform V = sum_j w[j] 2^(-16 (j + 1)) in [0, 1): digit 0 is drawn when V is created,
+// digit j when a comparison first needs it (random.hpp). Only w[0] and n are touched on the
+// common path.
 struct Lazy {
-  std::uint32_t w[kLazyWords];
+  Digit w[kLazyDigits];
   int n;
 };
 
-inline void lazy_new(DrawWords& d, Lazy& v) {
-  v.w[0] = d.word();
+inline void lazy_new(DrawDigits& d, Lazy& v) {
+  v.w[0] = d.digit();
   v.n = 1;
 }
 
-inline void lazy_extend(DrawWords& d, Lazy& v, int j) {  // make word j present (v.n >= j)
-  if (j == kLazyWords)
+inline void lazy_extend(DrawDigits& d, Lazy& v, int j) {  // make digit j present (v.n >= j)
+  if (j == kLazyDigits)
     throw std::runtime_error("discrete_gaussian: a comparison was undecided after 1024 bits");
-  if (v.n == j) v.w[v.n++] = d.word();
+  if (v.n == j) v.w[v.n++] = d.digit();
 }
 
-// a < b for two lazy uniforms, words compared from the first; on equal words the missing word
-// of a is drawn first, then that of b.
-[[gnu::noinline]] bool lazy_less_tail(DrawWords& d, Lazy& a, Lazy& b) {
+// a < b for two lazy uniforms, digits compared from the first; on equal digits the missing
+// digit of a is drawn first, then that of b.
+[[gnu::noinline]] bool lazy_less_tail(DrawDigits& d, Lazy& a, Lazy& b) {
   for (int j = 1;; ++j) {
     lazy_extend(d, a, j);
     lazy_extend(d, b, j);
@@ -587,20 +603,20 @@ inline void lazy_extend(DrawWords& d, Lazy& v, int j) {  // make word j present 
   }
 }
 
-inline bool lazy_less(DrawWords& d, Lazy& a, Lazy& b) {
+inline bool lazy_less(DrawDigits& d, Lazy& a, Lazy& b) {
   if (a.w[0] != b.w[0]) return a.w[0] < b.w[0];
   return lazy_less_tail(d, a, b);
 }
 
-// v < a / b, 0 < a < b <= 2^102, exactly: the base-2^32 digits D_j of a / b (long division)
-// against the words of v; the first word that differs decides; when the remainder reaches 0
-// with equal words, a / b equals v's prefix and v >= a / b.
-[[gnu::noinline]] bool lazy_less_ratio_exact(DrawWords& d, Lazy& v, Uint128 a, Uint128 b) {
+// v < a / b, 0 < a < b <= 2^102, exactly: the base-2^16 digits D_j of a / b (long division)
+// against the digits of v; the first that differs decides; when the remainder reaches 0 with
+// equal digits, a / b equals v's prefix and v >= a / b.
+[[gnu::noinline]] bool lazy_less_ratio_exact(DrawDigits& d, Lazy& v, Uint128 a, Uint128 b) {
   Uint128 r = a;
   for (int j = 0;; ++j) {
     lazy_extend(d, v, j);
-    std::uint32_t digit = 0;
-    for (int i = 0; i < 32; ++i) {
+    unsigned digit = 0;
+    for (int i = 0; i < 16; ++i) {
       r <<= 1;
       digit <<= 1;
       if (r >= b) {
@@ -613,15 +629,14 @@ inline bool lazy_less(DrawWords& d, Lazy& a, Lazy& b) {
   }
 }
 
-// Absolute error bound of the estimate y of (a / b) 2^32 below (< 2^-19; see there).
-constexpr double kRatioBand = 0x1p-16;
+// Margin for the estimate y of (a / b) 2^16 below, whose error is < 2^16 * 5 * 2^-53 < 2^-34.
+constexpr double kRatioBand = 0x1p-30;
 
-// v < a / b for a fresh v (one word), decided from y, an estimate of (a / b) 2^32 within
-// kRatioBand / 4, when v's first word W lies clearly on one side: W + 1 <= y - band implies
-// (W + 1) 2^-32 < a / b, so v < a / b; W >= y + band implies W 2^-32 > a / b. Otherwise (W in
-// a band of at most two values, probability <= 2^-31) the exact comparison, which consumes the
-// same words as this one whenever this one decides.
-inline bool lazy_less_ratio(DrawWords& d, Lazy& v, Uint128 a, Uint128 b, double y) {
+// v < a / b for a fresh v (one digit W), decided from y when W lies clearly on one side:
+// W + 1 <= y - band implies (W + 1) 2^-16 < a / b, so v < a / b; W >= y + band implies
+// W 2^-16 > a / b. Otherwise (W in a band of at most two values, probability <= 2^-15) the
+// exact comparison, which consumes the same digits as this one whenever this one decides.
+inline bool lazy_less_ratio(DrawDigits& d, Lazy& v, Uint128 a, Uint128 b, double y) {
   const double w = static_cast<double>(v.w[0]);
   if (w + 1.0 <= y - kRatioBand) return true;
   if (w >= y + kRatioBand) return false;
@@ -630,7 +645,22 @@ inline bool lazy_less_ratio(DrawWords& d, Lazy& v, Uint128 a, Uint128 b, double 
 
 // n = max{k : V_1 > V_2 > ... > V_k} for V_1 = *first and fresh lazy uniforms V_2, V_3, ...,
 // drawn until the first V_{k+1} that is not below V_k (von Neumann 1951). slots: scratch.
-inline std::uint64_t decreasing_run(DrawWords& d, Lazy* first, Lazy* slots) {
+inline std::uint64_t decreasing_run(DrawDigits& d, Lazy* first, Lazy* slots) {
+  // Common case without a branch per comparison: V_1 has one digit, the next three digits are
+  // in the current block, no two compared digits are equal and the run ends within them
+  // (n <= 3); then n digits are consumed, exactly as by the loop below.
+  if (first->n == 1) {
+    if (const Digit* p = d.peek(3)) {
+      const unsigned w0 = first->w[0], w1 = p[0], w2 = p[1], w3 = p[2];
+      const unsigned c1 = w1 < w0, c2 = w2 < w1, c3 = w3 < w2;
+      const unsigned tie = (w1 == w0) | (c1 & (w2 == w1)) | (c1 & c2 & (w3 == w2));
+      if ((tie | (c1 & c2 & c3)) == 0) {
+        const unsigned n = 1 + c1 + (c1 & c2);
+        d.skip(static_cast<int>(n));
+        return n;
+      }
+    }
+  }
   Lazy* prev = first;
   std::uint64_t n = 1;
   int s = 0;
@@ -651,9 +681,9 @@ struct Scratch {
 };
 
 // floor(2^m E), E ~ Exp(1) (von Neumann 1951): K = 0; repeat: U_1 fresh, n = the decreasing
-// run from U_1; if n odd: E = K + U_1, else K += 1. floor(2^m U_1) = the top m bits of U_1
-// (word 1 of U_1 is drawn first when m > 32).
-inline std::uint64_t floor_scaled_exponential(DrawWords& d, int m, Scratch& s) {
+// run from U_1; if n odd: E = K + U_1, else K += 1. floor(2^m U_1) = the top m bits of U_1:
+// its digits 0 .. ceil(m / 16) - 1 (those not yet drawn are drawn in order).
+inline std::uint64_t floor_scaled_exponential(DrawDigits& d, int m, Scratch& s) {
   const std::uint64_t k_limit = (std::uint64_t{1} << 62) >> m;
   std::uint64_t k = 0;
   for (;;) {
@@ -662,45 +692,62 @@ inline std::uint64_t floor_scaled_exponential(DrawWords& d, int m, Scratch& s) {
     if (++k >= k_limit)
       throw std::runtime_error("discrete_gaussian: the Laplace proposal exceeded 2^62");
   }
-  std::uint64_t frac = 0;
-  if (m > 32) {
-    lazy_extend(d, s.head, 1);
-    frac = (static_cast<std::uint64_t>(s.head.w[0]) << (m - 32)) | (s.head.w[1] >> (64 - m));
-  } else if (m > 0) {
-    frac = static_cast<std::uint64_t>(s.head.w[0] >> (32 - m));
+  const int digits = (m + 15) / 16;
+  std::uint64_t top = 0;  // the first `digits` digits of U_1
+  for (int j = 0; j < digits; ++j) {
+    lazy_extend(d, s.head, j);
+    top = (top << 16) | s.head.w[j];
   }
-  return (k << m) | frac;
+  return (k << m) | (top >> (16 * digits - m));
 }
 
 // Bernoulli(exp(-1)): the decreasing run from a fresh V_1 (always below 1) has even length.
-inline bool bernoulli_exp_one(DrawWords& d, Scratch& s) {
+inline bool bernoulli_exp_one(DrawDigits& d, Scratch& s) {
   lazy_new(d, s.head);
   return (decreasing_run(d, &s.head, s.slots) & 1u) == 0;
 }
 
-// Bernoulli(exp(-a / b)), 0 <= a < b (von Neumann): n = max{k : a/b > V_1 > ... > V_k}
-// (n = 0 when V_1 >= a/b); success iff n is even. a = 0: success, no word drawn.
-inline bool bernoulli_exp_fraction(DrawWords& d, Uint128 a, Uint128 b, double y, Scratch& s) {
-  if (a == 0) return true;
+// Bernoulli(exp(-a / b)), 0 < a < b (von Neumann): n = max{k : a/b > V_1 > ... > V_k}
+// (n = 0 when V_1 >= a/b); success iff n is even. y: (a / b) 2^16 within 2^-34.
+inline bool bernoulli_exp_fraction(DrawDigits& d, Uint128 a, Uint128 b, double y, Scratch& s) {
   lazy_new(d, s.head);
   if (!lazy_less_ratio(d, s.head, a, b, y)) return true;
   return (decreasing_run(d, &s.head, s.slots) & 1u) == 0;
 }
 
-std::int64_t discrete_gaussian_draw(DrawWords& d, Uint128 s2, int m, Scratch& s) {
-  const std::uint64_t c = static_cast<std::uint64_t>(s2 >> m);  // < 2^51
-  const Uint128 den = s2 << 1;
-  const double inv_den = 1.0 / static_cast<double>(den);
+// Nonnegative integer to double, rounded to nearest (the 64-bit conversion when it fits).
+inline double to_double(Uint128 v) noexcept {
+  return (v >> 64) == 0 ? static_cast<double>(static_cast<std::uint64_t>(v))
+                        : static_cast<double>(v);
+}
+
+// Constants of one variance.
+struct DgParams {
+  Uint128 s2;
+  int m;
+  std::uint64_t c;  // s2 / t, < 2^51
+  Uint128 den;      // 2 s2
+  double inv_den;   // the double nearest 1 / double(den)
+  explicit DgParams(Uint128 v)
+      : s2(v), m(discrete_gaussian_scale_bits(v)), c(static_cast<std::uint64_t>(v >> m)),
+        den(v << 1), inv_den(1.0 / to_double(v << 1)) {}
+};
+
+std::int64_t discrete_gaussian_draw(DrawDigits& d, const DgParams& p, Scratch& s) {
+  const int m = p.m;
+  const std::uint64_t c = p.c;
+  const Uint128 den = p.den;
+  const double inv_den = p.inv_den;
   for (;;) {
     const std::uint64_t x = floor_scaled_exponential(d, m, s);
     const bool negative = d.bit();
     if (negative && x == 0) continue;
     const std::uint64_t diff = x >= c ? x - c : c - x;  // < 2^62
     const Uint128 num = static_cast<Uint128>(diff) * diff;
-    // whole = floor(num / den), rest = num mod den, exactly; from a floating-point estimate
-    // corrected by exact products when the quotient is small (always in practice)
+    // whole = floor(num / den), rest = num mod den, exactly: from a floating-point estimate
+    // corrected with exact products when the quotient is below 2^40 (always in practice)
     Uint128 whole, rest;
-    const double g = static_cast<double>(num) * inv_den;
+    const double g = to_double(num) * inv_den;
     if (g < 0x1p40) {
       std::uint64_t q = static_cast<std::uint64_t>(g);
       Uint128 prod = static_cast<Uint128>(q) * den;
@@ -721,9 +768,9 @@ std::int64_t discrete_gaussian_draw(DrawWords& d, Uint128 s2, int m, Scratch& s)
     bool accept = true;
     for (; whole > 0 && accept; --whole) accept = bernoulli_exp_one(d, s);
     if (accept && rest != 0) {
-      // y = (rest / den) 2^32: rest and den converted (relative error <= 2^-53 each), one
-      // product by inv_den (rounded reciprocal, 2^-53 twice): |y - exact| < 2^32 * 5 * 2^-53
-      const double y = static_cast<double>(rest) * inv_den * 0x1p32;
+      // y = (rest / den) 2^16: rest, den and 1 / den rounded (2^-53 each) and one rounded
+      // product: |y - exact| < 2^16 * 5 * 2^-53 < 2^-34
+      const double y = to_double(rest) * inv_den * 0x1p16;
       accept = bernoulli_exp_fraction(d, rest, den, y, s);
     }
     if (accept) return negative ? -static_cast<std::int64_t>(x) : static_cast<std::int64_t>(x);
@@ -769,7 +816,7 @@ void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start
   check_discrete_gaussian_variance(s2);
   check_range(start, n, kDiscreteGaussianIndexLimit, "discrete_gaussian");
   if (n == 0) return;
-  const int m = discrete_gaussian_scale_bits(s2);
+  const DgParams params(s2);
   const std::int64_t groups = static_cast<std::int64_t>((n + 7) / 8);
   const int threads =
       parallel::threads_for(n_threads, static_cast<double>(n) * kNsPerDiscreteGaussian);
@@ -787,9 +834,9 @@ void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start
     blocks8_at(key, counters, stream, w);
     Scratch scratch;
     for (std::size_t l = 0; l < lanes; ++l) {
-      DrawWords words(key, stream, i0 + l, w + 16 * l);
+      DrawDigits digits(key, stream, i0 + l, w + 16 * l);
       try {
-        out[static_cast<std::size_t>(g) * 8 + l] = discrete_gaussian_draw(words, s2, m, scratch);
+        out[static_cast<std::size_t>(g) * 8 + l] = discrete_gaussian_draw(digits, params, scratch);
       } catch (const std::exception& e) {
         out[static_cast<std::size_t>(g) * 8 + l] = 0;
         if (!failed.exchange(true)) {
@@ -811,9 +858,9 @@ std::int64_t discrete_gaussian_scripted(const std::uint32_t* words, std::size_t 
   checks::require(n_words >= 16 && n_words % 16 == 0 &&
                       n_words <= static_cast<std::size_t>(kDiscreteGaussianBlocks) * 16,
                   "discrete_gaussian_scripted: give whole blocks of 16 words (1 to 256 blocks)");
-  DrawWords d(words, static_cast<int>(n_words / 16));
+  DrawDigits d(words, static_cast<int>(n_words / 16));
   Scratch scratch;
-  const std::int64_t v = discrete_gaussian_draw(d, s2, discrete_gaussian_scale_bits(s2), scratch);
+  const std::int64_t v = discrete_gaussian_draw(d, DgParams(s2), scratch);
   if (used != nullptr) *used = static_cast<std::size_t>(d.used());
   return v;
 }

@@ -124,126 +124,133 @@ def _box_muller(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 # The twin of the core's sampler (cpp/include/privlearn/random.hpp, "Discrete Gaussian"):
 # Canonne, Kamath, Steinke (2020), Algorithm 3, with the discrete Laplace proposal drawn as
 # floor(t E) for an exact exponential E and every Bernoulli(exp(-x)) decided by von Neumann's
-# (1951) decreasing runs of lazy uniforms, on the 32-bit word string of the draw. Every
+# (1951) decreasing runs of lazy uniforms, on the 16-bit digit string of the draw. Every
 # comparison is exact (Python integers), so the core and this twin agree bit for bit.
 
 _DG_BLOCKS = 256
 _DG_INDEX_LIMIT = 1 << 56
 _DG_MAX_VARIANCE = 1 << 100
-_DG_LAZY_WORDS = 32
+_DG_LAZY_DIGITS = 64
 
 
-class _DrawWords:
-    """The 32-bit word string of draw ``index``: the words of blocks ``(index << 8) + b`` in
-    order (``first``: the 16 words of block ``b = 0``); ``bit`` serves single bits, least
-    significant first, from a reservoir word taken from the string when empty."""
+class _DrawDigits:
+    """The 16-bit digit string of draw ``index``: the words of blocks ``(index << 8) + b`` in
+    order, each as its low then its high half (``first``: the 16 words of block ``b = 0``);
+    ``bit`` serves single bits, least significant first, from a reservoir digit taken from the
+    string when empty."""
 
-    __slots__ = ("_block", "_id", "_index", "_key", "_left", "_pos", "_reservoir", "_stream")
+    __slots__ = ("_digits", "_id", "_index", "_key", "_left", "_pos", "_reservoir", "_stream")
 
     def __init__(self, key: bytes, stream: int, index: int, first: np.ndarray) -> None:
         self._key, self._stream, self._index = key, stream, index
-        self._block = [int(w) for w in first]
+        self._digits = _halves(first)
         self._id, self._pos, self._reservoir, self._left = 0, 0, 0, 0
 
-    def word(self) -> int:
-        if self._pos == 16:
+    def digit(self) -> int:
+        if self._pos == 32:
             self._id += 1
             if self._id == _DG_BLOCKS:
                 raise RuntimeError("discrete_gaussian: a draw used all its 131072 random bits")
             words = chacha20_block(self._key, (self._index << 8) + self._id, self._stream)
-            self._block = [int(w) for w in words]
+            self._digits = _halves(words)
             self._pos = 0
-        w = self._block[self._pos]
+        w = self._digits[self._pos]
         self._pos += 1
         return w
 
     def bit(self) -> int:
         if self._left == 0:
-            self._reservoir, self._left = self.word(), 32
+            self._reservoir, self._left = self.digit(), 16
         b = self._reservoir & 1
         self._reservoir >>= 1
         self._left -= 1
         return b
 
 
-def _lazy_word(bits: _DrawWords, v: list[int], j: int) -> int:
-    """Word ``j`` of the lazy uniform ``v`` (a list of its words so far), drawn when missing."""
-    if j == _DG_LAZY_WORDS:
+def _halves(words: np.ndarray) -> list[int]:
+    out = []
+    for w in words:
+        out += [int(w) & 0xFFFF, int(w) >> 16]
+    return out
+
+
+def _lazy_digit(bits: _DrawDigits, v: list[int], j: int) -> int:
+    """Digit ``j`` of the lazy uniform ``v`` (a list of its digits so far), drawn if missing."""
+    if j == _DG_LAZY_DIGITS:
         raise RuntimeError("discrete_gaussian: a comparison was undecided after 1024 bits")
     if len(v) == j:
-        v.append(bits.word())
+        v.append(bits.digit())
     return v[j]
 
 
-def _lazy_less(bits: _DrawWords, a: list[int], b: list[int]) -> bool:
-    """``a < b`` for lazy uniforms: words compared in order, a's missing word drawn first."""
+def _lazy_less(bits: _DrawDigits, a: list[int], b: list[int]) -> bool:
+    """``a < b`` for lazy uniforms: digits compared in order, a's missing digit drawn first."""
     j = 0
     while True:
-        wa = _lazy_word(bits, a, j)
-        wb = _lazy_word(bits, b, j)
-        if wa != wb:
-            return wa < wb
+        da = _lazy_digit(bits, a, j)
+        db = _lazy_digit(bits, b, j)
+        if da != db:
+            return da < db
         j += 1
 
 
-def _lazy_less_ratio(bits: _DrawWords, v: list[int], a: int, b: int) -> bool:
-    """``v < a / b`` (0 < a < b): the base-2**32 digits of a / b against v's words."""
+def _lazy_less_ratio(bits: _DrawDigits, v: list[int], a: int, b: int) -> bool:
+    """``v < a / b`` (0 < a < b): the base-2**16 digits of a / b against v's digits."""
     r, j = a, 0
     while True:
-        w = _lazy_word(bits, v, j)
-        digit, r = divmod(r << 32, b)
-        if w != digit:
-            return w < digit
+        dv = _lazy_digit(bits, v, j)
+        digit, r = divmod(r << 16, b)
+        if dv != digit:
+            return dv < digit
         if r == 0:
             return False
         j += 1
 
 
-def _decreasing_run(bits: _DrawWords, first: list[int]) -> int:
+def _decreasing_run(bits: _DrawDigits, first: list[int]) -> int:
     """``max{k : V_1 > ... > V_k}`` for ``V_1 = first`` and fresh lazy uniforms after it."""
     prev, n = first, 1
     while True:
-        nxt = [bits.word()]
+        nxt = [bits.digit()]
         if not _lazy_less(bits, nxt, prev):
             return n
         n += 1
         prev = nxt
 
 
-def _floor_scaled_exponential(bits: _DrawWords, m: int) -> int:
+def _floor_scaled_exponential(bits: _DrawDigits, m: int) -> int:
     """``floor(2**m E)``, E ~ Exp(1) exactly (von Neumann 1951)."""
     k = 0
     while True:
-        head = [bits.word()]
+        head = [bits.digit()]
         if _decreasing_run(bits, head) % 2 == 1:
             break
         k += 1
         if k >= ((1 << 62) >> m):
             raise RuntimeError("discrete_gaussian: the Laplace proposal exceeded 2^62")
-    if m > 32:
-        w1 = _lazy_word(bits, head, 1)
-        frac = (head[0] << (m - 32)) | (w1 >> (64 - m))
-    else:
-        frac = head[0] >> (32 - m)
-    return (k << m) | frac
+    digits = (m + 15) // 16
+    top = 0
+    for j in range(digits):
+        top = (top << 16) | _lazy_digit(bits, head, j)
+    return (k << m) | (top >> (16 * digits - m))
 
 
-def _bernoulli_exp_one(bits: _DrawWords) -> bool:
+def _bernoulli_exp_one(bits: _DrawDigits) -> bool:
     """Bernoulli(exp(-1)): an even decreasing run from a fresh uniform."""
-    return _decreasing_run(bits, [bits.word()]) % 2 == 0
+    return _decreasing_run(bits, [bits.digit()]) % 2 == 0
 
 
-def _bernoulli_exp_fraction(bits: _DrawWords, a: int, b: int) -> bool:
+def _bernoulli_exp_fraction(bits: _DrawDigits, a: int, b: int) -> bool:
     """Bernoulli(exp(-a / b)), 0 <= a < b: an even run a/b > V_1 > ... > V_n (von Neumann)."""
     if a == 0:
         return True
-    head = [bits.word()]
+    head = [bits.digit()]
     if not _lazy_less_ratio(bits, head, a, b):
         return True
     return _decreasing_run(bits, head) % 2 == 0
 
 
-def _discrete_gaussian_draw(bits: _DrawWords, s2: int, m: int) -> int:
+def _discrete_gaussian_draw(bits: _DrawDigits, s2: int, m: int) -> int:
     """One draw of N_Z(0, s2) (CKS 2020, Algorithm 3 with t = 2^m)."""
     c, den = s2 >> m, 2 * s2
     while True:
@@ -345,7 +352,7 @@ def discrete_gaussian_at(key: bytes, stream: int, start: int, n: int, variance: 
     idx = np.arange(start, start + n, dtype=np.uint64)
     first = chacha20_blocks(key, idx << np.uint64(8), stream)
     for k in range(n):
-        out[k] = _discrete_gaussian_draw(_DrawWords(key, stream, start + k, first[k]), s2, m)
+        out[k] = _discrete_gaussian_draw(_DrawDigits(key, stream, start + k, first[k]), s2, m)
     return out
 
 
