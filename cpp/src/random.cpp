@@ -74,17 +74,21 @@ inline void init_state(const Key& key, std::uint64_t counter, std::uint64_t stre
 // baseline x86-64, one AVX2 register where available).
 typedef std::uint32_t v8u __attribute__((vector_size(32)));
 
-#if defined(__x86_64__) && defined(__linux__) && !defined(__clang__)
-// One AVX2 register per state word where the CPU has it (chosen at load time), SSE2 pairs
-// otherwise. Integer-only code: both clones give identical bits.
-#define PRIVLEARN_CLONES __attribute__((target_clones("avx2", "default")))
+// The vector body is compiled three times on x86-64 Linux with GCC: with AVX-512VL (one
+// register per state word, single-instruction rotations), with AVX2, and for baseline x86-64
+// (SSE2 pairs); the first call picks the best the CPU supports. Integer-only code: all give
+// identical bits.
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
+#define PRIVLEARN_BLOCKS8_DISPATCH 1
+#define PRIVLEARN_BLOCKS8_BODY __attribute__((always_inline)) inline
 #else
-#define PRIVLEARN_CLONES
+#define PRIVLEARN_BLOCKS8_DISPATCH 0
+#define PRIVLEARN_BLOCKS8_BODY inline
 #endif
 
 // Eight blocks at arbitrary counters (lane l: counters[l]).
-PRIVLEARN_CLONES void blocks8_at(const Key& key, const std::uint64_t* counters,
-                                 std::uint64_t stream, std::uint32_t* out) noexcept {
+PRIVLEARN_BLOCKS8_BODY void blocks8_body(const Key& key, const std::uint64_t* counters,
+                                         std::uint64_t stream, std::uint32_t* out) noexcept {
   v8u s[16];
   for (int w = 0; w < 4; ++w) s[w] = v8u{} + kSigma[w];
   for (int w = 0; w < 8; ++w) s[4 + w] = v8u{} + key[w];
@@ -106,6 +110,42 @@ PRIVLEARN_CLONES void blocks8_at(const Key& key, const std::uint64_t* counters,
   for (int l = 0; l < 8; ++l)
     for (int w = 0; w < 16; ++w) out[16 * l + w] = x[w][l];
 }
+
+#if PRIVLEARN_BLOCKS8_DISPATCH
+using Blocks8Fn = void (*)(const Key&, const std::uint64_t*, std::uint64_t,
+                           std::uint32_t*) noexcept;
+__attribute__((target("avx512f,avx512vl"))) void blocks8_avx512(
+    const Key& key, const std::uint64_t* counters, std::uint64_t stream,
+    std::uint32_t* out) noexcept {
+  blocks8_body(key, counters, stream, out);
+}
+__attribute__((target("avx2"))) void blocks8_avx2(const Key& key, const std::uint64_t* counters,
+                                                  std::uint64_t stream,
+                                                  std::uint32_t* out) noexcept {
+  blocks8_body(key, counters, stream, out);
+}
+void blocks8_baseline(const Key& key, const std::uint64_t* counters, std::uint64_t stream,
+                      std::uint32_t* out) noexcept {
+  blocks8_body(key, counters, stream, out);
+}
+Blocks8Fn pick_blocks8() noexcept {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))
+    return blocks8_avx512;
+  if (__builtin_cpu_supports("avx2")) return blocks8_avx2;
+  return blocks8_baseline;
+}
+void blocks8_at(const Key& key, const std::uint64_t* counters, std::uint64_t stream,
+                std::uint32_t* out) noexcept {
+  static const Blocks8Fn fn = pick_blocks8();
+  fn(key, counters, stream, out);
+}
+#else
+void blocks8_at(const Key& key, const std::uint64_t* counters, std::uint64_t stream,
+                std::uint32_t* out) noexcept {
+  blocks8_body(key, counters, stream, out);
+}
+#endif
 #else
 void blocks8_at(const Key& key, const std::uint64_t* counters, std::uint64_t stream,
                 std::uint32_t* out) noexcept {
