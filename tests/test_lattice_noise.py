@@ -220,6 +220,18 @@ def test_rare_paths_core_matches_twin(variance: int, monkeypatch) -> None:
         assert seen["fallback"] >= 5
 
 
+def test_scripted_draw_bad_input() -> None:
+    """The core's scripted draw (a test entry) checks its words and variance."""
+    from privlearn import _core
+
+    with pytest.raises(ValueError, match="whole blocks of 16 words"):
+        _core.random_discrete_gaussian_scripted(np.zeros(20, dtype=np.uint32), 1, 0)
+    with pytest.raises(ValueError, match="multiple of t"):
+        _core.random_discrete_gaussian_scripted(np.zeros(16, dtype=np.uint32), 2**40 + 1, 0)
+    with pytest.raises(RuntimeError, match="ran out"):  # all-zero digits: runs never end
+        _core.random_discrete_gaussian_scripted(np.zeros(16, dtype=np.uint32), 1, 0)
+
+
 @pytest.mark.parametrize("stream_cls", [core_random.Stream, ref_random.Stream])
 def test_bad_variance(stream_cls) -> None:
     s = stream_cls(seed=1)
