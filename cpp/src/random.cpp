@@ -86,20 +86,21 @@ typedef std::uint32_t v8u __attribute__((vector_size(32)));
 #define PRIVLEARN_BLOCKS8_BODY inline
 #endif
 
-// Eight blocks at arbitrary counters (lane l: counters[l]).
-PRIVLEARN_BLOCKS8_BODY void blocks8_body(const Key& key, const std::uint64_t* counters,
-                                         std::uint64_t stream, std::uint32_t* out) noexcept {
-  v8u s[16];
-  for (int w = 0; w < 4; ++w) s[w] = v8u{} + kSigma[w];
-  for (int w = 0; w < 8; ++w) s[4 + w] = v8u{} + key[w];
-  for (int l = 0; l < 8; ++l) {
+// L blocks at arbitrary counters (lane l: counters[l]); V: a vector of L 32-bit lanes.
+template <class V, int L>
+PRIVLEARN_BLOCKS8_BODY void blocks_body(const Key& key, const std::uint64_t* counters,
+                                        std::uint64_t stream, std::uint32_t* out) noexcept {
+  V s[16];
+  for (int w = 0; w < 4; ++w) s[w] = V{} + kSigma[w];
+  for (int w = 0; w < 8; ++w) s[4 + w] = V{} + key[w];
+  for (int l = 0; l < L; ++l) {
     const std::uint64_t c = counters[l];
     s[12][l] = static_cast<std::uint32_t>(c);
     s[13][l] = static_cast<std::uint32_t>(c >> 32);
   }
-  s[14] = v8u{} + static_cast<std::uint32_t>(stream);
-  s[15] = v8u{} + static_cast<std::uint32_t>(stream >> 32);
-  v8u x[16];
+  s[14] = V{} + static_cast<std::uint32_t>(stream);
+  s[15] = V{} + static_cast<std::uint32_t>(stream >> 32);
+  V x[16];
   for (int w = 0; w < 16; ++w) x[w] = s[w];
 #define ROT(v, n) (((v) << (n)) | ((v) >> (32 - (n))))
   for (int r = 0; r < 10; ++r) {
@@ -107,8 +108,13 @@ PRIVLEARN_BLOCKS8_BODY void blocks8_body(const Key& key, const std::uint64_t* co
   }
 #undef ROT
   for (int w = 0; w < 16; ++w) x[w] += s[w];
-  for (int l = 0; l < 8; ++l)
+  for (int l = 0; l < L; ++l)
     for (int w = 0; w < 16; ++w) out[16 * l + w] = x[w][l];
+}
+
+PRIVLEARN_BLOCKS8_BODY void blocks8_body(const Key& key, const std::uint64_t* counters,
+                                         std::uint64_t stream, std::uint32_t* out) noexcept {
+  blocks_body<v8u, 8>(key, counters, stream, out);
 }
 
 #if PRIVLEARN_BLOCKS8_DISPATCH
@@ -128,10 +134,13 @@ void blocks8_baseline(const Key& key, const std::uint64_t* counters, std::uint64
                       std::uint32_t* out) noexcept {
   blocks8_body(key, counters, stream, out);
 }
-Blocks8Fn pick_blocks8() noexcept {
+bool has_avx512vl() noexcept {
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))
-    return blocks8_avx512;
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+}
+Blocks8Fn pick_blocks8() noexcept {
+  if (has_avx512vl()) return blocks8_avx512;
+  __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2")) return blocks8_avx2;
   return blocks8_baseline;
 }
@@ -140,16 +149,42 @@ void blocks8_at(const Key& key, const std::uint64_t* counters, std::uint64_t str
   static const Blocks8Fn fn = pick_blocks8();
   fn(key, counters, stream, out);
 }
+// Sixteen blocks in one pass of 512-bit registers where the CPU has AVX-512.
+typedef std::uint32_t v16u __attribute__((vector_size(64)));
+__attribute__((target("avx512f,avx512vl"))) void blocks16_avx512(
+    const Key& key, const std::uint64_t* counters, std::uint64_t stream,
+    std::uint32_t* out) noexcept {
+  blocks_body<v16u, 16>(key, counters, stream, out);
+}
+void blocks16_at(const Key& key, const std::uint64_t* counters, std::uint64_t stream,
+                 std::uint32_t* out) noexcept {
+  static const bool wide = has_avx512vl();
+  if (wide) {
+    blocks16_avx512(key, counters, stream, out);
+  } else {
+    blocks8_at(key, counters, stream, out);
+    blocks8_at(key, counters + 8, stream, out + 16 * 8);
+  }
+}
 #else
 void blocks8_at(const Key& key, const std::uint64_t* counters, std::uint64_t stream,
                 std::uint32_t* out) noexcept {
   blocks8_body(key, counters, stream, out);
+}
+void blocks16_at(const Key& key, const std::uint64_t* counters, std::uint64_t stream,
+                 std::uint32_t* out) noexcept {
+  blocks8_at(key, counters, stream, out);
+  blocks8_at(key, counters + 8, stream, out + 16 * 8);
 }
 #endif
 #else
 void blocks8_at(const Key& key, const std::uint64_t* counters, std::uint64_t stream,
                 std::uint32_t* out) noexcept {
   for (int l = 0; l < 8; ++l) chacha20_block(key, counters[l], stream, out + 16 * l);
+}
+void blocks16_at(const Key& key, const std::uint64_t* counters, std::uint64_t stream,
+                 std::uint32_t* out) noexcept {
+  for (int l = 0; l < 16; ++l) chacha20_block(key, counters[l], stream, out + 16 * l);
 }
 #endif
 
@@ -259,6 +294,11 @@ void chacha20_block(const Key& key, std::uint64_t counter, std::uint64_t stream,
 void chacha20_blocks(const Key& key, std::uint64_t counter, std::uint64_t stream, std::size_t n,
                      std::uint32_t* out) noexcept {
   std::size_t b = 0;
+  for (; b + 16 <= n; b += 16) {
+    std::uint64_t counters[16];
+    for (int l = 0; l < 16; ++l) counters[l] = counter + b + static_cast<std::uint64_t>(l);
+    blocks16_at(key, counters, stream, out + 16 * b);
+  }
   for (; b + 8 <= n; b += 8) blocks8(key, counter + b, stream, out + 16 * b);
   if (b < n) {
     std::uint32_t tmp[16 * 8];
@@ -857,7 +897,7 @@ void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start
   check_range(start, n, kDiscreteGaussianIndexLimit, "discrete_gaussian");
   if (n == 0) return;
   const DgParams params(s2);
-  const std::int64_t groups = static_cast<std::int64_t>((n + 7) / 8);
+  const std::int64_t groups = static_cast<std::int64_t>((n + 15) / 16);  // 16 draws each
   const int threads =
       parallel::threads_for(n_threads, static_cast<double>(n) * kNsPerDiscreteGaussian);
   std::atomic<bool> failed{false};
@@ -866,19 +906,19 @@ void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 16) if (threads > 1 && groups >= 16 * parallel::kMinParallelItems)
 #endif
   for (std::int64_t g = 0; g < groups; ++g) {
-    std::uint64_t counters[8];
-    std::uint32_t w[16 * 8];
-    const std::uint64_t i0 = start + static_cast<std::uint64_t>(g) * 8;
-    const std::size_t lanes = std::min<std::size_t>(8, n - static_cast<std::size_t>(g) * 8);
-    for (std::size_t l = 0; l < 8; ++l) counters[l] = (i0 + std::min(l, lanes - 1)) << 8;
-    blocks8_at(key, counters, stream, w);
+    std::uint64_t counters[16];
+    std::uint32_t w[16 * 16];
+    const std::uint64_t i0 = start + static_cast<std::uint64_t>(g) * 16;
+    const std::size_t lanes = std::min<std::size_t>(16, n - static_cast<std::size_t>(g) * 16);
+    for (std::size_t l = 0; l < 16; ++l) counters[l] = (i0 + std::min(l, lanes - 1)) << 8;
+    blocks16_at(key, counters, stream, w);
     Scratch scratch;
     for (std::size_t l = 0; l < lanes; ++l) {
       DrawDigits digits(key, stream, i0 + l, w + 16 * l);
       try {
-        out[static_cast<std::size_t>(g) * 8 + l] = discrete_gaussian_draw(digits, params, scratch);
+        out[static_cast<std::size_t>(g) * 16 + l] = discrete_gaussian_draw(digits, params, scratch);
       } catch (const std::exception& e) {
-        out[static_cast<std::size_t>(g) * 8 + l] = 0;
+        out[static_cast<std::size_t>(g) * 16 + l] = 0;
         if (!failed.exchange(true)) {
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp critical(privlearn_dgauss_message)
