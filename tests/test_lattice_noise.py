@@ -67,17 +67,16 @@ def test_threads_and_addressing() -> None:
     assert (full != other).mean() > 0.99
 
 
-@pytest.mark.parametrize("variance", [1, 2, 6, 32])
-def test_distribution_matches_the_discrete_gaussian(variance: int) -> None:
-    """Chi-square of 60000 draws against the exact pmf exp(-y^2 / (2 s2)) / Z."""
-    s2 = _variance(variance)
-    z = core_random.Stream(seed=2024, stream=1).discrete_gaussian(0, 60_000, s2)
-    lim = int(6 * math.sqrt(s2)) + 1
+def _chisquare_against_pmf(z: np.ndarray, s2: int) -> float:
+    """p-value of the chi-square of integer draws z against the exact pmf of N_Z(0, s2)
+    (exp(-y^2 / (2 s2)) normalised over |y| <= 40 sd: the rest is below 1e-300)."""
+    lim = int(40 * math.sqrt(s2)) + 2
     ys = np.arange(-lim, lim + 1)
-    pmf = np.exp(-(ys.astype(float) ** 2) / (2.0 * s2))
+    logw = -(ys.astype(float) ** 2) / (2.0 * s2)
+    pmf = np.exp(logw - logw.max())
     pmf /= pmf.sum()
-    counts = np.array([(z == y).sum() for y in ys])
-    assert counts.sum() == z.shape[0]  # no draw beyond 6 sigma (probability ~1e-9 each)
+    assert np.abs(z).max() <= lim
+    counts = np.bincount(z + lim, minlength=ys.shape[0])
     keep = pmf * z.shape[0] >= 5
     obs = np.append(counts[keep], counts[~keep].sum())
     exp = np.append(pmf[keep], pmf[~keep].sum()) * z.shape[0]
@@ -85,7 +84,45 @@ def test_distribution_matches_the_discrete_gaussian(variance: int) -> None:
         obs[-2] += obs[-1]
         exp[-2] += exp[-1]
         obs, exp = obs[:-1], exp[:-1]
-    assert stats.chisquare(obs, exp).pvalue > P_MIN
+    return float(stats.chisquare(obs, exp).pvalue)
+
+
+@pytest.mark.parametrize("variance", [1, 2, 4, 6, 12, 32, 1024])
+def test_distribution_matches_the_discrete_gaussian(variance: int) -> None:
+    """Chi-square of 200,000 draws against the exact pmf exp(-y^2 / (2 s2)) / Z, at variances
+    where t = 2^m is 1, 2, 4 and 32 (s2 = 3 rounds up to 4, the smallest valid variance)."""
+    s2 = _variance(variance)
+    assert s2 == variance
+    z = core_random.Stream(seed=2024, stream=1).discrete_gaussian(0, 200_000, s2)
+    assert _chisquare_against_pmf(z, s2) > P_MIN
+
+
+def test_distribution_test_has_power() -> None:
+    """The chi-square above rejects draws of N_Z(0, 32) against the pmf of N_Z(0, 34) (a
+    variance 1/16 off) and draws of the right variance with one sign in 50 made positive."""
+    z = core_random.Stream(seed=2024, stream=1).discrete_gaussian(0, 200_000, 32)
+    assert _chisquare_against_pmf(z, 34) < P_MIN
+    z = core_random.Stream(seed=2024, stream=1).discrete_gaussian(0, 200_000, 2)
+    z[::50] = np.abs(z[::50])
+    assert _chisquare_against_pmf(z, 2) < P_MIN
+
+
+@pytest.mark.parametrize("log2_variance", [60, 80, 100])
+def test_large_variance_bins_and_low_bits(log2_variance: int) -> None:
+    """At s2 = 2^60 (the lattice noise of DP-SGD: t = 2^30, one 16-bit digit pair of the
+    exponential's uniform), 2^80 (t = 2^40) and 2^100 (t = 2^50, four digits): 200,000 draws
+    in 40 equiprobable bins of N(0, s2) (the discrete Gaussian's bin masses differ from the
+    normal's by < 1e-8 at sd >= 2^30), and the low 8 bits and bits 20-27 of the draws, which
+    are uniform within 1e-8, by chi-square."""
+    s2 = 1 << log2_variance
+    z = core_random.Stream(seed=7, stream=2).discrete_gaussian(0, 200_000, s2)
+    sd = math.sqrt(s2)
+    edges = stats.norm.ppf(np.linspace(0.0, 1.0, 41)[1:-1]) * sd
+    counts = np.bincount(np.searchsorted(edges, z.astype(float)), minlength=40)
+    assert stats.chisquare(counts).pvalue > P_MIN
+    for shift in (0, 20):
+        low = (z >> shift) & 255
+        assert stats.chisquare(np.bincount(low, minlength=256)).pvalue > P_MIN
 
 
 def test_large_variance_moments() -> None:
@@ -97,6 +134,102 @@ def test_large_variance_moments() -> None:
     # var of the sample variance ~ 2 s2^2 / n
     assert abs((z**2).mean() / s2 - 1.0) < 4.5 * math.sqrt(2.0 / z.shape[0])
     assert stats.kstest(z / sd, "norm").pvalue > P_MIN
+
+
+# ---- rare paths: ties of lazy uniforms, the exact ratio comparison --------------------------
+class _ScriptedDigits:
+    """A draw's 16-bit digit string given in advance (the twin's _DrawDigits without ChaCha20):
+    whole blocks of 32 digits, RuntimeError when they run out, as the core's scripted draw."""
+
+    def __init__(self, digits: list[int]) -> None:
+        self._digits, self.used, self._reservoir, self._left = digits, 0, 0, 0
+
+    def digit(self) -> int:
+        if self.used == len(self._digits):
+            raise RuntimeError("discrete_gaussian: the scripted words ran out")
+        self.used += 1
+        return self._digits[self.used - 1]
+
+    def bit(self) -> int:
+        if self._left == 0:
+            self._reservoir, self._left = self.digit(), 16
+        b = self._reservoir & 1
+        self._reservoir >>= 1
+        self._left -= 1
+        return b
+
+
+def _scripted_core(digits: list[int], s2: int) -> tuple[int, int] | str:
+    from privlearn import _core
+
+    d = np.asarray(digits, dtype=np.uint32)
+    words = d[0::2] | (d[1::2] << np.uint32(16))
+    try:
+        v, used = _core.random_discrete_gaussian_scripted(words, s2 & ((1 << 64) - 1), s2 >> 64)
+    except RuntimeError as e:
+        return str(e)
+    return int(v), int(used)
+
+
+def _scripted_twin(digits: list[int], s2: int) -> tuple[int, int] | str:
+    bits = _ScriptedDigits(digits)
+    try:
+        v = ref_random._discrete_gaussian_draw(
+            bits, s2, ref_random.discrete_gaussian_scale_bits(s2)
+        )
+    except RuntimeError as e:
+        return str(e)
+    return v, bits.used
+
+
+@pytest.mark.parametrize("variance", [1, 2, 6, 12, 40, 2**60])
+def test_rare_paths_core_matches_twin(variance: int, monkeypatch) -> None:
+    """Digit strings from a small alphabet make ties between lazy uniforms (drawing further
+    digits, a's first) and first digits equal to the leading digit of the acceptance fraction
+    (the core's floating-point guard then falls back to exact long division) frequent: the
+    core and the twin must return the same value after the same number of digits, or fail
+    alike when the digits run out. The twin counts the exact fallbacks it meets (at small t,
+    where the proposals meet the fractions listed)."""
+    s2 = _variance(variance)
+    m = ref_random.discrete_gaussian_scale_bits(s2)
+    c, den = s2 >> m, 2 * s2
+    # leading base-2^16 digits of the fractions rest / den the acceptance meets near the mode
+    lead = set()
+    for x in range(0, min(4 * (1 << m) + 4, 4096)):
+        rest = ((x - c) ** 2) % den
+        lead.update({(rest << 16) // den, ((rest << 32) // den) & 0xFFFF})
+    alphabet = sorted(lead | {0, 1, 2, 0x5555, 0x8000, 0xAAAA, 0xFFFF})
+    seen = {"fallback": 0}
+    exact = ref_random._lazy_less_ratio
+
+    def counting(bits, v, a, b):
+        if v[0] == (a << 16) // b:
+            seen["fallback"] += 1
+        return exact(bits, v, a, b)
+
+    monkeypatch.setattr(ref_random, "_lazy_less_ratio", counting)
+    rng = np.random.default_rng(variance % 1000)
+    agree = 0
+    for _ in range(200):
+        digits = [int(v) for v in rng.choice(alphabet, size=32 * 8)]
+        a, b = _scripted_core(digits, s2), _scripted_twin(digits, s2)
+        assert a == b
+        agree += isinstance(a, tuple)
+    assert agree >= 30  # many scripts finish a draw
+    if m <= 3:  # small t: the proposals meet the listed fractions
+        assert seen["fallback"] >= 5
+
+
+def test_scripted_draw_bad_input() -> None:
+    """The core's scripted draw (a test entry) checks its words and variance."""
+    from privlearn import _core
+
+    with pytest.raises(ValueError, match="whole blocks of 16 words"):
+        _core.random_discrete_gaussian_scripted(np.zeros(20, dtype=np.uint32), 1, 0)
+    with pytest.raises(ValueError, match="multiple of t"):
+        _core.random_discrete_gaussian_scripted(np.zeros(16, dtype=np.uint32), 2**40 + 1, 0)
+    with pytest.raises(RuntimeError, match="ran out"):  # all-zero digits: runs never end
+        _core.random_discrete_gaussian_scripted(np.zeros(16, dtype=np.uint32), 1, 0)
 
 
 @pytest.mark.parametrize("stream_cls", [core_random.Stream, ref_random.Stream])

@@ -264,36 +264,55 @@ def test_gaussian_tail_mass_matches_the_pmf():
     assert abs(hits - n * p) < Z_MAX * math.sqrt(n * p * (1 - p))
 
 
-class _ScriptedBits:
-    """Feeds a fixed bit string to the sampler's twin (in place of a ChaCha20 draw)."""
+class _ScriptedDrawDigits:
+    """Feeds a fixed 16-bit digit string to the sampler's twin (in place of a ChaCha20 draw),
+    with the twin's bit reservoir (random.hpp, "Discrete Gaussian")."""
 
-    def __init__(self, bits):
-        self._bits = list(bits)
+    def __init__(self, digits):
+        self._digits = [int(w) for w in digits]
         self.used = 0
+        self._reservoir = self._left = 0
+
+    def digit(self) -> int:
+        w = self._digits[self.used]
+        self.used += 1
+        return w
 
     def bit(self) -> int:
-        b = self._bits[self.used]
-        self.used += 1
+        if self._left == 0:
+            self._reservoir, self._left = self.digit(), 16
+        b = self._reservoir & 1
+        self._reservoir >>= 1
+        self._left -= 1
         return b
 
-    def take(self, m: int) -> int:
-        assert m == 0
-        return 0
+
+def _pack_digits(digits, n_blocks):
+    """16-bit digits (low half of a word first) as whole ChaCha20-sized blocks of 32-bit words."""
+    d = np.zeros(32 * n_blocks, dtype=np.uint32)
+    d[: len(digits)] = digits
+    return d[0::2] | (d[1::2] << np.uint32(16))
 
 
 def test_gaussian_tail_beyond_nine_sd_is_reachable():
     """The exact sampler has no tail cut (the old Box-Muller normal stopped at 8.57 sd): at
-    s**2 = 1 the bit string below, of probability 2**-103, yields Z = 10 (10 sd).
-    B(exp(-1)) is decided by the bits 0, 1 (success) or 1 (failure); the proposal X = 10 is
-    ten successes and a failure, then a sign bit 0, then the acceptance
-    B(exp(-(10 - 1)**2 / 2)) = forty B(exp(-1)) successes and B(exp(-1/2)) by the bit 1."""
+    s**2 = 1 (t = 1) the digit string below yields Z = 10 (10 sd), in the core and in its twin.
+    A decreasing run 5 > 3, stopped by 4, has even length 2 (von Neumann: an exponential trial
+    that fails, or B(exp(-1)) that succeeds); the run 5, stopped by 7, has odd length 1. The
+    proposal X = floor(E) = 10 is ten failed exponential trials and one that succeeds; the sign
+    comes from the reservoir digit 0 (positive); the acceptance B(exp(-(10 - 1)**2 / 2)) is
+    forty B(exp(-1)) successes and B(exp(-1/2)) decided by a first digit 2**15 (not below
+    1/2: success)."""
+    from privlearn import _core
     from privlearn.reference import random as ref_random
 
-    success, failure = [0, 1], [1]
-    script = success * 10 + failure + [0] + success * 40 + [1]
-    bits = _ScriptedBits(script)
+    even, odd = [5, 3, 4], [5, 7]
+    script = even * 10 + odd + [0] + even * 40 + [2**15]
+    assert len(script) == 154
+    bits = _ScriptedDrawDigits(script)
     assert ref_random._discrete_gaussian_draw(bits, 1, 0) == 10
-    assert bits.used == len(script) == 103
+    assert bits.used == 154
+    assert _core.random_discrete_gaussian_scripted(_pack_digits(script, 5), 1, 0) == (10, 154)
 
 
 @pytest.mark.parametrize("method", ["lattice", "discrete"])

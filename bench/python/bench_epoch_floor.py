@@ -21,6 +21,11 @@ unit-norm directions, labels from a random linear model.
 Usage::
 
     python bench/python/bench_epoch_floor.py [--n 200000] [--reps 5] [--baseline DIR]
+        [--draws-differ] [--clock {wall,cpu}]
+
+With ``--baseline`` the baseline build's discrete Gaussian and Box-Muller draws are timed too
+(``baseline_discrete_gaussian``, ``baseline_box_muller``); ``--draws-differ`` skips the
+bit-for-bit check of the coefficients when the baseline's sampler draws other noise.
 """
 
 from __future__ import annotations
@@ -50,6 +55,19 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=200_000)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--baseline", type=Path, default=None)
+    ap.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="wall time (perf_counter) or the calling thread's CPU time (thread_time: robust on "
+        "a busy shared machine; everything timed here runs on the calling thread)",
+    )
+    ap.add_argument(
+        "--draws-differ",
+        action="store_true",
+        help="the baseline build draws different noise (a changed sampler): skip the bit-for-bit "
+        "check of the coefficients",
+    )
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "results")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
@@ -106,15 +124,22 @@ def main() -> None:
         ),
         "box_muller": lambda: _core.random_normal(noise["key"], 5, 0, noise["n"], 1),
     }
+    if "baseline_core_epoch" in cores:
+        old = cores["baseline_core_epoch"]
+        tasks["baseline_discrete_gaussian"] = lambda: old.random_discrete_gaussian(
+            noise["key"], 5, 0, noise["n"], 1 << 60, 0, 1
+        )
+        tasks["baseline_box_muller"] = lambda: old.random_normal(noise["key"], 5, 0, noise["n"], 1)
     for f in tasks.values():  # warm-up (fills the calibration cache for the cached fits)
         f()
+    clock = time.thread_time if args.clock == "cpu" else time.perf_counter
     times: dict[str, list[float]] = {k: [] for k in tasks}
     for _ in range(args.reps):
         for name, f in tasks.items():
-            t0 = time.perf_counter()
+            t0 = clock()
             f()
-            times[name].append(time.perf_counter() - t0)
-    if "baseline_core_epoch" in coefs:
+            times[name].append(clock() - t0)
+    if "baseline_core_epoch" in coefs and not args.draws_differ:
         assert np.array_equal(coefs["core_epoch"], coefs["baseline_core_epoch"])
     med = {k: statistics.median(v) for k, v in times.items()}
     fl = med["floor"]
@@ -130,9 +155,23 @@ def main() -> None:
     if "baseline_core_epoch" in med:
         ratios["baseline_core_epoch / floor"] = med["baseline_core_epoch"] / fl
         ratios["core_epoch / baseline_core_epoch"] = med["core_epoch"] / med["baseline_core_epoch"]
+        ratios["baseline_discrete_gaussian / baseline_box_muller"] = (
+            med["baseline_discrete_gaussian"] / med["baseline_box_muller"]
+        )
+        ratios["discrete_gaussian / baseline_discrete_gaussian"] = (
+            med["discrete_gaussian"] / med["baseline_discrete_gaussian"]
+        )
     result = {
         "bench": "epoch_floor",
-        "config": {"n": n, "d": d, "reps": args.reps, "threads": 1, "batch_size": 64},
+        "config": {
+            "n": n,
+            "d": d,
+            "reps": args.reps,
+            "threads": 1,
+            "batch_size": 64,
+            "baseline_draws_differ": bool(args.draws_differ),
+            "clock": args.clock,
+        },
         "machine": {
             "cpu_count": os.cpu_count(),
             "platform": platform.platform(),
@@ -142,8 +181,14 @@ def main() -> None:
         "median_s": med,
         "all_s": times,
         "ns_per_draw": {
-            "discrete_gaussian": med["discrete_gaussian"] / noise["n"] * 1e9,
-            "box_muller": med["box_muller"] / noise["n"] * 1e9,
+            k: med[k] / noise["n"] * 1e9
+            for k in (
+                "discrete_gaussian",
+                "box_muller",
+                "baseline_discrete_gaussian",
+                "baseline_box_muller",
+            )
+            if k in med
         },
         "ratios": ratios,
     }

@@ -74,28 +74,33 @@ inline void init_state(const Key& key, std::uint64_t counter, std::uint64_t stre
 // baseline x86-64, one AVX2 register where available).
 typedef std::uint32_t v8u __attribute__((vector_size(32)));
 
-#if defined(__x86_64__) && defined(__linux__) && !defined(__clang__)
-// One AVX2 register per state word where the CPU has it (chosen at load time), SSE2 pairs
-// otherwise. Integer-only code: both clones give identical bits.
-#define PRIVLEARN_CLONES __attribute__((target_clones("avx2", "default")))
+// The vector body is compiled three times on x86-64 Linux with GCC: with AVX-512VL (one
+// register per state word, single-instruction rotations), with AVX2, and for baseline x86-64
+// (SSE2 pairs); the first call picks the best the CPU supports. Integer-only code: all give
+// identical bits.
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
+#define PRIVLEARN_BLOCKS8_DISPATCH 1
+#define PRIVLEARN_BLOCKS8_BODY __attribute__((always_inline)) inline
 #else
-#define PRIVLEARN_CLONES
+#define PRIVLEARN_BLOCKS8_DISPATCH 0
+#define PRIVLEARN_BLOCKS8_BODY inline
 #endif
 
-// Eight blocks at arbitrary counters (lane l: counters[l]).
-PRIVLEARN_CLONES void blocks8_at(const Key& key, const std::uint64_t* counters,
-                                 std::uint64_t stream, std::uint32_t* out) noexcept {
-  v8u s[16];
-  for (int w = 0; w < 4; ++w) s[w] = v8u{} + kSigma[w];
-  for (int w = 0; w < 8; ++w) s[4 + w] = v8u{} + key[w];
-  for (int l = 0; l < 8; ++l) {
+// L blocks at arbitrary counters (lane l: counters[l]); V: a vector of L 32-bit lanes.
+template <class V, int L>
+PRIVLEARN_BLOCKS8_BODY void blocks_body(const Key& key, const std::uint64_t* counters,
+                                        std::uint64_t stream, std::uint32_t* out) noexcept {
+  V s[16];
+  for (int w = 0; w < 4; ++w) s[w] = V{} + kSigma[w];
+  for (int w = 0; w < 8; ++w) s[4 + w] = V{} + key[w];
+  for (int l = 0; l < L; ++l) {
     const std::uint64_t c = counters[l];
     s[12][l] = static_cast<std::uint32_t>(c);
     s[13][l] = static_cast<std::uint32_t>(c >> 32);
   }
-  s[14] = v8u{} + static_cast<std::uint32_t>(stream);
-  s[15] = v8u{} + static_cast<std::uint32_t>(stream >> 32);
-  v8u x[16];
+  s[14] = V{} + static_cast<std::uint32_t>(stream);
+  s[15] = V{} + static_cast<std::uint32_t>(stream >> 32);
+  V x[16];
   for (int w = 0; w < 16; ++w) x[w] = s[w];
 #define ROT(v, n) (((v) << (n)) | ((v) >> (32 - (n))))
   for (int r = 0; r < 10; ++r) {
@@ -103,13 +108,83 @@ PRIVLEARN_CLONES void blocks8_at(const Key& key, const std::uint64_t* counters,
   }
 #undef ROT
   for (int w = 0; w < 16; ++w) x[w] += s[w];
-  for (int l = 0; l < 8; ++l)
+  for (int l = 0; l < L; ++l)
     for (int w = 0; w < 16; ++w) out[16 * l + w] = x[w][l];
+}
+
+PRIVLEARN_BLOCKS8_BODY void blocks8_body(const Key& key, const std::uint64_t* counters,
+                                         std::uint64_t stream, std::uint32_t* out) noexcept {
+  blocks_body<v8u, 8>(key, counters, stream, out);
+}
+
+#if PRIVLEARN_BLOCKS8_DISPATCH
+using Blocks8Fn = void (*)(const Key&, const std::uint64_t*, std::uint64_t,
+                           std::uint32_t*) noexcept;
+__attribute__((target("avx512f,avx512vl"))) void blocks8_avx512(
+    const Key& key, const std::uint64_t* counters, std::uint64_t stream,
+    std::uint32_t* out) noexcept {
+  blocks8_body(key, counters, stream, out);
+}
+__attribute__((target("avx2"))) void blocks8_avx2(const Key& key, const std::uint64_t* counters,
+                                                  std::uint64_t stream,
+                                                  std::uint32_t* out) noexcept {
+  blocks8_body(key, counters, stream, out);
+}
+void blocks8_baseline(const Key& key, const std::uint64_t* counters, std::uint64_t stream,
+                      std::uint32_t* out) noexcept {
+  blocks8_body(key, counters, stream, out);
+}
+bool has_avx512vl() noexcept {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+}
+Blocks8Fn pick_blocks8() noexcept {
+  if (has_avx512vl()) return blocks8_avx512;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2")) return blocks8_avx2;
+  return blocks8_baseline;
+}
+void blocks8_at(const Key& key, const std::uint64_t* counters, std::uint64_t stream,
+                std::uint32_t* out) noexcept {
+  static const Blocks8Fn fn = pick_blocks8();
+  fn(key, counters, stream, out);
+}
+// Sixteen blocks in one pass of 512-bit registers where the CPU has AVX-512.
+typedef std::uint32_t v16u __attribute__((vector_size(64)));
+__attribute__((target("avx512f,avx512vl"))) void blocks16_avx512(
+    const Key& key, const std::uint64_t* counters, std::uint64_t stream,
+    std::uint32_t* out) noexcept {
+  blocks_body<v16u, 16>(key, counters, stream, out);
+}
+void blocks16_at(const Key& key, const std::uint64_t* counters, std::uint64_t stream,
+                 std::uint32_t* out) noexcept {
+  static const bool wide = has_avx512vl();
+  if (wide) {
+    blocks16_avx512(key, counters, stream, out);
+  } else {
+    blocks8_at(key, counters, stream, out);
+    blocks8_at(key, counters + 8, stream, out + 16 * 8);
+  }
 }
 #else
 void blocks8_at(const Key& key, const std::uint64_t* counters, std::uint64_t stream,
                 std::uint32_t* out) noexcept {
+  blocks8_body(key, counters, stream, out);
+}
+void blocks16_at(const Key& key, const std::uint64_t* counters, std::uint64_t stream,
+                 std::uint32_t* out) noexcept {
+  blocks8_at(key, counters, stream, out);
+  blocks8_at(key, counters + 8, stream, out + 16 * 8);
+}
+#endif
+#else
+void blocks8_at(const Key& key, const std::uint64_t* counters, std::uint64_t stream,
+                std::uint32_t* out) noexcept {
   for (int l = 0; l < 8; ++l) chacha20_block(key, counters[l], stream, out + 16 * l);
+}
+void blocks16_at(const Key& key, const std::uint64_t* counters, std::uint64_t stream,
+                 std::uint32_t* out) noexcept {
+  for (int l = 0; l < 16; ++l) chacha20_block(key, counters[l], stream, out + 16 * l);
 }
 #endif
 
@@ -219,6 +294,11 @@ void chacha20_block(const Key& key, std::uint64_t counter, std::uint64_t stream,
 void chacha20_blocks(const Key& key, std::uint64_t counter, std::uint64_t stream, std::size_t n,
                      std::uint32_t* out) noexcept {
   std::size_t b = 0;
+  for (; b + 16 <= n; b += 16) {
+    std::uint64_t counters[16];
+    for (int l = 0; l < 16; ++l) counters[l] = counter + b + static_cast<std::uint64_t>(l);
+    blocks16_at(key, counters, stream, out + 16 * b);
+  }
   for (; b + 8 <= n; b += 8) blocks8(key, counter + b, stream, out + 16 * b);
   if (b < n) {
     std::uint32_t tmp[16 * 8];
@@ -500,247 +580,278 @@ void l2_laplace(const Key& key, std::uint64_t stream, std::uint64_t start, std::
 
 namespace {
 
-constexpr double kNsPerDiscreteGaussian = 150.0;  // one draw: a block plus ~100 bits of logic
-constexpr std::uint64_t kMaxK = std::uint64_t{1} << 26;
+constexpr double kNsPerDiscreteGaussian = 80.0;  // one draw: a block plus ~8 digits of logic
+constexpr int kDigitsPerBlock = 32;              // 16-bit digits of one ChaCha20 block
+constexpr int kLazyDigits = 64;                  // digits a lazy uniform may grow to (1024 bits)
+using Digit = std::uint16_t;
 
-// The bit string of one discrete Gaussian draw: blocks (index << 8) + b, raws in order, bits
-// least significant first. The first block is supplied by the caller (generated eight at a
-// time); later ones are generated on demand.
-class DrawBits {
+// The digit string of one discrete Gaussian draw: the 16-bit halves of the words of blocks
+// (index << 8) + b, b = 0, 1, ..., in order, low half of a word first (random.hpp). The first
+// block is supplied by the caller (generated eight at a time); later ones are generated on
+// demand. bit() serves single bits from a reservoir digit.
+class DrawDigits {
  public:
-  DrawBits(const Key& key, std::uint64_t stream, std::uint64_t index, const std::uint32_t* first)
-      : key_(key), stream_(stream), index_(index) {
-    std::memcpy(block_, first, sizeof(block_));
+  DrawDigits(const Key& key, std::uint64_t stream, std::uint64_t index, const std::uint32_t* first)
+      : key_(&key), stream_(stream), index_(index) {
+    load(first);
   }
-  std::uint64_t take(int m) {  // 1 <= m <= 64: the next m bits as an integer
-    if (m <= left_) {
-      const std::uint64_t v = m == 64 ? cur_ : (cur_ & ((std::uint64_t{1} << m) - 1));
-      cur_ = m == 64 ? 0 : (cur_ >> m);
-      left_ -= m;
-      return v;
-    }
-    std::uint64_t v = cur_;
-    const int got = left_;
-    const std::uint64_t r = next_raw();
-    const int need = m - got;
-    v |= (need == 64 ? r : (r & ((std::uint64_t{1} << need) - 1))) << got;
-    cur_ = need == 64 ? 0 : (r >> need);
-    left_ = 64 - need;
-    return v;
+  // A scripted word string (tests): n_blocks blocks of 16 words in place of the ChaCha20 blocks.
+  DrawDigits(const std::uint32_t* script, int n_blocks)
+      : script_(script), script_blocks_(n_blocks) {
+    load(script);
   }
-  // The next m bits (1 <= m < 64) without consuming them, when the current raw still holds
-  // them (false otherwise: the caller then takes the bits one at a time).
-  bool peek(int m, std::uint64_t& out) const {
-    if (left_ < m) return false;
-    out = cur_ & ((std::uint64_t{1} << m) - 1);
-    return true;
+  int used() const noexcept { return kDigitsPerBlock * block_id_ + pos_; }
+  // The next k digits of the current block without consuming them (nullptr if fewer are left).
+  const Digit* peek(int k) const noexcept {
+    return pos_ + k <= kDigitsPerBlock ? digits_ + pos_ : nullptr;
   }
-  // Consume m bits already seen by peek(m', .) with m <= m'.
-  void skip(int m) {
-    cur_ >>= m;
-    left_ -= m;
-  }
-  // Bernoulli(a / b), 0 < a < b < 2^(bits of U - 1), decided digit by digit (random.hpp), with
-  // the bit state in registers for the loop: the same bits consumed in the same order as with
-  // bit(), without a store and reload of the state per bit (issue 32, item 1).
-  template <class U>
-  bool ratio_digits(U a, U b) {
-    std::uint64_t cur = cur_;
-    int left = left_;
-    bool result;
-    for (;;) {
-      if (left == 0) {
-        cur = next_raw();
-        left = 64;
-      }
-      a <<= 1;
-      bool digit = false;
-      if (a >= b) {
-        a -= b;
-        digit = true;
-      }
-      const bool u = (cur & 1u) != 0;
-      cur >>= 1;
-      --left;
-      if (u != digit) {  // u = 0 < digit = 1: U < p
-        result = digit;
-        break;
-      }
-      if (a == 0) {
-        result = false;
-        break;
-      }
-    }
-    cur_ = cur;
-    left_ = left;
-    return result;
+  void skip(int k) noexcept { pos_ += k; }
+  Digit digit() {
+    if (pos_ == kDigitsPerBlock) refill();
+    return digits_[pos_++];
   }
   bool bit() {
     if (left_ == 0) {
-      cur_ = next_raw();
-      left_ = 64;
+      reservoir_ = digit();
+      left_ = 16;
     }
-    const bool b = cur_ & 1u;
-    cur_ >>= 1;
+    const bool b = (reservoir_ & 1u) != 0;
+    reservoir_ = static_cast<Digit>(reservoir_ >> 1);
     --left_;
     return b;
   }
 
  private:
-  std::uint64_t next_raw() {
-    if (raw_ == 8) {
-      if (++block_id_ == kDiscreteGaussianBlocks)
-        throw std::runtime_error("discrete_gaussian: a draw used all its 131072 random bits");
-      chacha20_block(key_, (index_ << 8) + static_cast<std::uint64_t>(block_id_), stream_, block_);
-      raw_ = 0;
+  void load(const std::uint32_t* words) noexcept {
+    for (int w = 0; w < 16; ++w) {
+      digits_[2 * w] = static_cast<Digit>(words[w]);
+      digits_[2 * w + 1] = static_cast<Digit>(words[w] >> 16);
     }
-    const std::uint64_t r = static_cast<std::uint64_t>(block_[2 * raw_]) |
-                            (static_cast<std::uint64_t>(block_[2 * raw_ + 1]) << 32);
-    ++raw_;
-    return r;
+    pos_ = 0;
   }
-  const Key& key_;
-  std::uint64_t stream_, index_;
-  std::uint32_t block_[16];
+  [[gnu::noinline]] void refill() {
+    if (++block_id_ == kDiscreteGaussianBlocks)
+      throw std::runtime_error("discrete_gaussian: a draw used all its 131072 random bits");
+    std::uint32_t block[16];
+    if (script_ != nullptr) {
+      if (block_id_ >= script_blocks_)
+        throw std::runtime_error("discrete_gaussian: the scripted words ran out");
+      std::memcpy(block, script_ + 16 * block_id_, sizeof(block));
+    } else {
+      chacha20_block(*key_, (index_ << 8) + static_cast<std::uint64_t>(block_id_), stream_,
+                     block);
+    }
+    load(block);
+  }
+  const Key* key_ = nullptr;
+  std::uint64_t stream_ = 0, index_ = 0;
+  const std::uint32_t* script_ = nullptr;
+  int script_blocks_ = 0;
+  Digit digits_[kDigitsPerBlock];
   int block_id_ = 0;
-  int raw_ = 0;
-  std::uint64_t cur_ = 0;
+  int pos_ = 0;
+  Digit reservoir_ = 0;
   int left_ = 0;
 };
 
-// Bernoulli(a / b), 0 <= a <= b, 0 < b <= 2^127: digit by digit (random.hpp). The 64-bit
-// version serves b < 2^63 (the common case); both consume the same bits.
-template <class U>
-bool bernoulli_ratio_digits(DrawBits& bits, U a, U b) {
-  return bits.ratio_digits(a, b);
-}
-
-bool bernoulli_ratio(DrawBits& bits, Uint128 a, Uint128 b) {
-  if (a >= b) return true;
-  if (a == 0) return false;
-  if ((b >> 63) == 0)
-    return bernoulli_ratio_digits<std::uint64_t>(bits, static_cast<std::uint64_t>(a),
-                                                 static_cast<std::uint64_t>(b));
-  return bernoulli_ratio_digits<Uint128>(bits, a, b);
-}
-
-// Bernoulli(exp(-a / b)) for 0 <= a < b <= 2^101 (CKS Algorithm 1, gamma in [0, 1)).
-bool bernoulli_exp_fraction(DrawBits& bits, Uint128 a, Uint128 b) {
-  std::uint64_t k = 1;
-  while (bernoulli_ratio(bits, a, b * k)) {
-    if (++k > kMaxK) throw std::runtime_error("discrete_gaussian: K exceeded 2^26");
-  }
-  return (k & 1u) != 0;
-}
-
-// Bernoulli(exp(-1)) = bernoulli_exp_fraction(bits, 1, 1), the most frequent Bernoulli of a
-// draw (the Laplace proposal's geometric part and the acceptance's whole part), memoised over
-// the next kExpOneBits bits of the draw (issue 32, item 1): the entry for a bit pattern holds
-// the outcome and the number of bits the exact procedure consumes when it stops within those
-// bits (0: it needs more; then the procedure itself runs). The same bits are consumed and the
-// same outcome returned as without the table, so the draws are unchanged; what is saved is the
-// bit-by-bit loop with its unpredictable branches.
-constexpr int kExpOneBits = 12;
-
-struct ExpOneTable {
-  std::array<std::uint8_t, std::size_t{1} << kExpOneBits> entry{};
-  ExpOneTable() {
-    for (std::uint32_t pattern = 0; pattern < entry.size(); ++pattern) {
-      int used = 0;
-      bool decided = false, outcome = false;
-      // CKS Algorithm 1 with gamma = 1: K = 1; while B(1 / K): K += 1; success iff K odd.
-      for (std::uint64_t k = 1; !decided && used <= kExpOneBits; ++k) {
-        bool ratio;  // B(1 / k), digit by digit as bernoulli_ratio_digits
-        if (k == 1) {
-          ratio = true;
-        } else {
-          std::uint64_t a = 1;
-          bool stopped = false;
-          ratio = false;
-          while (!stopped) {
-            a <<= 1;
-            bool digit = false;
-            if (a >= k) {
-              a -= k;
-              digit = true;
-            }
-            if (used == kExpOneBits) break;  // needs more bits than the table holds
-            const bool u = ((pattern >> used) & 1u) != 0;
-            ++used;
-            if (u != digit) {
-              ratio = digit;
-              stopped = true;
-            } else if (a == 0) {
-              ratio = false;
-              stopped = true;
-            }
-          }
-          if (!stopped) break;
-        }
-        if (!ratio) {
-          decided = true;
-          outcome = (k & 1u) != 0;
-        }
-      }
-      if (decided) entry[pattern] = static_cast<std::uint8_t>((used << 1) | (outcome ? 1 : 0));
-    }
-  }
+// A lazy uniform V = sum_j w[j] 2^(-16 (j + 1)) in [0, 1): digit 0 is drawn when V is created,
+// digit j when a comparison first needs it (random.hpp). Only w[0] and n are touched on the
+// common path.
+struct Lazy {
+  Digit w[kLazyDigits];
+  int n;
 };
 
-const ExpOneTable& exp_one_table() {
-  static const ExpOneTable table;
-  return table;
+inline void lazy_new(DrawDigits& d, Lazy& v) {
+  v.w[0] = d.digit();
+  v.n = 1;
 }
 
-bool bernoulli_exp_one(DrawBits& bits) {
-  std::uint64_t next;
-  if (bits.peek(kExpOneBits, next)) {
-    const std::uint8_t e = exp_one_table().entry[static_cast<std::size_t>(next)];
-    if (e != 0) {
-      bits.skip(e >> 1);
-      return (e & 1u) != 0;
+inline void lazy_extend(DrawDigits& d, Lazy& v, int j) {  // make digit j present (v.n >= j)
+  if (j == kLazyDigits)
+    throw std::runtime_error("discrete_gaussian: a comparison was undecided after 1024 bits");
+  if (v.n == j) v.w[v.n++] = d.digit();
+}
+
+// a < b for two lazy uniforms, digits compared from the first; on equal digits the missing
+// digit of a is drawn first, then that of b.
+[[gnu::noinline]] bool lazy_less_tail(DrawDigits& d, Lazy& a, Lazy& b) {
+  for (int j = 1;; ++j) {
+    lazy_extend(d, a, j);
+    lazy_extend(d, b, j);
+    if (a.w[j] != b.w[j]) return a.w[j] < b.w[j];
+  }
+}
+
+inline bool lazy_less(DrawDigits& d, Lazy& a, Lazy& b) {
+  if (a.w[0] != b.w[0]) return a.w[0] < b.w[0];
+  return lazy_less_tail(d, a, b);
+}
+
+// v < a / b, 0 < a < b <= 2^102, exactly: the base-2^16 digits D_j of a / b (long division)
+// against the digits of v; the first that differs decides; when the remainder reaches 0 with
+// equal digits, a / b equals v's prefix and v >= a / b.
+[[gnu::noinline]] bool lazy_less_ratio_exact(DrawDigits& d, Lazy& v, Uint128 a, Uint128 b) {
+  Uint128 r = a;
+  for (int j = 0;; ++j) {
+    lazy_extend(d, v, j);
+    unsigned digit = 0;
+    for (int i = 0; i < 16; ++i) {
+      r <<= 1;
+      digit <<= 1;
+      if (r >= b) {
+        r -= b;
+        digit |= 1u;
+      }
+    }
+    if (v.w[j] != digit) return v.w[j] < digit;
+    if (r == 0) return false;
+  }
+}
+
+// Margin for the estimate y of (a / b) 2^16 below, whose error is < 2^16 * 5 * 2^-53 < 2^-34.
+constexpr double kRatioBand = 0x1p-30;
+
+// v < a / b for a fresh v (one digit W), decided from y when W lies clearly on one side:
+// W + 1 <= y - band implies (W + 1) 2^-16 < a / b, so v < a / b; W >= y + band implies
+// W 2^-16 > a / b. Otherwise (W in a band of at most two values, probability <= 2^-15) the
+// exact comparison, which consumes the same digits as this one whenever this one decides.
+inline bool lazy_less_ratio(DrawDigits& d, Lazy& v, Uint128 a, Uint128 b, double y) {
+  const double w = static_cast<double>(v.w[0]);
+  if (w + 1.0 <= y - kRatioBand) return true;
+  if (w >= y + kRatioBand) return false;
+  return lazy_less_ratio_exact(d, v, a, b);
+}
+
+// n = max{k : V_1 > V_2 > ... > V_k} for V_1 = *first and fresh lazy uniforms V_2, V_3, ...,
+// drawn until the first V_{k+1} that is not below V_k (von Neumann 1951). slots: scratch.
+inline std::uint64_t decreasing_run(DrawDigits& d, Lazy* first, Lazy* slots) {
+  // Common case without a branch per comparison: V_1 has one digit, the next three digits are
+  // in the current block, no two compared digits are equal and the run ends within them
+  // (n <= 3); then n digits are consumed, exactly as by the loop below.
+  if (first->n == 1) {
+    if (const Digit* p = d.peek(3)) {
+      const unsigned w0 = first->w[0], w1 = p[0], w2 = p[1], w3 = p[2];
+      const unsigned c1 = w1 < w0, c2 = w2 < w1, c3 = w3 < w2;
+      const unsigned tie = (w1 == w0) | (c1 & (w2 == w1)) | (c1 & c2 & (w3 == w2));
+      if ((tie | (c1 & c2 & c3)) == 0) {
+        const unsigned n = 1 + c1 + (c1 & c2);
+        d.skip(static_cast<int>(n));
+        return n;
+      }
     }
   }
-  return bernoulli_exp_fraction(bits, 1, 1);
+  Lazy* prev = first;
+  std::uint64_t n = 1;
+  int s = 0;
+  for (;;) {
+    Lazy* next = slots + s;
+    s ^= 1;
+    lazy_new(d, *next);
+    if (!lazy_less(d, *next, *prev)) return n;
+    ++n;
+    prev = next;
+  }
 }
 
-std::int64_t discrete_gaussian_draw(DrawBits& bits, Uint128 s2, int m) {
-  const std::uint64_t t = std::uint64_t{1} << m;
-  const Uint128 c = s2 >> m;
-  const Uint128 den = s2 << 1;
+// Scratch lazy uniforms of one draw.
+struct Scratch {
+  Lazy head;      // V_1 / U_1
+  Lazy slots[2];  // the run
+};
+
+// floor(2^m E), E ~ Exp(1) (von Neumann 1951): K = 0; repeat: U_1 fresh, n = the decreasing
+// run from U_1; if n odd: E = K + U_1, else K += 1. floor(2^m U_1) = the top m bits of U_1:
+// its digits 0 .. ceil(m / 16) - 1 (those not yet drawn are drawn in order).
+inline std::uint64_t floor_scaled_exponential(DrawDigits& d, int m, Scratch& s) {
+  const std::uint64_t k_limit = (std::uint64_t{1} << 62) >> m;
+  std::uint64_t k = 0;
   for (;;) {
-    const std::uint64_t u = m == 0 ? 0 : bits.take(m);  // uniform on [0, t)
-    if (!bernoulli_exp_fraction(bits, u, t)) continue;
-    std::uint64_t v = 0;
-    while (bernoulli_exp_one(bits)) {
-      ++v;
-      if (v >= ((std::uint64_t{1} << 62) >> m))
-        throw std::runtime_error("discrete_gaussian: the Laplace proposal exceeded 2^62");
-    }
-    const std::uint64_t x = u + (v << m);
-    const bool negative = bits.bit();
+    lazy_new(d, s.head);
+    if (decreasing_run(d, &s.head, s.slots) & 1u) break;
+    if (++k >= k_limit)
+      throw std::runtime_error("discrete_gaussian: the Laplace proposal exceeded 2^62");
+  }
+  const int digits = (m + 15) / 16;
+  std::uint64_t top = 0;  // the first `digits` digits of U_1
+  for (int j = 0; j < digits; ++j) {
+    lazy_extend(d, s.head, j);
+    top = (top << 16) | s.head.w[j];
+  }
+  return (k << m) | (top >> (16 * digits - m));
+}
+
+// Bernoulli(exp(-1)): the decreasing run from a fresh V_1 (always below 1) has even length.
+inline bool bernoulli_exp_one(DrawDigits& d, Scratch& s) {
+  lazy_new(d, s.head);
+  return (decreasing_run(d, &s.head, s.slots) & 1u) == 0;
+}
+
+// Bernoulli(exp(-a / b)), 0 < a < b (von Neumann): n = max{k : a/b > V_1 > ... > V_k}
+// (n = 0 when V_1 >= a/b); success iff n is even. y: (a / b) 2^16 within 2^-34.
+inline bool bernoulli_exp_fraction(DrawDigits& d, Uint128 a, Uint128 b, double y, Scratch& s) {
+  lazy_new(d, s.head);
+  if (!lazy_less_ratio(d, s.head, a, b, y)) return true;
+  return (decreasing_run(d, &s.head, s.slots) & 1u) == 0;
+}
+
+// Nonnegative integer to double, rounded to nearest (the 64-bit conversion when it fits).
+inline double to_double(Uint128 v) noexcept {
+  return (v >> 64) == 0 ? static_cast<double>(static_cast<std::uint64_t>(v))
+                        : static_cast<double>(v);
+}
+
+// Constants of one variance.
+struct DgParams {
+  Uint128 s2;
+  int m;
+  std::uint64_t c;  // s2 / t, < 2^51
+  Uint128 den;      // 2 s2
+  double inv_den;   // the double nearest 1 / double(den)
+  explicit DgParams(Uint128 v)
+      : s2(v), m(discrete_gaussian_scale_bits(v)), c(static_cast<std::uint64_t>(v >> m)),
+        den(v << 1), inv_den(1.0 / to_double(v << 1)) {}
+};
+
+std::int64_t discrete_gaussian_draw(DrawDigits& d, const DgParams& p, Scratch& s) {
+  const int m = p.m;
+  const std::uint64_t c = p.c;
+  const Uint128 den = p.den;
+  const double inv_den = p.inv_den;
+  for (;;) {
+    const std::uint64_t x = floor_scaled_exponential(d, m, s);
+    const bool negative = d.bit();
     if (negative && x == 0) continue;
-    const Uint128 diff = x >= c ? static_cast<Uint128>(x) - c : c - static_cast<Uint128>(x);
-    bool accept;
-    if (diff >> 63) {  // gamma >= 2^126 / 2^101: B(exp(-1)) until one fails
-      while (bernoulli_exp_one(bits)) {
+    const std::uint64_t diff = x >= c ? x - c : c - x;  // < 2^62
+    const Uint128 num = static_cast<Uint128>(diff) * diff;
+    // whole = floor(num / den), rest = num mod den, exactly: from a floating-point estimate
+    // corrected with exact products when the quotient is below 2^40 (always in practice)
+    Uint128 whole, rest;
+    const double g = to_double(num) * inv_den;
+    if (g < 0x1p40) {
+      std::uint64_t q = static_cast<std::uint64_t>(g);
+      Uint128 prod = static_cast<Uint128>(q) * den;
+      while (prod > num) {
+        --q;
+        prod -= den;
       }
-      accept = false;
+      while (num - prod >= den) {
+        ++q;
+        prod += den;
+      }
+      whole = q;
+      rest = num - prod;
     } else {
-      const Uint128 num = diff * diff;
-      Uint128 whole, rest;
-      if ((diff >> 32) == 0 && (den >> 64) == 0) {  // 64-bit division (the common case)
-        const std::uint64_t n64 = static_cast<std::uint64_t>(num);
-        const std::uint64_t d64 = static_cast<std::uint64_t>(den);
-        whole = n64 / d64;
-        rest = n64 % d64;
-      } else {
-        whole = num / den;
-        rest = num % den;
-      }
-      accept = true;
-      for (; whole > 0 && accept; --whole) accept = bernoulli_exp_one(bits);
-      if (accept) accept = bernoulli_exp_fraction(bits, rest, den);
+      whole = num / den;
+      rest = num % den;
+    }
+    bool accept = true;
+    for (; whole > 0 && accept; --whole) accept = bernoulli_exp_one(d, s);
+    if (accept && rest != 0) {
+      // y = (rest / den) 2^16: rest, den and 1 / den rounded (2^-53 each) and one rounded
+      // product: |y - exact| < 2^16 * 5 * 2^-53 < 2^-34
+      const double y = to_double(rest) * inv_den * 0x1p16;
+      accept = bernoulli_exp_fraction(d, rest, den, y, s);
     }
     if (accept) return negative ? -static_cast<std::int64_t>(x) : static_cast<std::int64_t>(x);
   }
@@ -785,8 +896,8 @@ void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start
   check_discrete_gaussian_variance(s2);
   check_range(start, n, kDiscreteGaussianIndexLimit, "discrete_gaussian");
   if (n == 0) return;
-  const int m = discrete_gaussian_scale_bits(s2);
-  const std::int64_t groups = static_cast<std::int64_t>((n + 7) / 8);
+  const DgParams params(s2);
+  const std::int64_t groups = static_cast<std::int64_t>((n + 15) / 16);  // 16 draws each
   const int threads =
       parallel::threads_for(n_threads, static_cast<double>(n) * kNsPerDiscreteGaussian);
   std::atomic<bool> failed{false};
@@ -795,18 +906,19 @@ void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 16) if (threads > 1 && groups >= 16 * parallel::kMinParallelItems)
 #endif
   for (std::int64_t g = 0; g < groups; ++g) {
-    std::uint64_t counters[8];
-    std::uint32_t w[16 * 8];
-    const std::uint64_t i0 = start + static_cast<std::uint64_t>(g) * 8;
-    const std::size_t lanes = std::min<std::size_t>(8, n - static_cast<std::size_t>(g) * 8);
-    for (std::size_t l = 0; l < 8; ++l) counters[l] = (i0 + std::min(l, lanes - 1)) << 8;
-    blocks8_at(key, counters, stream, w);
+    std::uint64_t counters[16];
+    std::uint32_t w[16 * 16];
+    const std::uint64_t i0 = start + static_cast<std::uint64_t>(g) * 16;
+    const std::size_t lanes = std::min<std::size_t>(16, n - static_cast<std::size_t>(g) * 16);
+    for (std::size_t l = 0; l < 16; ++l) counters[l] = (i0 + std::min(l, lanes - 1)) << 8;
+    blocks16_at(key, counters, stream, w);
+    Scratch scratch;
     for (std::size_t l = 0; l < lanes; ++l) {
-      DrawBits bits(key, stream, i0 + l, w + 16 * l);
+      DrawDigits digits(key, stream, i0 + l, w + 16 * l);
       try {
-        out[static_cast<std::size_t>(g) * 8 + l] = discrete_gaussian_draw(bits, s2, m);
+        out[static_cast<std::size_t>(g) * 16 + l] = discrete_gaussian_draw(digits, params, scratch);
       } catch (const std::exception& e) {
-        out[static_cast<std::size_t>(g) * 8 + l] = 0;
+        out[static_cast<std::size_t>(g) * 16 + l] = 0;
         if (!failed.exchange(true)) {
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp critical(privlearn_dgauss_message)
@@ -818,6 +930,19 @@ void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start
   }
   (void)threads;
   if (failed.load()) throw std::runtime_error(message);
+}
+
+std::int64_t discrete_gaussian_scripted(const std::uint32_t* words, std::size_t n_words,
+                                        Uint128 s2, std::size_t* used) {
+  check_discrete_gaussian_variance(s2);
+  checks::require(n_words >= 16 && n_words % 16 == 0 &&
+                      n_words <= static_cast<std::size_t>(kDiscreteGaussianBlocks) * 16,
+                  "discrete_gaussian_scripted: give whole blocks of 16 words (1 to 256 blocks)");
+  DrawDigits d(words, static_cast<int>(n_words / 16));
+  Scratch scratch;
+  const std::int64_t v = discrete_gaussian_draw(d, DgParams(s2), scratch);
+  if (used != nullptr) *used = static_cast<std::size_t>(d.used());
+  return v;
 }
 
 std::int64_t round_shift_even(std::int64_t s, int shift) noexcept {

@@ -49,6 +49,9 @@ def random_discrete_gaussian(
     variance_hi: int,
     n_threads: int = 0,
 ) -> npt.NDArray[np.int64]: ...
+def random_discrete_gaussian_scripted(
+    words: npt.NDArray[np.uint32], variance_lo: int, variance_hi: int
+) -> tuple[int, int]: ...
 def noise_lattice(sigma: float, dim: int) -> tuple[int, int, int, int]: ...
 def random_exponential(
     key: bytes, stream: int, start: int, n: int, scale: float, n_threads: int = 0

@@ -153,14 +153,17 @@ class StreamBase(abc.ABC):
         self, start: int, n: int, variance: int, *, n_threads: int | None = None
     ) -> np.ndarray:
         """Exact discrete Gaussian draws ``N_Z(0, variance)`` (int64) at addresses
-        ``start`` to ``start + n - 1`` (Canonne, Kamath, Steinke 2020, Algorithm 3).
+        ``start`` to ``start + n - 1`` (Canonne, Kamath, Steinke 2020, Algorithm 3, with a
+        discrete Laplace proposal ``floor(t E)`` and every ``Bernoulli(exp(-x))`` decided by von
+        Neumann's 1951 decreasing runs of lazy uniforms).
 
         ``variance`` is an int in ``[1, 2**100]`` and a multiple of ``t = 2**m``,
         ``m = floor(variance.bit_length() / 2)`` (round it up with
         :func:`privlearn.reference.random.discrete_gaussian_round_variance`). Draw ``i`` reads
-        the bits of blocks ``i * 2**8 + b`` (``b < 256``, ``i < 2**56``), least significant
-        first; every Bernoulli trial is decided exactly on integers. The core and the numpy
-        reference give the same integers.
+        the 16-bit digits of blocks ``i * 2**8 + b`` (``b < 256``, ``i < 2**56``), each word's
+        low half first; every comparison is decided exactly (the core's floating-point
+        shortcut only decides the cases it can prove). The core and the numpy reference give
+        the same integers; the full specification is in ``cpp/include/privlearn/random.hpp``.
         """
         start, n = self._span(start, n, 1 << 56, "discrete_gaussian")
         if isinstance(variance, bool) or not isinstance(variance, (int, np.integer)):

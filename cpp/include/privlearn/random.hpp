@@ -34,10 +34,10 @@
 //                    above (before this change every integer shape up to 2^34 was a sum: draws for
 //                    dim > 2^16 changed then).
 //   discrete_gaussian(i) = the discrete Gaussian N_Z(0, s2) on the integers (Canonne, Kamath,
-//                    Steinke 2020, Algorithm 3), sampled exactly with integer arithmetic only, from
-//                    the bit string of draw i: the words of blocks counter = i * 2^8 + b,
-//                    b = 0, 1, ..., 255 (i < 2^56), 64-bit raws word(2r) | word(2r + 1) << 32,
-//                    bits taken least significant first. See "Discrete Gaussian" below.
+//                    Steinke 2020, Algorithm 3; von Neumann 1951 for the exponentials), sampled
+//                    exactly from the 16-bit digit string of draw i: the words of blocks
+//                    counter = i * 2^8 + b, b = 0, 1, ..., 255 (i < 2^56), each word as its low
+//                    then its high half. See "Discrete Gaussian" below.
 
 #include <array>
 #include <cstddef>
@@ -59,7 +59,7 @@ void chacha20_block(const Key& key, std::uint64_t counter, std::uint64_t stream,
                     std::uint32_t out[16]) noexcept;
 
 // n consecutive blocks starting at block `counter` (the counter wraps modulo 2^64), written
-// block after block into out[16 * n]. Vectorised over 8 blocks at a time.
+// block after block into out[16 * n]. Vectorised over 16 blocks at a time (AVX-512) or 8.
 void chacha20_blocks(const Key& key, std::uint64_t counter, std::uint64_t stream, std::size_t n,
                      std::uint32_t* out) noexcept;
 
@@ -134,27 +134,39 @@ double gamma_row(const Key& key, std::uint64_t stream, std::uint64_t row, double
 // ---- Discrete Gaussian (exact) -------------------------------------------------------------
 // N_Z(0, s2): P(Y = y) proportional to exp(-y^2 / (2 s2)) on the integers, for an integer
 // variance parameter s2 in [1, 2^100] that is a multiple of t = 2^m, m = floor(bitlen(s2) / 2)
-// (t lies in [sqrt(s2 / 2), sqrt(2 s2)]: the proposal's scale near sigma, ~80 bits per draw). Canonne, Kamath, Steinke (2020), "The discrete Gaussian
-// for differential privacy", NeurIPS, Algorithms 1-3, with every Bernoulli decided exactly:
+// (t lies in [sqrt(s2 / 2), sqrt(2 s2)]: the proposal's scale near sigma). Canonne, Kamath,
+// Steinke (2020), "The discrete Gaussian for differential privacy", NeurIPS, Algorithm 3:
 //   repeat
-//     U = next m bits (uniform on [0, t); none when m = 0);  if not B(exp(-U / t)): retry
-//     V = 0; while B(exp(-1)): V += 1;      X = U + t V         (X: discrete Laplace, scale t)
-//     S = next bit;  if S = 1 and X = 0: retry;                 Y = S ? -X : X
-//     accept with B(exp(-(X - c)^2 / (2 s2))), c = s2 / t (an integer: s2 is a multiple of t)
-// (CKS's acceptance exp(-(|Y| - s2/t)^2 / (2 s2)) is valid for any t > 0; a power of two makes
-// U a plain bit string and c an integer, so every quantity below fits in 128 bits.)
-//   B(exp(-g)), g = a/b: floor(g) times B(exp(-1)) (all must succeed), then for the fraction
-//     f = (a mod b)/b: K = 1; while B(f / K): K += 1; success iff K odd   (CKS Algorithm 1).
-//   B(a/b), 0 <= a <= b: 1 if a = b; else compare the binary digits of a/b with fresh random
-//     bits, one at a time (a <- 2a, digit = [a >= b], a -= digit b); the first bit that differs
-//     from the digit decides (bit 0 under digit 1: success); once a = 0 the remaining digits
-//     are 0 and the answer is failure. Expected two bits per Bernoulli.
-// Limits (never reached in practice; the draw then raises instead of returning a value):
-// |X - c| >= 2^63 is decided by B(exp(-1)) trials until one fails (floor(g) >= 2^26 of them
-// would be needed before the fraction); X > 2^62 (probability below exp(-2^62 / t)); K > 2^26;
-// more than 256 blocks (131072 bits) for one draw. Each raises std::runtime_error, so a value
-// that is returned has exactly the discrete Gaussian distribution conditioned on no error
-// (total variation from N_Z below 2^-1000).
+//     X = floor(t E), E ~ Exp(1) exactly            (X: P(X = x) prop. to exp(-x / t), x >= 0)
+//     S = next bit;  if S = 1 and X = 0: retry;     Y = S ? -X : X
+//     accept with B(exp(-g)), g = (X - c)^2 / (2 s2), c = s2 / t (an integer)
+// Randomness (draw i; identical in the numpy twin). The digit string d_0, d_1, ... (16 bits
+// each; at most 256 blocks = 8192 digits). A lazy uniform V = sum_j v_j 2^(-16 (j + 1)) takes
+// v_0 from the string when it is created and v_j (j >= 1) when a comparison first needs it.
+// next bit: the lowest unused bit of a reservoir digit, a new reservoir taken from the string
+// when the 16 bits of the last are used.
+//   U < V (lazy): compare digits j = 0, 1, ...; at the first j where either lacks digit j, U's
+//     missing digit is drawn first, then V's; the first unequal pair decides.
+//   V < a/b (rational, 0 < a < b): D_j = the base-2^16 digits of a/b (long division); the first
+//     j with v_j != D_j decides; if v_j = D_j and the remainder is 0, V >= a/b.
+//   run(V_1) = max{n : V_1 > V_2 > ... > V_n}, drawing fresh lazy V_2, V_3, ... until the first
+//     V_{n+1} not below V_n (von Neumann 1951).
+//   floor(t E): K = 0; repeat { U_1 fresh; if run(U_1) odd: break; K += 1 };
+//     X = K t + floor(t U_1), floor(t U_1) = the top m bits of U_1's digits 0 .. ceil(m/16) - 1
+//     (P(run odd | U_1 = u) = exp(-u), so K + U_1 ~ Exp(1)).
+//   B(exp(-g)): whole = floor(g), rest = (X - c)^2 mod 2 s2 (exact integers); whole times
+//     B(exp(-1)) (all must succeed), then B(exp(-rest / (2 s2))) unless rest = 0.
+//   B(exp(-1)): run(V_1) even for a fresh V_1.
+//   B(exp(-x)), 0 < x < 1 rational: V_1 fresh; if not V_1 < x: success (run length 0); else
+//     success iff run(V_1) is even (P(x > V_1 > ... > V_n) = x^n / n!, so P(even) = exp(-x)).
+// The core decides V_1 < x from a floating-point estimate of x 2^16 (error < 2^-34, margin
+// 2^-30) when v_0 is clearly on one side and by the exact long division otherwise (probability
+// < 2^-15); both consume the same digits, so the draws do not depend on the shortcut.
+// Limits (never reached in practice; the draw then raises instead of returning a value): K t
+// reaching 2^62 (K >= 2^62 / t: probability below exp(-2^12)); a comparison undecided after 64
+// digits (1024 bits: probability 2^-1024 each); more than 8192 digits for one draw. Each raises
+// std::runtime_error, so a returned value has exactly the discrete Gaussian distribution
+// conditioned on no error (total variation from N_Z below 2^-1000).
 using Uint128 = unsigned __int128;
 inline constexpr std::uint64_t kDiscreteGaussianIndexLimit = std::uint64_t{1} << 56;
 inline constexpr int kDiscreteGaussianBlocks = 256;
@@ -168,6 +180,13 @@ Uint128 discrete_gaussian_round_variance(Uint128 s2);
 // out[k] = discrete_gaussian(start + k), k < n (draw i addressed by i < 2^56, see above).
 void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
                        Uint128 s2, std::int64_t* out, int n_threads);
+// One draw from a given word string in place of ChaCha20 (tests of the rare paths: ties of
+// lazy uniforms, the exact fallback of a ratio comparison, long tails): words[0 .. n_words) are
+// the draw's words (whole blocks, n_words a multiple of 16, at most 4096; each word gives its
+// low then its high 16-bit digit); *used receives the number of DIGITS consumed. Throws
+// std::runtime_error when the words run out.
+std::int64_t discrete_gaussian_scripted(const std::uint32_t* words, std::size_t n_words,
+                                        Uint128 s2, std::size_t* used);
 
 // The noise lattice of a Gaussian mechanism on an exact fixed-point sum (fixed_sum.hpp: units
 // of bound * 2^-30) with noise multiplier sigma (noise standard deviation / L2 sensitivity

@@ -122,117 +122,149 @@ def _box_muller(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 # ---- discrete Gaussian (exact, Python integers) -------------------------------------------
 # The twin of the core's sampler (cpp/include/privlearn/random.hpp, "Discrete Gaussian"):
-# Canonne, Kamath, Steinke (2020), Algorithms 1-3, every Bernoulli decided digit by digit on the
-# bit string of the draw, so the core and this twin agree bit for bit.
+# Canonne, Kamath, Steinke (2020), Algorithm 3, with the discrete Laplace proposal drawn as
+# floor(t E) for an exact exponential E and every Bernoulli(exp(-x)) decided by von Neumann's
+# (1951) decreasing runs of lazy uniforms, on the 16-bit digit string of the draw. Every
+# comparison is exact (Python integers), so the core and this twin agree bit for bit.
 
 _DG_BLOCKS = 256
 _DG_INDEX_LIMIT = 1 << 56
 _DG_MAX_VARIANCE = 1 << 100
-_DG_MAX_K = 1 << 26
+_DG_LAZY_DIGITS = 64
 
 
-class _DrawBits:
-    """The bit string of draw ``index``: blocks ``(index << 8) + b``, raws in order, bits least
-    significant first (``first``: the 16 words of block ``b = 0``)."""
+class _DrawDigits:
+    """The 16-bit digit string of draw ``index``: the words of blocks ``(index << 8) + b`` in
+    order, each as its low then its high half (``first``: the 16 words of block ``b = 0``);
+    ``bit`` serves single bits, least significant first, from a reservoir digit taken from the
+    string when empty."""
 
-    __slots__ = ("_block", "_cur", "_id", "_index", "_key", "_left", "_raw", "_stream")
+    __slots__ = ("_digits", "_id", "_index", "_key", "_left", "_pos", "_reservoir", "_stream")
 
     def __init__(self, key: bytes, stream: int, index: int, first: np.ndarray) -> None:
         self._key, self._stream, self._index = key, stream, index
-        self._block = [int(w) for w in first]
-        self._id, self._raw, self._cur, self._left = 0, 0, 0, 0
+        self._digits = _halves(first)
+        self._id, self._pos, self._reservoir, self._left = 0, 0, 0, 0
 
-    def _next_raw(self) -> int:
-        if self._raw == 8:
+    def digit(self) -> int:
+        if self._pos == 32:
             self._id += 1
             if self._id == _DG_BLOCKS:
                 raise RuntimeError("discrete_gaussian: a draw used all its 131072 random bits")
             words = chacha20_block(self._key, (self._index << 8) + self._id, self._stream)
-            self._block = [int(w) for w in words]
-            self._raw = 0
-        r = self._block[2 * self._raw] | (self._block[2 * self._raw + 1] << 32)
-        self._raw += 1
-        return r
-
-    def take(self, m: int) -> int:
-        if m <= self._left:
-            v = self._cur & ((1 << m) - 1)
-            self._cur >>= m
-            self._left -= m
-            return v
-        v, got = self._cur, self._left
-        r = self._next_raw()
-        need = m - got
-        v |= (r & ((1 << need) - 1)) << got
-        self._cur, self._left = r >> need, 64 - need
-        return v
+            self._digits = _halves(words)
+            self._pos = 0
+        w = self._digits[self._pos]
+        self._pos += 1
+        return w
 
     def bit(self) -> int:
         if self._left == 0:
-            self._cur, self._left = self._next_raw(), 64
-        b = self._cur & 1
-        self._cur >>= 1
+            self._reservoir, self._left = self.digit(), 16
+        b = self._reservoir & 1
+        self._reservoir >>= 1
         self._left -= 1
         return b
 
 
-def _bernoulli_ratio(bits: _DrawBits, a: int, b: int) -> bool:
-    """Bernoulli(a / b), 0 <= a <= b: the binary digits of a / b against random bits."""
-    if a >= b:
-        return True
-    if a == 0:
-        return False
+def _halves(words: np.ndarray) -> list[int]:
+    out = []
+    for w in words:
+        out += [int(w) & 0xFFFF, int(w) >> 16]
+    return out
+
+
+def _lazy_digit(bits: _DrawDigits, v: list[int], j: int) -> int:
+    """Digit ``j`` of the lazy uniform ``v`` (a list of its digits so far), drawn if missing."""
+    if j == _DG_LAZY_DIGITS:
+        raise RuntimeError("discrete_gaussian: a comparison was undecided after 1024 bits")
+    if len(v) == j:
+        v.append(bits.digit())
+    return v[j]
+
+
+def _lazy_less(bits: _DrawDigits, a: list[int], b: list[int]) -> bool:
+    """``a < b`` for lazy uniforms: digits compared in order, a's missing digit drawn first."""
+    j = 0
     while True:
-        a <<= 1
-        digit = a >= b
-        if digit:
-            a -= b
-        if bits.bit() != digit:
-            return digit
-        if a == 0:
+        da = _lazy_digit(bits, a, j)
+        db = _lazy_digit(bits, b, j)
+        if da != db:
+            return da < db
+        j += 1
+
+
+def _lazy_less_ratio(bits: _DrawDigits, v: list[int], a: int, b: int) -> bool:
+    """``v < a / b`` (0 < a < b): the base-2**16 digits of a / b against v's digits."""
+    r, j = a, 0
+    while True:
+        dv = _lazy_digit(bits, v, j)
+        digit, r = divmod(r << 16, b)
+        if dv != digit:
+            return dv < digit
+        if r == 0:
             return False
+        j += 1
 
 
-def _bernoulli_exp_fraction(bits: _DrawBits, a: int, b: int) -> bool:
-    """Bernoulli(exp(-a / b)), 0 <= a < b (or a = b = 1): CKS 2020, Algorithm 1."""
-    k = 1
-    while _bernoulli_ratio(bits, a, b * k):
-        k += 1
-        if k > _DG_MAX_K:
-            raise RuntimeError("discrete_gaussian: K exceeded 2^26")
-    return k % 2 == 1
-
-
-def _discrete_gaussian_draw(bits: _DrawBits, s2: int, m: int) -> int:
-    """One draw of N_Z(0, s2) (CKS 2020, Algorithm 3 with t = 2^m)."""
-    t, c, den = 1 << m, s2 >> m, 2 * s2
+def _decreasing_run(bits: _DrawDigits, first: list[int]) -> int:
+    """``max{k : V_1 > ... > V_k}`` for ``V_1 = first`` and fresh lazy uniforms after it."""
+    prev, n = first, 1
     while True:
-        u = bits.take(m) if m else 0
-        if not _bernoulli_exp_fraction(bits, u, t):
-            continue
-        v = 0
-        while _bernoulli_exp_fraction(bits, 1, 1):
-            v += 1
-            if v >= ((1 << 62) >> m):
-                raise RuntimeError("discrete_gaussian: the Laplace proposal exceeded 2^62")
-        x = u + (v << m)
+        nxt = [bits.digit()]
+        if not _lazy_less(bits, nxt, prev):
+            return n
+        n += 1
+        prev = nxt
+
+
+def _floor_scaled_exponential(bits: _DrawDigits, m: int) -> int:
+    """``floor(2**m E)``, E ~ Exp(1) exactly (von Neumann 1951)."""
+    k = 0
+    while True:
+        head = [bits.digit()]
+        if _decreasing_run(bits, head) % 2 == 1:
+            break
+        k += 1
+        if k >= ((1 << 62) >> m):
+            raise RuntimeError("discrete_gaussian: the Laplace proposal exceeded 2^62")
+    digits = (m + 15) // 16
+    top = 0
+    for j in range(digits):
+        top = (top << 16) | _lazy_digit(bits, head, j)
+    return (k << m) | (top >> (16 * digits - m))
+
+
+def _bernoulli_exp_one(bits: _DrawDigits) -> bool:
+    """Bernoulli(exp(-1)): an even decreasing run from a fresh uniform."""
+    return _decreasing_run(bits, [bits.digit()]) % 2 == 0
+
+
+def _bernoulli_exp_fraction(bits: _DrawDigits, a: int, b: int) -> bool:
+    """Bernoulli(exp(-a / b)), 0 <= a < b: an even run a/b > V_1 > ... > V_n (von Neumann)."""
+    if a == 0:
+        return True
+    head = [bits.digit()]
+    if not _lazy_less_ratio(bits, head, a, b):
+        return True
+    return _decreasing_run(bits, head) % 2 == 0
+
+
+def _discrete_gaussian_draw(bits: _DrawDigits, s2: int, m: int) -> int:
+    """One draw of N_Z(0, s2) (CKS 2020, Algorithm 3 with t = 2^m)."""
+    c, den = s2 >> m, 2 * s2
+    while True:
+        x = _floor_scaled_exponential(bits, m)
         negative = bits.bit()
         if negative and x == 0:
             continue
-        diff = abs(x - c)
-        if diff >> 63:
-            while _bernoulli_exp_fraction(bits, 1, 1):
-                pass
-            accept = False
-        else:
-            num = diff * diff
-            whole, rest = divmod(num, den)
-            accept = True
-            while whole > 0 and accept:
-                accept = _bernoulli_exp_fraction(bits, 1, 1)
-                whole -= 1
-            if accept:
-                accept = _bernoulli_exp_fraction(bits, rest, den)
+        whole, rest = divmod((x - c) ** 2, den)
+        accept = True
+        while whole > 0 and accept:
+            accept = _bernoulli_exp_one(bits)
+            whole -= 1
+        if accept:
+            accept = _bernoulli_exp_fraction(bits, rest, den)
         if accept:
             return -x if negative else x
 
@@ -320,7 +352,7 @@ def discrete_gaussian_at(key: bytes, stream: int, start: int, n: int, variance: 
     idx = np.arange(start, start + n, dtype=np.uint64)
     first = chacha20_blocks(key, idx << np.uint64(8), stream)
     for k in range(n):
-        out[k] = _discrete_gaussian_draw(_DrawBits(key, stream, start + k, first[k]), s2, m)
+        out[k] = _discrete_gaussian_draw(_DrawDigits(key, stream, start + k, first[k]), s2, m)
     return out
 
 
