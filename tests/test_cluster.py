@@ -161,17 +161,22 @@ def test_maxcover_core_equals_reference_on_a_larger_input() -> None:
 
 def test_maxcover_key_widths_and_wide_fallback_equal_reference() -> None:
     """Issue 30, item 6: the core keeps each radius's grid points in a compact table of packed
-    keys, 32-bit (``bits * p <= 32``), 64-bit (``<= 63``), or, above, the full incidence
-    renumbered in lexicographic order; all three must give the twin's picks (member draw:
+    keys, 32-bit (``bits * p <= 32``) or 64-bit (``<= 63``), stored as 2-byte low parts under
+    a directory of the high bits or whole (a large directory), or, above 63 bits, the full
+    incidence renumbered in lexicographic order; all must give the twin's picks (member draw:
     the j-th grid point of the class in lexicographic order), for any thread count."""
     cases = [
-        # p = 5: r = 1/2 has 5 bits a coordinate (25-bit keys), r = 1/16 7 bits (35-bit keys)
-        (5, [0.5, 0.0625], 300, 0.4),
+        # p = 5: r = 1/2 has 5 bits a coordinate (25-bit keys, 2-byte parts), r = 1/16 7 bits
+        # (35-bit keys, stored whole: a directory of 2^12 entries per first coordinate)
+        (5, [0.5, 0.0625], 300, 0.4, 0.9),
+        # p = 3, r = 0.003: 11 bits a coordinate, 33-bit keys with 2-byte parts (the points
+        # span ~350 values of the first coordinate: a directory of ~350 * 2^6 entries)
+        (3, [0.25, 0.003], 100, math.inf, 0.3),
         # p = 6, r = 0.004: 11 bits a coordinate (66 > 63): the wide fallback; r = 0.5: compact
-        (6, [0.5, 0.004], 60, math.inf),
+        (6, [0.5, 0.004], 60, math.inf, 0.9),
     ]
-    for p, radii, n, eps_pick in cases:
-        Y = _ball_points(n, p, seed=p, scale=0.9)
+    for p, radii, n, eps_pick, scale in cases:
+        Y = _ball_points(n, p, seed=p, scale=scale)
         Y[: n // 3] = Y[: n // 3] * 0.02 + 0.1  # a dense cluster: covers above 1
         Y[n // 3 : n // 3 + 10] = Y[n // 3]  # duplicates
         key = key_from_seed(p)
@@ -196,10 +201,10 @@ def test_member_order_is_lexicographic() -> None:
 
 def test_maxcover_peak_memory_is_compact(tmp_path) -> None:
     """Issue 30, item 6: the max-cover candidates of 30,000 points in 4-D (the estimator's
-    default projection) at the default radii and picks of k = 8 peak at about 120 bytes a
-    point (the 32 bytes of a point's 4 coordinates excluded), not the ~1,900 of the full
-    (point, grid point) incidence: VmHWM in a fresh process, limit 320 bytes a point (2x the
-    160 bytes of a 20-column row of X)."""
+    default projection) at the two finest default radii (21 grid points with non-zero cover
+    a point at the finest) peak at about 140 bytes a point (the 32 bytes of a point's 4
+    coordinates excluded), not the ~1,400 of the full (point, grid point) incidence: VmHWM
+    in a fresh process, limit 320 bytes a point (2x the 160 bytes of a 20-column row of X)."""
     import json
     import subprocess
     import sys
@@ -219,10 +224,11 @@ centres = rng.uniform(-0.5, 0.5, size=(16, 4))
 Y = centres[rng.integers(0, 16, n)] + 0.1 * rng.standard_normal((n, 4))
 Y /= np.maximum(1.0, np.linalg.norm(Y, axis=1))[:, None]
 kw = dict(eps_pick=math.inf, key=bytes(32), picks=8)
-maxcover_candidates(Y[:500], default_radii(n), **kw)
+radii = default_radii(n)[-2:]  # the finest radii: the largest tables
+maxcover_candidates(Y[:500], radii, **kw)
 Path("/proc/self/clear_refs").write_text("5")
 rss = kib("VmRSS")
-res = maxcover_candidates(Y, default_radii(n), **kw)
+res = maxcover_candidates(Y, radii, **kw)
 print(json.dumps({"extra": (kib("VmHWM") - rss) * 1024 / n, "n_grid": res.n_grid.tolist()}))
 """
     proc = subprocess.run(

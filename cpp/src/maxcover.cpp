@@ -344,12 +344,64 @@ struct SortedCells {
 
 // The grid points with non-zero cover, in slabs of the first coordinate g_0 in [lo, hi),
 // slabs in increasing lo, keys increasing within a slab: the table's order is the
-// lexicographic order of the grid points (the order of the member draw).
+// lexicographic order of the grid points (the order of the member draw). A key is stored as
+// its low sb <= 16 bits (2 bytes) under a directory of its high bits (prefix), or, where that
+// directory would be too large, whole.
 template <class K>
 struct Slab {
+  static constexpr std::size_t npos = ~std::size_t{0};
   std::int32_t lo = 0, hi = 0;
-  std::vector<K> keys;
+  int sb = 0;                      // 0: whole keys in full; else suffix bits
+  std::uint64_t pbase = 0;         // prefix (key >> sb) of the first key
+  std::vector<std::uint32_t> dir;  // keys of prefix pbase + q: [dir[q], dir[q + 1])
+  std::vector<std::uint16_t> suffix;
+  std::vector<K> full;
   CoverArray cover;
+
+  std::size_t size() const noexcept { return cover.size(); }
+  void set_keys(const std::vector<K>& keys, int sbits) {
+    sb = sbits;
+    if (sb == 0) {
+      full = keys;
+      return;
+    }
+    const std::uint64_t mask = (std::uint64_t{1} << sb) - 1;
+    pbase = keys.empty() ? 0 : static_cast<std::uint64_t>(keys.front()) >> sb;
+    const std::size_t n_pref =
+        keys.empty() ? 0
+                     : static_cast<std::size_t>((static_cast<std::uint64_t>(keys.back()) >> sb) -
+                                                pbase + 1);
+    dir.assign(n_pref + 1, 0);
+    suffix.resize(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      const auto k = static_cast<std::uint64_t>(keys[i]);
+      ++dir[static_cast<std::size_t>((k >> sb) - pbase) + 1];
+      suffix[i] = static_cast<std::uint16_t>(k & mask);
+    }
+    for (std::size_t q = 0; q < n_pref; ++q) dir[q + 1] += dir[q];
+  }
+  std::uint64_t key(std::size_t i) const noexcept {
+    if (sb == 0) return static_cast<std::uint64_t>(full[i]);
+    const auto q = static_cast<std::size_t>(
+        std::upper_bound(dir.begin(), dir.end(), static_cast<std::uint32_t>(i)) - dir.begin() -
+        1);
+    return ((pbase + q) << sb) | suffix[i];
+  }
+  std::size_t find(std::uint64_t key) const noexcept {
+    if (sb == 0) {
+      const auto it = std::lower_bound(full.begin(), full.end(), static_cast<K>(key));
+      return it != full.end() && static_cast<std::uint64_t>(*it) == key
+                 ? static_cast<std::size_t>(it - full.begin())
+                 : npos;
+    }
+    const std::uint64_t pre = key >> sb;
+    if (pre < pbase || pre - pbase + 1 >= dir.size()) return npos;
+    const auto q = static_cast<std::size_t>(pre - pbase);
+    const auto want = static_cast<std::uint16_t>(key & ((std::uint64_t{1} << sb) - 1));
+    const auto b = suffix.begin() + dir[q], e = suffix.begin() + dir[q + 1];
+    const auto it = std::lower_bound(b, e, want);
+    return it != e && *it == want ? static_cast<std::size_t>(it - suffix.begin()) : npos;
+  }
 };
 
 // Counts of the keys of one slab: an open-addressing table (count 0: empty slot), flushed
@@ -439,7 +491,7 @@ class SlabCounter {
 // within r), from the rows of the cells whose first coordinate can reach the slab.
 template <class K>
 void build_slab(Slab<K>& sl, const MatRef& Y, const Level& lv, const SortedCells<K>& cells,
-                std::size_t flush_at) {
+                std::size_t flush_at, int sbits) {
   const Index p = lv.p;
   const auto [c_lo, c_hi] = cells.range(lv.pk, static_cast<std::int64_t>(sl.lo) - lv.zhi,
                                         static_cast<std::int64_t>(sl.hi) - 1 - lv.zlo);
@@ -462,9 +514,11 @@ void build_slab(Slab<K>& sl, const MatRef& Y, const Level& lv, const SortedCells
           counter.add(static_cast<K>(base_key + lv.off_key[static_cast<std::size_t>(o)]));
     }
   }
+  std::vector<K> keys;
   std::vector<std::uint32_t> counts;
-  counter.finish(sl.keys, counts);
-  sl.keys.shrink_to_fit();
+  counter.finish(keys, counts);
+  sl.set_keys(keys, sbits);
+  std::vector<K>().swap(keys);
   sl.cover.assign(counts);
 }
 
@@ -512,6 +566,19 @@ void level_compact(const MatRef& Y, const MaxCoverParams& params, const Level& l
     slabs.back().hi = static_cast<std::int32_t>(t + 1);
   }
   const auto n_slabs = static_cast<Index>(slabs.size());
+  // 2-byte key suffixes when their directories (one entry per value of the bits above the
+  // low 16, over each slab's key range) hold at most max(n, 2^16) entries in all
+  const int key_bits = lv.pk.bits * static_cast<int>(p);
+  int sbits = 0;
+  if (key_bits <= 16) {
+    sbits = key_bits;
+  } else {
+    double entries = 0.0;
+    for (const Slab<K>& sl : slabs)
+      entries += std::ldexp(static_cast<double>(sl.hi - sl.lo),
+                            key_bits - lv.pk.bits - 16) + 2.0;
+    if (entries <= std::max(static_cast<double>(n), 65536.0)) sbits = 16;
+  }
   const int build_threads = parallel::threads_for(
       params.n_threads, total * static_cast<double>(p) * parallel::kNsPerEntry);
   bool failed = false;
@@ -522,7 +589,7 @@ void level_compact(const MatRef& Y, const MaxCoverParams& params, const Level& l
   for (Index s = 0; s < n_slabs; ++s) {
     if (interrupt::stop_in_region(interrupted)) continue;
     try {
-      build_slab(slabs[static_cast<std::size_t>(s)], Y, lv, cells, flush_at);
+      build_slab(slabs[static_cast<std::size_t>(s)], Y, lv, cells, flush_at, sbits);
     } catch (...) {
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp atomic write
@@ -537,7 +604,7 @@ void level_compact(const MatRef& Y, const MaxCoverParams& params, const Level& l
   // cover classes and the chunks of the member search (slab order = lexicographic order)
   std::int64_t n_grid = 0, cmax = 0;
   for (const Slab<K>& sl : slabs) {
-    n_grid += static_cast<std::int64_t>(sl.keys.size());
+    n_grid += static_cast<std::int64_t>(sl.size());
     for (std::size_t i = 0; i < sl.cover.size(); ++i)
       cmax = std::max<std::int64_t>(cmax, sl.cover.get(i));
   }
@@ -551,8 +618,8 @@ void level_compact(const MatRef& Y, const MaxCoverParams& params, const Level& l
   std::vector<Chunk> chunks;
   constexpr std::size_t kChunk = std::size_t{1} << 16;
   for (std::size_t s = 0; s < slabs.size(); ++s)
-    for (std::size_t b = 0; b < slabs[s].keys.size(); b += kChunk)
-      chunks.push_back({s, b, std::min(slabs[s].keys.size(), b + kChunk)});
+    for (std::size_t b = 0; b < slabs[s].size(); b += kChunk)
+      chunks.push_back({s, b, std::min(slabs[s].size(), b + kChunk)});
   const auto n_chunks = static_cast<Index>(chunks.size());
   std::vector<std::int64_t> chunk_count(chunks.size());
   const int threads = parallel::threads_for(
@@ -566,11 +633,10 @@ void level_compact(const MatRef& Y, const MaxCoverParams& params, const Level& l
     if (it == slabs.begin()) return false;
     const Slab<K>& sl = *(it - 1);
     if (g[0] >= sl.hi) return false;
-    const K key = static_cast<K>(lv.pk.pack(g));
-    const auto kt = std::lower_bound(sl.keys.begin(), sl.keys.end(), key);
-    if (kt == sl.keys.end() || *kt != key) return false;
+    const std::size_t at = sl.find(lv.pk.pack(g));
+    if (at == Slab<K>::npos) return false;
     s = static_cast<std::size_t>(it - 1 - slabs.begin());
-    i = static_cast<std::size_t>(kt - sl.keys.begin());
+    i = at;
     return true;
   };
 
@@ -619,7 +685,7 @@ void level_compact(const MatRef& Y, const MaxCoverParams& params, const Level& l
       for (std::size_t i = ch.begin;; ++i) {
         if (sl.cover.get(i) != want) continue;
         if (rest-- == 0) {
-          lv.pk.unpack(static_cast<std::uint64_t>(sl.keys[i]), g);
+          lv.pk.unpack(sl.key(i), g);
           break;
         }
       }
@@ -668,8 +734,7 @@ void level_compact(const MatRef& Y, const MaxCoverParams& params, const Level& l
       // offsets: the same checks as the table's build)
       // Rows of one cell share their candidate grid points base + z: the hits are counted per
       // offset over the cell's newly covered rows, then each grid point is found once and
-      // loses its count. The grid points of a cell come in increasing key order (offsets are
-      // lexicographic), so within a slab each search starts where the previous one ended.
+      // loses its count.
       std::int32_t base[kMaxGridDim];
       fresh_keys.clear();
       for (const std::int32_t x : fresh) {
@@ -693,7 +758,6 @@ void level_compact(const MatRef& Y, const MaxCoverParams& params, const Level& l
           const Index oe = lv.zstart[static_cast<std::size_t>(q) + 1];
           const std::int64_t g0 = static_cast<std::int64_t>(base[0]) + lv.zlo + q;
           Slab<K>* sl = nullptr;
-          std::size_t pos = 0;
           for (Index o = ob; o < oe; ++o) {
             const std::uint32_t k = hits[static_cast<std::size_t>(o)];
             if (k == 0) continue;
@@ -706,17 +770,10 @@ void level_compact(const MatRef& Y, const MaxCoverParams& params, const Level& l
                 checks::fail("maxcover: internal error (a covered grid point is missing)");
               sl = &*(it - 1);
             }
-            const K key = static_cast<K>(base_key + lv.off_key[static_cast<std::size_t>(o)]);
-            const K* keys = sl->keys.data();
-            const std::size_t sz = sl->keys.size();
-            std::size_t bound = 1;
-            while (pos + bound < sz && keys[pos + bound] < key) bound *= 2;
-            const K* at = std::lower_bound(keys + pos + bound / 2,
-                                           keys + std::min(pos + bound + 1, sz), key);
-            if (at == keys + sz || *at != key)
+            const std::size_t i =
+                sl->find(base_key + lv.off_key[static_cast<std::size_t>(o)]);
+            if (i == Slab<K>::npos)
               checks::fail("maxcover: internal error (a covered grid point is missing)");
-            const auto i = static_cast<std::size_t>(at - keys);
-            pos = i + 1;
             const std::uint32_t c = sl->cover.get(i);
             sl->cover.set(i, c - k);
             --size[c];

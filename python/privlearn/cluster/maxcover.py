@@ -302,10 +302,11 @@ def maxcover_candidates(
     covered.
 
     Memory (issue 30, item 6): per radius the core keeps only the grid points with non-zero
-    cover, as sorted packed keys with 1-byte covers (wider only where a cover needs it), and
-    recomputes a covered point's grid points from the offset set: about 5 bytes per grid point
-    with non-zero cover (measured 44 a point at the finest default radius on a 100,000 x 20
-    mixture, a fit's peak about 1.8x ``X`` extra) and no (point, grid point) incidence.
+    cover, as sorted packed keys (2-byte low parts under a directory of the high bits) with
+    1-byte covers (wider only where a cover needs it), and recomputes a covered point's grid
+    points from the offset set: about 3 bytes per grid point with non-zero cover (44 a point
+    at the finest default radius on a 100,000 x 20 mixture) and no (point, grid point)
+    incidence.
     """
     if backend not in ("core", "reference"):
         raise ValueError(f"backend must be 'core' or 'reference', got {backend!r}")

@@ -29,10 +29,12 @@
 // eps_pick = +inf gives the non-private greedy (class = the largest cover; member as above).
 //
 // Memory (issue 30, item 6): per radius, only the grid points with non-zero cover are kept, as
-// sorted packed coordinate keys (4 bytes, 8 when bits * p > 32) with their covers (1 byte, 2
-// or 4 only in slabs whose largest cover needs it), in slabs of the first coordinate built
-// independently (in parallel; no (point, grid point) incidence is ever stored), plus the rows
-// sorted by cell (about 12 bytes a row). After a pick, the grid points of each newly covered
+// sorted packed coordinate keys with their covers, in slabs of the first coordinate built
+// independently (in parallel; no (point, grid point) incidence is ever stored): a key is its
+// low 16 bits (2 bytes) under a directory of its high bits (whole keys, 4 or 8 bytes, where
+// that directory would hold more than max(n, 2^16) entries), a cover 1 byte (2 or 4 only in
+// slabs whose largest cover needs it): about 3 bytes a grid point, plus the rows sorted by
+// cell (about 12 bytes a row). After a pick, the grid points of each newly covered
 // point are recomputed from the offset set with the distance check of the build (the same
 // operations) and found by search. Coordinates that do not pack into 63 bits (many projected
 // dimensions with a fine grid) fall back to grid_cover's full incidence, its ids renumbered in
