@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -517,6 +518,8 @@ void build_slab(Slab<K>& sl, const MatRef& Y, const Level& lv, const SortedCells
   std::vector<K> keys;
   std::vector<std::uint32_t> counts;
   counter.finish(keys, counts);
+  if (keys.size() >= (std::size_t{1} << 32))  // the directory's 32-bit positions
+    throw std::length_error("maxcover: more than 2^32 grid points in one slab");
   sl.set_keys(keys, sbits);
   std::vector<K>().swap(keys);
   sl.cover.assign(counts);
