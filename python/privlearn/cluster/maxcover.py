@@ -296,8 +296,17 @@ def maxcover_candidates(
     the exponential mechanism over the *whole* grid cube ``{-m..m}**p * u`` (``m =
     floor((1 + r)/u) + 1``, astronomically many points for small ``r``) exactly: the cover
     class ``c`` (class 0 the grid points with zero cover, however many) by exact arithmetic
-    (:func:`class_selector`), then a member uniformly (class 0: a uniform point of the cube,
-    redrawn while its cover is non-zero); the points the pick covers are marked covered.
+    (:func:`class_selector`), then a member uniformly (the ``j``-th grid point of the class
+    in lexicographic order of its integer coordinates, ``j`` uniform; class 0: a uniform point
+    of the cube, redrawn while its cover is non-zero); the points the pick covers are marked
+    covered.
+
+    Memory (issue 30, item 6): per radius the core keeps only the grid points with non-zero
+    cover, as sorted packed keys (2-byte low parts under a directory of the high bits) with
+    1-byte covers (wider only where a cover needs it), and recomputes a covered point's grid
+    points from the offset set: about 3 bytes per grid point with non-zero cover (44 a point
+    at the finest default radius on a 100,000 x 20 mixture) and no (point, grid point)
+    incidence.
     """
     if backend not in ("core", "reference"):
         raise ValueError(f"backend must be 'core' or 'reference', got {backend!r}")

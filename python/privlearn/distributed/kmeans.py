@@ -15,10 +15,11 @@ single-machine fit bit for bit (centres and ``privacy_``) for any chunking:
   is a max;
 - the greedy max cover (Chaturvedi, Nguyen & Xu 2021, Algorithm 3 with Claim 4.2) keeps each
   chunk's grid incidence and covered flags on its worker; the driver merges the chunks' cover
-  counts (additive), numbers the grid points by first discovery in row order (as
-  ``cpp/src/grid.cpp``), and draws every pick itself at the ChaCha20 addresses of
-  ``cpp/include/privlearn/cluster/maxcover.hpp`` (Gumbel of class ``c`` at offset ``c``,
-  member by exact rejection from offset ``2**34``); after a pick, only the chunks holding
+  counts (additive), numbers the grid points in lexicographic order (as
+  ``cpp/src/maxcover.cpp``), and draws every pick itself at the ChaCha20 addresses of
+  ``cpp/include/privlearn/cluster/maxcover.hpp`` (the exact class draw of
+  :func:`~privlearn.cluster.maxcover.class_selector`, member by exact rejection from offset
+  ``2**34``); after a pick, only the chunks holding
   the picked grid point mark their newly covered points and return their cover decrements;
 - the LSH coreset (``method="lsh"``, :mod:`privlearn.cluster.lsh_coreset`): the SimHash codes
   are per row (``_core.lsh_codes``; 8 bytes a row come to the driver, which grows the tree);
@@ -402,12 +403,9 @@ def maxcover_dask(
         if sum(sizes):
             allc = np.concatenate([c for c, _ in summaries], axis=0)
             local_cover = np.concatenate([v for _, v in summaries])
-            uniq, first, inverse = np.unique(allc, axis=0, return_index=True, return_inverse=True)
-            order = np.argsort(first, kind="stable")  # global ids: first discovery in row order
-            rank = np.empty_like(order)
-            rank[order] = np.arange(order.size)
-            gid = rank[inverse.reshape(-1)]
-            coords = uniq[order]
+            # global ids: lexicographic order of the grid points (the member draw's order)
+            coords, inverse = np.unique(allc, axis=0, return_inverse=True)
+            gid = inverse.reshape(-1)
         else:
             gid = np.zeros(0, dtype=np.int64)
             local_cover = np.zeros(0, dtype=np.int64)

@@ -95,6 +95,17 @@ def grid_cover(
     return uniq[order].astype(np.int32), point_ptr, point_grid
 
 
+def _lexicographic_ids(coords: np.ndarray, point_grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Grid ids renumbered in lexicographic order of the coordinates (the order of the member
+    draw of a pick: the ``j``-th grid point of a cover class in this order)."""
+    if coords.shape[0] == 0:
+        return coords, point_grid
+    order = np.lexsort(coords.T[::-1])  # the first coordinate most significant
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return coords[order], rank[point_grid].astype(np.int32)
+
+
 class _Cursor:
     """``RowCursor``: raws of one row from ``offset`` on; ``next_below`` by exact rejection."""
 
@@ -153,6 +164,7 @@ def maxcover_candidates(
         m = int(math.floor((1.0 + radius) / unit) + 1.0)
         n_offsets.append(grid_offsets(p, radius / unit, max_offsets).shape[0])
         coords, point_ptr, point_grid = grid_cover(Y, radius, unit, max_offsets)
+        coords, point_grid = _lexicographic_ids(coords, point_grid)
         n_grid.append(coords.shape[0])
         lookup = {tuple(c): i for i, c in enumerate(coords.tolist())}
         owner = np.repeat(np.arange(n), np.diff(point_ptr))

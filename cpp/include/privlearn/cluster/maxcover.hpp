@@ -22,11 +22,23 @@
 // Random addresses (ChaCha20 rows of `stream`, row index = pick_row_base + l * picks + t):
 //   the class: `select`'s own draws, words of row `row` below kMemberOffset (the Python side);
 //   the member: next_below(N_c) (exact rejection) from offset kMemberOffset; the member is the
-//     j-th smallest grid id of the class;
+//     j-th grid point of the class in lexicographic order of its integer coordinates;
 //   class 0: p coordinates next_below(2m + 1) - m, consumed in order from offset
 //     kMemberOffset, redrawn while the point has a non-zero cover (exact rejection; such a
 //     pick covers nothing new).
 // eps_pick = +inf gives the non-private greedy (class = the largest cover; member as above).
+//
+// Memory (issue 30, item 6): per radius, only the grid points with non-zero cover are kept, as
+// sorted packed coordinate keys with their covers, in slabs of the first coordinate built
+// independently (in parallel; no (point, grid point) incidence is ever stored): a key is its
+// low 16 bits (2 bytes) under a directory of its high bits (whole keys, 4 or 8 bytes, where
+// that directory would hold more than max(n, 2^16) entries), a cover 1 byte (2 or 4 only in
+// slabs whose largest cover needs it): about 3 bytes a grid point, plus the rows sorted by
+// cell (about 12 bytes a row). After a pick, the grid points of each newly covered
+// point are recomputed from the offset set with the distance check of the build (the same
+// operations) and found by search. Coordinates that do not pack into 63 bits (many projected
+// dimensions with a fine grid) fall back to grid_cover's full incidence, its ids renumbered in
+// lexicographic order: the same picks, more memory.
 
 #include <cstdint>
 #include <functional>
