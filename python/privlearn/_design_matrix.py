@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from privlearn._checks import check_sparse_structure
 
 __all__ = [
+    "RowView",
     "as_design_matrix",
     "clip_coefficients",
     "row_norms",
@@ -161,6 +162,58 @@ def clip_coefficients(
     return np.where(ok, np.copysign(np.where(ok, m, 0.0), c), 0.0)
 
 
+class RowView:
+    """The rows ``(s_i x_i, c)`` of a checked dense ``X`` without copying it (issue 32, item 2):
+    each row scaled by ``row_scale[i]`` (a projection onto a ball; ``None``: no scaling) and the
+    constant intercept column ``c`` appended (``intercept``; ``None``: no column).
+
+    The core trainers that take it (``sgd_train_dense``, ``scd_train_dense``, keywords
+    ``row_scale`` and ``intercept``: ``DenseRows`` in ``cpp/include/privlearn/rows.hpp``) read
+    ``X`` in place and form each entry ``s_i * x_ik`` as numpy's copy does, so the result is bit
+    for bit the one on :meth:`materialize`'s matrix. Made only from an ``X`` that
+    :func:`as_design_matrix` has checked (C-contiguous float64, finite), which it then passes
+    through unchanged. Never writes to ``X``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        C-contiguous float64, finite (checked by the caller).
+    row_scale : ndarray of shape (n,) or None
+        Finite factors ``> 0``.
+    intercept : float or None
+        The intercept column's value.
+    """
+
+    ndim = 2
+    dtype = np.dtype(np.float64)
+
+    def __init__(self, X: np.ndarray, row_scale: np.ndarray | None, intercept: float | None):
+        self.X = X
+        self.row_scale = None if row_scale is None else np.ascontiguousarray(row_scale, float)
+        self.intercept = None if intercept is None else float(intercept)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        n, d = self.X.shape
+        return n, d + (self.intercept is not None)
+
+    def materialize(self) -> np.ndarray:
+        """The matrix ``[s_i x_i, c]`` itself (a new array)."""
+        X, s = self.X, self.row_scale
+        if self.intercept is None:
+            return np.ascontiguousarray(X * s[:, None]) if s is not None else X.copy()
+        out = np.empty(self.shape)
+        out[:, :-1] = X
+        out[:, -1] = self.intercept
+        if s is not None:
+            out[:, :-1] *= s[:, None]
+        return out
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        out = self.materialize()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+
 def as_design_matrix(X: Any, name: str = "X") -> np.ndarray | sp.csr_matrix:
     """C-contiguous float64 ndarray or canonical CSR (int64 indices), all values finite.
 
@@ -173,6 +226,8 @@ def as_design_matrix(X: Any, name: str = "X") -> np.ndarray | sp.csr_matrix:
     scipy's or the core's kernels index with it; callers that append columns (the intercept)
     do so after this check, on the validated matrix.
     """
+    if isinstance(X, RowView):  # made from a checked X (see RowView)
+        return X
     check_sparse_structure(X, name)  # before anything indexes with the stored indices
     if np.iscomplexobj(X.data if sp.issparse(X) else X):
         raise TypeError(f"{name} must hold real numbers, got a complex array")

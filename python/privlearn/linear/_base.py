@@ -382,13 +382,24 @@ class PrivateLinearModel(LinearModelBase):
             if bound.source != "not_private":  # not private: the plain objective on y
                 tasks = [scaled_target(tasks[0], bound)]
 
-        X = _training_rows(X, rows.bound if clip_rows else None, scaling)
+        name = self._trainer_name(setup)
+        kwargs = self._trainer_kwargs(setup, plan)
+        # the core's SGD and dual DP-SCD trainers read a view of the rows (projection factors,
+        # intercept column) in place of a copy of X (issue 32, item 2); the diagnostics (which
+        # evaluate the objective on the rows) and the other trainers get the rows themselves
+        view = (
+            backend == "core"
+            and not distributed
+            and not diagnostics
+            and name in ("sgd_train", "scd_train")
+            and kwargs.get("variant") != "primal"
+        )
+        X = _training_rows(X, rows.bound if clip_rows else None, scaling, view=view)
 
         if not diagnostics:
             record_every = 0
         elif record_every is None:
             record_every = max(1, privacy.steps // PATH_POINTS)
-        name = self._trainer_name(setup)
         if dist is not None:  # the same trainers where the rows are (a Dask cluster)
             train = getattr(dist, name)
         elif backend == "core":
@@ -400,7 +411,6 @@ class PrivateLinearModel(LinearModelBase):
             import privlearn.reference.linear as reference
 
             train = getattr(reference, name)
-        kwargs = self._trainer_kwargs(setup, plan)
         if distributed:
             kwargs["verbose"] = verbose  # a Dask fit shows a progress bar of its steps
         key = Stream(seed).key

@@ -20,7 +20,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_X_y
 
 from privlearn._checks import check_sparse_structure
-from privlearn._design_matrix import as_design_matrix, row_norms, scaled_row_norms
+from privlearn._design_matrix import RowView, as_design_matrix, row_norms, scaled_row_norms
 from privlearn._labels import label_codes
 from privlearn.backends import DistributedBackend, DistributedRows, backend_for, backend_for_array
 
@@ -82,11 +82,16 @@ def _check_row_norms(X: Any, bound: float, scaling: float | None, reason: str) -
     )
 
 
-def _training_rows(X: Any, bound: float | None, scaling: float | None) -> Any:
+def _training_rows(
+    X: Any, bound: float | None, scaling: float | None, *, view: bool = False
+) -> Any:
     """The rows the trainer sees: each row projected onto the ball of radius ``bound`` (when not
     None; a per-row map, so no privacy cost), then the constant intercept column of value
     ``scaling`` (when not None). At most one new array is made, and none when nothing changes;
-    the caller's ``X`` is never written to. On a back-end's
+    the caller's ``X`` is never written to. With ``view=True`` (a trainer that takes one) a
+    dense ``X`` gives a :class:`~privlearn._design_matrix.RowView` instead of the new array:
+    the projection's factors and the intercept are applied by the core as it reads each row,
+    with the same bits (issue 32, item 2: no copy of X). On a back-end's
     :class:`~privlearn.backends.DistributedRows` the same map runs on every block of rows
     (lazily): each row gets the same bits for any split."""
     if isinstance(X, DistributedRows):
@@ -123,6 +128,8 @@ def _training_rows(X: Any, bound: float | None, scaling: float | None) -> Any:
         new_data[keep], new_indices[keep] = data, X.indices
         new_data[last], new_indices[last] = scaling, d
         return as_design_matrix(sp.csr_matrix((new_data, new_indices, indptr), shape=(n, d + 1)))
+    if view and (shrink is not None or scaling is not None):
+        return RowView(X, shrink, scaling)
     if scaling is None:
         if shrink is None:
             return X
@@ -175,16 +182,41 @@ def _binary_labels(
     :func:`privlearn._labels.declared_classes` returns it): it must hold exactly two labels,
     every label of ``y`` must belong to it (a label outside raises ValueError naming it) and a
     declared class may be absent from ``y``. Without it the two classes are read from ``y``."""
-    check_classification_targets(y)
     if classes is not None:
-        if classes.size != 2:
-            raise ValueError(
-                f"Only binary classification is supported: classes must declare exactly 2 "
-                f"labels, got {classes.size}: {classes[:10].tolist()}"
-            )
-        codes = label_codes(y, classes)
-        return classes, np.where(codes == 1, 1.0, -1.0)
-    classes = np.unique(y)
+        check_classification_targets(y)
+        return _declared_binary(y, classes)
+    classes = _distinct_labels(y)
+    return _binary_from(y, classes)
+
+
+def _declared_binary(y: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_binary_labels` with a declared set, ``y``'s target type already checked."""
+    if classes.size != 2:
+        raise ValueError(
+            f"Only binary classification is supported: classes must declare exactly 2 "
+            f"labels, got {classes.size}: {classes[:10].tolist()}"
+        )
+    codes = label_codes(y, classes)
+    return classes, np.where(codes == 1, 1.0, -1.0)
+
+
+def _distinct_labels(y: np.ndarray) -> np.ndarray:
+    """``np.unique(y)`` after scikit-learn's target-type check (a 1-D classification target).
+
+    A numeric ``y`` is checked on its distinct labels (for a 1-D array its type -- binary,
+    multiclass, continuous -- is that of its distinct values), so ``y`` is read once, by
+    ``np.unique`` (issue 32, item 2); other dtypes are checked on ``y`` first (an object array
+    of unorderable labels gets scikit-learn's error, not ``np.unique``'s)."""
+    if y.ndim == 1 and y.dtype.kind in "biuf":
+        found = np.unique(y)
+        check_classification_targets(found)
+        return found
+    check_classification_targets(y)
+    return np.unique(y)
+
+
+def _binary_from(y: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_binary_labels` with the distinct labels of ``y`` read (``classes``)."""
     if classes.size != 2:
         raise ValueError(
             "Only binary classification is supported: y must contain exactly 2 classes"
@@ -252,16 +284,18 @@ def _class_tasks(
         if found.size == 2:
             return found, [dist.map_values(y, _one_vs_rest(found[1]))]
         return found, [dist.map_values(y, _one_vs_rest(c)) for c in found]
-    check_classification_targets(y)
     if classes is not None:
+        check_classification_targets(y)
         if classes.size == 2 or not multiclass:
-            classes, y_internal = _binary_labels(y, classes)
+            classes, y_internal = _declared_binary(y, classes)
             return classes, [y_internal]
         codes = label_codes(y, classes)
         return classes, [np.where(codes == k, 1.0, -1.0) for k in range(classes.size)]
-    found = np.unique(y)
+    # the labels read from y: one np.unique (the target type checked on its result), then one
+    # pass for the {-1, +1} vector of a binary problem (issue 32, item 2)
+    found = _distinct_labels(y)
     if found.size == 2 or not multiclass:
-        found, y_internal = _binary_labels(y)
+        found, y_internal = _binary_from(y, found)
         return found, [y_internal]
     if found.size < 2:
         # "one class" says no more than the refusal itself (fewer than 2 classes: exactly 1)
