@@ -104,21 +104,27 @@ def test_core_refuses_bad_views() -> None:
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: DPSGDClassifier(epochs=2, verbose=0, seed=3),
-        lambda: DPSGDClassifier(mechanism="l2-laplace", epochs=2, verbose=0, seed=3),
-        lambda: DPSCDClassifier(epochs=2, verbose=0, seed=3),
+        lambda: DPSGDClassifier(epochs=2, verbose=0, seed=3, classes=[0, 1]),
+        lambda: DPSGDClassifier(
+            mechanism="l2-laplace", epochs=2, verbose=0, seed=3, classes=[0, 1]
+        ),
+        lambda: DPSGDClassifier(epochs=2, verbose=0, seed=3, classes=[0, 1], diagnostics=True),
+        lambda: DPSCDClassifier(epochs=2, verbose=0, seed=3, classes=[0, 1]),
     ],
 )
 def test_fit_uses_view_with_same_bits(make, monkeypatch) -> None:
-    """A default fit trains on a view (no copy of X) and gets the coefficients the materialised
-    rows give (the rows of a fit with diagnostics, which are still materialised)."""
+    """A default fit trains on a view (no copy of X) and gets the coefficients (and SGD's
+    objective path) that the materialised rows give."""
     X, y = _data(400, 6, seed=2)
     X = X / 1.3  # rows in the unit ball (Song et al. and DP-SCD project onto a smaller one)
     y01 = (y > 0).astype(int)
     seen = []
     original = rows_module._training_rows
+    materialise = [False]
 
     def spy(*a, **k):
+        if materialise[0]:
+            k["view"] = False
         out = original(*a, **k)
         seen.append(type(out).__name__)
         return out
@@ -126,7 +132,61 @@ def test_fit_uses_view_with_same_bits(make, monkeypatch) -> None:
     monkeypatch.setattr("privlearn.linear._base._training_rows", spy)
     before = X.copy()
     a = make().fit(X, y01)
-    b = make().set_params(diagnostics=True).fit(X, y01)
+    materialise[0] = True
+    b = make().fit(X, y01)
     assert seen == ["RowView", "ndarray"]
     assert np.array_equal(a.coef_, b.coef_) and a.intercept_ == b.intercept_
+    if a.diagnostics:
+        p, q = a.diagnostics_.objective_path, b.diagnostics_.objective_path
+        assert p.size > 1 and np.array_equal(p, q)
     assert np.array_equal(X, before)
+
+
+def test_fit_reads_labels_once_and_refuses_nan_in_one_pass(monkeypatch) -> None:
+    """Nothing declared: the labels are read by one counting pass (no np.unique over y, no
+    scikit-learn target scan over y); X is read once by the checks (the row norms of DP-SCD
+    carry the finiteness check); a non-finite X is still refused naming X, both ways."""
+    from privlearn import _design_matrix
+    from privlearn.exceptions import PrivacyLeakWarning
+    from privlearn.linear import _rows
+
+    X, y = _data(300, 5, seed=4)
+    X = X / 1.3
+    y01 = (y > 0).astype(np.int64)
+    unique_sizes, einsums, sums = [], [], []
+    real_unique, real_einsum, real_all_finite = np.unique, np.einsum, _design_matrix._all_finite
+
+    class _NP:  # numpy as _rows sees it, counting np.unique's input sizes
+        def __getattr__(self, name):
+            return getattr(np, name)
+
+        def unique(self, a, *args, **kw):
+            unique_sizes.append(np.asarray(a).size)
+            return real_unique(a, *args, **kw)
+
+    def einsum(*a, **k):
+        einsums.append(a[0])
+        return real_einsum(*a, **k)
+
+    def all_finite(a):
+        sums.append(a.size)
+        return real_all_finite(a)
+
+    monkeypatch.setattr(_rows, "np", _NP())
+    monkeypatch.setattr(_design_matrix.np, "einsum", einsum)
+    monkeypatch.setattr(_design_matrix, "_all_finite", all_finite)
+    monkeypatch.setattr(_rows, "_all_finite", all_finite)
+    for cls in (DPSGDClassifier, DPSCDClassifier):
+        unique_sizes.clear(), einsums.clear(), sums.clear()
+        with pytest.warns(PrivacyLeakWarning, match="read the label set"):
+            est = cls(epochs=1, verbose=0, seed=0).fit(X, y01)
+        assert est.classes_.tolist() == [0, 1]
+        assert max(unique_sizes, default=0) <= 2  # only the distinct labels, never y
+        if cls is DPSCDClassifier:
+            assert einsums == ["ij,ij->i"] and sums == []  # the norms' pass checks finiteness
+        else:
+            assert einsums == [] and sums == [X.size]  # one finiteness pass, no norms
+        bad = X.copy()
+        bad[7, 2] = np.inf
+        with pytest.raises(ValueError, match="X contains NaN or infinite values"):
+            cls(epochs=1, verbose=0, seed=0, classes=[0, 1]).fit(bad, y01)

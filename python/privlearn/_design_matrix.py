@@ -55,7 +55,7 @@ def _fix_scaled(
     return scale, np.where(plain | pos, root, 0.0)
 
 
-def scaled_row_norms(X: Any) -> tuple[np.ndarray, np.ndarray]:
+def scaled_row_norms(X: Any, *, check_finite: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Row norms as ``scale * root`` without overflow or underflow of the squares.
 
     The rule of the core (``ScaledNorm`` in ``cpp/include/privlearn/rows.hpp``): when the plain
@@ -66,7 +66,12 @@ def scaled_row_norms(X: Any) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     X : ndarray of shape (n, d) or scipy.sparse CSR matrix
-        Finite values.
+        Finite values, or any values with ``check_finite=True``.
+    check_finite : bool
+        Raise ``ValueError("X contains NaN or infinite values")`` for a non-finite entry of a
+        dense ``X``, found in the same read of ``X`` as the norms (issue 32, item 2): a NaN or
+        infinite entry makes its row's plain sum of squares non-finite, and only such rows
+        (also those of finite entries whose squares overflow) are read again, exactly.
 
     Returns
     -------
@@ -104,6 +109,8 @@ def scaled_row_norms(X: Any) -> tuple[np.ndarray, np.ndarray]:
     scaled_sq = np.zeros(X.shape[0])
     if bad.any():
         Xb = X[bad]
+        if check_finite and not np.isfinite(Xb).all():
+            raise ValueError("X contains NaN or infinite values")
         mb = np.abs(Xb).max(axis=1) if Xb.shape[1] else np.zeros(Xb.shape[0])
         with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
             r = Xb / np.where(mb > 0, mb, 1.0)[:, None]
@@ -197,6 +204,19 @@ class RowView:
         n, d = self.X.shape
         return n, d + (self.intercept is not None)
 
+    @property
+    def nbytes(self) -> int:
+        """The bytes of the materialised matrix (what the view saves)."""
+        n, m = self.shape
+        return n * m * 8
+
+    def __getitem__(self, rows: slice) -> np.ndarray:
+        """A block of consecutive rows, materialised (``view[a:b]``: the diagnostics' blocks)."""
+        if not isinstance(rows, slice):
+            raise TypeError("a RowView is indexed by a slice of rows only")
+        s = None if self.row_scale is None else self.row_scale[rows]
+        return RowView(self.X[rows], s, self.intercept).materialize()
+
     def materialize(self) -> np.ndarray:
         """The matrix ``[s_i x_i, c]`` itself (a new array)."""
         X, s = self.X, self.row_scale
@@ -214,7 +234,9 @@ class RowView:
         return out if dtype is None else out.astype(dtype, copy=False)
 
 
-def as_design_matrix(X: Any, name: str = "X") -> np.ndarray | sp.csr_matrix:
+def as_design_matrix(
+    X: Any, name: str = "X", *, check_finite: bool = True
+) -> np.ndarray | sp.csr_matrix:
     """C-contiguous float64 ndarray or canonical CSR (int64 indices), all values finite.
 
     Never writes to the caller's arrays: a sparse input is copied only when it needs
@@ -224,7 +246,9 @@ def as_design_matrix(X: Any, name: str = "X") -> np.ndarray | sp.csr_matrix:
     is checked first (:func:`~privlearn._checks.check_sparse_structure`: indices in range,
     ``indptr`` monotone, lengths consistent), so a malformed matrix is a ValueError before
     scipy's or the core's kernels index with it; callers that append columns (the intercept)
-    do so after this check, on the validated matrix.
+    do so after this check, on the validated matrix. ``check_finite=False`` leaves the
+    finiteness of a dense ``X`` to the caller (who must check it before use: the fit's one
+    pass over X, fused with the row norms where it needs them; a sparse ``X`` is checked here).
     """
     if isinstance(X, RowView):  # made from a checked X (see RowView)
         return X
@@ -246,7 +270,7 @@ def as_design_matrix(X: Any, name: str = "X") -> np.ndarray | sp.csr_matrix:
         X.indptr = X.indptr.astype(np.int64, copy=False)
     else:
         X = np.ascontiguousarray(X, dtype=np.float64)
-        if not _all_finite(X):
+        if check_finite and not _all_finite(X):
             raise ValueError(f"{name} contains NaN or infinite values")
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D, got shape {X.shape}")
