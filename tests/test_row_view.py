@@ -144,8 +144,9 @@ def test_fit_uses_view_with_same_bits(make, monkeypatch) -> None:
 
 def test_fit_reads_labels_once_and_refuses_nan_in_one_pass(monkeypatch) -> None:
     """Nothing declared: the labels are read by one counting pass (no np.unique over y, no
-    scikit-learn target scan over y); X is read once by the checks (the row norms of DP-SCD
-    carry the finiteness check); a non-finite X is still refused naming X, both ways."""
+    scikit-learn target scan over y); X is read once by the checks (DP-SCD: the core's pass of
+    row norms carries the finiteness check); a non-finite X is still refused naming X, both
+    ways."""
     from privlearn import _design_matrix
     from privlearn.exceptions import PrivacyLeakWarning
     from privlearn.linear import _rows
@@ -153,7 +154,14 @@ def test_fit_reads_labels_once_and_refuses_nan_in_one_pass(monkeypatch) -> None:
     X, y = _data(300, 5, seed=4)
     X = X / 1.3
     y01 = (y > 0).astype(np.int64)
-    unique_sizes, einsums, sums = [], [], []
+    unique_sizes, einsums, sums, squares = [], [], [], []
+    real_squares = _core.finite_row_squares
+
+    def finite_row_squares(a):
+        squares.append(a.size)
+        return real_squares(a)
+
+    monkeypatch.setattr(_core, "finite_row_squares", finite_row_squares)
     real_unique, real_einsum, real_all_finite = np.unique, np.einsum, _design_matrix._all_finite
 
     class _NP:  # numpy as _rows sees it, counting np.unique's input sizes
@@ -177,16 +185,39 @@ def test_fit_reads_labels_once_and_refuses_nan_in_one_pass(monkeypatch) -> None:
     monkeypatch.setattr(_design_matrix, "_all_finite", all_finite)
     monkeypatch.setattr(_rows, "_all_finite", all_finite)
     for cls in (DPSGDClassifier, DPSCDClassifier):
-        unique_sizes.clear(), einsums.clear(), sums.clear()
+        unique_sizes.clear(), einsums.clear(), sums.clear(), squares.clear()
         with pytest.warns(PrivacyLeakWarning, match="read the label set"):
             est = cls(epochs=1, verbose=0, seed=0).fit(X, y01)
         assert est.classes_.tolist() == [0, 1]
         assert max(unique_sizes, default=0) <= 2  # only the distinct labels, never y
-        if cls is DPSCDClassifier:
-            assert einsums == ["ij,ij->i"] and sums == []  # the norms' pass checks finiteness
+        assert einsums == []
+        if cls is DPSCDClassifier:  # the core's pass gives the row norms and checks finiteness
+            assert squares == [X.size] and sums == []
         else:
-            assert einsums == [] and sums == [X.size]  # one finiteness pass, no norms
+            assert squares == [] and sums == [X.size]  # one finiteness pass, no norms
         bad = X.copy()
         bad[7, 2] = np.inf
         with pytest.raises(ValueError, match="X contains NaN or infinite values"):
             cls(epochs=1, verbose=0, seed=0, classes=[0, 1]).fit(bad, y01)
+
+
+@pytest.mark.parametrize("d", [1, 3, 4, 5, 8, 11])
+def test_finite_row_squares(d: int) -> None:
+    """The core's one pass of checks: the plain sums of squares in dot_sq's order (four partial
+    sums over k mod 4), and a ValueError naming X, quoting no value, for NaN or inf."""
+    rng = np.random.default_rng(d)
+    X = rng.standard_normal((9, d)) * 10.0 ** rng.integers(-3, 3, size=(9, 1))
+    q = np.zeros((9, 4))
+    for k in range(d - d % 4):
+        q[:, k % 4] += X[:, k] * X[:, k]
+    for k in range(d - d % 4, d):
+        q[:, 0] += X[:, k] * X[:, k]
+    expected = (q[:, 0] + q[:, 1]) + (q[:, 2] + q[:, 3])
+    assert np.array_equal(_core.finite_row_squares(X), expected)
+    for bad in (np.nan, np.inf, -np.inf):
+        Y = X.copy()
+        Y[6, d - 1] = bad
+        with pytest.raises(ValueError, match=r"^X contains NaN or infinite values$"):
+            _core.finite_row_squares(Y)
+    big = np.full((2, d), 1e300)  # finite entries whose squares overflow: no error, inf
+    assert np.all(np.isinf(_core.finite_row_squares(big)))

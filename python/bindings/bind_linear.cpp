@@ -179,6 +179,21 @@ py::tuple softmax_to_py(linear::SoftmaxResult&& r) {
 
 void bind_linear(py::module_& m) {
   m.def(
+      "finite_row_squares",
+      [](const MatRef& X) {
+        py::array_t<double> sq(static_cast<py::ssize_t>(X.rows()));
+        double* out = sq.mutable_data();
+        {
+          py::gil_scoped_release release;
+          checks::finite_row_squares(X, out, "X");
+        }
+        return sq;
+      },
+      py::arg("X").noconvert(),
+      "The fit's one pass of checks over a dense X (checks.hpp): ValueError if an entry is NaN "
+      "or infinite, else the plain sum of squares of each row (four partial sums, the order of "
+      "the core's dot_sq).");
+  m.def(
       "scd_train_dense",
       [](const MatRef& X, const VecRef& y, const std::string& loss, const std::string& variant,
          bool poisson, double lam, Index batch_size, Index epochs, Index steps, double clip,

@@ -55,7 +55,9 @@ def _fix_scaled(
     return scale, np.where(plain | pos, root, 0.0)
 
 
-def scaled_row_norms(X: Any, *, check_finite: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def scaled_row_norms(
+    X: Any, *, check_finite: bool = False, squares: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Row norms as ``scale * root`` without overflow or underflow of the squares.
 
     The rule of the core (``ScaledNorm`` in ``cpp/include/privlearn/rows.hpp``): when the plain
@@ -72,6 +74,10 @@ def scaled_row_norms(X: Any, *, check_finite: bool = False) -> tuple[np.ndarray,
         dense ``X``, found in the same read of ``X`` as the norms (issue 32, item 2): a NaN or
         infinite entry makes its row's plain sum of squares non-finite, and only such rows
         (also those of finite entries whose squares overflow) are read again, exactly.
+    squares : ndarray of shape (n,), optional
+        The plain sums of squares of the rows of a dense ``X``, already computed (the core's
+        ``finite_row_squares``, in the order of its ``dot_sq``); computed here
+        (``np.einsum``) otherwise.
 
     Returns
     -------
@@ -102,8 +108,11 @@ def scaled_row_norms(X: Any, *, check_finite: bool = False) -> tuple[np.ndarray,
     X = np.asarray(X, dtype=np.float64)
     if X.ndim == 1:
         X = X[None, :]
-    with np.errstate(over="ignore", under="ignore"):
-        sq = np.einsum("ij,ij->i", X, X)
+    if squares is not None:
+        sq = np.asarray(squares, dtype=np.float64)
+    else:
+        with np.errstate(over="ignore", under="ignore"):
+            sq = np.einsum("ij,ij->i", X, X)
     bad = ~((sq >= _PLAIN_SQUARES_MIN) & (sq <= _DBL_MAX))
     mx = np.zeros(X.shape[0])
     scaled_sq = np.zeros(X.shape[0])

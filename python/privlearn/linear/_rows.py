@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_X_y
 
+from privlearn import _core
 from privlearn._checks import check_sparse_structure
 from privlearn._design_matrix import (
     RowView,
@@ -61,7 +62,9 @@ def _check_finite_rows(X: Any, norms: bool) -> tuple[np.ndarray, np.ndarray] | N
     if not isinstance(X, np.ndarray):
         return None
     if norms:
-        return scaled_row_norms(X, check_finite=True)
+        # one read of X in the core: finiteness and the plain sums of squares (the order of
+        # its dot_sq); the rare rows outside the plain range are rescaled in numpy
+        return scaled_row_norms(X, squares=_core.finite_row_squares(X))
     if not _all_finite(X):
         raise ValueError("X contains NaN or infinite values")
     return None
