@@ -53,7 +53,9 @@ def test_sgd_view_bits(d: int, kw: dict) -> None:
     before = X.copy()
     for v in _views(X):
         a = sgd_train(v, y, key=KEY, epochs=2, learning_rate="constant", eta0=0.5, **kw)
-        b = sgd_train(v.materialize(), y, key=KEY, epochs=2, learning_rate="constant", eta0=0.5, **kw)
+        b = sgd_train(
+            v.materialize(), y, key=KEY, epochs=2, learning_rate="constant", eta0=0.5, **kw
+        )
         assert a.coef.shape == (v.shape[1],)
         assert np.array_equal(a.coef, b.coef)
     assert np.array_equal(X, before)  # the caller's X is never written to
@@ -70,7 +72,9 @@ def test_scd_view_bits(d: int, sampling: str) -> None:
         assert np.array_equal(a.v, b.v) and np.array_equal(a.dual_coef, b.dual_coef)
         # the primal variant reads X by columns: the view is materialised for it
         p = scd_train(v, y, key=KEY, variant="primal", batch_size=2, epochs=1, clip=1.0)
-        q = scd_train(v.materialize(), y, key=KEY, variant="primal", batch_size=2, epochs=1, clip=1.0)
+        q = scd_train(
+            v.materialize(), y, key=KEY, variant="primal", batch_size=2, epochs=1, clip=1.0
+        )
         assert np.array_equal(p.coef, q.coef)
 
 

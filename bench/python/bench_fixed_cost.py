@@ -44,7 +44,10 @@ import harness
 
 BENCH = "fixed_cost"
 ESTIMATORS = ("DPSGDClassifier", "DPSCDClassifier")
-KERNELS = {"DPSGDClassifier": ("sgd", "sgd_train_dense"), "DPSCDClassifier": ("scd", "scd_train_dense")}
+KERNELS = {
+    "DPSGDClassifier": ("sgd", "sgd_train_dense"),
+    "DPSCDClassifier": ("scd", "scd_train_dense"),
+}
 
 
 class _Capture:
@@ -160,7 +163,8 @@ def main() -> None:
             res = json.loads(out.stdout.strip().splitlines()[-1])
             runs[label].append(res)
             print(f"round {r + 1} {label}: {json.dumps(res['fixed_over_floor'])} "
-                  f"(floor {res['timings']['floor']['median_s']:.4f} s)", file=sys.stderr)  # fmt: skip
+                  f"(floor {res['timings']['floor']['median_s']:.4f} s)",
+                  file=sys.stderr)  # fmt: skip
     summary = {
         label: {
             name: statistics.median(x["fixed_over_floor"][name] for x in xs) for name in ESTIMATORS

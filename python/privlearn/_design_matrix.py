@@ -114,17 +114,18 @@ def scaled_row_norms(
         with np.errstate(over="ignore", under="ignore"):
             sq = np.einsum("ij,ij->i", X, X)
     bad = ~((sq >= _PLAIN_SQUARES_MIN) & (sq <= _DBL_MAX))
+    if not bad.any():  # every row in the plain range: what _fix_scaled gives, without its passes
+        return np.ones(X.shape[0]), np.sqrt(sq)
     mx = np.zeros(X.shape[0])
     scaled_sq = np.zeros(X.shape[0])
-    if bad.any():
-        Xb = X[bad]
-        if check_finite and not np.isfinite(Xb).all():
-            raise ValueError("X contains NaN or infinite values")
-        mb = np.abs(Xb).max(axis=1) if Xb.shape[1] else np.zeros(Xb.shape[0])
-        with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
-            r = Xb / np.where(mb > 0, mb, 1.0)[:, None]
-            scaled_sq[bad] = np.einsum("ij,ij->i", r, r)
-        mx[bad] = mb
+    Xb = X[bad]
+    if check_finite and not np.isfinite(Xb).all():
+        raise ValueError("X contains NaN or infinite values")
+    mb = np.abs(Xb).max(axis=1) if Xb.shape[1] else np.zeros(Xb.shape[0])
+    with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
+        r = Xb / np.where(mb > 0, mb, 1.0)[:, None]
+        scaled_sq[bad] = np.einsum("ij,ij->i", r, r)
+    mx[bad] = mb
     return _fix_scaled(sq, mx, scaled_sq)
 
 

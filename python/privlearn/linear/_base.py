@@ -405,9 +405,7 @@ class PrivateLinearModel(LinearModelBase):
             and (name == "sgd_train" or (name == "scd_train" and not diagnostics))
             and kwargs.get("variant") != "primal"
         )
-        X = _training_rows(
-            X, rows.bound if clip_rows else None, scaling, view=view, norms=norms
-        )
+        X = _training_rows(X, rows.bound if clip_rows else None, scaling, view=view, norms=norms)
 
         if not diagnostics:
             record_every = 0

@@ -126,9 +126,7 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
     if spec.variant == "primal" and isinstance(X, RowView):  # the core reads X by columns
         X = X.materialize()
     args, extra = spec.core_args(as_threads(n_threads))
-    out = dense_or_csr(
-        X, _core.scd_train_dense, _core.scd_train_csr, y, *args, view=True, **extra
-    )
+    out = dense_or_csr(X, _core.scd_train_dense, _core.scd_train_csr, y, *args, view=True, **extra)
     alpha, v, path_steps, primal_path, dual_path, steps = out
     v = np.asarray(v)
     return SCDRun(
