@@ -18,8 +18,12 @@ times its contenders interleaved (:func:`harness.compare`) on one thread: ``floo
 estimator (``DPSGDClassifier`` and ``DPSCDClassifier`` with their defaults, ``epochs=1``,
 ``n_threads=1``, no ``n_samples``, no ``classes``) its ``fit`` and its replayed ``core``
 call. Reported: ``fixed / floor`` = (median fit - median core) / median floor per child, and
-the median over the rounds. Data: ``n`` x 100 dense rows, uniformly random unit-norm
-directions, labels from a random linear model (as ``bench_epoch_floor.py``).
+the median over the rounds; and, paired within each fit (less noisy when the epoch is long),
+``outside_core / floor``: the median over the fits of (the fit's time - its own core call's
+time) / median floor (exact for a fit that skips the core's finiteness pass, as after issue 32
+item 2; a lower bound before it, whose core call includes a check of the copied rows).
+Data: ``n`` x 100 dense rows, uniformly random unit-norm directions, labels from a random
+linear model (as ``bench_epoch_floor.py``).
 
 Usage::
 
@@ -36,6 +40,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -52,10 +57,11 @@ KERNELS = {
 
 class _Capture:
     """A stand-in for ``privlearn._core`` in a trainer module that records the last call of
-    one kernel (its arguments) and forwards everything."""
+    one kernel (its arguments) and the wall time of each call, and forwards everything."""
 
     def __init__(self, core: Any, kernel: str) -> None:
         self._core, self._kernel, self.call = core, kernel, None
+        self.seconds: list[float] = []
 
     def __getattr__(self, name: str) -> Any:
         f = getattr(self._core, name)
@@ -64,7 +70,10 @@ class _Capture:
 
         def spy(*args: Any, **kw: Any) -> Any:
             self.call = (args, kw)
-            return f(*args, **kw)
+            t0 = time.perf_counter()
+            out = f(*args, **kw)
+            self.seconds.append(time.perf_counter() - t0)
+            return out
 
         return spy
 
@@ -96,6 +105,7 @@ def child(n: int, reps: int, replay_core: Path) -> dict[str, Any]:
     w = rng.standard_normal(d)
     contenders: dict[str, Any] = {"floor": lambda: X.T @ (X @ w)}
     calls: dict[str, Any] = {}
+    captures: dict[str, _Capture] = {}
     for name in ESTIMATORS:
         module_name, kernel = KERNELS[name]
         module = importlib.import_module(f"privlearn.linear.{module_name}")
@@ -105,11 +115,10 @@ def child(n: int, reps: int, replay_core: Path) -> dict[str, Any]:
             cls(epochs=1, n_threads=1, verbose=0, seed=1).fit(X, y)
 
         cap = _Capture(module._core, kernel)
-        module._core = cap
-        try:
-            fit()  # warm-up: fills the calibration cache, captures the core call
-        finally:
-            module._core = cap._core
+        module._core = cap  # stays for the timed fits: each one's core call is timed too
+        fit()  # warm-up: fills the calibration cache, captures the core call
+        cap.seconds.clear()
+        captures[name] = cap
         args, kw = cap.call
         calls[name] = {"kernel": kernel, "view": "intercept" in kw}
         f = getattr(replay, kernel)
@@ -123,6 +132,14 @@ def child(n: int, reps: int, replay_core: Path) -> dict[str, Any]:
     cmp = harness.compare(contenders, repeats=reps, warmup=0)
     fl = cmp.median("floor")
     fixed = {name: cmp.median(f"fit_{name}") - cmp.median(f"core_{name}") for name in ESTIMATORS}
+    # paired, in the same call: the fit's time outside its core call (the old binding's own
+    # finiteness pass over the copy of X, inside the core call, is not counted: a lower bound
+    # for a build before issue 32 item 2, exact after it, whose fits skip that pass)
+    outside = {}
+    for name in ESTIMATORS:
+        totals, inner = cmp[f"fit_{name}"].times, captures[name].seconds
+        assert len(inner) == len(totals), (len(inner), len(totals))
+        outside[name] = statistics.median(t - c for t, c in zip(totals, inner))
     return {
         "privlearn": str(Path(privlearn.__file__).parent),
         "n": n,
@@ -130,6 +147,8 @@ def child(n: int, reps: int, replay_core: Path) -> dict[str, Any]:
         "calls": calls,
         "fixed_s": fixed,
         "fixed_over_floor": {k: v / fl for k, v in fixed.items()},
+        "outside_core_s": outside,
+        "outside_core_over_floor": {k: v / fl for k, v in outside.items()},
         "machine": harness.finish(m, cmp),
         **cmp.as_dict(),
     }
@@ -162,12 +181,15 @@ def main() -> None:
             out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True)
             res = json.loads(out.stdout.strip().splitlines()[-1])
             runs[label].append(res)
-            print(f"round {r + 1} {label}: {json.dumps(res['fixed_over_floor'])} "
+            print(f"round {r + 1} {label}: replayed {json.dumps(res['fixed_over_floor'])} "
+                  f"outside core {json.dumps(res['outside_core_over_floor'])} "
                   f"(floor {res['timings']['floor']['median_s']:.4f} s)",
                   file=sys.stderr)  # fmt: skip
     summary = {
         label: {
-            name: statistics.median(x["fixed_over_floor"][name] for x in xs) for name in ESTIMATORS
+            f"{what}:{name}": statistics.median(x[what][name] for x in xs)
+            for what in ("fixed_over_floor", "outside_core_over_floor")
+            for name in ESTIMATORS
         }
         for label, xs in runs.items()
     }
