@@ -145,17 +145,12 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
           double sq = 0.0;
           const double dot = X.dot_sq(i, w, sq);
           const ScaledNorm norm = make_scaled_norm(
-              sq, [&] { return X.X.row(i).cwiseAbs().maxCoeff(); },
-              [&](double m) { return (X.X.row(i) / m).squaredNorm(); });
+              sq, [&] { return X.max_abs(i); }, [&](double m) { return X.scaled_squares(i, m); });
           double c = loss_derivative(p.loss, dot, y[i]);
           c = clip_coefficient(c, norm, p.clip);  // losses.hpp
           const double a = c * scale.to_units;
           if (std::fabs(a) * norm.value() < 0x1p61) {
-            const double* x = X.X.row(i).data();
-            for (Index k = 0; k < d; ++k)
-              acc[k] = static_cast<std::int64_t>(static_cast<std::uint64_t>(acc[k]) +
-                                                 static_cast<std::uint64_t>(
-                                                     static_cast<std::int64_t>(a * x[k])));
+            X.axpy_units_bounded(i, a, acc);  // rows.hpp: also a view (s_i x_i, c) of X
           } else {
             X.axpy_units(i, a, acc);
           }

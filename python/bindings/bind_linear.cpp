@@ -3,6 +3,8 @@
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
+#include <optional>
 #include <string>
 
 #include "bindings.hpp"
@@ -69,6 +71,31 @@ CsrRows csr_rows(const CsrData& data, const CsrIndex& indices, const CsrIndex& i
   return CsrRows{data.data(), indices.data(), indptr.data(),
                  static_cast<Index>(indptr.size() - 1), n_cols};
 }
+
+// The dense rows a trainer sees: X itself, or the view (s_i x_i, c) of rows.hpp when the caller
+// passes row_scale (s, one factor per row: a projection onto a ball) and/or intercept (the
+// constant column c), so that neither the projection nor the intercept column copies X
+// (issue 32, item 2). The factors must be finite and > 0 and c finite.
+using RowScale = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+DenseRows dense_rows(const MatRef& X, const std::optional<RowScale>& row_scale,
+                     const std::optional<double>& intercept) {
+  const double* scale = nullptr;
+  if (row_scale) {
+    if (row_scale->ndim() != 1 || row_scale->shape(0) != X.rows())
+      throw std::invalid_argument("row_scale must have one entry per row of X");
+    scale = row_scale->data();
+    for (Index i = 0; i < X.rows(); ++i)
+      if (!(scale[i] > 0.0) || !std::isfinite(scale[i]))
+        throw std::invalid_argument("row_scale must hold finite factors > 0");
+  }
+  if (intercept) checks::finite(*intercept, "intercept");
+  return DenseRows(X, scale, intercept.has_value(), intercept.value_or(0.0));
+}
+
+#define PRIVLEARN_VIEW_ARGS \
+  py::arg("row_scale") = py::none(), py::arg("intercept") = py::none(), \
+      py::arg("check_finite") = true
 
 linear::ScdParams scd_params(const std::string& loss, const std::string& variant, bool poisson,
                              double lam, Index batch_size, Index epochs, Index steps, double clip,
@@ -152,28 +179,51 @@ py::tuple softmax_to_py(linear::SoftmaxResult&& r) {
 
 void bind_linear(py::module_& m) {
   m.def(
+      "finite_row_squares",
+      [](const MatRef& X) {
+        py::array_t<double> sq(static_cast<py::ssize_t>(X.rows()));
+        double* out = sq.mutable_data();
+        {
+          py::gil_scoped_release release;
+          checks::finite_row_squares(X, out, "X");
+        }
+        return sq;
+      },
+      py::arg("X").noconvert(),
+      "The fit's one pass of checks over a dense X (checks.hpp): ValueError if an entry is NaN "
+      "or infinite, else the plain sum of squares of each row (four partial sums, the order of "
+      "the core's dot_sq).");
+  m.def(
       "scd_train_dense",
       [](const MatRef& X, const VecRef& y, const std::string& loss, const std::string& variant,
          bool poisson, double lam, Index batch_size, Index epochs, Index steps, double clip,
          double noise_std, const py::bytes& key, std::uint64_t batch_stream,
          std::uint64_t noise_stream, Index record_every, int n_threads, int newton_steps,
          double rate, double n_scale,
-         bool hidden_alpha, double alpha_jitter) {
+         bool hidden_alpha, double alpha_jitter, const std::optional<RowScale>& row_scale,
+         const std::optional<double>& intercept, bool check_finite) {
         const auto p = scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip,
                                   noise_std, key, batch_stream, noise_stream, record_every,
                                   n_threads, newton_steps, rate, n_scale, hidden_alpha,
                                   alpha_jitter);
+        const DenseRows rows = dense_rows(X, row_scale, intercept);
+        if (p.variant == linear::ScdVariant::primal && !rows.plain())
+          throw std::invalid_argument(
+              "the primal DP-SCD variant reads X by columns: pass the rows themselves "
+              "(no row_scale or intercept view)");
         linear::ScdResult r;
         {
           py::gil_scoped_release release;
           // dual / seq / scd re-check each row when they visit it (no extra pass over X)
-          if (p.variant == linear::ScdVariant::primal) checks::all_finite(X, "X");
-          r = linear::scd_train(DenseRows(X), y, p);
+          if (check_finite && p.variant == linear::ScdVariant::primal) checks::all_finite(X, "X");
+          r = linear::scd_train(rows, y, p);
         }
         return scd_to_py(std::move(r));
       },
-      py::arg("X").noconvert(), py::arg("y"), PRIVLEARN_SCD_ARGS,
-      "DP stochastic coordinate descent on dense rows (privlearn/linear/scd.hpp). Returns "
+      py::arg("X").noconvert(), py::arg("y"), PRIVLEARN_SCD_ARGS, PRIVLEARN_VIEW_ARGS,
+      "DP stochastic coordinate descent on dense rows (privlearn/linear/scd.hpp), or on the view "
+      "(row_scale[i] * X[i], intercept) of them (no copy of X). check_finite=False skips the "
+      "finiteness pass of the primal variant (only for an X the caller has checked). Returns "
       "(alpha, v, path_steps, primal_path, dual_path, steps).");
   m.def(
       "scd_train_csr",
@@ -411,20 +461,25 @@ void bind_linear(py::module_& m) {
          double lam, Index batch_size, Index epochs, Index steps, double eta0, double clip,
          double epsilon, double sigma, double radius, const py::bytes& key,
          std::uint64_t batch_stream, std::uint64_t noise_stream, Index record_every,
-         int n_threads, double rate) {
+         int n_threads, double rate, const std::optional<RowScale>& row_scale,
+         const std::optional<double>& intercept, bool check_finite) {
         const SgdParams p = sgd_params(loss, mechanism, sampling, schedule, lam, batch_size,
                                        epochs, steps, eta0, clip, epsilon, sigma, radius, key,
                                        batch_stream, noise_stream, record_every, n_threads, rate);
+        const DenseRows rows = dense_rows(X, row_scale, intercept);
         SgdResult r;
         {
           py::gil_scoped_release release;
-          checks::all_finite(X, "X");
-          r = linear::sgd_train(DenseRows(X), y, w0, p);
+          if (check_finite) checks::all_finite(X, "X");
+          r = linear::sgd_train(rows, y, w0, p);
         }
         return to_py(std::move(r));
       },
       py::arg("X").noconvert(), py::arg("y"), py::arg("w0"), PRIVLEARN_SGD_ARGS,
-      "Private mini-batch SGD on dense rows (privlearn/linear/sgd.hpp). Returns (w, path, "
+      PRIVLEARN_VIEW_ARGS,
+      "Private mini-batch SGD on dense rows (privlearn/linear/sgd.hpp), or on the view "
+      "(row_scale[i] * X[i], intercept) of them (no copy of X). check_finite=False skips the "
+      "finiteness pass over X (only for an X the caller has checked). Returns (w, path, "
       "path_steps, steps).");
   m.def(
       "sgd_train_csr",

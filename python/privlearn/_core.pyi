@@ -327,6 +327,7 @@ def softmax_apply_units(
 ) -> npt.NDArray[np.float64]: ...
 
 # ---- linear/sgd.hpp ----
+def finite_row_squares(X: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]: ...
 def sgd_train_dense(
     X: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
@@ -350,6 +351,9 @@ def sgd_train_dense(
     record_every: int,
     n_threads: int,
     rate: float = 0.0,
+    row_scale: npt.NDArray[np.float64] | None = None,
+    intercept: float | None = None,
+    check_finite: bool = True,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], int]: ...
 def sgd_train_csr(
     data: npt.NDArray[np.float64],
@@ -449,6 +453,9 @@ def scd_train_dense(
     n_scale: float = 0.0,
     hidden_alpha: bool = False,
     alpha_jitter: float = 0.0,
+    row_scale: npt.NDArray[np.float64] | None = None,
+    intercept: float | None = None,
+    check_finite: bool = True,
 ) -> tuple[
     npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], list[float], list[float], int
 ]: ...

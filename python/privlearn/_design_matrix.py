@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from privlearn._checks import check_sparse_structure
 
 __all__ = [
+    "RowView",
     "as_design_matrix",
     "clip_coefficients",
     "row_norms",
@@ -54,7 +55,9 @@ def _fix_scaled(
     return scale, np.where(plain | pos, root, 0.0)
 
 
-def scaled_row_norms(X: Any) -> tuple[np.ndarray, np.ndarray]:
+def scaled_row_norms(
+    X: Any, *, check_finite: bool = False, squares: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Row norms as ``scale * root`` without overflow or underflow of the squares.
 
     The rule of the core (``ScaledNorm`` in ``cpp/include/privlearn/rows.hpp``): when the plain
@@ -65,7 +68,16 @@ def scaled_row_norms(X: Any) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     X : ndarray of shape (n, d) or scipy.sparse CSR matrix
-        Finite values.
+        Finite values, or any values with ``check_finite=True``.
+    check_finite : bool
+        Raise ``ValueError("X contains NaN or infinite values")`` for a non-finite entry of a
+        dense ``X``, found in the same read of ``X`` as the norms (issue 32, item 2): a NaN or
+        infinite entry makes its row's plain sum of squares non-finite, and only such rows
+        (also those of finite entries whose squares overflow) are read again, exactly.
+    squares : ndarray of shape (n,), optional
+        The plain sums of squares of the rows of a dense ``X``, already computed (the core's
+        ``finite_row_squares``, in the order of its ``dot_sq``); computed here
+        (``np.einsum``) otherwise.
 
     Returns
     -------
@@ -96,18 +108,24 @@ def scaled_row_norms(X: Any) -> tuple[np.ndarray, np.ndarray]:
     X = np.asarray(X, dtype=np.float64)
     if X.ndim == 1:
         X = X[None, :]
-    with np.errstate(over="ignore", under="ignore"):
-        sq = np.einsum("ij,ij->i", X, X)
+    if squares is not None:
+        sq = np.asarray(squares, dtype=np.float64)
+    else:
+        with np.errstate(over="ignore", under="ignore"):
+            sq = np.einsum("ij,ij->i", X, X)
     bad = ~((sq >= _PLAIN_SQUARES_MIN) & (sq <= _DBL_MAX))
+    if not bad.any():  # every row in the plain range: what _fix_scaled gives, without its passes
+        return np.ones(X.shape[0]), np.sqrt(sq)
     mx = np.zeros(X.shape[0])
     scaled_sq = np.zeros(X.shape[0])
-    if bad.any():
-        Xb = X[bad]
-        mb = np.abs(Xb).max(axis=1) if Xb.shape[1] else np.zeros(Xb.shape[0])
-        with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
-            r = Xb / np.where(mb > 0, mb, 1.0)[:, None]
-            scaled_sq[bad] = np.einsum("ij,ij->i", r, r)
-        mx[bad] = mb
+    Xb = X[bad]
+    if check_finite and not np.isfinite(Xb).all():
+        raise ValueError("X contains NaN or infinite values")
+    mb = np.abs(Xb).max(axis=1) if Xb.shape[1] else np.zeros(Xb.shape[0])
+    with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
+        r = Xb / np.where(mb > 0, mb, 1.0)[:, None]
+        scaled_sq[bad] = np.einsum("ij,ij->i", r, r)
+    mx[bad] = mb
     return _fix_scaled(sq, mx, scaled_sq)
 
 
@@ -161,7 +179,74 @@ def clip_coefficients(
     return np.where(ok, np.copysign(np.where(ok, m, 0.0), c), 0.0)
 
 
-def as_design_matrix(X: Any, name: str = "X") -> np.ndarray | sp.csr_matrix:
+class RowView:
+    """The rows ``(s_i x_i, c)`` of a checked dense ``X`` without copying it (issue 32, item 2):
+    each row scaled by ``row_scale[i]`` (a projection onto a ball; ``None``: no scaling) and the
+    constant intercept column ``c`` appended (``intercept``; ``None``: no column).
+
+    The core trainers that take it (``sgd_train_dense``, ``scd_train_dense``, keywords
+    ``row_scale`` and ``intercept``: ``DenseRows`` in ``cpp/include/privlearn/rows.hpp``) read
+    ``X`` in place and form each entry ``s_i * x_ik`` as numpy's copy does, so the result is bit
+    for bit the one on :meth:`materialize`'s matrix. Made only from an ``X`` that
+    :func:`as_design_matrix` has checked (C-contiguous float64, finite), which it then passes
+    through unchanged. Never writes to ``X``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        C-contiguous float64, finite (checked by the caller).
+    row_scale : ndarray of shape (n,) or None
+        Finite factors ``> 0``.
+    intercept : float or None
+        The intercept column's value.
+    """
+
+    ndim = 2
+    dtype = np.dtype(np.float64)
+
+    def __init__(self, X: np.ndarray, row_scale: np.ndarray | None, intercept: float | None):
+        self.X = X
+        self.row_scale = None if row_scale is None else np.ascontiguousarray(row_scale, float)
+        self.intercept = None if intercept is None else float(intercept)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        n, d = self.X.shape
+        return n, d + (self.intercept is not None)
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of the materialised matrix (what the view saves)."""
+        n, m = self.shape
+        return n * m * 8
+
+    def __getitem__(self, rows: slice) -> np.ndarray:
+        """A block of consecutive rows, materialised (``view[a:b]``: the diagnostics' blocks)."""
+        if not isinstance(rows, slice):
+            raise TypeError("a RowView is indexed by a slice of rows only")
+        s = None if self.row_scale is None else self.row_scale[rows]
+        return RowView(self.X[rows], s, self.intercept).materialize()
+
+    def materialize(self) -> np.ndarray:
+        """The matrix ``[s_i x_i, c]`` itself (a new array)."""
+        X, s = self.X, self.row_scale
+        if self.intercept is None:
+            return np.ascontiguousarray(X * s[:, None]) if s is not None else X.copy()
+        out = np.empty(self.shape)
+        out[:, :-1] = X
+        out[:, -1] = self.intercept
+        if s is not None:
+            out[:, :-1] *= s[:, None]
+        return out
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        out = self.materialize()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+
+def as_design_matrix(
+    X: Any, name: str = "X", *, check_finite: bool = True
+) -> np.ndarray | sp.csr_matrix:
     """C-contiguous float64 ndarray or canonical CSR (int64 indices), all values finite.
 
     Never writes to the caller's arrays: a sparse input is copied only when it needs
@@ -171,8 +256,12 @@ def as_design_matrix(X: Any, name: str = "X") -> np.ndarray | sp.csr_matrix:
     is checked first (:func:`~privlearn._checks.check_sparse_structure`: indices in range,
     ``indptr`` monotone, lengths consistent), so a malformed matrix is a ValueError before
     scipy's or the core's kernels index with it; callers that append columns (the intercept)
-    do so after this check, on the validated matrix.
+    do so after this check, on the validated matrix. ``check_finite=False`` leaves the
+    finiteness of a dense ``X`` to the caller (who must check it before use: the fit's one
+    pass over X, fused with the row norms where it needs them; a sparse ``X`` is checked here).
     """
+    if isinstance(X, RowView):  # made from a checked X (see RowView)
+        return X
     check_sparse_structure(X, name)  # before anything indexes with the stored indices
     if np.iscomplexobj(X.data if sp.issparse(X) else X):
         raise TypeError(f"{name} must hold real numbers, got a complex array")
@@ -191,7 +280,7 @@ def as_design_matrix(X: Any, name: str = "X") -> np.ndarray | sp.csr_matrix:
         X.indptr = X.indptr.astype(np.int64, copy=False)
     else:
         X = np.ascontiguousarray(X, dtype=np.float64)
-        if not _all_finite(X):
+        if check_finite and not _all_finite(X):
             raise ValueError(f"{name} contains NaN or infinite values")
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D, got shape {X.shape}")

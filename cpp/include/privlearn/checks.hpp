@@ -61,3 +61,30 @@ inline void all_finite(const MatRef& X, const char* name) {
 }
 
 }  // namespace privlearn::checks
+
+namespace privlearn::checks {
+
+// The fit's one pass of checks over a dense X (issue 32, item 2): the plain sum of squares of
+// each row into sq[0..rows) (four partial sums over k mod 4, then (q0 + q1) + (q2 + q3): the
+// order of DenseRows::dot_sq) and, from it, every entry finite: a NaN or infinite entry makes
+// its row's sum NaN or inf, so only a row whose sum is not finite is read again, exactly (a row
+// of finite entries whose squares overflow is no error: its sum is inf and the caller rescales
+// it, as every row outside ScaledNorm's plain range, rows.hpp). Fails with "<name> contains NaN
+// or infinite values", quoting no value.
+inline void finite_row_squares(const MatRef& X, double* sq, const char* name) {
+  const Index m = X.cols();
+  for (Index i = 0; i < X.rows(); ++i) {
+    const double* x = X.row(i).data();
+    double q[4] = {0.0, 0.0, 0.0, 0.0};
+    Index k = 0;
+    for (; k + 4 <= m; k += 4)
+      for (int l = 0; l < 4; ++l) q[l] += x[k + l] * x[k + l];
+    for (; k < m; ++k) q[0] += x[k] * x[k];
+    sq[i] = (q[0] + q[1]) + (q[2] + q[3]);
+    if (!std::isfinite(sq[i]))
+      for (Index j = 0; j < m; ++j)
+        if (!std::isfinite(x[j])) fail(std::string(name) + " contains NaN or infinite values");
+  }
+}
+
+}  // namespace privlearn::checks

@@ -57,16 +57,46 @@ inline void prefetch_line(const void* p) {
 }
 
 // Dense rows: X is (n_samples, n_features), row-major (zero-copy from NumPy).
+//
+// Optionally a view of the rows (s_i x_i, c) without copying X (issue 32, item 2): each row
+// scaled by row_scale[i] (a projection onto a ball, computed by the caller) and/or the constant
+// intercept column c appended. Every method gives the bits it would give on the materialised
+// matrix [s_i x_i, c] (each entry the rounded product s_i * x_ik, as numpy's copy computes it;
+// the reductions in the same order: dot_fixed / dot_sq keep their four partial sums over the
+// augmented columns), except dot() (Eigen's order depends on the row's alignment; it serves
+// diagnostics only) and, in the rare non-plain norm branch (sum of squares outside
+// [2^-900, DBL_MAX]), scaled_squares. Kernels reach the entries through the methods only: X is
+// the caller's matrix (its cols() may be one less than cols()), so a kernel that reads X
+// directly must check plain() (the primal DP-SCD columns do: the binding refuses a view there).
 struct DenseRows {
   MatRef X;
+  const double* row_scale = nullptr;  // s_i (nullptr: 1)
+  double intercept = 0.0;             // c, when has_intercept
+  bool has_intercept = false;
   explicit DenseRows(const MatRef& X_) : X(X_) {}
+  DenseRows(const MatRef& X_, const double* row_scale_, bool has_intercept_, double intercept_)
+      : X(X_), row_scale(row_scale_), intercept(intercept_), has_intercept(has_intercept_) {}
+  // No view: the rows are X's rows.
+  bool plain() const { return row_scale == nullptr && !has_intercept; }
   Index rows() const { return X.rows(); }
-  Index cols() const { return X.cols(); }
-  double dot(Index i, const VectorXd& w) const { return X.row(i).dot(w); }
+  Index cols() const { return X.cols() + (has_intercept ? 1 : 0); }
+  // Entry k of row i of the view (k < cols()).
+  double at(Index i, Index k) const {
+    if (k < X.cols()) return row_scale ? X(i, k) * row_scale[i] : X(i, k);
+    return intercept;
+  }
+  double dot(Index i, const VectorXd& w) const {
+    if (plain()) return X.row(i).dot(w);
+    return dot_fixed(i, w);
+  }
   // x_i^T w in a fixed order (four partial sums over k mod 4, then (d0 + d1) + (d2 + d3), the
   // order of dot_sq): the numpy twin replicates it, so the two agree exactly even where a
   // partial sum overflows (Eigen's dot order depends on its vectorisation; issue 30, item 8).
   double dot_fixed(Index i, const VectorXd& w) const {
+    if (!plain()) {
+      double sq = 0.0;
+      return lanes<false>(i, w.data(), sq);
+    }
     const double* x = X.row(i).data();
     const double* u = w.data();
     const Index m = X.cols();
@@ -78,20 +108,81 @@ struct DenseRows {
     return (d[0] + d[1]) + (d[2] + d[3]);
   }
   template <class Vec>
-  void axpy(Index i, double a, Vec& acc) const { acc.noalias() += a * X.row(i).transpose(); }
+  void axpy(Index i, double a, Vec& acc) const {
+    if (plain()) {
+      acc.noalias() += a * X.row(i).transpose();
+      return;
+    }
+    const double* x = X.row(i).data();
+    const Index m = X.cols();
+    if (row_scale) {
+      const double s = row_scale[i];
+      for (Index k = 0; k < m; ++k) acc[k] += a * (x[k] * s);
+    } else {
+      for (Index k = 0; k < m; ++k) acc[k] += a * x[k];
+    }
+    if (has_intercept) acc[m] += a * intercept;
+  }
   // acc[k] += trunc(a * x_ik) in fixed-point units (fixed_sum.hpp; modular int64 addition).
   void axpy_units(Index i, double a, std::int64_t* acc) const {
     const double* x = X.row(i).data();
-    for (Index k = 0; k < X.cols(); ++k) fixed::add_units(acc[k], a * x[k]);
+    const Index m = X.cols();
+    if (row_scale) {
+      const double s = row_scale[i];
+      for (Index k = 0; k < m; ++k) fixed::add_units(acc[k], a * (x[k] * s));
+    } else {
+      for (Index k = 0; k < m; ++k) fixed::add_units(acc[k], a * x[k]);
+    }
+    if (has_intercept) fixed::add_units(acc[m], a * intercept);
+  }
+  // The same when every |a x_ik| < 2^61 (the caller has checked |a| ||x_i|| < 2^61): the plain
+  // truncation, which is then what add_units computes, without its saturation branch.
+  void axpy_units_bounded(Index i, double a, std::int64_t* acc) const {
+    const double* x = X.row(i).data();
+    const Index m = X.cols();
+    auto add = [](std::int64_t& t, double v) {
+      t = static_cast<std::int64_t>(static_cast<std::uint64_t>(t) +
+                                    static_cast<std::uint64_t>(static_cast<std::int64_t>(v)));
+    };
+    if (row_scale) {
+      const double s = row_scale[i];
+      for (Index k = 0; k < m; ++k) add(acc[k], a * (x[k] * s));
+    } else {
+      for (Index k = 0; k < m; ++k) add(acc[k], a * x[k]);
+    }
+    if (has_intercept) add(acc[m], a * intercept);
+  }
+  // max_k |x_ik| and sum_k (x_ik / m)^2 (the non-plain branch of ScaledNorm).
+  double max_abs(Index i) const {
+    if (plain()) return X.row(i).cwiseAbs().maxCoeff();
+    double mx = has_intercept ? std::fabs(intercept) : 0.0;
+    for (Index k = 0; k < X.cols(); ++k) mx = std::fmax(mx, std::fabs(at(i, k)));
+    return mx;
+  }
+  double scaled_squares(Index i, double m) const {
+    if (plain()) return (X.row(i) / m).squaredNorm();
+    double t = 0.0;
+    for (Index k = 0; k < cols(); ++k) t += (at(i, k) / m) * (at(i, k) / m);
+    return t;
   }
   // The same when every |a * x_ik| < 2^31 (the caller's check, e.g. |a| ||x_i|| < 2^30):
   // trunc through int32, branch-free and vectorisable, the same integers bit for bit.
   void axpy_units_small(Index i, double a, std::int64_t* acc) const {
+    if (!plain()) {  // a view: the same integers (trunc of each entry) from the bounded path
+      axpy_units_bounded(i, a, acc);
+      return;
+    }
     const double* x = X.row(i).data();
     const Index m = X.cols();  // hoisted: acc (int64) could alias the size field
     for (Index k = 0; k < m; ++k) fixed::add_small_units(acc[k], a * x[k]);
   }
   ScaledNorm scaled_norm(Index i) const {
+    if (!plain()) {
+      double sq = 0.0;
+      lanes<true>(i, nullptr, sq);
+      return make_scaled_norm(
+          sq, [&] { return max_abs(i); }, [&](double m) { return scaled_squares(i, m); });
+    }
     const auto r = X.row(i);
     return make_scaled_norm(
         r.squaredNorm(), [&] { return r.cwiseAbs().maxCoeff(); },
@@ -100,6 +191,7 @@ struct DenseRows {
   double norm(Index i) const { return scaled_norm(i).value(); }
   // x_i^T w and ||x_i||^2 in one visit of the row (four partial sums each, a fixed order).
   double dot_sq(Index i, const VectorXd& w, double& sq) const {
+    if (!plain()) return lanes<true>(i, w.data(), sq);
     const double* x = X.row(i).data();
     const double* u = w.data();
     const Index m = X.cols();
@@ -123,6 +215,7 @@ struct DenseRows {
     const char* p = reinterpret_cast<const char*>(X.row(i).data());
     const Index bytes = X.cols() * static_cast<Index>(sizeof(double));
     for (Index b = 0; b < bytes; b += 64) __builtin_prefetch(p + b);
+    if (row_scale) __builtin_prefetch(row_scale + i);
 #else
     (void)i;
 #endif
@@ -131,6 +224,40 @@ struct DenseRows {
   // first, then every line of the row); dense rows need no first stage.
   void prefetch_extent(Index) const {}
   void prefetch_all(Index i) const { prefetch(i); }
+
+ private:
+  // dot_fixed / dot_sq on the view: the loops of the plain methods over the augmented columns
+  // (blocks of four while k + 4 <= cols(), the rest into partial sum 0), so each partial sum
+  // adds the same products in the same order as on the materialised matrix. With u == nullptr
+  // only the squares are formed.
+  template <bool kSquares>
+  double lanes(Index i, const double* u, double& sq) const {
+    const double* x = X.row(i).data();
+    const Index dx = X.cols(), m = cols();
+    const double s = row_scale ? row_scale[i] : 1.0;
+    const bool scaled = row_scale != nullptr;
+    double d[4] = {0.0, 0.0, 0.0, 0.0}, q[4] = {0.0, 0.0, 0.0, 0.0};
+    auto add = [&](int l, double v, Index k) {
+      if (u) d[l] += v * u[k];
+      if (kSquares) q[l] += v * v;
+    };
+    Index k = 0;
+    if (scaled) {
+      for (; k + 4 <= dx; k += 4)
+        for (int l = 0; l < 4; ++l) add(l, x[k + l] * s, k + l);
+    } else {
+      for (; k + 4 <= dx; k += 4)
+        for (int l = 0; l < 4; ++l) add(l, x[k + l], k + l);
+    }
+    auto entry = [&](Index j) { return j < dx ? (scaled ? x[j] * s : x[j]) : intercept; };
+    if (k + 4 <= m) {  // one more block of four: the last data columns and the intercept
+      for (int l = 0; l < 4; ++l) add(l, entry(k + l), k + l);
+      k += 4;
+    }
+    for (; k < m; ++k) add(0, entry(k), k);
+    sq = kSquares ? (q[0] + q[1]) + (q[2] + q[3]) : 0.0;
+    return (d[0] + d[1]) + (d[2] + d[3]);
+  }
 };
 
 // CSR rows (scipy.sparse.csr_matrix arrays); indices within a row need not be sorted.

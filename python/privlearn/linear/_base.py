@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from privlearn._checks import as_index, as_threads
+from privlearn._design_matrix import RowView
 from privlearn._labels import declared_classes, label_set, private_target, warn_labels_read
 from privlearn.accounting.size import DatasetSize, check_delta, planned_size_cap
 from privlearn.backends import DistributedRows, backend_for
@@ -55,7 +56,13 @@ from privlearn.linear._params import (
     _seed,
 )
 from privlearn.linear._prediction import LinearModelBase
-from privlearn.linear._rows import _check_fit_data, _check_row_norms, _class_tasks, _training_rows
+from privlearn.linear._rows import (
+    _check_finite_rows,
+    _check_fit_data,
+    _check_row_norms,
+    _class_tasks,
+    _training_rows,
+)
 from privlearn.linear._statement import (
     TrainingDiagnostics,
     _finite_coef,
@@ -168,7 +175,8 @@ class PrivateLinearModel(LinearModelBase):
         or read from ``y``, warned about when the fit is private), the binary or one-vs-rest
         problems (:meth:`_fit_class_tasks`), then ``classes_`` and the label set in
         ``privacy_``."""
-        X, y = _check_fit_data(X, y, self, y_numeric=False)
+        # X's finiteness is checked by _fit, in its one pass over X (_check_finite_rows)
+        X, y = _check_fit_data(X, y, self, y_numeric=False, check_finite=False)
         declared = declared_classes(self.classes)
         classes, tasks = _class_tasks(y, multiclass=True, classes=declared)
         labels = label_set(classes, declared)
@@ -188,7 +196,7 @@ class PrivateLinearModel(LinearModelBase):
     def _fit_regressor(self, X: Any, y: Any) -> Any:
         """``fit`` of a regressor: scikit-learn's checks, the target bound's parameters
         (:func:`~privlearn.linear._target.check_target`), then the plan on float64 ``y``."""
-        X, y = _check_fit_data(X, y, self, y_numeric=True)
+        X, y = _check_fit_data(X, y, self, y_numeric=True, check_finite=False)  # see _fit
         target = check_target(
             self.target_bounds, self.target_range, self.target_fraction, self.target_scale
         )
@@ -326,10 +334,13 @@ class PrivateLinearModel(LinearModelBase):
         # Every input is validated before anything is charged: the row precondition of the
         # proof (or its projection) and a dry plan (public inputs only: a public size is checked
         # against the data, batch_size against it, the schedule's caps; no count is drawn).
+        # The one pass of checks over a dense X (issue 32, item 2): its finiteness (left here by
+        # _check_fit_data), fused with the row norms where the proof needs a row bound.
         rows = setup.rows
         scaling = setup.scaling if fit_intercept else None
+        norms = _check_finite_rows(X, rows.checked)
         if rows.checked and not clip_rows:
-            _check_row_norms(X, rows.bound, scaling, rows.reason)
+            _check_row_norms(X, rows.bound, scaling, rows.reason, norms)
         ledger = self.ledger
         label = f"{type(self).__name__}.fit"
         dry = self._plan(setup, n, d, seed, None, dry=True) if ledger is not None else None
@@ -382,13 +393,24 @@ class PrivateLinearModel(LinearModelBase):
             if bound.source != "not_private":  # not private: the plain objective on y
                 tasks = [scaled_target(tasks[0], bound)]
 
-        X = _training_rows(X, rows.bound if clip_rows else None, scaling)
+        name = self._trainer_name(setup)
+        kwargs = self._trainer_kwargs(setup, plan)
+        # the core's SGD and dual DP-SCD trainers read a view of the rows (projection factors,
+        # intercept column) in place of a copy of X (issue 32, item 2); SGD's diagnostics read
+        # it block by block (materialised per block); DP-SCD's (objectives computed by the
+        # core) and the other trainers get the rows themselves
+        view = (
+            backend == "core"
+            and not distributed
+            and (name == "sgd_train" or (name == "scd_train" and not diagnostics))
+            and kwargs.get("variant") != "primal"
+        )
+        X = _training_rows(X, rows.bound if clip_rows else None, scaling, view=view, norms=norms)
 
         if not diagnostics:
             record_every = 0
         elif record_every is None:
             record_every = max(1, privacy.steps // PATH_POINTS)
-        name = self._trainer_name(setup)
         if dist is not None:  # the same trainers where the rows are (a Dask cluster)
             train = getattr(dist, name)
         elif backend == "core":
@@ -400,7 +422,6 @@ class PrivateLinearModel(LinearModelBase):
             import privlearn.reference.linear as reference
 
             train = getattr(reference, name)
-        kwargs = self._trainer_kwargs(setup, plan)
         if distributed:
             kwargs["verbose"] = verbose  # a Dask fit shows a progress bar of its steps
         key = Stream(seed).key
@@ -471,6 +492,8 @@ def _rows_per_block(X: Any, width: int) -> int:
     :data:`DIAGNOSTICS_MEMORY_FRACTION` of X's bytes (at least :data:`DIAGNOSTICS_MIN_ROWS`)."""
     if hasattr(X, "data") and hasattr(X, "indices"):  # CSR: its stored arrays
         nbytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    elif isinstance(X, RowView):  # the rows it stands for, not materialised here
+        nbytes = X.nbytes
     else:
         nbytes = np.asarray(X).nbytes
     rows = int(DIAGNOSTICS_MEMORY_FRACTION * nbytes) // (6 * 8 * max(1, width))

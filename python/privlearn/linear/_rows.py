@@ -19,8 +19,15 @@ import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_X_y
 
+from privlearn import _core
 from privlearn._checks import check_sparse_structure
-from privlearn._design_matrix import as_design_matrix, row_norms, scaled_row_norms
+from privlearn._design_matrix import (
+    RowView,
+    _all_finite,
+    as_design_matrix,
+    row_norms,
+    scaled_row_norms,
+)
 from privlearn._labels import label_codes
 from privlearn.backends import DistributedBackend, DistributedRows, backend_for, backend_for_array
 
@@ -46,7 +53,30 @@ _ONE_CLASS = "; y holds 1 class"
 
 
 # ---- the row-norm precondition and the trainer's rows ------------------------------------------
-def _check_row_norms(X: Any, bound: float, scaling: float | None, reason: str) -> None:
+def _check_finite_rows(X: Any, norms: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    """The finiteness check of a dense ``X`` whose check :func:`_check_fit_data` left to the
+    fit (``check_finite=False``), in one read of ``X`` (issue 32, item 2): fused with the row
+    norms when the fit needs them (``norms``: returns their ``(scale, root)``,
+    :func:`~privlearn._design_matrix.scaled_row_norms`), else the plain check. A sparse or
+    distributed ``X`` is checked elsewhere (None)."""
+    if not isinstance(X, np.ndarray):
+        return None
+    if norms:
+        # one read of X in the core: finiteness and the plain sums of squares (the order of
+        # its dot_sq); the rare rows outside the plain range are rescaled in numpy
+        return scaled_row_norms(X, squares=_core.finite_row_squares(X))
+    if not _all_finite(X):
+        raise ValueError("X contains NaN or infinite values")
+    return None
+
+
+def _check_row_norms(
+    X: Any,
+    bound: float,
+    scaling: float | None,
+    reason: str,
+    norms: tuple[np.ndarray, np.ndarray] | None = None,
+) -> None:
     """Raise ``ValueError`` naming the first row with ``||x_i|| > bound`` (up to rounding). The
     message quotes the row's index and the public bound only: never its norm or how many rows
     violate (values computed from the private rows; issue 30, item 5).
@@ -55,10 +85,16 @@ def _check_row_norms(X: Any, bound: float, scaling: float | None, reason: str) -
     (then ``bound = sqrt(1 - scaling^2)``), else ``None``; ``reason`` says which privacy proof
     needs the bound. ``X`` may be a back-end's :class:`~privlearn.backends.DistributedRows`
     (the norms are computed where the rows are; only the count and the first violation come
-    back).
+    back). ``norms``: the rows' ``(scale, root)`` when already computed.
     """
     limit = bound * (1.0 + ROW_NORM_TOLERANCE)
-    if isinstance(X, DistributedRows):
+    if norms is not None:
+        with np.errstate(over="ignore"):
+            bad = np.flatnonzero(norms[0] * norms[1] > limit)
+        if bad.size == 0:
+            return
+        i = int(bad[0])
+    elif isinstance(X, DistributedRows):
         count, i, _ = _backend(X).rows_above(X, row_norms, limit)
         if count == 0:
             return
@@ -82,11 +118,22 @@ def _check_row_norms(X: Any, bound: float, scaling: float | None, reason: str) -
     )
 
 
-def _training_rows(X: Any, bound: float | None, scaling: float | None) -> Any:
+def _training_rows(
+    X: Any,
+    bound: float | None,
+    scaling: float | None,
+    *,
+    view: bool = False,
+    norms: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Any:
     """The rows the trainer sees: each row projected onto the ball of radius ``bound`` (when not
     None; a per-row map, so no privacy cost), then the constant intercept column of value
     ``scaling`` (when not None). At most one new array is made, and none when nothing changes;
-    the caller's ``X`` is never written to. On a back-end's
+    the caller's ``X`` is never written to. With ``view=True`` (a trainer that takes one) a
+    dense ``X`` gives a :class:`~privlearn._design_matrix.RowView` instead of the new array:
+    the projection's factors and the intercept are applied by the core as it reads each row,
+    with the same bits (issue 32, item 2: no copy of X); ``norms``: the rows' ``(scale,
+    root)`` when already computed (:func:`_check_finite_rows`). On a back-end's
     :class:`~privlearn.backends.DistributedRows` the same map runs on every block of rows
     (lazily): each row gets the same bits for any split."""
     if isinstance(X, DistributedRows):
@@ -96,7 +143,8 @@ def _training_rows(X: Any, bound: float | None, scaling: float | None) -> Any:
         return X.map_rows(lambda b: _training_rows(b, bound, scaling), width)
     shrink = None
     if bound is not None:
-        scale, root = scaled_row_norms(X)  # ||x_i|| = scale * root, also beyond DBL_MAX
+        # ||x_i|| = scale * root, also beyond DBL_MAX
+        scale, root = scaled_row_norms(X) if norms is None else norms
         with np.errstate(over="ignore"):
             big = scale * root > bound
         if big.any():
@@ -123,6 +171,8 @@ def _training_rows(X: Any, bound: float | None, scaling: float | None) -> Any:
         new_data[keep], new_indices[keep] = data, X.indices
         new_data[last], new_indices[last] = scaling, d
         return as_design_matrix(sp.csr_matrix((new_data, new_indices, indptr), shape=(n, d + 1)))
+    if view and (shrink is not None or scaling is not None):
+        return RowView(X, shrink, scaling)
     if scaling is None:
         if shrink is None:
             return X
@@ -137,13 +187,15 @@ def _training_rows(X: Any, bound: float | None, scaling: float | None) -> Any:
 
 # ---- fit data and labels ------------------------------------------------------------------------
 def _check_fit_data(
-    X: Any, y: Any, estimator: Any, *, y_numeric: bool
+    X: Any, y: Any, estimator: Any, *, y_numeric: bool, check_finite: bool = True
 ) -> tuple[np.ndarray | sp.csr_matrix | DistributedRows, Any]:
     """scikit-learn's checks (2-D, non-empty, finite, real, 1-D y of matching length; the
     feature names of a DataFrame become ``feature_names_in_``), then
     float64 C-contiguous or canonical CSR. A back-end's array X (a ``dask.array``:
     :mod:`privlearn.backends`) gives its :class:`~privlearn.backends.DistributedRows` and a y
-    split like its rows (checked lazily: shapes and chunks now, values on the workers)."""
+    split like its rows (checked lazily: shapes and chunks now, values on the workers).
+    ``check_finite=False``: a dense X's finiteness is left to the caller
+    (:func:`_check_finite_rows`, before X is used)."""
     # feature_names_in_ from a DataFrame with string column names (removed otherwise), as
     # scikit-learn's estimators keep it; predict then checks the names it is given
     _check_feature_names(estimator, X, reset=True)
@@ -163,7 +215,7 @@ def _check_fit_data(
         estimator=estimator,
         ensure_all_finite=False,
     )
-    return as_design_matrix(X), y
+    return as_design_matrix(X, check_finite=check_finite), y
 
 
 def _binary_labels(
@@ -175,16 +227,61 @@ def _binary_labels(
     :func:`privlearn._labels.declared_classes` returns it): it must hold exactly two labels,
     every label of ``y`` must belong to it (a label outside raises ValueError naming it) and a
     declared class may be absent from ``y``. Without it the two classes are read from ``y``."""
-    check_classification_targets(y)
     if classes is not None:
-        if classes.size != 2:
-            raise ValueError(
-                f"Only binary classification is supported: classes must declare exactly 2 "
-                f"labels, got {classes.size}: {classes[:10].tolist()}"
-            )
-        codes = label_codes(y, classes)
-        return classes, np.where(codes == 1, 1.0, -1.0)
-    classes = np.unique(y)
+        check_classification_targets(y)
+        return _declared_binary(y, classes)
+    classes = _distinct_labels(y)
+    return _binary_from(y, classes)
+
+
+def _declared_binary(y: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_binary_labels` with a declared set, ``y``'s target type already checked."""
+    if classes.size != 2:
+        raise ValueError(
+            f"Only binary classification is supported: classes must declare exactly 2 "
+            f"labels, got {classes.size}: {classes[:10].tolist()}"
+        )
+    codes = label_codes(y, classes)
+    return classes, np.where(codes == 1, 1.0, -1.0)
+
+
+def _distinct_labels(y: np.ndarray) -> np.ndarray:
+    """``np.unique(y)`` after scikit-learn's target-type check (a 1-D classification target).
+
+    A numeric ``y`` is checked on its distinct labels (for a 1-D array its type -- binary,
+    multiclass, continuous -- is that of its distinct values), so ``y`` is read once, by
+    ``np.unique`` (issue 32, item 2); other dtypes are checked on ``y`` first (an object array
+    of unorderable labels gets scikit-learn's error, not ``np.unique``'s)."""
+    if y.ndim == 1 and y.dtype.kind in "biuf":
+        found = _unique_small_ints(y)
+        if found is None:
+            found = np.unique(y)
+        check_classification_targets(found)
+        return found
+    check_classification_targets(y)
+    return np.unique(y)
+
+
+#: Widest range of an integer y whose distinct labels are counted (np.bincount) instead of
+#: hashed (np.unique, ~30x slower on 1e5 labels).
+_COUNTED_RANGE = 1 << 16
+
+
+def _unique_small_ints(y: np.ndarray) -> np.ndarray | None:
+    """``np.unique(y)`` (same values and dtype) for a signed or narrow unsigned integer ``y``
+    whose labels span at most :data:`_COUNTED_RANGE` values, from its minimum, maximum and
+    label counts; None otherwise."""
+    if y.size == 0 or y.dtype.kind not in "iu" or (y.dtype.kind == "u" and y.dtype.itemsize >= 8):
+        return None
+    lo, hi = int(y.min()), int(y.max())
+    if hi - lo >= _COUNTED_RANGE:
+        return None
+    counts = np.bincount(np.subtract(y, lo, dtype=np.int64))
+    return (np.flatnonzero(counts) + lo).astype(y.dtype)
+
+
+def _binary_from(y: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_binary_labels` with the distinct labels of ``y`` read (``classes``)."""
     if classes.size != 2:
         raise ValueError(
             "Only binary classification is supported: y must contain exactly 2 classes"
@@ -252,16 +349,18 @@ def _class_tasks(
         if found.size == 2:
             return found, [dist.map_values(y, _one_vs_rest(found[1]))]
         return found, [dist.map_values(y, _one_vs_rest(c)) for c in found]
-    check_classification_targets(y)
     if classes is not None:
+        check_classification_targets(y)
         if classes.size == 2 or not multiclass:
-            classes, y_internal = _binary_labels(y, classes)
+            classes, y_internal = _declared_binary(y, classes)
             return classes, [y_internal]
         codes = label_codes(y, classes)
         return classes, [np.where(codes == k, 1.0, -1.0) for k in range(classes.size)]
-    found = np.unique(y)
+    # the labels read from y: one np.unique (the target type checked on its result), then one
+    # pass for the {-1, +1} vector of a binary problem (issue 32, item 2)
+    found = _distinct_labels(y)
     if found.size == 2 or not multiclass:
-        found, y_internal = _binary_labels(y)
+        found, y_internal = _binary_from(y, found)
         return found, [y_internal]
     if found.size < 2:
         # "one class" says no more than the refusal itself (fewer than 2 classes: exactly 1)

@@ -102,12 +102,14 @@ _DEFAULT_SAMPLING = {"l2-laplace": "disjoint", "gaussian": "poisson"}
 
 # Lattice calibrations of the Gaussian mechanism, keyed by the public schedule that determines
 # them (target epsilon and delta, sensitivity ratio, noise coordinates, sampling rate, steps,
-# sampler, planned size): ``(sigma, LatticeSlack)``, both immutable. Bounded, oldest dropped.
-_CALIBRATIONS: dict[tuple[Any, ...], tuple[float, Any]] = {}
+# sampler, planned size): ``(sigma, LatticeSlack)``, both immutable, and under
+# ``("statement", *key, ...)`` the frozen PrivacyStatement of that schedule. Bounded, oldest
+# dropped.
+_CALIBRATIONS: dict[tuple[Any, ...], Any] = {}
 _CALIBRATION_CACHE_SIZE = 64
 
 
-def _remember_calibration(key: tuple[Any, ...], value: tuple[float, Any]) -> None:
+def _remember_calibration(key: tuple[Any, ...], value: Any) -> None:
     """Store one calibration in :data:`_CALIBRATIONS`, dropping the oldest beyond its size."""
     if len(_CALIBRATIONS) >= _CALIBRATION_CACHE_SIZE:
         _CALIBRATIONS.pop(next(iter(_CALIBRATIONS)))
@@ -466,10 +468,20 @@ class _DPSGDBase(PrivateLinearModel):
             event = PoissonSampled(q, GaussianEvent(sigma_event))
         else:
             event = SampledWithoutReplacement(n, batch_size, GaussianEvent(sigma_event))
-        # The accountant is fixed to the sampler's neighbouring relation: a mismatched event
-        # raises UnsupportedEventError instead of a wrong number.
-        acc = accountant_for(NEIGHBORING[sampling], sigma_event).compose(event, count=steps)
-        statement = lattice_statement(acc, slack, delta)
+        # The statement of a calibrated schedule is a function of the same public numbers as
+        # its calibration: cached with it (a frozen PrivacyStatement), so a refit does not
+        # compose the privacy loss distribution again (issue 32, item 2). The accountant is
+        # fixed to the sampler's neighbouring relation: a mismatched event raises
+        # UnsupportedEventError instead of a wrong number.
+        stated_key = None
+        if noise_multiplier is None:
+            stated_key = ("statement", *cache_key, sampling, int(n), int(batch_size))
+        statement = None if stated_key is None else _CALIBRATIONS.get(stated_key)
+        if statement is None:
+            acc = accountant_for(NEIGHBORING[sampling], sigma_event).compose(event, count=steps)
+            statement = lattice_statement(acc, slack, delta)
+            if stated_key is not None:
+                _remember_calibration(stated_key, statement)
         classes = e["n_classes"] if e.get("n_classes", 2) > 2 else 1
         statement, total, worst_case = self._stated_total(
             setup, statement, size, sigma=sigma_event, batch_size=batch_size, epochs=epochs,

@@ -14,6 +14,7 @@ import numpy as np
 
 from privlearn import _core
 from privlearn._checks import as_threads
+from privlearn._design_matrix import RowView
 from privlearn._specs.scd import SCD_DEFAULTS, SCDRun, prepare_scd
 from privlearn.linear._kernels import dense_or_csr
 
@@ -122,8 +123,10 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
         non-finite (overflow) instead of returning it.
     """
     X, y, spec = prepare_scd(X, y, key=key, **{**SCD_DEFAULTS, **kw})
+    if spec.variant == "primal" and isinstance(X, RowView):  # the core reads X by columns
+        X = X.materialize()
     args, extra = spec.core_args(as_threads(n_threads))
-    out = dense_or_csr(X, _core.scd_train_dense, _core.scd_train_csr, y, *args, **extra)
+    out = dense_or_csr(X, _core.scd_train_dense, _core.scd_train_csr, y, *args, view=True, **extra)
     alpha, v, path_steps, primal_path, dual_path, steps = out
     v = np.asarray(v)
     return SCDRun(

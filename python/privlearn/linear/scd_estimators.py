@@ -573,11 +573,20 @@ class _DPSCDBase(PrivateLinearModel):
             event = SampledWithoutReplacement(n, L, noise_event)
         # The accountant is fixed to the sampler's neighbouring relation: a mismatched event
         # raises UnsupportedEventError instead of giving a wrong number.
-        accountant = accountant_for(neighboring, sigma).compose(event, count=steps * tasks)
-        if slack is not None:
-            statement = lattice_statement(accountant, slack, delta)
-        else:
-            statement = accountant.statement(delta)
+        # cached with its calibration (a function of the same public numbers, and of the event
+        # and relation): a refit does not compose the accountant again (issue 32, item 2)
+        stated_key = None
+        if noise_multiplier is None:
+            stated_key = ("statement", *cache_key, variant, what, neighboring, int(n), int(L))
+        statement = None if stated_key is None else _CALIBRATIONS.get(stated_key)
+        if statement is None:
+            accountant = accountant_for(neighboring, sigma).compose(event, count=steps * tasks)
+            if slack is not None:
+                statement = lattice_statement(accountant, slack, delta)
+            else:
+                statement = accountant.statement(delta)
+            if stated_key is not None:
+                _remember_calibration(stated_key, statement)
         statement, total, worst_case = self._stated_total(
             setup, statement, size, sigma=sigma, batch_size=L, epochs=epochs, tasks=tasks,
             lattice=None if slack is None else (slack.scale, tasks * (m + 1)),

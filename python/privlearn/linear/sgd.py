@@ -92,7 +92,7 @@ def sgd_train(
     X, y, w0, spec = prepare_sgd(X, y, w0, key=key, **{**SGD_DEFAULTS, **kw})
     args, extra = spec.core_args(as_threads(n_threads))
     w, path, path_steps, steps = dense_or_csr(
-        X, _core.sgd_train_dense, _core.sgd_train_csr, y, w0, *args, **extra
+        X, _core.sgd_train_dense, _core.sgd_train_csr, y, w0, *args, view=True, **extra
     )
     return SGDRun(
         coef=np.asarray(w),

@@ -1,0 +1,227 @@
+"""The view of the training rows (issue 32, item 2): the core's SGD and dual DP-SCD trainers read
+``(s_i x_i, c)`` from the caller's X (``RowView``, ``DenseRows`` in ``rows.hpp``) instead of a
+copy with the projection and the intercept column applied, with the same bits; a fit makes no
+copy of X and reads it once for the checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from privlearn import _core
+from privlearn._design_matrix import RowView, as_design_matrix
+from privlearn.linear import DPSCDClassifier, DPSGDClassifier
+from privlearn.linear import _rows as rows_module
+from privlearn.linear.scd import scd_train
+from privlearn.linear.sgd import sgd_train
+
+KEY = bytes(range(32))
+
+
+def _data(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    X *= rng.uniform(0.2, 1.3, size=(n, 1))  # some rows outside the unit ball
+    y = np.where(X @ rng.standard_normal(d) > 0, 1.0, -1.0)
+    return X, y
+
+
+def _views(X: np.ndarray) -> list[RowView]:
+    n = X.shape[0]
+    shrink = np.where(np.arange(n) % 3 == 0, 0.7071067811865476, 1.0)
+    return [
+        RowView(X, None, 0.5),
+        RowView(X, shrink, None),
+        RowView(X, shrink, 1.0 / np.sqrt(2.0)),
+    ]
+
+
+# d + 1 columns a multiple of 4 (the intercept closes the last block of four) and not
+@pytest.mark.parametrize("d", [1, 3, 4, 7, 10])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(mechanism="gaussian", sampling="poisson", batch_size=8, clip=1.0, sigma=1.0),
+        dict(mechanism="l2-laplace", sampling="disjoint", batch_size=5, epsilon=1.0),
+        dict(mechanism="gaussian", sampling="fixed", batch_size=8, clip=0.5, sigma=0.8),
+        dict(mechanism="none", sampling="disjoint", batch_size=4),  # the unclipped sum
+    ],
+)
+def test_sgd_view_bits(d: int, kw: dict) -> None:
+    X, y = _data(120, d)
+    before = X.copy()
+    for v in _views(X):
+        a = sgd_train(v, y, key=KEY, epochs=2, learning_rate="constant", eta0=0.5, **kw)
+        b = sgd_train(
+            v.materialize(), y, key=KEY, epochs=2, learning_rate="constant", eta0=0.5, **kw
+        )
+        assert a.coef.shape == (v.shape[1],)
+        assert np.array_equal(a.coef, b.coef)
+    assert np.array_equal(X, before)  # the caller's X is never written to
+
+
+@pytest.mark.parametrize("d", [3, 4, 7])
+@pytest.mark.parametrize("sampling", ["poisson", "fixed"])
+def test_scd_view_bits(d: int, sampling: str) -> None:
+    X, y = _data(150, d, seed=1)
+    for v in _views(X):
+        kw = dict(key=KEY, sampling=sampling, batch_size=10, epochs=2, clip=1.0, noise_std=0.3)
+        a = scd_train(v, y, **kw)
+        b = scd_train(v.materialize(), y, **kw)
+        assert np.array_equal(a.v, b.v) and np.array_equal(a.dual_coef, b.dual_coef)
+        # the primal variant reads X by columns: the view is materialised for it
+        p = scd_train(v, y, key=KEY, variant="primal", batch_size=2, epochs=1, clip=1.0)
+        q = scd_train(
+            v.materialize(), y, key=KEY, variant="primal", batch_size=2, epochs=1, clip=1.0
+        )
+        assert np.array_equal(p.coef, q.coef)
+
+
+def test_view_is_passed_through_and_materialized() -> None:
+    X, _ = _data(6, 3)
+    v = RowView(X, np.full(6, 0.5), 2.0)
+    assert as_design_matrix(v) is v
+    M = np.asarray(v)
+    assert M.shape == (6, 4) == v.shape
+    assert np.array_equal(M[:, :3], X * 0.5) and np.all(M[:, 3] == 2.0)
+    assert np.array_equal(RowView(X, None, None).materialize(), X)
+
+
+def test_core_refuses_bad_views() -> None:
+    X, y = _data(10, 3)
+    args = ("log_loss", "gaussian", "poisson", "constant", 1e-4, 2, 1, 0, 1.0, 1.0, 1.0, 1.0)
+    rest = (0.0, KEY, 1, 2, 0, 1)
+    w0 = np.zeros(4)
+    with pytest.raises(ValueError, match="row_scale must have one entry per row"):
+        _core.sgd_train_dense(X, y, w0, *args, *rest, row_scale=np.ones(3), intercept=1.0)
+    with pytest.raises(ValueError, match="row_scale must hold finite factors > 0"):
+        _core.sgd_train_dense(X, y, w0, *args, *rest, row_scale=np.zeros(10), intercept=1.0)
+    with pytest.raises(ValueError, match="intercept must be finite"):
+        _core.sgd_train_dense(X, y, w0, *args, *rest, intercept=float("nan"))
+    bad = X.copy()
+    bad[4, 1] = np.nan
+    with pytest.raises(ValueError, match="non-finite value at row 4"):  # still checked by default
+        _core.sgd_train_dense(bad, y, np.zeros(3), *args, *rest)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: DPSGDClassifier(epochs=2, verbose=0, seed=3, classes=[0, 1]),
+        lambda: DPSGDClassifier(
+            mechanism="l2-laplace", epochs=2, verbose=0, seed=3, classes=[0, 1]
+        ),
+        lambda: DPSGDClassifier(epochs=2, verbose=0, seed=3, classes=[0, 1], diagnostics=True),
+        lambda: DPSCDClassifier(epochs=2, verbose=0, seed=3, classes=[0, 1]),
+    ],
+)
+def test_fit_uses_view_with_same_bits(make, monkeypatch) -> None:
+    """A default fit trains on a view (no copy of X) and gets the coefficients (and SGD's
+    objective path) that the materialised rows give."""
+    X, y = _data(400, 6, seed=2)
+    X = X / 1.3  # rows in the unit ball (Song et al. and DP-SCD project onto a smaller one)
+    y01 = (y > 0).astype(int)
+    seen = []
+    original = rows_module._training_rows
+    materialise = [False]
+
+    def spy(*a, **k):
+        if materialise[0]:
+            k["view"] = False
+        out = original(*a, **k)
+        seen.append(type(out).__name__)
+        return out
+
+    monkeypatch.setattr("privlearn.linear._base._training_rows", spy)
+    before = X.copy()
+    a = make().fit(X, y01)
+    materialise[0] = True
+    b = make().fit(X, y01)
+    assert seen == ["RowView", "ndarray"]
+    assert np.array_equal(a.coef_, b.coef_) and a.intercept_ == b.intercept_
+    if a.diagnostics:
+        p, q = a.diagnostics_.objective_path, b.diagnostics_.objective_path
+        assert p.size > 1 and np.array_equal(p, q)
+    assert np.array_equal(X, before)
+
+
+def test_fit_reads_labels_once_and_refuses_nan_in_one_pass(monkeypatch) -> None:
+    """Nothing declared: the labels are read by one counting pass (no np.unique over y, no
+    scikit-learn target scan over y); X is read once by the checks (DP-SCD: the core's pass of
+    row norms carries the finiteness check); a non-finite X is still refused naming X, both
+    ways."""
+    from privlearn import _design_matrix
+    from privlearn.exceptions import PrivacyLeakWarning
+    from privlearn.linear import _rows
+
+    X, y = _data(300, 5, seed=4)
+    X = X / 1.3
+    y01 = (y > 0).astype(np.int64)
+    unique_sizes, einsums, sums, squares = [], [], [], []
+    real_squares = _core.finite_row_squares
+
+    def finite_row_squares(a):
+        squares.append(a.size)
+        return real_squares(a)
+
+    monkeypatch.setattr(_core, "finite_row_squares", finite_row_squares)
+    real_unique, real_einsum, real_all_finite = np.unique, np.einsum, _design_matrix._all_finite
+
+    class _NP:  # numpy as _rows sees it, counting np.unique's input sizes
+        def __getattr__(self, name):
+            return getattr(np, name)
+
+        def unique(self, a, *args, **kw):
+            unique_sizes.append(np.asarray(a).size)
+            return real_unique(a, *args, **kw)
+
+    def einsum(*a, **k):
+        einsums.append(a[0])
+        return real_einsum(*a, **k)
+
+    def all_finite(a):
+        sums.append(a.size)
+        return real_all_finite(a)
+
+    monkeypatch.setattr(_rows, "np", _NP())
+    monkeypatch.setattr(_design_matrix.np, "einsum", einsum)
+    monkeypatch.setattr(_design_matrix, "_all_finite", all_finite)
+    monkeypatch.setattr(_rows, "_all_finite", all_finite)
+    for cls in (DPSGDClassifier, DPSCDClassifier):
+        unique_sizes.clear(), einsums.clear(), sums.clear(), squares.clear()
+        with pytest.warns(PrivacyLeakWarning, match="read the label set"):
+            est = cls(epochs=1, verbose=0, seed=0).fit(X, y01)
+        assert est.classes_.tolist() == [0, 1]
+        assert max(unique_sizes, default=0) <= 2  # only the distinct labels, never y
+        assert einsums == []
+        if cls is DPSCDClassifier:  # the core's pass gives the row norms and checks finiteness
+            assert squares == [X.size] and sums == []
+        else:
+            assert squares == [] and sums == [X.size]  # one finiteness pass, no norms
+        bad = X.copy()
+        bad[7, 2] = np.inf
+        with pytest.raises(ValueError, match="X contains NaN or infinite values"):
+            cls(epochs=1, verbose=0, seed=0, classes=[0, 1]).fit(bad, y01)
+
+
+@pytest.mark.parametrize("d", [1, 3, 4, 5, 8, 11])
+def test_finite_row_squares(d: int) -> None:
+    """The core's one pass of checks: the plain sums of squares in dot_sq's order (four partial
+    sums over k mod 4), and a ValueError naming X, quoting no value, for NaN or inf."""
+    rng = np.random.default_rng(d)
+    X = rng.standard_normal((9, d)) * 10.0 ** rng.integers(-3, 3, size=(9, 1))
+    q = np.zeros((9, 4))
+    for k in range(d - d % 4):
+        q[:, k % 4] += X[:, k] * X[:, k]
+    for k in range(d - d % 4, d):
+        q[:, 0] += X[:, k] * X[:, k]
+    expected = (q[:, 0] + q[:, 1]) + (q[:, 2] + q[:, 3])
+    assert np.array_equal(_core.finite_row_squares(X), expected)
+    for bad in (np.nan, np.inf, -np.inf):
+        Y = X.copy()
+        Y[6, d - 1] = bad
+        with pytest.raises(ValueError, match=r"^X contains NaN or infinite values$"):
+            _core.finite_row_squares(Y)
+    big = np.full((2, d), 1e300)  # finite entries whose squares overflow: no error, inf
+    assert np.all(np.isinf(_core.finite_row_squares(big)))
