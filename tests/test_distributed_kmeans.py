@@ -23,7 +23,7 @@ N = 90
 def client():
     with (
         distributed.LocalCluster(
-            processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None
+            processes=False, n_workers=2, threads_per_worker=1, dashboard_address=":0"
         ) as cluster,
         distributed.Client(cluster) as c,
     ):
