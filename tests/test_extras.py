@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.metadata as metadata
 import re
+import warnings
 from pathlib import Path
 
 import pytest
@@ -99,10 +100,14 @@ def test_diffprivlib_models_fit_after_shims() -> None:
     rng = np.random.default_rng(0)
     X = rng.uniform(-0.5, 0.5, size=(200, 3))
     y = (X[:, 0] > 0).astype(int)
-    with sklearn_logreg_shim():
-        model = dpl.models.LogisticRegression(epsilon=1.0, data_norm=1.0, random_state=0)
-        model.fit(X, y)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with sklearn_logreg_shim():
+            model = dpl.models.LogisticRegression(epsilon=1.0, data_norm=1.0, random_state=0)
+            model.fit(X, y)
     assert model.coef_.shape == (1, 3)
+    # diffprivlib's deprecated L-BFGS-B options (SciPy >= 1.16) stay inside the shim
+    assert not [w for w in seen if "`disp` and `iprint`" in str(w.message)], seen
     km = dpl.models.KMeans(n_clusters=2, epsilon=1.0, bounds=([-1.0] * 3, [1.0] * 3))
     km.fit(X)
     assert km.cluster_centers_.shape == (2, 3)
