@@ -113,6 +113,27 @@ def test_diffprivlib_models_fit_after_shims() -> None:
     assert km.cluster_centers_.shape == (2, 3)
 
 
+def test_category_encoders_peers_code_rows_without_pandas_deprecation_noise() -> None:
+    """category_encoders sets pandas' deprecated 'future.no_silent_downcasting' option on every
+    call (a Pandas4Warning under pandas >= 3: 200 of them in a reproduction run): the impact
+    experiment keeps it inside its call of the peer, and nothing else is said."""
+    if not _installed("category-encoders"):
+        pytest.skip("category_encoders is not installed")
+    import numpy as np
+    import pandas as pd
+    from conftest import only_warnings
+
+    from privlearn.experiments.impact.methods import METHODS, _code_fit_predict, _peer
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(list("abcde"), 200), "b": rng.choice(list("xyz"), 200)})
+    y = rng.integers(0, 2, 200)
+    for method in (m for m in METHODS if m.mode.startswith("ce_")):
+        with only_warnings():
+            mask, ptr, pte, _ = _code_fit_predict(_peer(method, 0), X, y, X.iloc[:50])
+        assert mask.all() and ptr.shape == (200,) and pte.shape == (50,)
+
+
 def test_missing_peer_is_a_clear_error() -> None:
     with pytest.raises(PeerUnavailable, match="no_such_peer_module"):
         import_peer("no_such_peer_module")
