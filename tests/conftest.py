@@ -33,7 +33,11 @@ with :data:`WORKER_THREAD_ENV` (see ``tests/test_threads.py``).
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -61,6 +65,27 @@ def _limit_worker_threads() -> dict[str, None]:
 
 #: The thread variables this conftest set in an xdist worker, each mapped to ``None``.
 WORKER_THREAD_ENV: dict[str, None] = _limit_worker_threads()
+
+
+@contextlib.contextmanager
+def only_warnings(*expected: type[Warning], match: str = "") -> Iterator[None]:
+    """Let the block emit ``expected`` warnings (whose message matches ``match``), or none; any
+    other warning fails the test.
+
+    ``pytest.warns`` for a warning that depends on the inputs (e.g. an
+    :class:`~privlearn.exceptions.UndeclaredBoundWarning`, issued only below a size threshold,
+    inside a property test): the run prints no warning the test did not ask for, and a new one
+    is a failure rather than noise.
+    """
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        yield
+    other = [
+        w
+        for w in seen
+        if not (issubclass(w.category, expected) and re.search(match, str(w.message)))
+    ]
+    assert not other, [f"{w.category.__name__}: {w.message}" for w in other]
 
 
 def _data_home() -> Path:

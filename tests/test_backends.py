@@ -30,6 +30,7 @@ from privlearn.backends import (
 )
 from privlearn.cluster import DPKMeans
 from privlearn.encoding import ImpactEncoder
+from privlearn.exceptions import PrivacyLeakWarning
 from privlearn.linear import DPSCDClassifier, DPSGDClassifier
 
 
@@ -265,7 +266,6 @@ def test_dask_plugin_is_loaded_lazily_and_never_loads_dask():
     assert out.returncode == 0 and "lazy ok" in out.stdout, out.stderr[-3000:]
 
 
-
 def test_reference_and_specs_import_without_the_estimators():
     """The numpy reference, the losses, the design-matrix helpers and the training specs sit
     below the estimators: importing them loads neither ``privlearn.linear`` nor a back-end."""
@@ -291,6 +291,7 @@ def test_reference_and_specs_import_without_the_estimators():
     )
     assert out.returncode == 0 and "layers ok" in out.stdout, out.stderr[-3000:]
 
+
 # ---- a third party's back-end serves the estimators ------------------------------------------
 @pytest.mark.parametrize(
     "make, trainer",
@@ -301,8 +302,10 @@ def test_reference_and_specs_import_without_the_estimators():
 )
 def test_registered_backend_runs_linear_fit_like_in_memory(blocks_backend, make, trainer):
     X, y = _data()
-    single = make().fit(X, y)
-    dist = make().fit(Blocks(X), Blocks(y))
+    with pytest.warns(PrivacyLeakWarning, match="read the label set from the private labels"):
+        single = make().fit(X, y)
+    with pytest.warns(PrivacyLeakWarning, match="read the label set from the private labels"):
+        dist = make().fit(Blocks(X), Blocks(y))
     assert trainer in blocks_backend.calls and "as_rows" in blocks_backend.calls
     assert "distinct" in blocks_backend.calls  # the label set, read where the data are
     np.testing.assert_array_equal(dist.coef_, single.coef_)
@@ -334,7 +337,9 @@ def test_registered_backend_checks_rows_and_declared_labels(blocks_backend):
     X, y = _data()
     X[7] *= 3.0  # norm > 1: DP-SCD's proof needs ||x|| <= 1
     with pytest.raises(ValueError, match="row 7 of X has L2 norm"):
-        DPSCDClassifier(epsilon=1.0, seed=0, clip_rows=False).fit(Blocks(X), Blocks(y))
+        DPSCDClassifier(epsilon=1.0, seed=0, clip_rows=False, classes=["no", "yes"]).fit(
+            Blocks(X), Blocks(y)
+        )
     assert "rows_above" in blocks_backend.calls
     X, y = _data()
     with pytest.raises(ValueError, match="a label outside the declared classes"):
@@ -343,7 +348,9 @@ def test_registered_backend_checks_rows_and_declared_labels(blocks_backend):
         )
     assert "outside" in blocks_backend.calls
     with pytest.raises(ValueError, match="diagnostics=True is not available"):
-        DPSGDClassifier(epsilon=1.0, seed=0, diagnostics=True).fit(Blocks(X), Blocks(y))
+        DPSGDClassifier(epsilon=1.0, seed=0, diagnostics=True, classes=["no", "yes"]).fit(
+            Blocks(X), Blocks(y)
+        )
 
 
 def test_registered_backend_serves_kmeans_and_impact_coding(blocks_backend):

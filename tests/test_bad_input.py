@@ -643,7 +643,7 @@ def _csr_entry_points():
     Xfit = rng.normal(size=(200, 3))
     Xfit /= 2.0 * np.linalg.norm(Xfit, axis=1, keepdims=True)
     yfit = (Xfit[:, 0] > 0).astype(int)
-    sgd = DPSGDClassifier(epsilon=1.0, seed=0, n_samples=200).fit(Xfit, yfit)
+    sgd = DPSGDClassifier(epsilon=1.0, seed=0, n_samples=200, classes=[0, 1]).fit(Xfit, yfit)
     qg = QuadraticGradientLogisticRegression(max_iter=2).fit(Xfit, yfit)
     proj = UnitBallProjector().fit(Xfit)
     y4 = np.array([0, 1, 0, 1])

@@ -19,6 +19,7 @@ from privlearn.distributed.linear import sgd_train as dist_sgd_train  # noqa: E4
 from privlearn.distributed.linear import (  # noqa: E402
     softmax_sgd_train as dist_softmax_train,
 )
+from privlearn.exceptions import PrivacyLeakWarning, UndeclaredBoundWarning  # noqa: E402
 from privlearn.linear import (  # noqa: E402
     DPSCDClassifier,
     DPSCDRegressor,
@@ -29,6 +30,15 @@ from privlearn.linear import (  # noqa: E402
 )
 from privlearn.linear.softmax import softmax_sgd_train  # noqa: E402
 from privlearn.random import key_from_seed  # noqa: E402
+
+LABELS_READ = "read the label set from the private labels y"
+
+
+def _warns_labels_read():
+    """The fits below read the label set from y on purpose (the distributed label scan):
+    each says so with a PrivacyLeakWarning."""
+    return pytest.warns(PrivacyLeakWarning, match=LABELS_READ)
+
 
 SGD_KW = dict(
     loss="log_loss",
@@ -162,11 +172,19 @@ def test_estimators_fit_dask_arrays_identically(client, make):
     w = rng.normal(size=4)
     regression = "reg" in str(type(make())).lower()
     y = X @ w + 0.1 * rng.normal(size=300) if regression else np.where(X @ w > 0, "yes", "no")
-    single = make().fit(X, y)
+
+    def warned():  # the undeclared public input is read (privately or not) on the workers too
+        if regression:
+            return pytest.warns(UndeclaredBoundWarning, match="no target_bounds")
+        return _warns_labels_read()
+
+    with warned():
+        single = make().fit(X, y)
     for chunks in [(300,), (1, 2, 297), (100, 100, 100)]:
         Xd = da.from_array(X, chunks=(chunks, 4))
         yd = da.from_array(y, chunks=(chunks,))
-        dist = make().fit(Xd, yd)
+        with warned():
+            dist = make().fit(Xd, yd)
         np.testing.assert_array_equal(dist.coef_, single.coef_)
         np.testing.assert_array_equal(dist.intercept_, single.intercept_)
         assert dist.privacy_ == single.privacy_
@@ -181,10 +199,12 @@ def test_multinomial_dpsgd_on_dask(client):
     rng = np.random.default_rng(9)
     X = 0.4 * rng.normal(size=(240, 3))
     y = np.array(["a", "b", "c"])[rng.integers(0, 3, size=240)]
-    single = DPSGDClassifier(seed=2, epochs=2).fit(X, y)
-    dist = DPSGDClassifier(seed=2, epochs=2).fit(
-        da.from_array(X, chunks=((7, 233), 3)), da.from_array(y, chunks=((7, 233),))
-    )
+    with _warns_labels_read():
+        single = DPSGDClassifier(seed=2, epochs=2).fit(X, y)
+    with _warns_labels_read():
+        dist = DPSGDClassifier(seed=2, epochs=2).fit(
+            da.from_array(X, chunks=((7, 233), 3)), da.from_array(y, chunks=((7, 233),))
+        )
     assert dist.coef_.shape == (3, 3)
     np.testing.assert_array_equal(dist.coef_, single.coef_)
     np.testing.assert_array_equal(dist.intercept_, single.intercept_)
@@ -196,10 +216,12 @@ def test_one_vs_rest_dpscd_on_dask(client):
     rng = np.random.default_rng(8)
     X = 0.4 * rng.normal(size=(240, 3))
     y = rng.integers(0, 3, size=240)
-    single = DPSCDClassifier(seed=1, epochs=1).fit(X, y)
-    dist = DPSCDClassifier(seed=1, epochs=1).fit(
-        da.from_array(X, chunks=((50, 190), 3)), da.from_array(y, chunks=((50, 190),))
-    )
+    with _warns_labels_read():
+        single = DPSCDClassifier(seed=1, epochs=1).fit(X, y)
+    with _warns_labels_read():
+        dist = DPSCDClassifier(seed=1, epochs=1).fit(
+            da.from_array(X, chunks=((50, 190), 3)), da.from_array(y, chunks=((50, 190),))
+        )
     np.testing.assert_array_equal(dist.coef_, single.coef_)
     assert dist.privacy_ == single.privacy_
 
@@ -210,12 +232,12 @@ def test_row_norm_errors_name_the_row_on_dask(client):
     y = np.where(np.arange(50) % 2 == 0, 1, 0)
     Xd, yd = da.from_array(X, chunks=(10, 2)), da.from_array(y, chunks=10)
     with pytest.raises(ValueError, match=r"row 37 of X has L2 norm > 1 \(the first such row"):
-        DPSCDClassifier(seed=1, clip_rows=False, fit_intercept=False).fit(Xd, yd)
+        DPSCDClassifier(seed=1, clip_rows=False, fit_intercept=False, classes=[0, 1]).fit(Xd, yd)
     with pytest.raises(ValueError, match=r"row 37 of X has L2 norm > 1"):
-        DPSCDClassifier(seed=1, clip_rows=False, fit_intercept=False).fit(X, y)
+        DPSCDClassifier(seed=1, clip_rows=False, fit_intercept=False, classes=[0, 1]).fit(X, y)
     # clip_rows projects the row on every chunk as on one machine
-    a = DPSCDClassifier(seed=1, epochs=1).fit(X, y)
-    b = DPSCDClassifier(seed=1, epochs=1).fit(Xd, yd)
+    a = DPSCDClassifier(seed=1, epochs=1, classes=[0, 1]).fit(X, y)
+    b = DPSCDClassifier(seed=1, epochs=1, classes=[0, 1]).fit(Xd, yd)
     np.testing.assert_array_equal(a.coef_, b.coef_)
 
 
@@ -239,11 +261,11 @@ def test_bad_dask_input_is_refused_clearly(client):
     with pytest.raises(ValueError, match=r"-1 or \+1.*row 5"):
         dist_scd_train(Xd, da.from_array(ybad, chunks=20), key=key_from_seed(1), **SCD_KW)
     with pytest.raises(ValueError, match="diagnostics"):
-        DPSGDClassifier(diagnostics=True).fit(Xd, yd)
+        DPSGDClassifier(diagnostics=True, classes=[-1, 1]).fit(Xd, yd)
     with pytest.raises(ValueError, match="backend"):
-        DPSGDClassifier(backend="reference").fit(Xd, yd)
+        DPSGDClassifier(backend="reference", classes=[-1, 1]).fit(Xd, yd)
     with pytest.raises(ValueError, match="disjoint|poisson"):
-        DPSGDClassifier(mechanism="l2-laplace", batch_size=10).fit(Xd, yd)
+        DPSGDClassifier(mechanism="l2-laplace", batch_size=10, classes=[-1, 1]).fit(Xd, yd)
     with pytest.raises(ValueError, match=r"integer class labels in \[0, n_classes = 3\) \(row 7\)"):
         codes = np.arange(40) % 3
         dist_softmax_train(
@@ -333,7 +355,7 @@ def test_densified_sparse_chunks_fit_as_in_memory(client):
     "make",
     [
         lambda v: DPSGDClassifier(seed=3, epochs=2, classes=[-1.0, 1.0], verbose=v),
-        lambda v: DPSCDRegressor(seed=3, epochs=2, verbose=v),
+        lambda v: DPSCDRegressor(seed=3, epochs=2, target_bounds=(-1.0, 1.0), verbose=v),
     ],
     ids=["sgd-clf", "scd-reg"],
 )

@@ -9,8 +9,10 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import only_warnings
 from scipy import sparse, stats
 from sklearn.compose import ColumnTransformer
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold, KFold
@@ -200,8 +202,7 @@ def _model_aucs(mode: str, code: str = "bayes") -> tuple[float, float]:
     enc = ImpactEncoder(code, mode, seed=5)
     Ztr = enc.fit_transform(Xtr, ytr)
     model = make_pipeline(StandardScaler(), LogisticRegression(C=1e4, max_iter=2000))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with only_warnings(ConvergenceWarning):  # lbfgs may stop at max_iter (C = 1e4)
         model.fit(Ztr, ytr)
     train = roc_auc_score(ytr, model.predict_proba(Ztr)[:, 1])
     test = roc_auc_score(yte, model.predict_proba(enc.transform(Xte))[:, 1])
@@ -221,7 +222,9 @@ def test_naive_overfits_cross_and_jackknife_do_not():
 def test_laplace_scale_from_epsilon_matches_sensitivity():
     X, y = _small()
     cats = [sorted(set(X.iloc[:, j].dropna())) for j in range(X.shape[1])]
-    enc = ImpactEncoder(mode="laplace", epsilon=1.5, categories=cats, seed=0).fit(X, y)
+    enc = ImpactEncoder(mode="laplace", epsilon=1.5, categories=cats, classes=[-1, 1], seed=0).fit(
+        X, y
+    )
     p = enc.privacy_
     assert p.sensitivity == X.shape[1]  # one level per column, one count each
     assert p.noise_scale == pytest.approx(X.shape[1] / 1.5)
@@ -229,7 +232,9 @@ def test_laplace_scale_from_epsilon_matches_sensitivity():
     assert p.epsilon_per_column == pytest.approx(1.5 / X.shape[1])
     assert p.neighboring == "add_remove" and p.levels_public
     assert p.statement is not None and p.statement.epsilon == pytest.approx(1.5)
-    enc2 = ImpactEncoder(mode="laplace", noise_scale=4.0, categories=cats, seed=0).fit(X, y)
+    enc2 = ImpactEncoder(
+        mode="laplace", noise_scale=4.0, categories=cats, classes=[-1, 1], seed=0
+    ).fit(X, y)
     assert enc2.privacy_.epsilon == pytest.approx(X.shape[1] / 4.0)
     assert "DP" in str(enc2.privacy_)
     assert not ImpactEncoder(mode="cross").fit(X, y).privacy_.private
@@ -243,7 +248,9 @@ def test_laplace_noise_has_the_stated_scale():
     y = np.r_[np.ones(150), np.zeros(150), np.ones(50), np.zeros(50)]
     noise = []
     for seed in range(300):
-        enc = ImpactEncoder(mode="laplace", noise_scale=t, categories=[["a", "b"]], seed=seed)
+        enc = ImpactEncoder(
+            mode="laplace", noise_scale=t, categories=[["a", "b"]], classes=[0, 1], seed=seed
+        )
         enc.fit(X, y)
         noise.append(enc.counts_[0][:2].ravel() - [150, 150, 50, 50])
     noise = np.concatenate(noise)
@@ -264,7 +271,11 @@ def _released_counts(noise_scale: float, add_row: bool, seed: int, n: int) -> np
         col, y = np.r_[col, ["a"]], np.r_[y, 1]
     X = np.tile(col[:, None], (1, n))
     enc = ImpactEncoder(
-        mode="laplace", noise_scale=noise_scale, categories=[["a", "b"]] * n, seed=seed
+        mode="laplace",
+        noise_scale=noise_scale,
+        categories=[["a", "b"]] * n,
+        classes=[0, 1],
+        seed=seed,
     ).fit(X, y)
     assert enc.privacy_.epsilon_per_column == pytest.approx(1 / noise_scale)
     return np.array([counts[0, 0] for counts in enc.counts_])
@@ -276,7 +287,9 @@ def test_laplace_count_privacy_audit(epsilon):
     1/noise_scale; a one-column encoder given ``epsilon`` uses exactly that scale), with 2,000
     draws per side; with half the noise the audit must fail."""
     n = 2000
-    enc = ImpactEncoder(mode="laplace", epsilon=epsilon, categories=[["a", "b"]], seed=0)
+    enc = ImpactEncoder(
+        mode="laplace", epsilon=epsilon, categories=[["a", "b"]], classes=[0, 1], seed=0
+    )
     enc.fit(np.array([["a"], ["b"]], dtype=object), [0, 1])
     scale = enc.privacy_.noise_scale
     assert scale == pytest.approx(1 / epsilon) and enc.privacy_.epsilon == pytest.approx(epsilon)
@@ -292,12 +305,17 @@ def test_laplace_count_privacy_audit(epsilon):
 def test_laplace_seed_and_level_set_warning():
     X, y = _small()
     with pytest.warns(PrivacyLeakWarning, match="categories="):
-        a = ImpactEncoder(mode="laplace", noise_scale=2.0, seed=1).fit_transform(X, y)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyLeakWarning)
-        b = ImpactEncoder(mode="laplace", noise_scale=2.0, seed=1).fit_transform(X, y)
-        c = ImpactEncoder(mode="laplace", noise_scale=2.0).fit_transform(X, y)
-        d = ImpactEncoder(mode="laplace", noise_scale=2.0).fit_transform(X, y)
+        a = ImpactEncoder(mode="laplace", noise_scale=2.0, classes=[-1, 1], seed=1).fit_transform(
+            X, y
+        )
+    with pytest.warns(PrivacyLeakWarning, match="categories="):
+        b = ImpactEncoder(mode="laplace", noise_scale=2.0, classes=[-1, 1], seed=1).fit_transform(
+            X, y
+        )
+    with pytest.warns(PrivacyLeakWarning, match="categories="):
+        c = ImpactEncoder(mode="laplace", noise_scale=2.0, classes=[-1, 1]).fit_transform(X, y)
+    with pytest.warns(PrivacyLeakWarning, match="categories="):
+        d = ImpactEncoder(mode="laplace", noise_scale=2.0, classes=[-1, 1]).fit_transform(X, y)
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(c, d)  # seed=None: fresh entropy
 
@@ -747,7 +765,12 @@ def test_multiclass_and_continuous_laplace_accounting():
     X, y = _multiclass(seed=6)
     cats = [sorted(set(X.iloc[:, j].dropna())) for j in range(X.shape[1])]
     enc = ImpactEncoder(
-        mode="laplace", epsilon=1.5, categories=cats, target_type="multiclass", seed=0
+        mode="laplace",
+        epsilon=1.5,
+        categories=cats,
+        target_type="multiclass",
+        classes=["hi", "lo", "mid"],
+        seed=0,
     ).fit(X, y)
     p = enc.privacy_
     assert p.noise_scale == pytest.approx(X.shape[1] / 1.5)  # histogram: sensitivity 1/column
@@ -793,6 +816,7 @@ def _multiclass_releases(noise_scale: float, add_row: bool, seed: int, n: int) -
         noise_scale=noise_scale,
         categories=[["a", "b"]] * n,
         target_type="multiclass",
+        classes=[0, 1, 2],
         seed=seed,
     ).fit(X, y)
     assert enc.privacy_.epsilon_per_column == pytest.approx(1 / noise_scale)
@@ -926,7 +950,9 @@ def test_a_laplace_fit_keeps_nothing_per_row():
     for n in (1000, 20_000):
         X = rng.integers(0, 30, size=(n, 2))
         y = rng.integers(0, 2, size=n)
-        enc = ImpactEncoder(mode="laplace", epsilon=1.0, categories=[np.arange(30)] * 2, seed=0)
+        enc = ImpactEncoder(
+            mode="laplace", epsilon=1.0, categories=[np.arange(30)] * 2, classes=[0, 1], seed=0
+        )
         enc.fit(X, y)
         for key, value in vars(enc).items():
             if key.endswith("_") and hasattr(value, "__len__") and not isinstance(value, str):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.metadata as metadata
 import re
+import warnings
 from pathlib import Path
 
 import pytest
@@ -99,13 +100,38 @@ def test_diffprivlib_models_fit_after_shims() -> None:
     rng = np.random.default_rng(0)
     X = rng.uniform(-0.5, 0.5, size=(200, 3))
     y = (X[:, 0] > 0).astype(int)
-    with sklearn_logreg_shim():
-        model = dpl.models.LogisticRegression(epsilon=1.0, data_norm=1.0, random_state=0)
-        model.fit(X, y)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with sklearn_logreg_shim():
+            model = dpl.models.LogisticRegression(epsilon=1.0, data_norm=1.0, random_state=0)
+            model.fit(X, y)
     assert model.coef_.shape == (1, 3)
+    # diffprivlib's deprecated L-BFGS-B options (SciPy >= 1.16) stay inside the shim
+    assert not [w for w in seen if "`disp` and `iprint`" in str(w.message)], seen
     km = dpl.models.KMeans(n_clusters=2, epsilon=1.0, bounds=([-1.0] * 3, [1.0] * 3))
     km.fit(X)
     assert km.cluster_centers_.shape == (2, 3)
+
+
+def test_category_encoders_peers_code_rows_without_pandas_deprecation_noise() -> None:
+    """category_encoders sets pandas' deprecated 'future.no_silent_downcasting' option on every
+    call (a Pandas4Warning under pandas >= 3: 200 of them in a reproduction run): the impact
+    experiment keeps it inside its call of the peer, and nothing else is said."""
+    if not _installed("category-encoders"):
+        pytest.skip("category_encoders is not installed")
+    import numpy as np
+    import pandas as pd
+    from conftest import only_warnings
+
+    from privlearn.experiments.impact.methods import METHODS, _code_fit_predict, _peer
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(list("abcde"), 200), "b": rng.choice(list("xyz"), 200)})
+    y = rng.integers(0, 2, 200)
+    for method in (m for m in METHODS if m.mode.startswith("ce_")):
+        with only_warnings():
+            mask, ptr, pte, _ = _code_fit_predict(_peer(method, 0), X, y, X.iloc[:50])
+        assert mask.all() and ptr.shape == (200,) and pte.shape == (50,)
 
 
 def test_missing_peer_is_a_clear_error() -> None:

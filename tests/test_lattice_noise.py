@@ -521,6 +521,7 @@ def test_dpsgd_lattice_noise_costs_no_more_sigma_than_the_continuous_gaussian(n:
         batch_size=64,
         epochs=20,
         n_samples=n,
+        classes=[0, 1],
         seed=0,
     ).fit(X, y)
     p = clf.privacy_

@@ -43,8 +43,16 @@ def _data(n: int = 120, d: int = 3, seed: int = 0) -> tuple[np.ndarray, np.ndarr
 def _estimator(ledger, **kw):
     from privlearn.linear import DPSGDClassifier
 
-    base = dict(mechanism="gaussian", epsilon=0.5, delta=1e-6, batch_size=20, epochs=1, seed=0,
-                ledger=ledger)  # fmt: skip
+    base = dict(
+        mechanism="gaussian",
+        epsilon=0.5,
+        delta=1e-6,
+        batch_size=20,
+        epochs=1,
+        seed=0,
+        ledger=ledger,
+        classes=[0, 1],
+    )  # fmt: skip  (the label set of _data, public)
     return DPSGDClassifier(**{**base, **kw})
 
 

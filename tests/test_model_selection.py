@@ -35,8 +35,9 @@ from privlearn.model_selection import (
 
 
 def DPSGDClassifier(**kw):  # noqa: N802 - Song et al.'s pure-DP setting unless overridden
+    # classes: the label set of the ``data`` fixture, declared public
     base = dict(mechanism="l2-laplace", batch_size=10, epochs=1, learning_rate="inv_sqrt",
-                fit_intercept=False, clip_rows=False)  # fmt: skip
+                fit_intercept=False, clip_rows=False, classes=["a", "b"])  # fmt: skip
     return _DPSGDClassifier(**{**base, **kw})
 
 
@@ -310,7 +311,7 @@ def test_search_selects_a_good_configuration(data):
 def _curve(est, n, d, orders):
     from privlearn.accounting import RDPAccountant
 
-    est.fit(np.zeros((n, d)), np.resize([0, 1], n))
+    est.fit(np.zeros((n, d)), np.resize(["a", "b"], n))
     acc = RDPAccountant(orders, neighboring=est.privacy_.statement.neighboring)
     for e in est.privacy_.statement.events:
         acc.compose(e)
@@ -371,6 +372,7 @@ def test_ledger_refuses_before_any_private_fit(data):
         _CountingClassifier(
             mechanism="l2-laplace", epsilon=0.5, batch_size=50, epochs=1,
             learning_rate="inv_sqrt", fit_intercept=False, clip_rows=False, seed=0,
+            classes=["a", "b"],
         ),
         {"eta0": [0.5, 1.0]},
         mean_repetitions=5.0, seed=0, ledger=ledger,

@@ -91,14 +91,14 @@ def test_epsilon_agrees_with_dp_accounting_and_prv_bounds(q, sigma, steps, delta
     rdp = RDPAccountant().compose(PoissonSampled(q, GaussianEvent(sigma)), steps)
     assert ours < rdp.get_epsilon(delta)
     prv = pytest.importorskip("prv_accountant")
-    acc = prv.Accountant(
-        noise_multiplier=sigma,
-        sampling_probability=q,
-        delta=delta,
+    # what the deprecated prv_accountant.Accountant did, through the API it names instead
+    acc = prv.PRVAccountant(
+        prvs=[prv.PoissonSubsampledGaussianMechanism(q, sigma)],
         eps_error=0.01,
-        max_compositions=steps,
+        delta_error=delta / 1000,
+        max_self_compositions=[steps],
     )
-    lower, _, upper = acc.compute_epsilon(num_compositions=steps)
+    lower, _, upper = acc.compute_epsilon(delta, [steps])
     assert lower <= ours <= upper * 1.001
 
 

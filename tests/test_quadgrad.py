@@ -10,12 +10,14 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import only_warnings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
 from privlearn.data import load_helr, minmax_scale
+from privlearn.exceptions import PrivacyLeakWarning
 from privlearn.linear import QuadraticGradientLogisticRegression, Schedule, quadgrad_train
 from privlearn.linear import quadgrad as core
 from privlearn.reference import quadgrad as ref
@@ -38,8 +40,7 @@ def _problem(seed: int, n: int = 700, d: int = 6, *, signed: bool = False, densi
 
 def _helr(name: str, data_home) -> tuple[np.ndarray, np.ndarray]:
     X, y = load_helr(name, data_home)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # min-max scaling from the data (PrivacyLeakWarning)
+    with pytest.warns(PrivacyLeakWarning, match="minmax_scale computed"):  # (non-private)
         X = minmax_scale(X)
     return np.hstack([np.ones((X.shape[0], 1)), X]), y.astype(np.float64)
 
@@ -264,8 +265,7 @@ def test_all_optimizers_reach_sklearn_optimum(data_home, require_data) -> None:
 def test_estimator_fit_predict_and_clone(data_home, require_data) -> None:
     require_data("helr/edin.txt")
     X, y = load_helr("edin", data_home)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with pytest.warns(PrivacyLeakWarning, match="minmax_scale computed"):  # (non-private)
         X = minmax_scale(X)
     labels = np.where(y > 0, "sick", "well")
     est = QuadraticGradientLogisticRegression(optimizer="adam", max_iter=20, n_threads=2)
@@ -421,14 +421,17 @@ def test_sklearn_estimator_checks() -> None:
     from sklearn.utils.estimator_checks import check_estimator
 
     est = QuadraticGradientLogisticRegression(max_iter=20)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if "on_fail" not in inspect.signature(check_estimator).parameters:  # sklearn < 1.6
+    if "on_fail" not in inspect.signature(check_estimator).parameters:  # sklearn < 1.6
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # old scikit-learn: its own skip warnings
             check_estimator(est)  # raises on the first failing check
-            return
-        results = check_estimator(est, on_fail=None)
+        return
+    with only_warnings():  # the one skip is returned below, not warned (on_skip=None)
+        results = check_estimator(est, on_fail=None, on_skip=None)
     failed = [r["check_name"] for r in results if r["status"] == "failed"]
     assert not failed
+    skipped = {r["check_name"] for r in results if r["status"] == "skipped"}
+    assert skipped <= {"check_array_api_input"}, skipped  # needs SCIPY_ARRAY_API=1
 
 
 # ---- finite but huge features (issue 19) --------------------------------------------------------

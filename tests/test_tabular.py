@@ -369,7 +369,7 @@ def test_dask_dataframe_fit_equals_in_memory_bit_for_bit(table, kind):
     ref = cls(schema, epsilon=1.0, seed=4).fit(data)
     with (
         distributed.LocalCluster(
-            processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None
+            processes=False, n_workers=2, threads_per_worker=1, dashboard_address=":0"
         ) as cluster,
         distributed.Client(cluster),
     ):

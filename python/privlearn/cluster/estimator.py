@@ -31,7 +31,7 @@ from sklearn.base import (
     TransformerMixin,
 )
 from sklearn.cluster import KMeans
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import Tags
 
@@ -988,7 +988,13 @@ class DPKMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, 
 
         restarts = lsh_kmeans_restarts(points.shape[0], k, d)  # post-processing: free
         km = KMeans(n_clusters=k, n_init=restarts, random_state=seeds() % (2**31))
-        with fork_safe_threads():
+        with fork_safe_threads(), warnings.catch_warnings():
+            # fewer distinct points than k (e.g. the padding above repeats the centre):
+            # scikit-learn's "duplicate points in X" is about these internal points, not the
+            # caller's X, and the repeated centres it returns are what the padding means
+            warnings.filterwarnings(
+                "ignore", message="Number of distinct clusters", category=ConvergenceWarning
+            )
             km.fit(points, sample_weight=weights)
         centers = np.asarray(km.cluster_centers_, dtype=np.float64)
         steps = prm["lloyd_steps"]

@@ -17,6 +17,7 @@ import contextlib
 import importlib
 import inspect
 import sys
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -66,9 +67,23 @@ def sklearn_logreg_shim() -> Iterator[None]:
     """While diffprivlib's ``LogisticRegression`` is built and fitted, let scikit-learn's
     constructor ignore the arguments it no longer takes (``multi_class``; ``penalty="l2"``, its
     default). diffprivlib fits one-vs-rest itself, so dropping ``multi_class`` changes nothing.
-    A no-op on a scikit-learn whose constructor still takes ``multi_class``."""
+    A no-op on a scikit-learn whose constructor still takes ``multi_class``.
+
+    Also quiets the one DeprecationWarning that diffprivlib's own solver call raises under
+    SciPy >= 1.16 (it passes L-BFGS-B's deprecated ``disp``/``iprint``): it is addressed to
+    diffprivlib's code, and its caller can do nothing about it."""
     import sklearn.linear_model as lm
 
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore",
+            message=r"scipy\.optimize: The `disp` and `iprint` options",
+            category=DeprecationWarning,
+        )
+        yield from _logreg_init_shim(lm)
+
+
+def _logreg_init_shim(lm: Any) -> Iterator[None]:
     original = lm.LogisticRegression.__init__
     params = inspect.signature(original).parameters
     if "multi_class" in params:

@@ -296,7 +296,8 @@ def scd_train(X: Any, y: Any, *, key: bytes, n_threads: int | None = None, **kw:
             for k in coords:
                 col = column(k)
                 if spec.loss == "squared":
-                    g, h = col @ (w - y), col @ col
+                    with np.errstate(over="ignore"):  # overflow is handled below, as in the core
+                        g, h = col @ (w - y), col @ col
                 else:
                     with np.errstate(over="ignore"):
                         e = 1.0 / (1.0 + np.exp(y * w))

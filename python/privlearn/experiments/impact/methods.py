@@ -114,8 +114,16 @@ def _code_fit_predict(
     """Code the training and test rows with ``enc``, fit the downstream model on the rows the
     encoder leaves to it (``model_mask_``: split mode), and predict: ``(mask, train
     predictions, test predictions, the encoder's privacy_ or None)``."""
-    Ztr = np.asarray(enc.fit_transform(Xtr, ytr), dtype=np.float64)
-    Zte = np.asarray(enc.transform(Xte), dtype=np.float64)
+    with warnings.catch_warnings():
+        # category_encoders (a peer) sets pandas' deprecated 'future.no_silent_downcasting'
+        # option on every call under pandas >= 3: a warning addressed to its code, not ours
+        warnings.filterwarnings(
+            "ignore",
+            message="'future.no_silent_downcasting' is deprecated",
+            category=DeprecationWarning,
+        )
+        Ztr = np.asarray(enc.fit_transform(Xtr, ytr), dtype=np.float64)
+        Zte = np.asarray(enc.transform(Xte), dtype=np.float64)
     mask = getattr(enc, "model_mask_", np.ones(len(ytr), dtype=bool))
     ptr, pte = _fit_predict(Ztr[mask], ytr[mask], [Ztr[mask], Zte])
     return mask, ptr, pte, getattr(enc, "privacy_", None)
