@@ -144,12 +144,14 @@ def test_lsh_uneven_chunks_equal_single_machine(client, kw):
 
 
 def test_lsh_is_the_default_on_dask(client):
-    X = _data(n=200, d=4, seed=5)
-    a, b = _fit_both_lsh(X, [60, 61, 79], n_clusters=4, seed=2, radius=1.0)
+    # 600 rows: the tree releases several cells for every seed tried (3-7 over seeds 0-11;
+    # at 200 rows some seeds release a single cell, which would not test a real tree)
+    X = _data(n=600, d=4, seed=5)
+    a, b = _fit_both_lsh(X, [180, 181, 239], n_clusters=4, seed=2, radius=1.0)
     assert a.tree_levels_ is not None and a.radii_ is None  # the LSH coreset, not max cover
     assert a.n_candidates_ > 1  # a real tree: several cells released
     _assert_same_lsh(a, b)
-    c, d = _fit_both_lsh(X, [1] * 40 + [160], n_clusters=4, seed=2, radius=1.0)  # 1-row chunks
+    c, d = _fit_both_lsh(X, [1] * 40 + [560], n_clusters=4, seed=2, radius=1.0)  # 1-row chunks
     _assert_same_lsh(a, d)
     _assert_same_lsh(c, d)
 

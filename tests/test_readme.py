@@ -32,6 +32,7 @@ import ast
 import hashlib
 import os
 import re
+import sys
 import traceback
 import warnings
 from pathlib import Path
@@ -42,6 +43,7 @@ from privlearn.exceptions import LargeDeltaWarning, PrivacyLeakWarning
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+BENCH = ROOT / "bench" / "python"
 CONTINUATION = "# continued"
 # Modules of optional extras (``dask``): a block that needs one is skipped where it is missing,
 # except under CI (``CI=true``), which installs the ``test`` extra and must run every block.
@@ -82,6 +84,8 @@ def _exec_block(line: int, code: str, namespace: dict) -> None:
     error fails the test with the README line that raised."""
     # Pad with blank lines so that tracebacks give README.md's own line numbers.
     compiled = compile("\n" * (line - 1) + code, str(README), "exec")
+    # the Benchmarks section's example is a file of bench/python (it imports the harness)
+    sys.path.insert(0, str(BENCH))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", PrivacyLeakWarning)
@@ -103,6 +107,8 @@ def _exec_block(line: int, code: str, namespace: dict) -> None:
             f"{type(exc).__name__}: {exc}\n{text[-3000:]}",
             pytrace=False,
         )
+    finally:
+        sys.path.remove(str(BENCH))
 
 
 def _run(index: int) -> dict:
