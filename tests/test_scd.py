@@ -611,7 +611,7 @@ def test_infinite_epsilon_is_plain_scd(variant):
     L = 2 if variant == "primal" else 10
     reg = DPSCDRegressor(
         epsilon=INF, variant=variant, batch_size=L, epochs=3, alpha=0.1, clip=0.01, seed=5
-    ).fit(X, t)
+    ).fit(X, t)  # fmt: skip
     p = reg.privacy_
     assert not p.private and p.accountant == "none" and p.statement is None
     assert math.isinf(p.epsilon) and p.noise_std == 0.0 and p.clip == 0.0
@@ -1068,7 +1068,7 @@ def test_hidden_dual_v_noise_has_std_sigma_c():
     reg = DPSCDRegressor(
         epsilon=1.0, delta=1e-5, batch_size=40, epochs=1, clip=C, alpha=1e-2, n_samples=n, seed=3,
         target_bounds=(-1.0, 1.0), target_scale=False,  # public (issue 22): v as trained
-    ).fit(X, t)
+    ).fit(X, t)  # fmt: skip
     p = reg.privacy_
     assert p.sensitivity == C and p.steps == 10
     v = reg.coef_ * (1e-2 * n)  # coef = v / (lambda N)
