@@ -63,8 +63,9 @@ has its own canary (a hinge example whose hidden ``alpha`` saturates; end of the
 audits: l2-laplace at epsilon 2 (2-dimensional noise: 1.26 audited, 2.69 for the twin
 calibrated for epsilon 4) and impact coding at epsilon 1 (0.67, and 1.68 for half the noise
 scale). The step-count audits need no such care: a schedule that follows the exact size gives
-a near-deterministic distinguisher (bound 3.19 with 300 fits per side, the most that many fits
-can show, against claims of 1; see
+a near-deterministic distinguisher (with ``N_STEP = 150`` fits per side, 75 audited, a
+perfect separation gives the bound ``log((1 - u) / u) = 2.49`` with ``u = 1 - (ALPHA /
+2)**(1/75)``, above twice the claims of 1; 3.19 with the former 300 fits per side; see
 :func:`test_step_count_audit_detects_a_schedule_from_the_exact_size`).
 
 Runtime: 65-90 s on a loaded 2-core machine (every fit uses the core backend, 2-3 features, at most
@@ -124,7 +125,9 @@ ALPHA = 0.005
 #: The released value of a fit that raised or released a non-finite value (finite, so the
 #: threshold search can use it; below every real statistic).
 ABNORMAL = -1e308
-N_STEP = 300  # fits per side of the step-count audits (near-deterministic distinguisher)
+#: fits per side of the step-count audits (near-deterministic distinguisher: a perfect
+#: separation of the 75 audited fits per side bounds epsilon by 2.49, > 2x the claims of 1)
+N_STEP = 150
 N_CANARY = 2000  # fits per side of the clip-boundary audits and their broken twins
 N_OVERFLOW = 200  # fits per side of the overflow audits
 N_IMPACT = 1000
@@ -677,6 +680,7 @@ def test_dp_feature_scaler_low_bits_of_the_ranges():
     result = _audit(d0, d1)
     assert result.bound <= result.epsilon, str(result)
 
+
 # ---- the label set (issue 19) -----------------------------------------------------------------
 # D: 400 rows labelled {0, 1}; D' adds one row x = e2 with a unique label 2. Read from y, the
 # label set is 2 classes on D and 3 on D' with certainty: classes_, the number of models (the
@@ -784,6 +788,7 @@ def test_impact_encoder_unique_label(declared):
         assert "the label set {0, 1} (read from y: not protected" in statement
         assert result.bound > 2.0 * result.epsilon, str(result)
 
+
 # ---- private hyperparameter search (issue 19) ----
 N_SEARCH = 150  # searches per side
 
@@ -834,6 +839,7 @@ def test_search_refuses_a_transformer_that_mixes_rows():
     assert result.bound <= result.epsilon, str(result)
     for d in (d0, d1):  # refused, naming the step, for every seed
         assert len(d.raised) == N_SEARCH and "'functiontransformer'" in d.raised[0]
+
 
 # ---- the statement is a function of public inputs (issue 19, items 3, 5(a) and 7) ----------------
 N_STATEMENT = 300  # fits per side: a statement that follows n (or n~) exactly is deterministic
@@ -1072,6 +1078,7 @@ def test_private_scale_radius_boundary_canary():
     n = SCALE_RADIUS_FITS
     result = _audit(draws(X, range(n)), draws(X1, range(n, 2 * n)))
     assert result.bound <= result.epsilon, str(result)
+
 
 # ---- DPKMeans lsh (issue 21) ----
 # The LSH prefix tree keeps a node when its noisy count reaches the public threshold
