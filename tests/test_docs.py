@@ -126,6 +126,7 @@ def built_html(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow  # the build (every API page, every gallery example): ~45 CPU-s, once per run
 def test_docs_build_index_and_guide(built_html: Path) -> None:
     index = (built_html / "index.html").read_text(encoding="utf-8")
     assert "privlearn" in index
@@ -134,6 +135,7 @@ def test_docs_build_index_and_guide(built_html: Path) -> None:
         assert f'href="{page}.html"' in index, f"index does not link {page}"
 
 
+@pytest.mark.slow
 def test_docs_build_api_page(built_html: Path) -> None:
     page = built_html / "generated" / "privlearn.linear.DPSGDClassifier.html"
     html = page.read_text(encoding="utf-8")
@@ -146,6 +148,7 @@ def test_docs_build_api_page(built_html: Path) -> None:
     assert "sphx_glr_plot_dpsgd_epsilon_thumb.png" in html
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_docs_build_gallery_example(built_html: Path, name: str) -> None:
     html = (built_html / "auto_examples" / f"{name}.html").read_text(encoding="utf-8")

@@ -165,6 +165,7 @@ def test_the_layout_helpers_fix_those_figures():
 # ---- the reproductions ------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a whole `privlearn reproduce NAME --quick` each
 @pytest.mark.parametrize("name", ["song13", "kmeans", "quadgrad", "impact"])
 def test_quick_reproduction_figures_fit(
     name, saved, tmp_path, data_home, require_data, monkeypatch
@@ -217,6 +218,7 @@ def _dpscd_quick_layout(out: Path, data_home: Any, tasks: tuple[str, ...]) -> li
     )
 
 
+@pytest.mark.slow
 def test_dpscd_figures_fit_and_name_the_stand_in(saved, tmp_path, data_home):
     written = _dpscd_quick_layout(tmp_path / "dpscd", data_home, dpscd.PAPER_TASKS)
     assert {p.name for p in written if p.suffix == ".png"} == {

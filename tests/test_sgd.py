@@ -13,6 +13,7 @@ with probability at most ``alpha = 1e-6`` (see :mod:`privlearn.audit`).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import warnings
@@ -20,6 +21,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy.special import ndtr
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.svm import LinearSVC
@@ -39,6 +41,7 @@ from privlearn.accounting import (
     epsilon_of_noise,
 )
 from privlearn.accounting.pld import CALIBRATION_INTERVAL, epsilon_for_sigma_pld
+from privlearn.exceptions import PrivacyLeakWarning, UndeclaredBoundWarning
 from privlearn.linear import DPSGDClassifier as _DPSGDClassifier
 from privlearn.linear import DPSGDPrivacy, sgd_train
 from privlearn.linear import DPSGDRegressor as _DPSGDRegressor
@@ -55,7 +58,11 @@ _PAPER_SGD = dict(
 
 
 def DPSGDClassifier(**kw):  # noqa: N802 - stands for the class with the paper's settings
-    return _DPSGDClassifier(**{**_PAPER_SGD, "mechanism": "l2-laplace", "clip_rows": False, **kw})
+    """The label set {-1, +1} of this module's data is declared public (``classes``); the tests
+    of other labels, or of the label set read from y, pass their own ``classes``."""
+    return _DPSGDClassifier(
+        **{**_PAPER_SGD, "mechanism": "l2-laplace", "clip_rows": False, "classes": (-1, 1), **kw}
+    )
 
 
 def DPSGDRegressor(**kw):  # noqa: N802
@@ -66,7 +73,6 @@ INF = float("inf")
 RTOL = 1e-10
 ATOL = 1e-12
 AUDIT_ALPHA = 1e-6
-AUDIT_N = 2000
 
 
 def _data(n: int = 120, d: int = 6, seed: int = 0, density: float | None = None):
@@ -161,8 +167,12 @@ def test_estimator_core_matches_reference(case, sparse, n_threads):
     Xin = sp.csr_matrix(X) if sparse else X
     target = t if case == "regressor" else y
     common = dict(batch_size=7, epochs=2, alpha=1e-2, seed=4, n_threads=n_threads, diagnostics=True)
-    core = EST_CASES[case](backend="core", **common).fit(Xin, target)
-    ref = EST_CASES[case](backend="reference", **common).fit(Xin, target)
+    # the regressor's target bound is estimated privately (no bound declared), as it warns
+    warns = case == "regressor"
+    with pytest.warns(UndeclaredBoundWarning) if warns else contextlib.nullcontext():
+        core = EST_CASES[case](backend="core", **common).fit(Xin, target)
+    with pytest.warns(UndeclaredBoundWarning) if warns else contextlib.nullcontext():
+        ref = EST_CASES[case](backend="reference", **common).fit(Xin, target)
     np.testing.assert_allclose(core.coef_, ref.coef_, rtol=RTOL, atol=ATOL)
     np.testing.assert_allclose(core.intercept_, ref.intercept_, rtol=RTOL, atol=ATOL)
     np.testing.assert_allclose(
@@ -464,29 +474,65 @@ def test_oracle_ridge(fit_intercept):
 AUDIT_X = np.array([[1.0], [0.5], [-0.3]])
 AUDIT_Y0 = np.array([1, 1, -1])
 AUDIT_Y1 = np.array([-1, 1, -1])
+#: the noiseless w1 on D and on D'
+AUDIT_CENTRE = {0: 1.8 / 3, 1: -0.2 / 3}
+#: Draws per side of each Song audit: the fewest for which a mechanism run at twice the claimed
+#: epsilon is refuted with probability >= 0.9997 (``A.pure_dp_audit_power``, asserted below).
+SONG_N = {0.5: 2000, 1.0: 1000}
+#: Draws per side of the GDP audits below: half the noise is refuted with probability
+#: >= 0.99999 (``A.gaussian_dp_audit_power``, asserted in each test).
+GDP_N = 500
+#: The least power to catch a 2x violation that every audit of this module must have.
+MIN_POWER = 0.9997
+#: Seeds per side on which a derived broken twin is checked against real fits.
+TWIN_CHECK = 25
+# The audits fit with classes=None (the label set read from y, as fit warns): the declared
+# label set costs about 0.3 ms more per fit, a third of these tiny fits.
 
 
 def _song_outputs(epsilon: float, y: np.ndarray, seeds: range) -> np.ndarray:
     clf = DPSGDClassifier(
         loss="hinge", epsilon=epsilon, batch_size=3, learning_rate="constant", eta0=1.0,
-        alpha=1e-4,
+        alpha=1e-4, classes=None,
     )  # fmt: skip
-    return np.array([clf.set_params(seed=s).fit(AUDIT_X, y).coef_[0, 0] for s in seeds])
+    with pytest.warns(PrivacyLeakWarning, match="label set"):  # classes not declared
+        return np.array([clf.set_params(seed=s).fit(AUDIT_X, y).coef_[0, 0] for s in seeds])
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 1.0])
 def test_audit_song_update(epsilon):
-    claim = DPSGDClassifier(epsilon=epsilon, batch_size=3).fit(AUDIT_X, AUDIT_Y0).privacy_
+    """Audit Song et al.'s update at its claimed epsilon with ``SONG_N[epsilon]`` fits per side,
+    and its broken twin (the same update run at ``2 epsilon``) claiming epsilon.
+
+    Power: the twin's event probabilities are exactly ``1/2`` on D and ``exp(-2 epsilon) / 2``
+    on D', so the audit refutes it with probability ``A.pure_dp_audit_power(...)`` = 0.99980
+    (epsilon 0.5, 2,000 fits per side; 1,000 give only 0.67) and 0.99980 (epsilon 1, 1,000 fits
+    per side): at the expected counts the Clopper-Pearson lower bound is 0.66 > 0.5 and
+    1.30 > 1. A correct
+    mechanism fails with probability at most ``2 AUDIT_ALPHA``.
+
+    The twin costs no fits of its own: its noise is exactly half the audited one (the radius is
+    ``Gamma(1, 2 / epsilon)``, the same uniform words for the same seed), so its output is
+    ``c + (w1 - c) / 2`` for the centre ``c``; that identity is checked against real fits at
+    ``2 epsilon`` on ``TWIN_CHECK`` seeds per side."""
+    n = SONG_N[epsilon]
+    assert A.pure_dp_audit_power(0.5, math.exp(-2 * epsilon) / 2, n, n, epsilon) >= MIN_POWER
+    with pytest.warns(PrivacyLeakWarning, match="label set"):
+        claim = DPSGDClassifier(epsilon=epsilon, batch_size=3, classes=None)
+        claim = claim.fit(AUDIT_X, AUDIT_Y0).privacy_
     assert claim.epsilon == epsilon
     event = A.ThresholdEvent(0.6)
-    o0 = _song_outputs(epsilon, AUDIT_Y0, range(0, AUDIT_N))
-    o1 = _song_outputs(epsilon, AUDIT_Y1, range(AUDIT_N, 2 * AUDIT_N))
+    o0 = _song_outputs(epsilon, AUDIT_Y0, range(0, n))
+    o1 = _song_outputs(epsilon, AUDIT_Y1, range(n, 2 * n))
     assert abs(np.median(o0) - 0.6) < 0.1  # the event is where the form says it is
     result = A.audit_pure_dp(o0, o1, event, claim.epsilon, alpha=AUDIT_ALPHA)
     assert result.passed, str(result)
     # broken: the mechanism gets 2 epsilon (half the noise scale) while epsilon is claimed
-    b0 = _song_outputs(2 * epsilon, AUDIT_Y0, range(10**6, 10**6 + AUDIT_N))
-    b1 = _song_outputs(2 * epsilon, AUDIT_Y1, range(2 * 10**6, 2 * 10**6 + AUDIT_N))
+    b0 = AUDIT_CENTRE[0] + (o0 - AUDIT_CENTRE[0]) / 2
+    b1 = AUDIT_CENTRE[1] + (o1 - AUDIT_CENTRE[1]) / 2
+    for side, (y, b, first) in enumerate([(AUDIT_Y0, b0, 0), (AUDIT_Y1, b1, n)]):
+        real = _song_outputs(2 * epsilon, y, range(first, first + TWIN_CHECK))
+        np.testing.assert_allclose(b[:TWIN_CHECK], real, rtol=1e-12, atol=1e-14, err_msg=side)
     broken = A.audit_pure_dp(b0, b1, event, epsilon, alpha=AUDIT_ALPHA)
     assert not broken.passed, str(broken)
     assert broken.epsilon_lower > epsilon
@@ -496,32 +542,42 @@ def test_audit_gaussian_fixed_batch_uses_replace_one_sensitivity():
     """One Gaussian step on a fixed batch of all n = 3 rows (q = 1): replacing row 0 moves the
     summed clipped gradient by 2C. The accountant's event is GaussianEvent(sigma / 2), i.e.
     mu-GDP with mu = 2 / sigma: audit that claim on u = -3 w1 - sum_D g (centred at 0 on D and
-    at 2 on D'), rescaled by 1/2 so that the claimed sensitivity is 1."""
+    at 2 on D'), rescaled by 1/2 so that the claimed sensitivity is 1.
+
+    Power: the broken twin (half the noise, true mu = 2 mu_claim = 2) has error rates
+    ``Phi(-1)`` at the threshold 1/2, so ``GDP_N = 500`` fits per side refute it with
+    probability ``A.gaussian_dp_audit_power(...)`` = 0.99999 (GDP lower bound 1.35 at the
+    expected counts against the claim 1; 1.67 with 2,000 fits per side, the former size)."""
 
     def outputs(sigma: float, y: np.ndarray, seeds: range) -> np.ndarray:
         clf = DPSGDClassifier(
             mechanism="gaussian", sampling="fixed", epsilon=None, noise_multiplier=sigma,
             loss="hinge", batch_size=3, learning_rate="constant", alpha=0.0, clip=1.0,
+            classes=None,
         )  # fmt: skip
-        w1 = np.array([clf.set_params(seed=s).fit(AUDIT_X, y).coef_[0, 0] for s in seeds])
+        with pytest.warns(PrivacyLeakWarning, match="label set"):
+            w1 = np.array([clf.set_params(seed=s).fit(AUDIT_X, y).coef_[0, 0] for s in seeds])
         return (-3.0 * w1 + 1.8) / 2.0
 
-    sigma = 2.0
-    clf = DPSGDClassifier(
-        mechanism="gaussian", sampling="fixed", epsilon=None, noise_multiplier=sigma,
-        batch_size=3,
-    ).fit(AUDIT_X, AUDIT_Y0)  # fmt: skip
+    sigma, n = 2.0, GDP_N
+    with pytest.warns(PrivacyLeakWarning, match="label set"):
+        clf = DPSGDClassifier(
+            mechanism="gaussian", sampling="fixed", epsilon=None, noise_multiplier=sigma,
+            batch_size=3, classes=None,
+        ).fit(AUDIT_X, AUDIT_Y0)  # fmt: skip
     (event,) = clf.privacy_.statement.events
     sigma_event = event.event.noise_multiplier
     assert sigma_event == sigma / 2
-    o0 = outputs(sigma, AUDIT_Y0, range(AUDIT_N))
-    o1 = outputs(sigma, AUDIT_Y1, range(AUDIT_N, 2 * AUDIT_N))
-    assert abs(np.mean(o1) - 1.0) < 0.1
+    mu = 1.0 / sigma_event
+    assert A.gaussian_dp_audit_power(ndtr(-mu), ndtr(-mu), n, n, mu) >= MIN_POWER
+    o0 = outputs(sigma, AUDIT_Y0, range(n))
+    o1 = outputs(sigma, AUDIT_Y1, range(n, 2 * n))
+    assert abs(np.mean(o1) - 1.0) < 5 * sigma_event / math.sqrt(n)
     result = A.audit_gaussian_dp(o0, o1, 1.0, sigma_event, alpha=AUDIT_ALPHA)
     assert result.passed, str(result)
     # broken: half the noise (the add/remove sensitivity C used for a replace-one sampler)
-    b0 = outputs(sigma / 2, AUDIT_Y0, range(10**6, 10**6 + AUDIT_N))
-    b1 = outputs(sigma / 2, AUDIT_Y1, range(2 * 10**6, 2 * 10**6 + AUDIT_N))
+    b0 = outputs(sigma / 2, AUDIT_Y0, range(10**6, 10**6 + n))
+    b1 = outputs(sigma / 2, AUDIT_Y1, range(2 * 10**6, 2 * 10**6 + n))
     broken = A.audit_gaussian_dp(b0, b1, 1.0, sigma_event, alpha=AUDIT_ALPHA)
     assert not broken.passed, str(broken)
 
@@ -530,7 +586,8 @@ def test_audit_gaussian_fixed_batch_uses_replace_one_sensitivity():
 def test_any_two_labels_and_prediction():
     X, y, _ = _data(n=200, d=4, seed=9)
     labels = np.where(y > 0, "spam", "ham")
-    clf = DPSGDClassifier(epsilon=INF, epochs=5, alpha=1e-2, seed=0).fit(X, labels)
+    clf = DPSGDClassifier(epsilon=INF, epochs=5, alpha=1e-2, seed=0, classes=["ham", "spam"])
+    clf.fit(X, labels)
     assert clf.classes_.tolist() == ["ham", "spam"]
     assert clf.coef_.shape == (1, 4) and clf.intercept_.shape == (1,)
     assert clf.n_features_in_ == 4
@@ -542,7 +599,8 @@ def test_any_two_labels_and_prediction():
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     np.testing.assert_allclose(proba[:, 1], 1 / (1 + np.exp(-dec)))
     assert clf.score(X, labels) > 0.8
-    hinge = DPSGDClassifier(loss="hinge", epsilon=INF, seed=0).fit(X, labels)
+    hinge = DPSGDClassifier(loss="hinge", epsilon=INF, seed=0, classes=["ham", "spam"])
+    hinge.fit(X, labels)
     assert not hasattr(hinge, "predict_proba")
     with pytest.raises(AttributeError, match="predict_proba"):
         hinge.predict_proba(X)
@@ -600,8 +658,8 @@ def test_get_set_params_and_clone():
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: DPSGDClassifier(clip_rows=True, seed=0),
-        lambda: DPSGDClassifier(mechanism="gaussian", epsilon=INF, seed=0, epochs=5),
+        lambda: DPSGDClassifier(clip_rows=True, seed=0, classes=None),
+        lambda: DPSGDClassifier(mechanism="gaussian", epsilon=INF, seed=0, epochs=5, classes=None),
         # check_regressors_train fits 200 rows at epsilon 1 and wants R^2 > 0.5: its target is
         # standardised, so (-5, 5) is a public bound; a private one cannot be found on 200 rows
         # with 10% of epsilon 1 (issue 22, docs/user_guide/dpsgd.rst)
@@ -633,7 +691,7 @@ def test_row_norm_above_one_is_rejected():
     # with an intercept the augmented row [x, s] must have norm <= 1
     Z = np.array([[0.9, 0.0], [0.0, 0.5], [0.3, 0.3]])
     with pytest.raises(ValueError, match=r"row 0 of X has L2 norm > sqrt\(1 - intercept"):
-        DPSGDClassifier(fit_intercept=True, batch_size=1).fit(Z, [0, 1, 1])
+        DPSGDClassifier(fit_intercept=True, batch_size=1, classes=(0, 1)).fit(Z, [0, 1, 1])
     with pytest.raises(ValueError, match="intercept_scaling must be < 1"):
         DPSGDClassifier(fit_intercept=True, intercept_scaling=1.0).fit(X, y)
 
@@ -641,15 +699,16 @@ def test_row_norm_above_one_is_rejected():
 def test_bad_labels():
     X, y, _ = _data(n=30, d=3)
     with pytest.raises(ValueError, match="at least 2 classes; y holds 1 class .the labels read"):
-        DPSGDClassifier().fit(X, np.ones(30))
+        DPSGDClassifier(classes=None).fit(X, np.ones(30))
     with pytest.raises(ValueError, match="more than 2 classes need the multinomial model"):
-        DPSGDClassifier().fit(X, np.arange(30) % 3)
+        with pytest.warns(PrivacyLeakWarning, match="read the label set"):
+            DPSGDClassifier(classes=None).fit(X, np.arange(30) % 3)
     with pytest.raises(ValueError, match="Unknown label type"):
-        DPSGDClassifier().fit(X, np.linspace(0, 1, 30))
+        DPSGDClassifier(classes=None).fit(X, np.linspace(0, 1, 30))
     with pytest.raises(ValueError, match="NaN"):
-        DPSGDClassifier().fit(X, np.where(y > 0, 1.0, np.nan))
+        DPSGDClassifier(classes=None).fit(X, np.where(y > 0, 1.0, np.nan))
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
-        DPSGDClassifier().fit(X, y[:-1])
+        DPSGDClassifier(classes=None).fit(X, y[:-1])
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf])

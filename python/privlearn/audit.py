@@ -34,10 +34,15 @@ __all__ = [
     "audit_pure_dp",
     "audit_pure_dp_split",
     "clopper_pearson",
+    "gaussian_dp_audit_power",
+    "pure_dp_audit_power",
     "select_threshold_event",
 ]
 
 Event = Callable[[np.ndarray], Any]
+
+#: Largest number of draws per side the power functions take (their work is ``O(n log n)``).
+MAX_POWER_DRAWS = 10**7
 
 
 def _as_alpha(alpha: Any) -> float:
@@ -459,3 +464,135 @@ def audit_gaussian_dp(
         fpr_upper=fpr_ub,
         fnr_upper=fnr_ub,
     )
+
+
+# ---- power: how likely an audit with n draws is to refute a violated claim --------------------
+def _as_probability(p: Any, name: str) -> float:
+    p = as_real(p, name)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"{name} must lie in [0, 1], got {p}")
+    return p
+
+
+def _as_draws(n: Any, name: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(n).__name__}")
+    if not 1 <= n <= MAX_POWER_DRAWS:
+        raise ValueError(f"{name} must lie in [1, {MAX_POWER_DRAWS}], got {n}")
+    return int(n)
+
+
+def _binomial_cdf_below(n: int, p: float) -> np.ndarray:
+    """``c[j] = P(K < j)`` for ``K ~ Binomial(n, p)``, ``j = 0 .. n + 1``."""
+    pmf = stats.binom.pmf(np.arange(n + 1), n, p)
+    return np.concatenate([[0.0], np.minimum(np.cumsum(pmf), 1.0)])
+
+
+def pure_dp_audit_power(
+    p0: float,
+    p1: float,
+    n0: int,
+    n1: int,
+    epsilon_claim: float,
+    delta: float = 0.0,
+    alpha: float = 1e-6,
+    *,
+    symmetric: bool = True,
+) -> float:
+    """Probability that :func:`audit_pure_dp` with ``n0`` and ``n1`` draws refutes the claim
+    when the event has probability ``p0`` on ``D`` and ``p1`` on ``D'``.
+
+    Use it to size an audit: for a mechanism that violates the claim (e.g. one run at twice
+    the claimed ``epsilon``, whose event probabilities follow from its form), the returned
+    power is the probability that the audit catches it. For a mechanism that keeps the claim
+    the same number is the false-failure probability, at most ``2 alpha`` (``alpha`` one-sided).
+
+    Parameters
+    ----------
+    p0, p1 : float
+        ``P(M(D) in S)`` and ``P(M(D') in S)``, in ``[0, 1]``.
+    n0, n1 : int
+        Draws on ``D`` and on ``D'`` (at most :data:`MAX_POWER_DRAWS`).
+    epsilon_claim, delta, alpha, symmetric
+        As in :func:`audit_pure_dp`.
+
+    Returns
+    -------
+    float
+        ``P(audit fails)``, exact up to floating-point rounding: the counts are independent
+        binomials ``K0 ~ B(n0, p0)``, ``K1 ~ B(n1, p1)``; for each ``K0`` the refuting ``K1``
+        form the set ``{K1 >= a(K0)}`` (forward direction; ``L1`` grows with ``K1``), united
+        with ``{K1 < b(K0)}`` (the swapped direction; ``U1`` grows with ``K1``).
+    """
+    p0 = _as_probability(p0, "p0")
+    p1 = _as_probability(p1, "p1")
+    n0 = _as_draws(n0, "n0")
+    n1 = _as_draws(n1, "n1")
+    epsilon_claim = float(epsilon_claim)
+    if not (math.isfinite(epsilon_claim) and epsilon_claim >= 0.0):
+        raise ValueError(f"epsilon_claim must be finite and >= 0, got {epsilon_claim}")
+    delta = _as_delta(delta)
+    alpha = _as_alpha(alpha)
+    k0, k1 = np.arange(n0 + 1), np.arange(n1 + 1)
+    l0, u0 = _lower(k0, n0, alpha), _upper(k0, n0, alpha)
+    l1, u1 = _lower(k1, n1, alpha), _upper(k1, n1, alpha)
+    with np.errstate(divide="ignore"):
+        log_u0, log_u1 = np.log(u0), np.log(u1)
+        log_l0 = np.where(l0 > delta, np.log(np.maximum(l0 - delta, 0.0)), -np.inf)
+        log_l1 = np.where(l1 > delta, np.log(np.maximum(l1 - delta, 0.0)), -np.inf)
+    # forward: log(L1 - delta) - log(U0) > eps  <=>  K1 >= a(K0)  (log_l1 nondecreasing in K1)
+    a = np.searchsorted(np.maximum.accumulate(log_l1), epsilon_claim + log_u0, side="right")
+    below1 = _binomial_cdf_below(n1, p1)
+    hit = 1.0 - below1[a]  # P(K1 >= a)
+    if symmetric:  # log(L0 - delta) - log(U1) > eps  <=>  K1 < b(K0)  (log_u1 nondecreasing)
+        b = np.searchsorted(np.maximum.accumulate(log_u1), log_l0 - epsilon_claim, side="left")
+        hit = np.where(a <= b, 1.0, hit + below1[b])
+    pmf0 = stats.binom.pmf(k0, n0, p0)
+    return float(min(1.0, max(0.0, float(np.dot(pmf0, hit)))))
+
+
+def gaussian_dp_audit_power(
+    fpr: float, fnr: float, n0: int, n1: int, mu_claim: float, alpha: float = 1e-6
+) -> float:
+    """Probability that :func:`audit_gaussian_dp` with ``n0`` and ``n1`` draws refutes
+    ``mu_claim``-GDP when its threshold test has true error rates ``fpr`` and ``fnr``.
+
+    For outputs ``N(0, s^2)`` on ``D`` and ``N(Delta, s^2)`` on ``D'`` (a Gaussian mechanism
+    whose true ``mu`` is ``Delta / s``) and the default threshold ``Delta / 2``,
+    ``fpr = fnr = Phi(-mu / 2)``; a mechanism with half the claimed noise has ``mu = 2
+    mu_claim``.
+
+    Parameters
+    ----------
+    fpr, fnr : float
+        ``P(M(D) > t)`` and ``P(M(D') <= t)`` for the audit's threshold ``t``.
+    n0, n1 : int
+        Draws on ``D`` and on ``D'`` (at most :data:`MAX_POWER_DRAWS`).
+    mu_claim : float
+        The claimed ``mu`` (``sensitivity / sigma`` in :func:`audit_gaussian_dp`).
+    alpha : float, default=1e-6
+        As in :func:`audit_gaussian_dp`.
+
+    Returns
+    -------
+    float
+        ``P(audit fails)``, exact up to floating-point rounding (``FP ~ B(n0, fpr)`` and
+        ``FN ~ B(n1, fnr)`` independent; for each ``FP`` the refuting ``FN`` are those below a
+        cut, since the audit's statistic decreases in ``FN``). At a mechanism that keeps the
+        claim it is at most ``alpha``.
+    """
+    fpr = _as_probability(fpr, "fpr")
+    fnr = _as_probability(fnr, "fnr")
+    n0 = _as_draws(n0, "n0")
+    n1 = _as_draws(n1, "n1")
+    mu_claim = as_real(mu_claim, "mu_claim")
+    if not (math.isfinite(mu_claim) and mu_claim >= 0.0):
+        raise ValueError(f"mu_claim must be finite and >= 0, got {mu_claim}")
+    alpha = _as_alpha(alpha)
+    g0 = -special.ndtri(_upper(np.arange(n0 + 1), n0, alpha))  # Phi^-1(1 - FPR_ub), decreasing
+    g1 = -special.ndtri(_upper(np.arange(n1 + 1), n1, alpha))
+    # refuted iff g0[FP] + g1[FN] > mu  <=>  -g1[FN] < g0[FP] - mu  <=>  FN < c(FP)
+    c = np.searchsorted(np.maximum.accumulate(-g1), g0 - mu_claim, side="left")
+    hit = _binomial_cdf_below(n1, fnr)[c]
+    pmf0 = stats.binom.pmf(np.arange(n0 + 1), n0, fpr)
+    return float(min(1.0, max(0.0, float(np.dot(pmf0, hit)))))
