@@ -91,7 +91,13 @@ def test_audit_would_catch_an_exact_size_schedule() -> None:
             return np.array(
                 [
                     DPKMeans(
-                        2, EPS, radius=1.0, lloyd_steps=0, n_threads=1, seed=seed0 + i, n_samples=n,
+                        2,
+                        EPS,
+                        radius=1.0,
+                        lloyd_steps=0,
+                        n_threads=1,
+                        seed=seed0 + i,
+                        n_samples=n,
                         method="maxcover",
                     )
                     .fit(X)
@@ -164,7 +170,14 @@ def test_private_size_budget_split(method: str) -> None:
 def test_no_count_when_the_schedule_does_not_need_the_size() -> None:
     X = _mixture(400, 4)
     model = DPKMeans(
-        3, 1.0, radius=5.0, clip=True, radii=[1.0, 0.5], picks=6, seed=0, lloyd_steps=0,
+        3,
+        1.0,
+        radius=5.0,
+        clip=True,
+        radii=[1.0, 0.5],
+        picks=6,
+        seed=0,
+        lloyd_steps=0,
         method="maxcover",
     ).fit(X)
     assert model.dataset_size_ is None
@@ -240,8 +253,9 @@ def test_pickle_size_does_not_grow_with_n(method: str) -> None:
 
 def test_diagnostics_are_opt_in_and_dropped_on_refit() -> None:
     X = _mixture(800, 9)
-    model = DPKMeans(3, 1.0, radius=5.0, clip=True, seed=0, diagnostics=True,
-        method="maxcover").fit(X)
+    model = DPKMeans(
+        3, 1.0, radius=5.0, clip=True, seed=0, diagnostics=True, method="maxcover"
+    ).fit(X)
     diag = model.diagnostics_
     assert "NOT PRIVATE" in type(diag).__doc__
     assert diag.n_samples == 800 and diag.labels.shape == (800,)

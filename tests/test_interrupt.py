@@ -22,8 +22,9 @@ import pytest
 
 from privlearn import _core
 
-pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix",
-                                reason="POSIX signals")
+pytestmark = pytest.mark.skipif(
+    not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals"
+)
 
 #: Seconds from SIGINT to the child's exit that count as "handled during the call".
 LATENCY_BOUND = 15.0

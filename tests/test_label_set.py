@@ -344,7 +344,11 @@ def test_private_search_plans_with_the_declared_classes():
     y = np.array(["lo", "mid", "hi"])[_labels(X, 3)]
     est = DPSCDClassifier(batch_size=50, epochs=1, classes=["hi", "lo", "mid"])
     search = PrivateHyperparameterSearch(
-        est, {"alpha": [1e-3, 1e-2]}, score_epsilon=0.5, mean_repetitions=2.0, seed=0,
+        est,
+        {"alpha": [1e-3, 1e-2]},
+        score_epsilon=0.5,
+        mean_repetitions=2.0,
+        seed=0,
         n_samples=len(y),
     )
     _no_leak_warning(lambda: search.fit(X, y))

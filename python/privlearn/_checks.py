@@ -199,8 +199,9 @@ def check_sparse_structure(X: Any, name: str = "X") -> None:
                 f"entries, but indices has length {indices.shape[0]} and data has shape "
                 f"{data.shape}"
             )
-        _check_range(indices, n_minor, f"{name} is a malformed {fmt.upper()} matrix: {kind} "
-                     f"index", shape)
+        _check_range(
+            indices, n_minor, f"{name} is a malformed {fmt.upper()} matrix: {kind} index", shape
+        )
     elif fmt == "coo":
         if data.ndim != 1:
             raise ValueError(f"{name}.data must be 1-D, got shape {data.shape}")

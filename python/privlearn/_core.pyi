@@ -19,7 +19,6 @@ MIN_THREAD_WORK_SPIN_NS: float
 INTERRUPT_POLL_INTERVAL_MS: int
 
 def interruptible_wait(seconds: float) -> float: ...
-
 def blocked_column_sum(
     X: npt.NDArray[np.float64], n_threads: int = 0
 ) -> npt.NDArray[np.float64]: ...
@@ -588,7 +587,6 @@ def maxcover_candidates(
     npt.NDArray[np.int64],
     npt.NDArray[np.int64],
 ]: ...
-
 def lsh_codes(
     X: npt.NDArray[np.float64],
     centre: npt.ArrayLike,

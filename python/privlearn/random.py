@@ -118,9 +118,7 @@ class Stream(StreamBase):
     def _normal(self, start: int, n: int, n_threads: int) -> np.ndarray:
         return _core.random_normal(self._key, self._stream, start, n, n_threads)
 
-    def _discrete_gaussian(
-        self, start: int, n: int, variance: int, n_threads: int
-    ) -> np.ndarray:
+    def _discrete_gaussian(self, start: int, n: int, variance: int, n_threads: int) -> np.ndarray:
         return _core.random_discrete_gaussian(
             self._key, self._stream, start, n, variance & ((1 << 64) - 1), variance >> 64, n_threads
         )

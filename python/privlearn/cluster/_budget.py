@@ -90,10 +90,7 @@ def budget_split(
                 f"unknown budget_split keys {sorted(map(str, unknown))}; known: {sorted(base)}"
             )
         base.update(
-            {
-                k: as_real(v, f"budget_split[{k!r}]", numbers_only=True)
-                for k, v in overrides.items()
-            }
+            {k: as_real(v, f"budget_split[{k!r}]", numbers_only=True) for k, v in overrides.items()}
         )
     eps_keys = [k for k in base if not k.startswith("delta_")]
     if lloyd_steps == 0:

@@ -49,4 +49,3 @@ class SeedSource:
     def seed_for(self, stream: int) -> int:
         """A 63-bit seed from its own stream (independent of the ``__call__`` sequence)."""
         return int(self.substream(stream).raws(0, 1)[0] >> np.uint64(1))
-

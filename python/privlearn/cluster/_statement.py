@@ -124,8 +124,7 @@ def plan_text(plan: MaxCoverPlan, eps_size: float) -> str:
         picks = "greedy picks as bounded range, eps_pick^2/8-zCDP each (Cesar & Rogers 2021)"
     else:
         picks = (
-            "greedy picks by Gupta et al. 2010 (tighter here than zCDP), added by basic "
-            "composition"
+            "greedy picks by Gupta et al. 2010 (tighter here than zCDP), added by basic composition"
         )
     text = (
         f"rdp (Renyi-DP composition of the max-cover fit at order {plan.best_order:g}: "

@@ -517,6 +517,13 @@ def plan_maxcover(
     def total(s: float) -> float:
         return rdp_to_epsilon(a, stages(s)[2] + a * split["maxcover"] * s, delta)[0]
 
+    floor_s = 1e-200  # total() increases with s: if the least budget tried is too much, refuse
+    if total(floor_s) > epsilon:  # at once (not after ~660 halvings, each pricing every round)
+        raise ValueError(
+            f"epsilon={epsilon:g}, delta={delta:g} are too small for the max-cover fit: "
+            f"its Gaussian averages on {d} coordinates cannot be calibrated (their lattice "
+            "alone costs more); raise epsilon or delta, or use fewer lloyd_steps"
+        )
     hi = epsilon  # total(epsilon) > epsilon but for a huge delta: the conversion adds to rho
     for _ in range(64):
         if total(hi) > epsilon:
@@ -525,7 +532,7 @@ def plan_maxcover(
     lo = hi / 2.0
     while total(lo) > epsilon:
         lo /= 2.0
-        if lo < 1e-200:
+        if lo < floor_s:  # not reached (total(floor_s) <= epsilon was checked); kept as a guard
             raise ValueError(
                 f"epsilon={epsilon:g}, delta={delta:g} are too small for the max-cover fit: "
                 f"its Gaussian averages on {d} coordinates cannot be calibrated (their lattice "
@@ -567,10 +574,28 @@ def plan_maxcover(
             eps_g_total = eps_other + maxcover_privacy(eps_pick_g, delta_g, n_radii)[0]
     if eps_pick_g > eps_pick_z:
         return MaxCoverPlan(
-            "gupta", eps_pick_g, eps_proxy, tuple(rounds), eps_g_total, delta,
-            eps_z, eps_g_total, eps_pick_z, eps_pick_g, order,
+            "gupta",
+            eps_pick_g,
+            eps_proxy,
+            tuple(rounds),
+            eps_g_total,
+            delta,
+            eps_z,
+            eps_g_total,
+            eps_pick_z,
+            eps_pick_g,
+            order,
         )
     return MaxCoverPlan(
-        "zcdp", eps_pick_z, eps_proxy, tuple(rounds), eps_z, delta,
-        eps_z, eps_g_total, eps_pick_z, eps_pick_g, order,
+        "zcdp",
+        eps_pick_z,
+        eps_proxy,
+        tuple(rounds),
+        eps_z,
+        delta,
+        eps_z,
+        eps_g_total,
+        eps_pick_z,
+        eps_pick_g,
+        order,
     )

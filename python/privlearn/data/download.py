@@ -667,8 +667,10 @@ def _download(
                     announced = int(length) if length and length.isdigit() else None
                     if announced is not None and announced > limit:
                         raise DownloadError(
-                            url, dest, f"the server announces {announced} bytes, more than "
-                            f"the {limit} bytes pinned for this file (nothing was read)"
+                            url,
+                            dest,
+                            f"the server announces {announced} bytes, more than "
+                            f"the {limit} bytes pinned for this file (nothing was read)",
                         )
                     total = announced or (None if from_mirror else rf.size)
                     bar = _progress_bar(progress, total, rf.path)
@@ -678,8 +680,10 @@ def _download(
                     while True:
                         if time.monotonic() - start > deadline:
                             raise DownloadError(
-                                url, dest, f"took longer than the deadline of {deadline:g} s "
-                                f"(received {received} bytes)"
+                                url,
+                                dest,
+                                f"took longer than the deadline of {deadline:g} s "
+                                f"(received {received} bytes)",
                             )
                         chunk = read(min(_CHUNK, limit + 1 - received))
                         if not chunk:
@@ -687,8 +691,10 @@ def _download(
                         received += len(chunk)
                         if received > limit:
                             raise DownloadError(
-                                url, dest, f"the server sent more than the {limit} bytes pinned "
-                                "for this file (reading stopped one byte past it)"
+                                url,
+                                dest,
+                                f"the server sent more than the {limit} bytes pinned "
+                                "for this file (reading stopped one byte past it)",
                             )
                         digest.update(chunk)
                         sink.write(chunk)

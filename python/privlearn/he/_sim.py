@@ -345,9 +345,7 @@ class Simulator:
         one below ``log_q0`` leaves too little modulus to decrypt.
         """
         _check_ct(ct, "ct")
-        if isinstance(mod_bits, (bool, np.bool_)) or not isinstance(
-            mod_bits, (int, np.integer)
-        ):
+        if isinstance(mod_bits, (bool, np.bool_)) or not isinstance(mod_bits, (int, np.integer)):
             raise TypeError(f"mod_bits must be an int, got {type(mod_bits).__name__}")
         mod_bits = int(mod_bits)
         if mod_bits > ct.mod_bits:
@@ -431,9 +429,14 @@ class Simulator:
         _check_ct(a, "a")
         s = self._scale(scale_bits)
         plain = _finite_slots(plain, "plain")
-        if plain.ndim != 2 or plain.shape[1] != self.params.slots or plain.shape[0] not in (
-            1,
-            a.n_ct,
+        if (
+            plain.ndim != 2
+            or plain.shape[1] != self.params.slots
+            or plain.shape[0]
+            not in (
+                1,
+                a.n_ct,
+            )
         ):
             raise ValueError(
                 f"plain must have shape (1, {self.params.slots}) or ({a.n_ct}, "
