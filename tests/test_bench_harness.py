@@ -100,6 +100,38 @@ def test_compare_rejects_bad_arguments(harness) -> None:  # type: ignore[no-unty
         harness.compare({"a": lambda: None}, repeats=0)
 
 
+def test_compare_cpu_clock_counts_only_this_threads_cpu_time(harness) -> None:  # type: ignore[no-untyped-def]
+    import time
+
+    def sleeper() -> None:  # wall time without CPU time
+        time.sleep(0.05)
+
+    def spinner() -> None:  # CPU time on the calling thread
+        t0 = time.thread_time()
+        while time.thread_time() - t0 < 0.02:
+            pass
+
+    contenders = {"sleep": sleeper, "spin": spinner}
+    cpu = harness.compare(contenders, repeats=2, warmup=0, clock="cpu")
+    wall = harness.compare(contenders, repeats=2, warmup=0)
+    assert cpu.clock == "cpu" and cpu.as_dict()["clock"] == "cpu" and wall.clock == "wall"
+    assert cpu["sleep"].median < 0.025 <= 0.05 <= wall["sleep"].median  # the sleep is not CPU
+    assert cpu["spin"].median >= 0.02 and wall["spin"].median >= 0.02
+    # a Partial's seconds are taken as they are, whatever the clock
+    part = harness.compare({"p": lambda: harness.Partial(3.0)}, repeats=1, warmup=0, clock="cpu")
+    assert part["p"].median == 3.0
+    with pytest.raises(ValueError, match="clock"):
+        harness.compare(contenders, repeats=1, clock="gpu")
+
+
+def test_cli_clock_option_on_request(harness) -> None:  # type: ignore[no-untyped-def]
+    assert harness.cli("doc", "demo", clock=True).parse_args([]).clock == "wall"
+    assert harness.cli("doc", "demo", clock=True).parse_args(["--clock", "cpu"]).clock == "cpu"
+    assert not hasattr(harness.cli("doc", "demo").parse_args([]), "clock")
+    with pytest.raises(SystemExit):
+        harness.cli("doc", "demo", clock=True).parse_args(["--clock", "gpu"])
+
+
 def test_machine_record(harness) -> None:  # type: ignore[no-untyped-def]
     m = harness.machine()
     for key in ("cpu_model", "cpu_count", "loadavg_start", "git_commit", "threads", "peers"):

@@ -1,10 +1,11 @@
 """Issue 32, items 1 and 2: a default DP-SGD epoch and the fixed cost of a fit, against the floor
 of an epoch, two streaming passes ``X.T @ (X @ w)``, on one thread.
 
-Everything runs in one process with the repetitions interleaved (round robin), medians of
-``--reps``; claims are ratios to the floor measured in the same round. Data: ``n`` dense rows
-(default 200,000; the issue's 1,000,000 with ``--n 1000000``), ``d = 100``, uniformly random
-unit-norm directions, labels from a random linear model.
+Everything runs in one process with the repetitions interleaved (:func:`harness.compare`),
+medians of ``--reps``; claims are ratios to the floor measured in the same rounds. Data: ``n``
+dense rows (default 200,000, 20,000 with ``--quick``; the issue's 1,000,000 with
+``--n 1000000``), ``d = 100``, uniformly random unit-norm directions, labels from a random
+linear model.
 
 - ``core_epoch``: :func:`privlearn.linear.sgd_train` with the ``DPSGDClassifier`` defaults
   (Poisson sampling, expected batch 64, clip 1, noise multiplier 1 on the exact lattice, the
@@ -21,58 +22,49 @@ unit-norm directions, labels from a random linear model.
 Usage::
 
     python bench/python/bench_epoch_floor.py [--n 200000] [--reps 5] [--baseline DIR]
-        [--draws-differ] [--clock {wall,cpu}]
+        [--draws-differ] [--clock {wall,cpu}] [--quick] [--out DIR]
 
 With ``--baseline`` the baseline build's discrete Gaussian and Box-Muller draws are timed too
 (``baseline_discrete_gaussian``, ``baseline_box_muller``); ``--draws-differ`` skips the
 bit-for-bit check of the coefficients when the baseline's sampler draws other noise.
+``--clock cpu`` times the calling thread's CPU time (the fit rows then miss the calibration
+work done on other threads).
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
-import json
-import os
 import platform
-import statistics
 import sys
-import time
 import warnings
 from pathlib import Path
+from typing import Any
 
+import harness
 import numpy as np
-import threadpoolctl
 
 from privlearn import _core
 from privlearn.linear import DPSGDClassifier, sgd_train
 from privlearn.linear import estimators as _est
 from privlearn.linear import sgd as _sgd
 
+BENCH = "epoch_floor"
+DRAWS = 200_000  # noise draws per discrete_gaussian / box_muller call
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--n", type=int, default=200_000)
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--baseline", type=Path, default=None)
-    ap.add_argument(
-        "--clock",
-        choices=("wall", "cpu"),
-        default="wall",
-        help="wall time (perf_counter) or the calling thread's CPU time (thread_time: robust on "
-        "a busy shared machine; everything timed here runs on the calling thread)",
-    )
-    ap.add_argument(
+
+def main(argv: list[str] | None = None) -> int:
+    p = harness.cli(__doc__, BENCH, reps=5, clock=True)
+    p.add_argument("--n", type=int, default=None, help="dense rows (default 200,000)")
+    p.add_argument("--baseline", type=Path, default=None, help="folder with package oldcore")
+    p.add_argument(
         "--draws-differ",
         action="store_true",
         help="the baseline build draws different noise (a changed sampler): skip the bit-for-bit "
         "check of the coefficients",
     )
-    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "results")
-    args = ap.parse_args()
+    args = p.parse_args(argv)
     warnings.simplefilter("ignore")
-    threadpoolctl.threadpool_limits(1)
-    n, d = args.n, 100
+    n, d = args.n or (20_000 if args.quick else 200_000), 100
     rng = np.random.default_rng(0)
     X = rng.standard_normal((n, d))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
@@ -85,18 +77,14 @@ def main() -> None:
         epochs=1, sigma=1.0, clip=1.0, alpha=1e-4, eta0=1.0, learning_rate="constant",
         loss="log_loss",
     )  # fmt: skip
-    cores = {"core_epoch": _core}
+    cores: dict[str, Any] = {"": _core}
     if args.baseline is not None:
         sys.path.insert(0, str(args.baseline))
-        cores["baseline_core_epoch"] = importlib.import_module("oldcore._core")
-
-    def floor() -> None:
-        X.T @ (X @ w)
-
+        cores["baseline_"] = importlib.import_module("oldcore._core")
     coefs: dict[str, np.ndarray] = {}
 
-    def core_run(name: str) -> None:
-        _sgd._core = cores[name]
+    def core_run(core: Any, name: str) -> None:
+        _sgd._core = core
         try:
             coefs[name] = sgd_train(Xc, ypm, **kw).coef
         finally:
@@ -110,59 +98,54 @@ def main() -> None:
         DPSGDClassifier(epochs=epochs, n_threads=1, verbose=0, seed=1, **extra).fit(X, y01)
         _est._CALIBRATIONS.update(saved)  # a cold fit leaves the others' entries cached
 
-    noise = dict(key=bytes(range(32)), n=200_000)
-
-    tasks = {
-        "floor": floor,
-        **{name: (lambda name=name: core_run(name)) for name in cores},
+    key = bytes(range(32))
+    tasks: dict[str, Any] = {"floor": lambda: X.T @ (X @ w)}
+    for pre, core in cores.items():
+        tasks[f"{pre}core_epoch"] = lambda c=core, k=f"{pre}core_epoch": core_run(c, k)
+    tasks |= {
         "fit1_declared": lambda: fit(1, True, True),
         "fit2_declared": lambda: fit(2, True, True),
         "fit1_undeclared": lambda: fit(1, False, True),
         "fit1_undeclared_cold": lambda: fit(1, False, False),
-        "discrete_gaussian": lambda: _core.random_discrete_gaussian(
-            noise["key"], 5, 0, noise["n"], 1 << 60, 0, 1
-        ),
-        "box_muller": lambda: _core.random_normal(noise["key"], 5, 0, noise["n"], 1),
     }
-    if "baseline_core_epoch" in cores:
-        old = cores["baseline_core_epoch"]
-        tasks["baseline_discrete_gaussian"] = lambda: old.random_discrete_gaussian(
-            noise["key"], 5, 0, noise["n"], 1 << 60, 0, 1
+    for pre, c in cores.items():  # "baseline_discrete_gaussian", "baseline_box_muller" too
+        tasks[f"{pre}discrete_gaussian"] = lambda c=c: c.random_discrete_gaussian(
+            key, 5, 0, DRAWS, 1 << 60, 0, 1
         )
-        tasks["baseline_box_muller"] = lambda: old.random_normal(noise["key"], 5, 0, noise["n"], 1)
-    for f in tasks.values():  # warm-up (fills the calibration cache for the cached fits)
-        f()
-    clock = time.thread_time if args.clock == "cpu" else time.perf_counter
-    times: dict[str, list[float]] = {k: [] for k in tasks}
-    for _ in range(args.reps):
-        for name, f in tasks.items():
-            t0 = clock()
-            f()
-            times[name].append(clock() - t0)
+        tasks[f"{pre}box_muller"] = lambda c=c: c.random_normal(key, 5, 0, DRAWS, 1)
+    m = harness.machine()
+    m["processor"] = platform.processor()  # kept for the earlier readers of this JSON
+    # the warm-up call of each task fills the calibration cache for the cached fits
+    with harness.blas_threads(1):
+        cmp = harness.compare(tasks, args.reps, baseline="floor", clock=args.clock, verbose=True)
+    identical = None
     if "baseline_core_epoch" in coefs and not args.draws_differ:
-        assert np.array_equal(coefs["core_epoch"], coefs["baseline_core_epoch"])
-    med = {k: statistics.median(v) for k, v in times.items()}
-    fl = med["floor"]
+        identical = bool(np.array_equal(coefs["core_epoch"], coefs["baseline_core_epoch"]))
+    med = {k: t.median for k, t in cmp.timings.items()}
+    fl, r = med["floor"], harness.ratio
     est_epoch = med["fit2_declared"] - med["fit1_declared"]
     ratios = {
-        "core_epoch / floor": med["core_epoch"] / fl,
-        "estimator_epoch / floor": est_epoch / fl,
-        "fixed_declared / floor": (med["fit1_declared"] - est_epoch) / fl,
-        "fixed_undeclared / floor": (med["fit1_undeclared"] - est_epoch) / fl,
-        "fixed_undeclared_cold_calibration / floor": (med["fit1_undeclared_cold"] - est_epoch) / fl,
-        "discrete_gaussian / box_muller": med["discrete_gaussian"] / med["box_muller"],
+        "core_epoch / floor": r(med["core_epoch"], fl),
+        "estimator_epoch / floor": r(est_epoch, fl),
+        "fixed_declared / floor": r(med["fit1_declared"] - est_epoch, fl),
+        "fixed_undeclared / floor": r(med["fit1_undeclared"] - est_epoch, fl),
+        "fixed_undeclared_cold_calibration / floor": r(med["fit1_undeclared_cold"] - est_epoch, fl),
+        "discrete_gaussian / box_muller": r(med["discrete_gaussian"], med["box_muller"]),
     }
     if "baseline_core_epoch" in med:
-        ratios["baseline_core_epoch / floor"] = med["baseline_core_epoch"] / fl
-        ratios["core_epoch / baseline_core_epoch"] = med["core_epoch"] / med["baseline_core_epoch"]
-        ratios["baseline_discrete_gaussian / baseline_box_muller"] = (
-            med["baseline_discrete_gaussian"] / med["baseline_box_muller"]
-        )
-        ratios["discrete_gaussian / baseline_discrete_gaussian"] = (
-            med["discrete_gaussian"] / med["baseline_discrete_gaussian"]
-        )
-    result = {
-        "bench": "epoch_floor",
+        ratios |= {
+            "baseline_core_epoch / floor": r(med["baseline_core_epoch"], fl),
+            "core_epoch / baseline_core_epoch": r(med["core_epoch"], med["baseline_core_epoch"]),
+            "baseline_discrete_gaussian / baseline_box_muller": r(
+                med["baseline_discrete_gaussian"], med["baseline_box_muller"]
+            ),
+            "discrete_gaussian / baseline_discrete_gaussian": r(
+                med["discrete_gaussian"], med["baseline_discrete_gaussian"]
+            ),
+        }
+    draws = ("discrete_gaussian", "box_muller", "baseline_discrete_gaussian", "baseline_box_muller")
+    report = {
+        "bench": BENCH,
         "config": {
             "n": n,
             "d": d,
@@ -172,30 +155,23 @@ def main() -> None:
             "baseline_draws_differ": bool(args.draws_differ),
             "clock": args.clock,
         },
-        "machine": {
-            "cpu_count": os.cpu_count(),
-            "platform": platform.platform(),
-            "processor": platform.processor(),
-            "loadavg_start": list(os.getloadavg()),
-        },
+        "machine": harness.finish(m, cmp),
         "median_s": med,
-        "all_s": times,
-        "ns_per_draw": {
-            k: med[k] / noise["n"] * 1e9
-            for k in (
-                "discrete_gaussian",
-                "box_muller",
-                "baseline_discrete_gaussian",
-                "baseline_box_muller",
-            )
-            if k in med
-        },
+        "all_s": {k: t.times for k, t in cmp.timings.items()},
+        "ns_per_draw": {k: med[k] / DRAWS * 1e9 for k in draws if k in med},
         "ratios": ratios,
+        "identical_to_baseline": identical,
+        **cmp.as_dict(),
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "epoch_floor.json").write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps({"median_s": med, "ratios": ratios}, indent=2))
+    for k, v in ratios.items():
+        print(f"{k:50s} {harness.fmt(v)}")
+    if identical is False:
+        print("ERROR: core_epoch's coefficients differ from the baseline build's", file=sys.stderr)
+    # JSON only: the README row of epoch_floor is written by hand (its notes on the clock and
+    # the baseline build)
+    harness.publish(report, harness.out_dir(args), BENCH, None)
+    return 1 if identical is False else 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

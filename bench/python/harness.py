@@ -4,7 +4,8 @@ One home for what each benchmark used to repeat:
 
 - :func:`compare` times contenders **interleaved** (round robin per repetition, the order
   alternating between rounds, so a drifting background load hits every contender alike) and
-  returns medians, quartiles (IQR) and ratios to a named baseline;
+  returns medians, quartiles (IQR) and ratios to a named baseline; ``clock="cpu"`` times the
+  calling thread's CPU time instead of wall time (:data:`CLOCKS`);
 - :func:`machine` records where and how it ran: CPU model, cores, load average before (and,
   through :func:`finish`, after), thread settings, versions of privlearn / numpy /
   scikit-learn and the peers, and the git commit;
@@ -12,7 +13,8 @@ One home for what each benchmark used to repeat:
 - :func:`stopwatch` / :func:`timed` time one block / call (a single measurement, e.g. a fit
   inside an accuracy study); :func:`in_child` times one call in a child process under a
   wall-clock limit (a crash or a time-out is reported, not fatal);
-- :func:`cli` is the command-line convention (``--quick``, ``--reps``, ``--out``): a quick run
+- :func:`cli` is the command-line convention (``--quick``, ``--reps``, ``--out``, and
+  ``--clock`` on request): a quick run
   writes to a scratch folder unless ``--out`` is given, so it never overwrites the published
   ``bench/results``; :func:`publish` writes ``<out>/<bench>.json`` and (re)writes that
   benchmark's row of ``<out>/README.md``.
@@ -81,6 +83,11 @@ THREAD_ENV = (
     "MKL_NUM_THREADS",
     "PRIVLEARN_MIN_THREAD_WORK_NS",
 )
+
+#: the clocks :func:`compare` can time with: wall time, or the calling thread's CPU time
+#: (robust on a busy shared machine when everything timed runs on the calling thread; work
+#: handed to other threads, e.g. OpenMP or BLAS pools, is not counted)
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.thread_time}
 
 #: the standard note on how a :func:`compare` benchmark's numbers were taken
 MEDIANS_NOTE = (
@@ -452,6 +459,7 @@ class Comparison:
     background_load_cores: float | None
     loadavg_start: list[float] | None
     loadavg_end: list[float] | None
+    clock: str = "wall"  #: what the samples measure (a key of :data:`CLOCKS`)
 
     def __getitem__(self, name: str) -> Timing:
         return self.timings[name]
@@ -481,23 +489,26 @@ class Comparison:
             "background_load_cores": self.background_load_cores,
             "loadavg_start": self.loadavg_start,
             "loadavg_end": self.loadavg_end,
+            "clock": self.clock,
         }
 
 
-def _call(fn: Callable[[], Any], inner: int, t: Timing) -> tuple[float, float]:
-    """(sample, wall): the mean seconds per call of ``inner`` calls (a :class:`Partial`'s
-    seconds where returned) and the mean wall time per call."""
+def _call(
+    fn: Callable[[], Any], inner: int, t: Timing, clock: Callable[[], float] = time.perf_counter
+) -> tuple[float, float]:
+    """(sample, wall): the mean seconds per call of ``inner`` calls by ``clock`` (a
+    :class:`Partial`'s seconds where returned) and the mean wall time per call."""
     total = wall_total = 0.0
     for _ in range(inner):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), clock()
         out = fn()
-        wall = time.perf_counter() - t0
+        c1, wall = clock(), time.perf_counter() - t0
         wall_total += wall
         if isinstance(out, Partial):
             total += out.seconds
             t.value = out.value
         else:
-            total += wall
+            total += c1 - c0
             t.value = out
         del out
     return total / inner, wall_total / inner
@@ -513,6 +524,7 @@ def compare(
     min_sample_s: float = 0.0,
     around: Callable[[int, Any], Any] | None = None,
     group: Callable[[str], Any] | None = None,
+    clock: str = "wall",
     verbose: bool = False,
 ) -> Comparison:
     """Time ``contenders`` side by side, their repetitions interleaved.
@@ -541,6 +553,10 @@ def compare(
     group : callable, optional
         ``group(name)`` -> key: a round runs the contenders group by group (each group once,
         inside ``around(rep, key)``), in order, alternating as the contenders do.
+    clock : {"wall", "cpu"}
+        What a sample measures (:data:`CLOCKS`): wall time (``time.perf_counter``) or the
+        calling thread's CPU time (``time.thread_time``). A :class:`Partial`'s seconds are
+        taken as they are; ``min_sample_s`` is judged by wall time either way.
     verbose : bool
         Progress on stderr.
 
@@ -554,6 +570,9 @@ def compare(
         raise ValueError(f"repeats must be >= 1, got {repeats}")
     if baseline is not None and baseline not in contenders:
         raise ValueError(f"baseline {baseline!r} is not one of the contenders {list(contenders)}")
+    if clock not in CLOCKS:
+        raise ValueError(f"clock must be one of {sorted(CLOCKS)}, got {clock!r}")
+    tick = CLOCKS[clock]
     names = list(contenders)
     timings = {k: Timing(k) for k in names}
     for k in names:
@@ -566,7 +585,7 @@ def compare(
     with BackgroundLoad() as bg:
         if min_sample_s > 0:
             for k in names:
-                s, wall = _call(contenders[k], 1, timings[k])
+                s, wall = _call(contenders[k], 1, timings[k], tick)
                 if wall >= min_sample_s:
                     timings[k].times.append(s)
                 else:
@@ -582,22 +601,28 @@ def compare(
                     for k in block:
                         t = timings[k]
                         if len(t.times) < repeats:
-                            t.times.append(_call(contenders[k], t.inner, t)[0])
+                            t.times.append(_call(contenders[k], t.inner, t, tick)[0])
             if verbose:
                 print(f"  round {rep + 1}/{repeats} done", file=sys.stderr, flush=True)
-    return Comparison(timings, baseline, bg.cores, load0, loadavg())
+    return Comparison(timings, baseline, bg.cores, load0, loadavg(), clock)
 
 
 # ---- command line and output -----------------------------------------------------------------
 
 
 def cli(
-    doc: str | None, bench: str, reps: int | None = 5, *, omit: tuple[str, ...] = ()
+    doc: str | None,
+    bench: str,
+    reps: int | None = 5,
+    *,
+    omit: tuple[str, ...] = (),
+    clock: bool = False,
 ) -> argparse.ArgumentParser:
     """The common options: ``--quick``, ``--reps`` and ``--out`` (see :func:`out_dir`);
     ``reps=None`` leaves ``--reps`` None unless given (the script picks its own default);
     ``omit`` names options a script does without (e.g. ``("reps", "out")`` for a study that
-    repeats over seeds and only prints)."""
+    repeats over seeds and only prints); ``clock=True`` adds ``--clock {wall,cpu}`` (default
+    wall) for :func:`compare`'s ``clock``."""
     p = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
     if "quick" not in omit:
         p.add_argument("--quick", action="store_true", help="a small, fast run (writes to scratch)")
@@ -611,6 +636,14 @@ def cli(
             type=Path,
             default=None,
             help=f"results folder (default {RESULTS}; with --quick {SCRATCH})",
+        )
+    if clock:
+        p.add_argument(
+            "--clock",
+            choices=sorted(CLOCKS),
+            default="wall",
+            help="wall time, or the calling thread's CPU time (robust on a busy shared machine "
+            "when the timed work runs on the calling thread)",
         )
     return p
 
