@@ -193,7 +193,7 @@ def test_nan_rows_leave_the_ledger_untouched():
     X, y, _ = _data(100)
     X[3, 1] = np.nan
     with pytest.raises(ValueError):
-        DPSCDClassifier(epsilon=1.0, ledger=ledger).fit(X, y)
+        DPSCDClassifier(epsilon=1.0, ledger=ledger, classes=[0, 1]).fit(X, y)
     assert len(ledger) == 0
 
 
