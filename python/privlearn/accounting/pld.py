@@ -583,8 +583,8 @@ class PLDAccountant(_Accountant):
     neighboring : {"add_remove"} or None
         Only add/remove-one is supported (the dominating pairs above).
 
-    Example
-    -------
+    Examples
+    --------
     >>> from privlearn.accounting import PLDAccountant, PoissonSampled, GaussianEvent
     >>> acc = PLDAccountant().compose(PoissonSampled(0.01, GaussianEvent(4.0)), count=10_000)
     >>> round(acc.get_epsilon(1e-5), 2)

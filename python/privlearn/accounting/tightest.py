@@ -82,8 +82,8 @@ class TightestAccountant(PLDAccountant):
     neighboring : {"add_remove"}
         Only add/remove-one (the PLD's dominating pairs); replace-one runs use RDP alone.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from privlearn.accounting import GaussianEvent, PoissonSampled, TightestAccountant
     >>> acc = TightestAccountant().compose(PoissonSampled(0.01, GaussianEvent(4.0)), 10_000)
     >>> st = acc.statement(1e-5)
