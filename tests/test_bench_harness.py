@@ -263,3 +263,21 @@ def test_git_helper(harness, tmp_path: Path) -> None:  # type: ignore[no-untyped
         harness.REPO, "rev-parse", "--short", "HEAD"
     )
     assert harness.git(tmp_path / "missing", "status") is None  # a failure is None, not a raise
+
+
+def test_fmt_opt_and_script_child(harness, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    assert harness.fmt_opt(1.23456, ".2f") == "1.23" and harness.fmt_opt(None, ".2f") == "-"
+    assert harness.fmt_opt(None, ".2f", missing="n/a") == "n/a"
+    script = tmp_path / "child.py"
+    script.write_text(
+        "import json, os, sys\n"
+        "spec = json.loads(sys.argv[2])\n"
+        "if spec.get('fail'):\n"
+        "    sys.exit('boom')\n"
+        "print('noise')\n"
+        "print(json.dumps({'x': spec['x'] * 2, 'path': os.environ.get('PYTHONPATH')}))\n"
+    )
+    out = harness.script_child(script, {"x": 21}, pythonpath=tmp_path)
+    assert out == {"x": 42, "path": str(tmp_path.resolve())}
+    with pytest.raises(RuntimeError, match="boom"):
+        harness.script_child(script, {"fail": True})

@@ -137,28 +137,6 @@ def test_large_variance_moments() -> None:
 
 
 # ---- rare paths: ties of lazy uniforms, the exact ratio comparison --------------------------
-class _ScriptedDigits:
-    """A draw's 16-bit digit string given in advance (the twin's _DrawDigits without ChaCha20):
-    whole blocks of 32 digits, RuntimeError when they run out, as the core's scripted draw."""
-
-    def __init__(self, digits: list[int]) -> None:
-        self._digits, self.used, self._reservoir, self._left = digits, 0, 0, 0
-
-    def digit(self) -> int:
-        if self.used == len(self._digits):
-            raise RuntimeError("discrete_gaussian: the scripted words ran out")
-        self.used += 1
-        return self._digits[self.used - 1]
-
-    def bit(self) -> int:
-        if self._left == 0:
-            self._reservoir, self._left = self.digit(), 16
-        b = self._reservoir & 1
-        self._reservoir >>= 1
-        self._left -= 1
-        return b
-
-
 def _scripted_core(digits: list[int], s2: int) -> tuple[int, int] | str:
     from privlearn import _core
 
@@ -172,7 +150,7 @@ def _scripted_core(digits: list[int], s2: int) -> tuple[int, int] | str:
 
 
 def _scripted_twin(digits: list[int], s2: int) -> tuple[int, int] | str:
-    bits = _ScriptedDigits(digits)
+    bits = ref_random._ScriptedDigits(digits)
     try:
         v = ref_random._discrete_gaussian_draw(
             bits, s2, ref_random.discrete_gaussian_scale_bits(s2)

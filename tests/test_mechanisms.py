@@ -264,29 +264,6 @@ def test_gaussian_tail_mass_matches_the_pmf():
     assert abs(hits - n * p) < Z_MAX * math.sqrt(n * p * (1 - p))
 
 
-class _ScriptedDrawDigits:
-    """Feeds a fixed 16-bit digit string to the sampler's twin (in place of a ChaCha20 draw),
-    with the twin's bit reservoir (random.hpp, "Discrete Gaussian")."""
-
-    def __init__(self, digits):
-        self._digits = [int(w) for w in digits]
-        self.used = 0
-        self._reservoir = self._left = 0
-
-    def digit(self) -> int:
-        w = self._digits[self.used]
-        self.used += 1
-        return w
-
-    def bit(self) -> int:
-        if self._left == 0:
-            self._reservoir, self._left = self.digit(), 16
-        b = self._reservoir & 1
-        self._reservoir >>= 1
-        self._left -= 1
-        return b
-
-
 def _pack_digits(digits, n_blocks):
     """16-bit digits (low half of a word first) as whole ChaCha20-sized blocks of 32-bit words."""
     d = np.zeros(32 * n_blocks, dtype=np.uint32)
@@ -309,7 +286,7 @@ def test_gaussian_tail_beyond_nine_sd_is_reachable():
     even, odd = [5, 3, 4], [5, 7]
     script = even * 10 + odd + [0] + even * 40 + [2**15]
     assert len(script) == 154
-    bits = _ScriptedDrawDigits(script)
+    bits = ref_random._ScriptedDigits(script)
     assert ref_random._discrete_gaussian_draw(bits, 1, 0) == 10
     assert bits.used == 154
     assert _core.random_discrete_gaussian_scripted(_pack_digits(script, 5), 1, 0) == (10, 154)

@@ -51,10 +51,8 @@ import argparse
 import json
 import platform
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import harness
@@ -81,6 +79,9 @@ CASES: dict[str, tuple[str, dict[str, Any], str]] = {
     "scd-classifier": ("DPSCDClassifier", {"epsilon": 1.0, "seed": 0}, "scd"),
     "scd-regressor": ("DPSCDRegressor", {"seed": 0}, "scd"),
 }
+
+
+_f = harness.fmt_opt  # a number, or "-" when it was not measured
 
 
 # ---- child: one case in a fresh process ---------------------------------------------------------
@@ -217,20 +218,6 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---- parent: cases in subprocesses, JSON, tables ---------------------------------------------
-def run_child(python: str, spec: dict[str, Any], timeout: float) -> dict[str, Any]:
-    cmd = [python, str(Path(__file__).resolve()), "--child", json.dumps(spec)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if proc.returncode != 0:
-        raise RuntimeError(
-            f"case {spec['case']} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}"
-        )
-    return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-def _f(x: float | None, fmt: str) -> str:
-    return "-" if x is None else format(x, fmt)
-
-
 def _diag(r: dict[str, Any]) -> str:
     held = [k for k, v in r["diagnostics"].items() if v is not None and k != "objective_steps_"]
     return ", ".join(held) if held else "none"
@@ -318,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
             "reps": reps,
         }
         print(f"[{label}] {name}: {estimator} on {sizes[which]:,} x {args.d} ...", flush=True)
-        r = run_child(args.python, spec, args.timeout)
+        r = harness.script_child(__file__, spec, python=args.python, timeout=args.timeout)
         print(
             f"    fit {r['fit_s_median']:.2f} s (median of {reps}), peak extra "
             f"{_f(r['peak_extra_x'], '.2f')}x X, background load "

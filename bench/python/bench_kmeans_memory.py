@@ -33,12 +33,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import harness
@@ -47,6 +44,9 @@ BENCH = "kmeans_memory"
 TARGET_EXTRA_X = 2.0
 BLOCK_ROWS = 65_536
 DEFAULT_CASES = "100000x20,300000x20,100000x100"
+
+
+_f = harness.fmt_opt  # a number, or "-" when it was not measured
 
 
 def make_data(n: int, d: int, seed: int = 0) -> Any:
@@ -114,21 +114,6 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
         "centres_sum": float(centres.sum()),
         "privlearn_file": privlearn.__file__,
     }
-
-
-def run_child(python: str, pythonpath: str | None, spec: dict[str, Any]) -> dict[str, Any]:
-    env = dict(os.environ)
-    if pythonpath:
-        env["PYTHONPATH"] = str(Path(pythonpath).resolve())
-    cmd = [python, str(Path(__file__).resolve()), "--child", json.dumps(spec)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
-    if proc.returncode != 0:
-        raise RuntimeError(f"case {spec} failed:\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-def _f(x: float | None, fmt: str) -> str:
-    return "-" if x is None else format(x, fmt)
 
 
 def table(cases: list[dict[str, Any]]) -> str:
@@ -205,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     for n, d in shapes:
         for tree, label in zip(trees, labels):
             spec = {"method": args.method, "n": n, "d": d, "k": args.k, "reps": reps}
-            r = run_child(args.python, tree, spec)
+            r = harness.script_child(__file__, spec, python=args.python, pythonpath=tree)
             print(
                 f"[{label}] {args.method} {n:,} x {d}: fit {r['fit_s_median']:.2f} s "
                 f"(CPU {r['fit_cpu_s_median']:.2f} s), peak extra "

@@ -739,6 +739,32 @@ def ratio(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None or b == 0 else a / b
 
 
+def fmt_opt(x: float | None, fmt: str, missing: str = "-") -> str:
+    """``format(x, fmt)``, or ``missing`` for a number that was not measured (None)."""
+    return missing if x is None else format(x, fmt)
+
+
+def script_child(
+    script: str | Path,
+    spec: dict[str, Any],
+    *,
+    python: str = sys.executable,
+    pythonpath: str | Path | None = None,
+    timeout: float = 3600.0,
+) -> dict[str, Any]:
+    """Runs ``python script --child '<spec as JSON>'`` in a fresh interpreter (a clean peak
+    memory; ``pythonpath``: the privlearn tree it imports) and returns the JSON object printed
+    on its last line of stdout; RuntimeError with the end of stderr when it fails."""
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = str(Path(pythonpath).resolve())
+    cmd = [python, str(Path(script).resolve()), "--child", json.dumps(spec)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    if proc.returncode != 0:
+        raise RuntimeError(f"case {spec} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def fmt_seconds(x: float | None) -> str:
     """Seconds for humans ('12.3 ms', '4.56 s'), or 'n/a'."""
     if x is None:

@@ -133,18 +133,39 @@ _DG_MAX_VARIANCE = 1 << 100
 _DG_LAZY_DIGITS = 64
 
 
-class _DrawDigits:
-    """The 16-bit digit string of draw ``index``: the words of blocks ``(index << 8) + b`` in
-    order, each as its low then its high half (``first``: the 16 words of block ``b = 0``);
-    ``bit`` serves single bits, least significant first, from a reservoir digit taken from the
-    string when empty."""
+class _DigitReservoir:
+    """A draw's 16-bit digit string (``digit``, from a subclass) and ``bit``: single bits,
+    least significant first, from a reservoir digit taken from the string when empty
+    (random.hpp, "Discrete Gaussian")."""
 
-    __slots__ = ("_digits", "_id", "_index", "_key", "_left", "_pos", "_reservoir", "_stream")
+    __slots__ = ("_left", "_reservoir")
+
+    def __init__(self) -> None:
+        self._reservoir, self._left = 0, 0
+
+    def digit(self) -> int:
+        raise NotImplementedError
+
+    def bit(self) -> int:
+        if self._left == 0:
+            self._reservoir, self._left = self.digit(), 16
+        b = self._reservoir & 1
+        self._reservoir >>= 1
+        self._left -= 1
+        return b
+
+
+class _DrawDigits(_DigitReservoir):
+    """The 16-bit digit string of draw ``index``: the words of blocks ``(index << 8) + b`` in
+    order, each as its low then its high half (``first``: the 16 words of block ``b = 0``)."""
+
+    __slots__ = ("_digits", "_id", "_index", "_key", "_pos", "_stream")
 
     def __init__(self, key: bytes, stream: int, index: int, first: np.ndarray) -> None:
+        super().__init__()
         self._key, self._stream, self._index = key, stream, index
         self._digits = _halves(first)
-        self._id, self._pos, self._reservoir, self._left = 0, 0, 0, 0
+        self._id, self._pos = 0, 0
 
     def digit(self) -> int:
         if self._pos == 32:
@@ -158,13 +179,23 @@ class _DrawDigits:
         self._pos += 1
         return w
 
-    def bit(self) -> int:
-        if self._left == 0:
-            self._reservoir, self._left = self.digit(), 16
-        b = self._reservoir & 1
-        self._reservoir >>= 1
-        self._left -= 1
-        return b
+
+class _ScriptedDigits(_DigitReservoir):
+    """A digit string given in advance (tests of rare paths; the core's
+    ``random_discrete_gaussian_scripted``): ``used`` counts the digits taken; RuntimeError
+    when they run out, as in the core."""
+
+    __slots__ = ("_digits", "used")
+
+    def __init__(self, digits: list[int]) -> None:
+        super().__init__()
+        self._digits, self.used = [int(w) for w in digits], 0
+
+    def digit(self) -> int:
+        if self.used == len(self._digits):
+            raise RuntimeError("discrete_gaussian: the scripted words ran out")
+        self.used += 1
+        return self._digits[self.used - 1]
 
 
 def _halves(words: np.ndarray) -> list[int]:
@@ -174,7 +205,7 @@ def _halves(words: np.ndarray) -> list[int]:
     return out
 
 
-def _lazy_digit(bits: _DrawDigits, v: list[int], j: int) -> int:
+def _lazy_digit(bits: _DigitReservoir, v: list[int], j: int) -> int:
     """Digit ``j`` of the lazy uniform ``v`` (a list of its digits so far), drawn if missing."""
     if j == _DG_LAZY_DIGITS:
         raise RuntimeError("discrete_gaussian: a comparison was undecided after 1024 bits")
@@ -183,7 +214,7 @@ def _lazy_digit(bits: _DrawDigits, v: list[int], j: int) -> int:
     return v[j]
 
 
-def _lazy_less(bits: _DrawDigits, a: list[int], b: list[int]) -> bool:
+def _lazy_less(bits: _DigitReservoir, a: list[int], b: list[int]) -> bool:
     """``a < b`` for lazy uniforms: digits compared in order, a's missing digit drawn first."""
     j = 0
     while True:
@@ -194,7 +225,7 @@ def _lazy_less(bits: _DrawDigits, a: list[int], b: list[int]) -> bool:
         j += 1
 
 
-def _lazy_less_ratio(bits: _DrawDigits, v: list[int], a: int, b: int) -> bool:
+def _lazy_less_ratio(bits: _DigitReservoir, v: list[int], a: int, b: int) -> bool:
     """``v < a / b`` (0 < a < b): the base-2**16 digits of a / b against v's digits."""
     r, j = a, 0
     while True:
@@ -207,7 +238,7 @@ def _lazy_less_ratio(bits: _DrawDigits, v: list[int], a: int, b: int) -> bool:
         j += 1
 
 
-def _decreasing_run(bits: _DrawDigits, first: list[int]) -> int:
+def _decreasing_run(bits: _DigitReservoir, first: list[int]) -> int:
     """``max{k : V_1 > ... > V_k}`` for ``V_1 = first`` and fresh lazy uniforms after it."""
     prev, n = first, 1
     while True:
@@ -218,7 +249,7 @@ def _decreasing_run(bits: _DrawDigits, first: list[int]) -> int:
         prev = nxt
 
 
-def _floor_scaled_exponential(bits: _DrawDigits, m: int) -> int:
+def _floor_scaled_exponential(bits: _DigitReservoir, m: int) -> int:
     """``floor(2**m E)``, E ~ Exp(1) exactly (von Neumann 1951)."""
     k = 0
     while True:
@@ -235,12 +266,12 @@ def _floor_scaled_exponential(bits: _DrawDigits, m: int) -> int:
     return (k << m) | (top >> (16 * digits - m))
 
 
-def _bernoulli_exp_one(bits: _DrawDigits) -> bool:
+def _bernoulli_exp_one(bits: _DigitReservoir) -> bool:
     """Bernoulli(exp(-1)): an even decreasing run from a fresh uniform."""
     return _decreasing_run(bits, [bits.digit()]) % 2 == 0
 
 
-def _bernoulli_exp_fraction(bits: _DrawDigits, a: int, b: int) -> bool:
+def _bernoulli_exp_fraction(bits: _DigitReservoir, a: int, b: int) -> bool:
     """Bernoulli(exp(-a / b)), 0 <= a < b: an even run a/b > V_1 > ... > V_n (von Neumann)."""
     if a == 0:
         return True
@@ -250,7 +281,7 @@ def _bernoulli_exp_fraction(bits: _DrawDigits, a: int, b: int) -> bool:
     return _decreasing_run(bits, head) % 2 == 0
 
 
-def _discrete_gaussian_draw(bits: _DrawDigits, s2: int, m: int) -> int:
+def _discrete_gaussian_draw(bits: _DigitReservoir, s2: int, m: int) -> int:
     """One draw of N_Z(0, s2) (CKS 2020, Algorithm 3 with t = 2^m)."""
     c, den = s2 >> m, 2 * s2
     while True:
