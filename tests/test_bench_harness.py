@@ -281,3 +281,9 @@ def test_fmt_opt_and_script_child(harness, tmp_path: Path) -> None:  # type: ign
     assert out == {"x": 42, "path": str(tmp_path.resolve())}
     with pytest.raises(RuntimeError, match="boom"):
         harness.script_child(script, {"fail": True})
+
+
+def test_tree_label_names_no_machine_path(harness, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    assert harness.tree_label(harness.REPO / "python" / "privlearn") == "python/privlearn"
+    assert harness.tree_label(tmp_path / "old" / "python") == "external:old/python"
+    assert harness.tree_label(None) is None

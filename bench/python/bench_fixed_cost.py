@@ -141,7 +141,7 @@ def child(n: int, reps: int, replay_core: Path) -> dict[str, Any]:
         assert len(inner) == len(totals), (len(inner), len(totals))
         outside[name] = statistics.median(t - c for t, c in zip(totals, inner))
     return {
-        "privlearn": str(Path(privlearn.__file__).parent),
+        "privlearn": harness.tree_label(Path(privlearn.__file__).parent),
         "n": n,
         "d": d,
         "calls": calls,
@@ -193,8 +193,9 @@ def main() -> None:
         }
         for label, xs in runs.items()
     }
+    labels = {k: harness.tree_label(v) for k, v in trees.items()}
     report = {"bench": BENCH, "n": args.n, "reps": args.reps, "rounds": args.rounds,
-              "trees": trees, "fixed_over_floor_median": summary, "runs": runs}  # fmt: skip
+              "trees": labels, "fixed_over_floor_median": summary, "runs": runs}  # fmt: skip
     print(json.dumps(summary, indent=2))
     if args.out is not None:
         harness.write_json(report, args.out / f"{BENCH}_n{args.n}.json")

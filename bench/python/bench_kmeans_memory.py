@@ -112,7 +112,7 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
         "peak_extra_bytes": extra,
         "peak_extra_x": None if extra is None else extra / X.nbytes,
         "centres_sum": float(centres.sum()),
-        "privlearn_file": privlearn.__file__,
+        "privlearn_file": harness.tree_label(privlearn.__file__),
     }
 
 
@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         data.setdefault("runs", {})[label + suffix] = {
             "label": label + suffix,
             "note": args.note,
-            "tree": tree,
+            "tree": harness.tree_label(tree),
             "reps": reps,
             "machine": machine,
             "cases": runs[label],

@@ -1035,7 +1035,7 @@ def main(argv: list[str] | None = None) -> int:
             "sklearn_tols": SKLEARN_TOLS,
             "datasets": {d.name: d.note for d in datasets},
             "ridge_solver": RIDGE_SOLVER,
-            "baseline_core": None if args.baseline is None else str(args.baseline),
+            "baseline_core": harness.tree_label(args.baseline),
             "tag": args.tag,
         },
         "machine": machine,

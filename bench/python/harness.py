@@ -739,6 +739,18 @@ def ratio(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None or b == 0 else a / b
 
 
+def tree_label(path: str | Path | None) -> str | None:
+    """How a results file names a privlearn tree or build: relative to the repository when
+    inside it, else ``"external:<last two parts>"`` (no path of the machine it ran on)."""
+    if path is None:
+        return None
+    p = Path(path).resolve()
+    try:
+        return p.relative_to(REPO).as_posix()
+    except ValueError:
+        return "external:" + "/".join(p.parts[-2:])
+
+
 def fmt_opt(x: float | None, fmt: str, missing: str = "-") -> str:
     """``format(x, fmt)``, or ``missing`` for a number that was not measured (None)."""
     return missing if x is None else format(x, fmt)
