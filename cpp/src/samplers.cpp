@@ -52,7 +52,7 @@ class TouchedPositions {
 
 namespace {
 
-// The raws row(index, 0), row(index, 1), ... of a stream (random.hpp: raw r of row i is the
+// The raws row(index, offset), row(index, offset + 1), ... of a stream (random.hpp: raw r of row i is the
 // word pair (i << 36) + 2r, + 1), generated in chunks through random::words (eight ChaCha20
 // blocks per vector pass) instead of one block per RowCursor call: the same values in the same
 // order. `budget` is the number of raws the caller expects to read (a chunk never draws more
@@ -60,8 +60,10 @@ namespace {
 // (rejections) and draws more. Rows index >= 2^28 (beyond words' address space) use a cursor.
 class RowRaws {
  public:
-  RowRaws(const random::Key& key, std::uint64_t stream, std::uint64_t index, std::uint64_t budget)
-      : key_(key), stream_(stream), index_(index), budget_(budget), cursor_(key, stream, index) {}
+  RowRaws(const random::Key& key, std::uint64_t stream, std::uint64_t index, std::uint64_t budget,
+          std::uint64_t offset = 0)
+      : key_(key), stream_(stream), index_(index), budget_(budget), offset_(offset),
+        cursor_(key, stream, index, offset) {}
   std::uint64_t next() {
     if (index_ >= kMaxBulkRow) return cursor_.next_raw();
     if (pos_ == filled_) refill();
@@ -87,17 +89,18 @@ class RowRaws {
   static constexpr std::uint64_t kMaxBulkRow = std::uint64_t{1} << 28;
   static constexpr std::uint64_t kChunkRaws = 1024;
   void refill() {
-    const std::uint64_t left = budget_ > read_ ? budget_ - read_ : 1;
+    const std::uint64_t left = budget_ > read_ ? budget_ - read_ : 8;  // past it: a block
     const std::uint64_t count = std::min(kChunkRaws, left);
     words_.resize(static_cast<std::size_t>(2 * count));
-    random::words(key_, stream_, (index_ << 36) + 2 * read_, static_cast<std::size_t>(2 * count),
-                  words_.data(), 1);
+    random::words(key_, stream_, (index_ << 36) + 2 * (offset_ + read_),
+                  static_cast<std::size_t>(2 * count), words_.data(), 1);
     read_ += count;
     filled_ = static_cast<std::size_t>(count);
     pos_ = 0;
   }
   random::Key key_;
   std::uint64_t stream_, index_, budget_;
+  std::uint64_t offset_;    // raw of the row read first
   std::uint64_t read_ = 0;  // raws drawn so far
   std::size_t pos_ = 0, filled_ = 0;
   std::vector<std::uint32_t> words_;
@@ -175,15 +178,29 @@ void walk_block(const random::Key& key, std::uint64_t stream, std::uint64_t inde
   const std::int64_t first = b * kPoissonBlock;
   const std::int64_t end = std::min(population, first + kPoissonBlock);
   const std::int64_t stop = std::min(end, hi);
-  random::RowCursor cursor(key, stream, index,
-                           static_cast<std::uint64_t>(b) << (kPoissonBlockLog2 + 1));
+  const std::uint64_t offset = static_cast<std::uint64_t>(b) << (kPoissonBlockLog2 + 1);
   std::int64_t pos = first - 1;
-  for (;;) {
-    const double x = std::log(1.0 - cursor.next_uniform()) / log_keep;
-    if (!(x < static_cast<double>(end - pos))) break;  // also stops on NaN
-    pos += static_cast<std::int64_t>(std::floor(x)) + 1;
-    if (pos >= stop) break;
-    if (pos >= lo) out.push_back(pos);
+  auto walk = [&](auto&& next_raw) {
+    for (;;) {
+      const double u = static_cast<double>(next_raw() >> 11) * 0x1.0p-53;  // RowCursor's uniform
+      const double x = std::log(1.0 - u) / log_keep;
+      if (!(x < static_cast<double>(end - pos))) break;  // also stops on NaN
+      pos += static_cast<std::int64_t>(std::floor(x)) + 1;
+      if (pos >= stop) break;
+      if (pos >= lo) out.push_back(pos);
+    }
+  };
+  // The walk reads one raw per element it includes and one to stop. A long walk draws them in
+  // chunks (RowRaws: eight blocks per vector pass), budgeted at the mean plus six standard
+  // deviations (more are drawn if it needs them); a short one block by block (the same raws).
+  const double mean = -std::expm1(log_keep) * static_cast<double>(stop - first);
+  if (mean >= 256.0) {
+    RowRaws raws(key, stream, index,
+                 static_cast<std::uint64_t>(mean + 6.0 * std::sqrt(mean) + 2.0), offset);
+    walk([&] { return raws.next(); });
+  } else {
+    random::RowCursor cursor(key, stream, index, offset);
+    walk([&] { return cursor.next_raw(); });
   }
 }
 

@@ -126,33 +126,52 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
   const fixed::Scale scale(p.clip);
   const double work = count > 0 ? static_cast<double>(count) * entries(X, rows[0] - offset) : 0.0;
   if constexpr (std::is_same_v<Rows, DenseRows>) {
-    // Dense rows (issue 32, item 1): x_i^T w and ||x_i||^2 in one visit of the row (dot_sq: the
-    // order of dot_fixed for the product), the next row of the batch prefetched while this one
-    // is used (kAhead rows ahead), and the fixed-point terms truncated without the saturation branch when they are
-    // bounded (|a x_ik| <= |a| ||x_i|| < 2^61: then to_units is the plain truncation).
+    // Dense rows (issue 32, item 1): the batch in chunks of kChunk rows; per chunk first every
+    // row's clipped coefficient a (x_i^T w and ||x_i||^2 in one visit: dot_sq, the order of
+    // dot_fixed for the product; the loss derivative, the clip), then the rows' fixed-point
+    // terms. The coefficients of a chunk are independent, so the latency of one row's exp,
+    // division and square root overlaps the next row's dot product; the chunk's rows are still
+    // in L1 for the second visit; the same row of the next chunk is prefetched (the random
+    // gather's latency). The integer sum does not depend on the order of its terms. A term is
+    // truncated without the saturation branch when bounded (|a x_ik| <= |a| ||x_i|| < 2^61:
+    // then to_units is the plain truncation), through int32 in SIMD lanes when small (< 2^31:
+    // every clipped term, |a| ||x_i|| <= 2^30).
     const Index d = X.cols();
-    constexpr Index kAhead = 8;  // rows in flight: hides the latency of the random gather
-    for (Index r = 0; r < std::min(count, kAhead); ++r) X.prefetch(rows[r] - offset);
+    constexpr Index kChunk = 16;
+    for (Index r = 0; r < std::min(count, kChunk); ++r) X.prefetch(rows[r] - offset);
+    const Index chunks = (count + kChunk - 1) / kChunk;
     fixed::sum(
-        count, d, p.n_threads, work,
-        [&](Index r, std::int64_t* acc) {
-          const Index i = rows[r] - offset;
-          if (r + kAhead < count) {
-            const Index ahead = rows[r + kAhead] - offset;
-            X.prefetch(ahead);
-            __builtin_prefetch(y.data() + ahead);
+        chunks, d, p.n_threads, work,
+        [&](Index ch, std::int64_t* acc) {
+          const Index r0 = ch * kChunk, r1 = std::min(count, r0 + kChunk);
+          double coef[kChunk], bound[kChunk];
+          for (Index r = r0; r < r1; ++r) {
+            const Index i = rows[r] - offset;
+            if (r + kChunk < count) {
+              const Index ahead = rows[r + kChunk] - offset;
+              X.prefetch(ahead);
+              __builtin_prefetch(y.data() + ahead);
+            }
+            double sq = 0.0;
+            const double dot = X.dot_sq(i, w, sq);
+            const ScaledNorm norm = make_scaled_norm(
+                sq, [&] { return X.max_abs(i); },
+                [&](double m) { return X.scaled_squares(i, m); });
+            const double c = clip_coefficient(loss_derivative(p.loss, dot, y[i]), norm,
+                                              p.clip);  // losses.hpp
+            coef[r - r0] = c * scale.to_units;
+            bound[r - r0] = std::fabs(coef[r - r0]) * norm.value();  // >= max_k |a x_ik|
           }
-          double sq = 0.0;
-          const double dot = X.dot_sq(i, w, sq);
-          const ScaledNorm norm = make_scaled_norm(
-              sq, [&] { return X.max_abs(i); }, [&](double m) { return X.scaled_squares(i, m); });
-          double c = loss_derivative(p.loss, dot, y[i]);
-          c = clip_coefficient(c, norm, p.clip);  // losses.hpp
-          const double a = c * scale.to_units;
-          if (std::fabs(a) * norm.value() < 0x1p61) {
-            X.axpy_units_bounded(i, a, acc);  // rows.hpp: also a view (s_i x_i, c) of X
-          } else {
-            X.axpy_units(i, a, acc);
+          for (Index r = r0; r < r1; ++r) {
+            const Index i = rows[r] - offset;
+            const double a = coef[r - r0], b = bound[r - r0];
+            if (b < 0x1.fp30) {
+              X.axpy_units_small(i, a, acc);  // rows.hpp (SIMD; also a view (s_i x_i, c) of X)
+            } else if (b < 0x1p61) {
+              X.axpy_units_bounded(i, a, acc);
+            } else {
+              X.axpy_units(i, a, acc);
+            }
           }
         },
         out);

@@ -9,6 +9,7 @@
 
 #include "privlearn/checks.hpp"
 #include "privlearn/fixed_sum.hpp"
+#include "privlearn/row_kernels.hpp"
 #include "privlearn/types.hpp"
 
 namespace privlearn {
@@ -101,9 +102,8 @@ struct DenseRows {
     const double* u = w.data();
     const Index m = X.cols();
     double d[4] = {0.0, 0.0, 0.0, 0.0};
-    Index k = 0;
-    for (; k + 4 <= m; k += 4)
-      for (int l = 0; l < 4; ++l) d[l] += x[k + l] * u[k + l];
+    Index k = m - m % 4;
+    row_kernels::lanes(x, u, k, false, 1.0, d, nullptr);  // row_kernels.hpp: the same lanes
     for (; k < m; ++k) d[0] += x[k] * u[k];
     return (d[0] + d[1]) + (d[2] + d[3]);
   }
@@ -168,13 +168,11 @@ struct DenseRows {
   // The same when every |a * x_ik| < 2^31 (the caller's check, e.g. |a| ||x_i|| < 2^30):
   // trunc through int32, branch-free and vectorisable, the same integers bit for bit.
   void axpy_units_small(Index i, double a, std::int64_t* acc) const {
-    if (!plain()) {  // a view: the same integers (trunc of each entry) from the bounded path
-      axpy_units_bounded(i, a, acc);
-      return;
-    }
     const double* x = X.row(i).data();
     const Index m = X.cols();  // hoisted: acc (int64) could alias the size field
-    for (Index k = 0; k < m; ++k) fixed::add_small_units(acc[k], a * x[k]);
+    row_kernels::add_small_units(x, m, row_scale != nullptr, row_scale ? row_scale[i] : 1.0, a,
+                                 acc);  // a view: a * (x_ik s_i), as on the materialised rows
+    if (has_intercept) fixed::add_small_units(acc[m], a * intercept);
   }
   ScaledNorm scaled_norm(Index i) const {
     if (!plain()) {
@@ -196,12 +194,8 @@ struct DenseRows {
     const double* u = w.data();
     const Index m = X.cols();
     double d[4] = {0.0, 0.0, 0.0, 0.0}, q[4] = {0.0, 0.0, 0.0, 0.0};
-    Index k = 0;
-    for (; k + 4 <= m; k += 4)
-      for (int l = 0; l < 4; ++l) {
-        d[l] += x[k + l] * u[k + l];
-        q[l] += x[k + l] * x[k + l];
-      }
+    Index k = m - m % 4;
+    row_kernels::lanes(x, u, k, false, 1.0, d, q);
     for (; k < m; ++k) {
       d[0] += x[k] * u[k];
       q[0] += x[k] * x[k];
@@ -241,14 +235,8 @@ struct DenseRows {
       if (u) d[l] += v * u[k];
       if (kSquares) q[l] += v * v;
     };
-    Index k = 0;
-    if (scaled) {
-      for (; k + 4 <= dx; k += 4)
-        for (int l = 0; l < 4; ++l) add(l, x[k + l] * s, k + l);
-    } else {
-      for (; k + 4 <= dx; k += 4)
-        for (int l = 0; l < 4; ++l) add(l, x[k + l], k + l);
-    }
+    Index k = dx - dx % 4;
+    row_kernels::lanes(x, u, k, scaled, s, d, kSquares ? q : nullptr);
     auto entry = [&](Index j) { return j < dx ? (scaled ? x[j] * s : x[j]) : intercept; };
     if (k + 4 <= m) {  // one more block of four: the last data columns and the intercept
       for (int l = 0; l < 4; ++l) add(l, entry(k + l), k + l);

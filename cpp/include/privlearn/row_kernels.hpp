@@ -1,0 +1,31 @@
+#pragma once
+// The inner loops over one dense row that every linear kernel runs per visit (issue 32, item 1):
+// the four-lane dot products / squared norms of DenseRows (rows.hpp) and the fixed-point
+// accumulation of a scaled row (fixed_sum.hpp), written once with four-double vectors and
+// compiled twice (AVX2 where the CPU has it, chosen at load time; SSE2 otherwise).
+//
+// Every function gives the bits of its scalar definition below: lane l of a vector operation is
+// the scalar operation on lane l, the products and sums are separate roundings (no FMA:
+// -ffp-contract=off), and each partial sum adds its terms in index order. So the clones agree
+// with each other, with the scalar loops they replace and with the numpy twin.
+
+#include <cstdint>
+
+#include "privlearn/types.hpp"
+
+namespace privlearn::row_kernels {
+
+// For k in [0, n4) (n4 a multiple of 4), lane l = k mod 4:
+//   v_k = x[k] (or x[k] * s when `scaled`),  d[l] += v_k * u[k] (when u != nullptr),
+//   q[l] += v_k * v_k (when q != nullptr).
+// d and q are read and updated in place (the caller continues the lanes on a tail).
+void lanes(const double* x, const double* u, Index n4, bool scaled, double s, double* d,
+           double* q);
+
+// acc[k] += int64(trunc(a * x[k])) (or trunc(a * (x[k] * s)) when `scaled`) for k in [0, m),
+// modular int64 addition, when every |term| < 2^31 (the caller's check, fixed::small_terms):
+// the truncation through int32 of fixed::add_small_units.
+void add_small_units(const double* x, Index m, bool scaled, double s, double a,
+                     std::int64_t* acc);
+
+}  // namespace privlearn::row_kernels
