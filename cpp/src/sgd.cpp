@@ -120,70 +120,79 @@ double entries(const Rows& X, Index i) {
 
 // The clipped gradient sum over rows[0..count) (indices into X, minus `offset`) in fixed-point
 // units of C (fixed_sum.hpp).
+//
+// Issue 32, item 1: the batch runs in chunks of kChunk rows; per chunk first every row's clipped
+// coefficient a (x_i^T w in dot_fixed's order and ||x_i||^2: one visit of a dense row, dot_sq;
+// the loss derivative, the clip), then the rows' fixed-point terms. The coefficients of a chunk
+// are independent, so the latency of one row's exp, division and square root overlaps the next
+// row's dot product; the chunk's rows are still in L1 for the second visit; the rows of the
+// next chunk are requested while this one runs (dense: every line of the row kChunk ahead;
+// CSR: its extent 2 kChunk ahead, then its values and indices kChunk ahead), hiding the random
+// gather's latency. The integer sum does not depend on the order of its terms. A term is
+// truncated through int32 (SIMD lanes for dense rows) when every term is small (|a| ||x_i|| <
+// 2^31: every clipped term, |a| ||x_i|| <= 2^30), without the saturation branch when bounded
+// (< 2^61: then to_units is the plain truncation), else by add_units.
 template <class Rows>
 void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std::int64_t* rows,
                    Index count, Index offset, const SgdParams& p, std::int64_t* out) {
+  constexpr bool kDense = std::is_same_v<Rows, DenseRows>;
+  constexpr Index kChunk = 16;
   const fixed::Scale scale(p.clip);
   const double work = count > 0 ? static_cast<double>(count) * entries(X, rows[0] - offset) : 0.0;
-  if constexpr (std::is_same_v<Rows, DenseRows>) {
-    // Dense rows (issue 32, item 1): the batch in chunks of kChunk rows; per chunk first every
-    // row's clipped coefficient a (x_i^T w and ||x_i||^2 in one visit: dot_sq, the order of
-    // dot_fixed for the product; the loss derivative, the clip), then the rows' fixed-point
-    // terms. The coefficients of a chunk are independent, so the latency of one row's exp,
-    // division and square root overlaps the next row's dot product; the chunk's rows are still
-    // in L1 for the second visit; the same row of the next chunk is prefetched (the random
-    // gather's latency). The integer sum does not depend on the order of its terms. A term is
-    // truncated without the saturation branch when bounded (|a x_ik| <= |a| ||x_i|| < 2^61:
-    // then to_units is the plain truncation), through int32 in SIMD lanes when small (< 2^31:
-    // every clipped term, |a| ||x_i|| <= 2^30).
-    const Index d = X.cols();
-    constexpr Index kChunk = 16;
-    for (Index r = 0; r < std::min(count, kChunk); ++r) X.prefetch(rows[r] - offset);
-    const Index chunks = (count + kChunk - 1) / kChunk;
-    fixed::sum(
-        chunks, d, p.n_threads, work,
-        [&](Index ch, std::int64_t* acc) {
-          const Index r0 = ch * kChunk, r1 = std::min(count, r0 + kChunk);
-          double coef[kChunk], bound[kChunk];
-          for (Index r = r0; r < r1; ++r) {
-            const Index i = rows[r] - offset;
-            if (r + kChunk < count) {
-              const Index ahead = rows[r + kChunk] - offset;
-              X.prefetch(ahead);
-              __builtin_prefetch(y.data() + ahead);
-            }
+  auto row = [&](Index r) { return rows[r] - offset; };
+  auto request = [&](Index r) {  // row r of the batch will be read soon
+    if constexpr (kDense) {
+      X.prefetch(row(r));
+    } else {
+      X.prefetch_all(row(r));
+    }
+    __builtin_prefetch(y.data() + row(r));
+  };
+  if constexpr (!kDense)
+    for (Index r = 0; r < std::min(count, 2 * kChunk); ++r) X.prefetch_extent(row(r));
+  for (Index r = 0; r < std::min(count, kChunk); ++r) request(r);
+  const Index chunks = (count + kChunk - 1) / kChunk;
+  fixed::sum(
+      chunks, X.cols(), p.n_threads, work,
+      [&](Index ch, std::int64_t* acc) {
+        const Index r0 = ch * kChunk, r1 = std::min(count, r0 + kChunk);
+        double coef[kChunk], bound[kChunk];
+        for (Index r = r0; r < r1; ++r) {
+          if constexpr (!kDense)
+            if (r + 2 * kChunk < count) X.prefetch_extent(row(r + 2 * kChunk));
+          if (r + kChunk < count) request(r + kChunk);
+          const Index i = row(r);
+          double dot = 0.0;
+          ScaledNorm norm;
+          if constexpr (kDense) {
             double sq = 0.0;
-            const double dot = X.dot_sq(i, w, sq);
-            const ScaledNorm norm = make_scaled_norm(
+            dot = X.dot_sq(i, w, sq);
+            norm = make_scaled_norm(
                 sq, [&] { return X.max_abs(i); },
                 [&](double m) { return X.scaled_squares(i, m); });
-            const double c = clip_coefficient(loss_derivative(p.loss, dot, y[i]), norm,
-                                              p.clip);  // losses.hpp
-            coef[r - r0] = c * scale.to_units;
-            bound[r - r0] = std::fabs(coef[r - r0]) * norm.value();  // >= max_k |a x_ik|
+          } else {
+            dot = X.dot_fixed(i, w);
+            norm = X.scaled_norm(i);
           }
-          for (Index r = r0; r < r1; ++r) {
-            const Index i = rows[r] - offset;
-            const double a = coef[r - r0], b = bound[r - r0];
-            if (b < 0x1.fp30) {
-              X.axpy_units_small(i, a, acc);  // rows.hpp (SIMD; also a view (s_i x_i, c) of X)
-            } else if (b < 0x1p61) {
+          const double c = clip_coefficient(loss_derivative(p.loss, dot, y[i]), norm,
+                                            p.clip);  // losses.hpp
+          coef[r - r0] = c * scale.to_units;
+          bound[r - r0] = std::fabs(coef[r - r0]) * norm.value();  // >= max_k |a x_ik|
+        }
+        for (Index r = r0; r < r1; ++r) {
+          const Index i = row(r);
+          const double a = coef[r - r0], b = bound[r - r0];
+          if (b < 0x1.fp30) {
+            X.axpy_units_small(i, a, acc);  // rows.hpp (also a view (s_i x_i, c) of X)
+          } else if constexpr (kDense) {
+            if (b < 0x1p61)
               X.axpy_units_bounded(i, a, acc);
-            } else {
+            else
               X.axpy_units(i, a, acc);
-            }
+          } else {
+            X.axpy_units(i, a, acc);
           }
-        },
-        out);
-    return;
-  }
-  fixed::sum(
-      count, X.cols(), p.n_threads, work,
-      [&](Index r, std::int64_t* acc) {
-        const Index i = rows[r] - offset;
-        double c = loss_derivative(p.loss, X.dot_fixed(i, w), y[i]);
-        c = clip_coefficient(c, X.scaled_norm(i), p.clip);  // losses.hpp
-        X.axpy_units(i, c * scale.to_units, acc);
+        }
       },
       out);
 }
