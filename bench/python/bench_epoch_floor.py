@@ -12,6 +12,9 @@ linear model.
   intercept column appended: ``d + 1`` columns), one epoch. With ``--baseline DIR`` (a folder
   holding a package ``oldcore`` with an older ``_core`` build) the same call runs on that build
   too, interleaved, and the coefficients are checked to be equal bit for bit.
+- ``core_epoch_csr``: the same call on the a9a-like CSR set (``bench_sgd.make_a9a_like``: ``n``
+  rows, 123 columns, 14 non-zeros per row) against its own floor ``floor_csr`` (scipy's
+  ``X.T @ (X @ w)``); both core epochs include :func:`sgd_train`'s one pass of input checks.
 - ``estimator_epoch``: ``DPSGDClassifier`` (defaults, ``n_samples`` and ``classes`` declared),
   the time of a 2-epoch fit minus a 1-epoch fit.
 - ``fixed``: a 1-epoch fit minus ``estimator_epoch``: with ``n_samples``/``classes`` declared or
@@ -42,6 +45,7 @@ from typing import Any
 
 import harness
 import numpy as np
+from bench_sgd import make_a9a_like
 
 from privlearn import _core
 from privlearn.linear import DPSGDClassifier, sgd_train
@@ -82,11 +86,14 @@ def main(argv: list[str] | None = None) -> int:
         sys.path.insert(0, str(args.baseline))
         cores["baseline_"] = importlib.import_module("oldcore._core")
     coefs: dict[str, np.ndarray] = {}
+    sparse = make_a9a_like(n)  # the a9a-like CSR set (bench_sgd), n rows
+    ws = rng.standard_normal(sparse.X.shape[1])
 
-    def core_run(core: Any, name: str) -> None:
+    def core_run(core: Any, name: str, csr: bool = False) -> None:
         _sgd._core = core
         try:
-            coefs[name] = sgd_train(Xc, ypm, **kw).coef
+            Xr, yr = (sparse.X, sparse.y) if csr else (Xc, ypm)
+            coefs[name] = sgd_train(Xr, yr, **kw).coef
         finally:
             _sgd._core = _core
 
@@ -102,6 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     tasks: dict[str, Any] = {"floor": lambda: X.T @ (X @ w)}
     for pre, core in cores.items():
         tasks[f"{pre}core_epoch"] = lambda c=core, k=f"{pre}core_epoch": core_run(c, k)
+    tasks["floor_csr"] = lambda: sparse.X.T @ (sparse.X @ ws)
+    for pre, core in cores.items():
+        k = f"{pre}core_epoch_csr"
+        tasks[k] = lambda c=core, k=k: core_run(c, k, csr=True)
     tasks |= {
         "fit1_declared": lambda: fit(1, True, True),
         "fit2_declared": lambda: fit(2, True, True),
@@ -120,12 +131,16 @@ def main(argv: list[str] | None = None) -> int:
         cmp = harness.compare(tasks, args.reps, baseline="floor", clock=args.clock, verbose=True)
     identical = None
     if "baseline_core_epoch" in coefs and not args.draws_differ:
-        identical = bool(np.array_equal(coefs["core_epoch"], coefs["baseline_core_epoch"]))
+        identical = all(
+            bool(np.array_equal(coefs[k], coefs[f"baseline_{k}"]))
+            for k in ("core_epoch", "core_epoch_csr")
+        )
     med = {k: t.median for k, t in cmp.timings.items()}
     fl, r = med["floor"], harness.ratio
     est_epoch = med["fit2_declared"] - med["fit1_declared"]
     ratios = {
         "core_epoch / floor": r(med["core_epoch"], fl),
+        "core_epoch_csr / floor_csr": r(med["core_epoch_csr"], med["floor_csr"]),
         "estimator_epoch / floor": r(est_epoch, fl),
         "fixed_declared / floor": r(med["fit1_declared"] - est_epoch, fl),
         "fixed_undeclared / floor": r(med["fit1_undeclared"] - est_epoch, fl),
@@ -136,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
         ratios |= {
             "baseline_core_epoch / floor": r(med["baseline_core_epoch"], fl),
             "core_epoch / baseline_core_epoch": r(med["core_epoch"], med["baseline_core_epoch"]),
+            "baseline_core_epoch_csr / floor_csr": r(
+                med["baseline_core_epoch_csr"], med["floor_csr"]
+            ),
             "baseline_discrete_gaussian / baseline_box_muller": r(
                 med["baseline_discrete_gaussian"], med["baseline_box_muller"]
             ),
@@ -166,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     for k, v in ratios.items():
         print(f"{k:50s} {harness.fmt(v)}")
     if identical is False:
-        print("ERROR: core_epoch's coefficients differ from the baseline build's", file=sys.stderr)
+        print("ERROR: a core epoch differs from the baseline build's", file=sys.stderr)
     # JSON only: the README row of epoch_floor is written by hand (its notes on the clock and
     # the baseline build)
     harness.publish(report, harness.out_dir(args), BENCH, None)
