@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <type_traits>
 
 #include "privlearn/checks.hpp"
 #include "privlearn/fixed_sum.hpp"
+#include "privlearn/lattice_noise.hpp"
 #include "privlearn/parallel.hpp"
 #include "privlearn/samplers.hpp"
 
@@ -98,11 +100,17 @@ bool lattice_noise(const SgdParams& p) {
 // Gaussian mechanism, the units rounded to the noise lattice C 2^-k plus exact discrete
 // Gaussian noise (random.hpp, noise_lattice: draws t d + j of the noise stream), converted to
 // reals only then (post-processing); otherwise the units themselves.
-void noisy_units(std::int64_t* units, Index d, Index t, const SgdParams& p, double* grad) {
+// `ahead` (sgd_train): the same draws made a block of steps at a time (lattice_noise.hpp).
+void noisy_units(std::int64_t* units, Index d, Index t, const SgdParams& p, double* grad,
+                 random::LatticeNoiseAhead* ahead = nullptr) {
   if (lattice_noise(p)) {
-    const random::NoiseLattice lattice = random::noise_lattice(p.sigma, static_cast<std::uint64_t>(d));
-    random::add_lattice_noise(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * d,
-                              static_cast<std::size_t>(d), lattice, units, 1);
+    const random::NoiseLattice lattice =
+        ahead ? ahead->lattice() : random::noise_lattice(p.sigma, static_cast<std::uint64_t>(d));
+    if (ahead)
+      ahead->add(t, units);
+    else
+      random::add_lattice_noise(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * d,
+                                static_cast<std::size_t>(d), lattice, units, 1);
     const double unit = std::ldexp(p.clip, -lattice.frac_bits);
     for (Index k = 0; k < d; ++k) grad[k] = static_cast<double>(units[k]) * unit;
   } else {
@@ -252,6 +260,11 @@ SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdP
   std::vector<std::int64_t> units(static_cast<std::size_t>(clipped ? d : 0));
   std::vector<std::int64_t> perm, batch;
   std::vector<VectorXd> recorded;
+  std::unique_ptr<random::LatticeNoiseAhead> ahead;
+  if (lattice_noise(p))
+    ahead = std::make_unique<random::LatticeNoiseAhead>(
+        p.key, p.noise_stream, random::noise_lattice(p.sigma, static_cast<std::uint64_t>(d)),
+        static_cast<std::uint64_t>(d), steps, p.n_threads);
 
   for (Index t = 0; t < steps; ++t) {
     interrupt::poll();  // Ctrl-C (privlearn/interrupt.hpp)
@@ -282,7 +295,7 @@ SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdP
     // bounded, else a deterministic blocked float sum (both independent of n_threads)
     if (clipped) {
       clipped_units(X, y, w, rows, count, 0, p, units.data());
-      noisy_units(units.data(), d, t, p, grad.data());
+      noisy_units(units.data(), d, t, p, grad.data(), ahead.get());
     } else {
       parallel::deterministic_sum(
           count, d, p.n_threads,
