@@ -204,3 +204,29 @@ def test_dual_lattice_noise_ahead_across_threads_and_twin(kind):
         _assert_bit_identical(runs[0], other)
     Xr = X.materialize() if kind == "view" else X
     _assert_runs_equal(runs[0], scd_train_ref(Xr, y, key=key, **kw))
+
+
+# ---- the core's own checks of y: one pass, the messages built only on failure -----------------
+
+
+def _core_call(y: np.ndarray, loss: str) -> None:
+    X, _ = _unit_rows(6, 3, seed=2)
+    kw = dict(SCD_DEFAULTS, loss=loss, batch_size=2, key=key_from_seed(1))
+    args, extra = prepare_scd_spec(6, 3, **kw).core_args(1)
+    _core.scd_train_dense(X, y, *args, **extra)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "log_loss"])
+def test_core_rejects_bad_labels_and_nonfinite_targets(loss):
+    y = np.array([1.0, -1.0, 1.0, 1.0, -1.0, -1.0])
+    _core_call(y, loss)
+    bad = y.copy()
+    bad[3] = 0.5
+    with pytest.raises(ValueError, match="labels must be -1 or \\+1 for this loss"):
+        _core_call(bad, loss)
+    _core_call(bad, "squared")  # any finite target for ridge
+    bad[4] = np.nan  # a non-finite entry is named first, as before, wherever it lies
+    with pytest.raises(ValueError, match="y must be finite, got nan"):
+        _core_call(bad, loss)
+    with pytest.raises(ValueError, match="y must be finite, got inf"):
+        _core_call(np.where(np.arange(6) == 5, np.inf, y), "squared")

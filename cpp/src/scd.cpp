@@ -291,10 +291,16 @@ void validate(const Rows& X, const VecRef& y, const ScdParams& p) {
   const Index n = X.rows(), m = X.cols();
   checks::require(n >= 1 && m >= 1, "X must have at least one row and one column");
   checks::require(y.size() == n, "y must have one entry per row of X");
-  for (Index i = 0; i < n; ++i) checks::finite(y[i], "y");
-  if (p.loss != Loss::squared)
-    for (Index i = 0; i < n; ++i)
-      checks::require(y[i] == 1.0 || y[i] == -1.0, "labels must be -1 or +1 for this loss");
+  // One branch-free pass over y; the messages are built only on failure (a std::string per
+  // entry, as checks::require(bool, std::string) builds it, cost ~3% of a default epoch).
+  bool finite = true, labels = true;
+  for (Index i = 0; i < n; ++i) {
+    finite &= std::isfinite(y[i]);
+    labels &= (y[i] == 1.0) | (y[i] == -1.0);
+  }
+  if (!finite)
+    for (Index i = 0; i < n; ++i) checks::finite(y[i], "y");  // names the first one
+  if (p.loss != Loss::squared && !labels) checks::fail("labels must be -1 or +1 for this loss");
   validate_params(n, m, p);
 }
 
