@@ -230,3 +230,33 @@ def test_core_rejects_bad_labels_and_nonfinite_targets(loss):
         _core_call(bad, loss)
     with pytest.raises(ValueError, match="y must be finite, got inf"):
         _core_call(np.where(np.arange(6) == 5, np.inf, y), "squared")
+
+
+# ---- a CSR X checked once: scd_train calls the core with check_structure=False ----------------
+
+
+def test_csr_core_call_without_its_own_check_is_identical_and_python_still_checks():
+    X, y = _unit_rows(60, 9, seed=3)
+    X = sp.csr_matrix(X * (np.random.default_rng(2).random(X.shape) < 0.5))
+    X.indices, X.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
+    kw = dict(SCD_DEFAULTS, loss="hinge", batch_size=10, epochs=2, clip=0.1, noise_std=0.05,
+              hidden_alpha=True, alpha_jitter=0.01, key=key_from_seed(4))  # fmt: skip
+    args, extra = prepare_scd_spec(60, 9, **kw).core_args(1)
+    arrays = (X.data, X.indices, X.indptr, 9, y)
+    checked = _core.scd_train_csr(*arrays, *args, **extra)
+    trusted = _core.scd_train_csr(*arrays, *args, **extra, check_structure=False)
+    for a, b in zip(checked, trusted):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    run = scd_train(X, y, n_threads=1, **kw)
+    np.testing.assert_array_equal(run.v, np.asarray(checked[1]))
+    # the Python layer checks what the core then does not: values, then indices
+    bad = X.copy()
+    bad.data[2] = np.nan
+    with pytest.raises(ValueError, match="X contains NaN or infinite values"):
+        scd_train(bad, y, **kw)
+    bad = X.copy()
+    bad.indices[3] = 9 + 5
+    with pytest.raises(ValueError, match="index"):
+        scd_train(bad, y, **kw)
+    with pytest.raises(ValueError, match="CSR column index out of range"):  # the core's default
+        _core.scd_train_csr(bad.data, bad.indices, bad.indptr, 9, y, *args, **extra)
