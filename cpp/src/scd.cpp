@@ -86,11 +86,13 @@ void prefetch_extent_l2(const CsrRows& X, Index i) {
 }
 
 // The batch of the next step (sampled ahead: the batches depend on the key and t only, never on
-// the data), requested into L2 while the current step visits its own rows, so that a step's
-// random row visits find their rows in cache instead of waiting on memory one by one. begin()
-// at the start of the step requests the CSR row extents; visit a of `count` then requests the
-// upcoming rows [a size / count, (a + 1) size / count) (stateless in a: any thread may call
-// it). Only the cache is touched: the results do not change.
+// the data), requested into L2 while the current step visits its own rows, so that its visits
+// start from cache rather than memory. set() at the start of the step requests the CSR row
+// extents; visit a of `count` then requests the upcoming rows [a size / count,
+// (a + 1) size / count) (stateless in a: any thread may call it). Only the cache is touched:
+// the results do not change. Measured with today's scalar row kernels (~350 ns a visit, the
+// in-step prefetch 4 rows ahead already hides the latency) its gain is within the noise of a
+// shared 2-core machine; it is meant for faster row kernels (issue 32 item 1).
 template <class Rows>
 struct Upcoming {
   const Rows& X;
