@@ -287,3 +287,23 @@ def test_tree_label_names_no_machine_path(harness, tmp_path: Path) -> None:  # t
     assert harness.tree_label(harness.REPO / "python" / "privlearn") == "python/privlearn"
     assert harness.tree_label(tmp_path / "old" / "python") == "external:old/python"
     assert harness.tree_label(None) is None
+
+
+def test_core_shim_drops_keywords_an_older_build_lacks(harness) -> None:  # type: ignore[no-untyped-def]
+    class Old:
+        def scd_train_csr(self, *args, **kw):  # type: ignore[no-untyped-def]
+            """DP stochastic coordinate descent on CSR rows."""
+            return args, kw
+
+        other = 3
+
+    class New(Old):
+        def scd_train_csr(self, *args, **kw):  # type: ignore[no-untyped-def]
+            """... check_structure=False skips the check ..."""
+            return args, kw
+
+    old = harness.CoreShim(Old())
+    assert old.scd_train_csr(1, a=2, check_structure=False) == ((1,), {"a": 2})
+    assert old.other == 3
+    new = harness.CoreShim(New())
+    assert new.scd_train_csr(1, check_structure=False) == ((1,), {"check_structure": False})

@@ -688,3 +688,31 @@ def test_canonical_csr_is_not_copied():
     X.indptr = X.indptr.astype(np.int64)
     out = as_design_matrix(X)
     assert np.shares_memory(out.data, X.data)
+
+
+def test_core_ready_csr_is_used_as_is_and_still_checked():
+    """A canonical csr_matrix with int64 indices (what a fit hands to its trainer) is passed on
+    as is: no wrapper that casts the indices to int32 and back on every trainer call (issue 32
+    item 1); its values are still checked, and so is its shape."""
+    X = sp.random(20, 5, density=0.5, format="csr", random_state=0)
+    X.sort_indices()
+    X.indices = X.indices.astype(np.int64)  # (scipy's constructor would pick int32)
+    X.indptr = X.indptr.astype(np.int64)
+    assert X.has_canonical_format
+    out = as_design_matrix(X)
+    assert out is X and out.indices.dtype == np.int64
+    bad = X.copy()
+    bad.data[3] = np.nan
+    with pytest.raises(ValueError, match="X contains NaN or infinite values"):
+        as_design_matrix(bad)
+    empty = sp.csr_matrix((0, 5))
+    empty.indices = empty.indices.astype(np.int64)
+    empty.indptr = empty.indptr.astype(np.int64)
+    with pytest.raises(ValueError, match="at least one row and one column"):
+        as_design_matrix(empty)
+    # a matrix of another kind is still canonicalised on a copy (here: int32 indices)
+    other = sp.csr_matrix(X.toarray())
+    assert other.indices.dtype == np.int32
+    converted = as_design_matrix(other)
+    assert converted is not other and converted.indices.dtype == np.int64
+    assert other.indices.dtype == np.int32

@@ -12,6 +12,8 @@ import pytest
 import scipy.sparse as sp
 
 from privlearn import _core
+from privlearn._design_matrix import RowView
+from privlearn._specs.scd import SCD_DEFAULTS, prepare_scd_spec
 from privlearn.linear import scd_train
 from privlearn.random import key_from_seed
 from privlearn.reference.linear import scd_train as scd_train_ref
@@ -142,3 +144,119 @@ def test_dual_fixed_point_sum_large_batch_bit_identical_across_threads():
     for other in runs[1:]:
         _assert_bit_identical(runs[0], other)
     _assert_runs_equal(runs[0], scd_train_ref(X, y, key=key, **kw))
+
+
+# ---- dual step with lattice noise: the next batch prefetched, v's noise drawn ahead ----------
+# scd_train samples batch t + 1 at step t (its rows requested into cache during step t) and
+# draws v's discrete Gaussian noise for up to 64 steps at once (at most 8192 draws, at least
+# one step): the released bits are those of one step at a time, the distributed pieces'
+# (scd_partial_step_dense + scd_apply_units, one call per step). Step counts on both sides of
+# a block (64 steps of 7 columns; 1 step of 9000 columns) and empty batches (tiny rate).
+AHEAD_CASES = [(300, 7, 5, 0.0, 130), (300, 7, 5, 0.0, 64), (40, 9000, 3, 0.0, 5),
+               (300, 7, 1, 0.001, 140)]  # fmt: skip
+
+
+def _unit_rows(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True) * rng.uniform(1.0, 1.5, size=(n, 1))
+    return X, np.where(X @ rng.normal(size=d) > 0, 1.0, -1.0)
+
+
+@pytest.mark.parametrize("n, d, batch_size, rate, steps", AHEAD_CASES)
+@pytest.mark.parametrize("hidden", [True, False], ids=["hidden", "lazy"])
+def test_dual_lattice_noise_ahead_equals_step_by_step_release(
+    n, d, batch_size, rate, steps, hidden
+):
+    X, y = _unit_rows(n, d, seed=4)
+    kw = dict(variant="dual", loss="log_loss", alpha=1e-3, batch_size=batch_size, rate=rate,
+              steps=steps, clip=0.05, noise_std=0.04, hidden_alpha=hidden,
+              alpha_jitter=0.01)  # fmt: skip
+    key = key_from_seed(21)
+    run = scd_train(X, y, key=key, n_threads=1, **kw)
+    args, extra = prepare_scd_spec(n, d, key=key, **{**SCD_DEFAULTS, **kw}).core_args(1)
+    v, alpha, last = np.zeros(d), np.zeros(n), np.zeros(n, dtype=np.int64)
+    for t in range(steps):
+        units, bad = _core.scd_partial_step_dense(X, y, alpha, last, v, t, 0, n, *args, **extra)
+        assert bad == -1
+        v = _core.scd_apply_units(v, units, t, *args, **extra)
+    _core.scd_finish_alpha(alpha, last, steps, 0, n, *args, **extra)
+    assert run.n_steps == steps
+    np.testing.assert_array_equal(run.v, v)
+    np.testing.assert_array_equal(run.dual_coef, alpha)
+
+
+@pytest.mark.parametrize("kind", ["dense", "view", "csr"])
+def test_dual_lattice_noise_ahead_across_threads_and_twin(kind):
+    """Noise blocks of 64 steps x 20 columns (1280 draws, shared by threads when n_threads > 1;
+    70 steps: a second, partial block), CSR rows (their extents prefetched a step ahead) and a
+    RowView."""
+    X, y = _unit_rows(200, 20, seed=6)
+    if kind == "csr":
+        X = sp.csr_matrix(X * (np.random.default_rng(1).random(X.shape) < 0.4))
+    elif kind == "view":
+        X = RowView(X * 0.8, np.linspace(0.5, 1.0, 200), 0.5)
+    kw = dict(variant="dual", loss="hinge", alpha=1e-3, batch_size=20, steps=70, clip=0.1,
+              noise_std=0.08, hidden_alpha=True, alpha_jitter=0.02)  # fmt: skip
+    key = key_from_seed(8)
+    runs = [scd_train(X, y, key=key, n_threads=t, **kw) for t in (1, 2, 4)]
+    for other in runs[1:]:
+        _assert_bit_identical(runs[0], other)
+    Xr = X.materialize() if kind == "view" else X
+    _assert_runs_equal(runs[0], scd_train_ref(Xr, y, key=key, **kw))
+
+
+# ---- the core's own checks of y: one pass, the messages built only on failure -----------------
+
+
+def _core_call(y: np.ndarray, loss: str) -> None:
+    X, _ = _unit_rows(6, 3, seed=2)
+    kw = dict(SCD_DEFAULTS, loss=loss, batch_size=2, key=key_from_seed(1))
+    args, extra = prepare_scd_spec(6, 3, **kw).core_args(1)
+    _core.scd_train_dense(X, y, *args, **extra)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "log_loss"])
+def test_core_rejects_bad_labels_and_nonfinite_targets(loss):
+    y = np.array([1.0, -1.0, 1.0, 1.0, -1.0, -1.0])
+    _core_call(y, loss)
+    bad = y.copy()
+    bad[3] = 0.5
+    with pytest.raises(ValueError, match="labels must be -1 or \\+1 for this loss"):
+        _core_call(bad, loss)
+    _core_call(bad, "squared")  # any finite target for ridge
+    bad[4] = np.nan  # a non-finite entry is named first, as before, wherever it lies
+    with pytest.raises(ValueError, match="y must be finite, got nan"):
+        _core_call(bad, loss)
+    with pytest.raises(ValueError, match="y must be finite, got inf"):
+        _core_call(np.where(np.arange(6) == 5, np.inf, y), "squared")
+
+
+# ---- a CSR X checked once: scd_train calls the core with check_structure=False ----------------
+
+
+def test_csr_core_call_without_its_own_check_is_identical_and_python_still_checks():
+    X, y = _unit_rows(60, 9, seed=3)
+    X = sp.csr_matrix(X * (np.random.default_rng(2).random(X.shape) < 0.5))
+    X.indices, X.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
+    kw = dict(SCD_DEFAULTS, loss="hinge", batch_size=10, epochs=2, clip=0.1, noise_std=0.05,
+              hidden_alpha=True, alpha_jitter=0.01, key=key_from_seed(4))  # fmt: skip
+    args, extra = prepare_scd_spec(60, 9, **kw).core_args(1)
+    arrays = (X.data, X.indices, X.indptr, 9, y)
+    checked = _core.scd_train_csr(*arrays, *args, **extra)
+    trusted = _core.scd_train_csr(*arrays, *args, **extra, check_structure=False)
+    for a, b in zip(checked, trusted):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    run = scd_train(X, y, n_threads=1, **kw)
+    np.testing.assert_array_equal(run.v, np.asarray(checked[1]))
+    # the Python layer checks what the core then does not: values, then indices
+    bad = X.copy()
+    bad.data[2] = np.nan
+    with pytest.raises(ValueError, match="X contains NaN or infinite values"):
+        scd_train(bad, y, **kw)
+    bad = X.copy()
+    bad.indices[3] = 9 + 5
+    with pytest.raises(ValueError, match="index"):
+        scd_train(bad, y, **kw)
+    with pytest.raises(ValueError, match="CSR column index out of range"):  # the core's default
+        _core.scd_train_csr(bad.data, bad.indices, bad.indptr, 9, y, *args, **extra)

@@ -926,7 +926,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.path.insert(0, str(args.baseline))
         import privlearn.linear.scd as _scd_module
 
-        _scd_module._core = importlib.import_module("oldcore._core")
+        _scd_module._core = harness.CoreShim(importlib.import_module("oldcore._core"))
     global RIDGE_SOLVER
     RIDGE_SOLVER = args.ridge_solver
     SKLEARN_NAME["squared"] = f"Ridge(solver='{RIDGE_SOLVER}')"

@@ -751,6 +751,33 @@ def tree_label(path: str | Path | None) -> str | None:
         return "external:" + "/".join(p.parts[-2:])
 
 
+class CoreShim:
+    """An older ``_core`` build standing in for the current one inside a trainer module (the
+    ``--baseline`` runs: ``module._core = CoreShim(oldcore)``). Attributes are the older
+    build's; a keyword that the current Python passes and the older build does not know
+    (:attr:`NEW_KEYWORDS`, looked up in the function's docstring) is dropped, so the older
+    build does what it always did (e.g. ``check_structure=False``: it checks the CSR X itself).
+    """
+
+    NEW_KEYWORDS: dict[str, tuple[str, ...]] = {"scd_train_csr": ("check_structure",)}
+
+    def __init__(self, core: Any):
+        self._core = core
+
+    def __getattr__(self, name: str) -> Any:
+        f = getattr(self._core, name)
+        drop = [k for k in self.NEW_KEYWORDS.get(name, ()) if k not in (f.__doc__ or "")]
+        if not drop:
+            return f
+
+        def call(*args: Any, **kw: Any) -> Any:
+            for k in drop:
+                kw.pop(k, None)
+            return f(*args, **kw)
+
+        return call
+
+
 def fmt_opt(x: float | None, fmt: str, missing: str = "-") -> str:
     """``format(x, fmt)``, or ``missing`` for a number that was not measured (None)."""
     return missing if x is None else format(x, fmt)

@@ -232,22 +232,30 @@ void bind_linear(py::module_& m) {
          double lam, Index batch_size, Index epochs, Index steps, double clip, double noise_std,
          const py::bytes& key, std::uint64_t batch_stream, std::uint64_t noise_stream,
          Index record_every, int n_threads, int newton_steps, double rate, double n_scale,
-         bool hidden_alpha, double alpha_jitter) {
+         bool hidden_alpha, double alpha_jitter, bool check_structure) {
         const auto p = scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip,
                                   noise_std, key, batch_stream, noise_stream, record_every,
                                   n_threads, newton_steps, rate, n_scale, hidden_alpha,
                                   alpha_jitter);
         const CsrRows rows = csr_rows(data, indices, indptr, n_cols);
+        const std::int64_t nnz = static_cast<std::int64_t>(data.size());
         linear::ScdResult r;
         {
           py::gil_scoped_release release;
-          rows.validate(static_cast<std::int64_t>(data.size()));
+          if (check_structure)
+            rows.validate(nnz);
+          else  // the O(1) part: the rows' extents lie inside data / indices
+            checks::require(rows.indptr[0] == 0 && rows.indptr[rows.n_rows] == nnz,
+                            "CSR indptr is inconsistent");
           r = linear::scd_train(rows, y, p);
         }
         return scd_to_py(std::move(r));
       },
       py::arg("data"), py::arg("indices"), py::arg("indptr"), py::arg("n_cols"), py::arg("y"),
-      PRIVLEARN_SCD_ARGS, "DP stochastic coordinate descent on CSR rows.");
+      PRIVLEARN_SCD_ARGS, py::arg("check_structure") = true,
+      "DP stochastic coordinate descent on CSR rows. check_structure=False skips the O(nnz) "
+      "check of the indices (in range) and values (finite), only for a matrix the caller has "
+      "checked (privlearn.linear.scd_train: as_design_matrix, once per call).");
   // ---- the step pieces of a distributed run (privlearn.distributed; sgd.hpp, scd.hpp)
   m.def(
       "sgd_check_distributed",

@@ -483,6 +483,7 @@ def scd_train_csr(
     n_scale: float = 0.0,
     hidden_alpha: bool = False,
     alpha_jitter: float = 0.0,
+    check_structure: bool = True,
 ) -> tuple[
     npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], list[float], list[float], int
 ]: ...
