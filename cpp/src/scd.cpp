@@ -10,6 +10,7 @@
 
 #include "privlearn/checks.hpp"
 #include "privlearn/fixed_sum.hpp"
+#include "privlearn/lattice_noise.hpp"
 #include "privlearn/parallel.hpp"
 #include "privlearn/samplers.hpp"
 
@@ -37,9 +38,6 @@ constexpr Index kPrefetchAhead = 4;  // rows of the batch requested ahead of use
 constexpr Index kScdAhead = 8;  // SDCA: rows requested this many steps ahead (extent: twice)
 constexpr double kBetaMax = 1.0 - 1e-4;
 constexpr double kNewtonTol = 1e-12;  // newton_steps > 1: stop once beta moves less
-// Draws of v's lattice noise made ahead at once (scd_train: whole steps, at most 64 of them).
-constexpr Index kNoiseAheadDraws = 8192;
-constexpr Index kNoiseAheadSteps = 64;
 
 // Request the cache line holding p into L2 only (prefetcht1): the rows of the next step's batch,
 // requested a whole step ahead (~80 kB for 100 dense rows of 100 columns: more than L1 holds);
@@ -507,47 +505,15 @@ bool lattice_noise(const ScdParams& p) {
   return p.noise_std > 0.0 && p.noise_std / p.clip <= 0x1p39;
 }
 
-// v += (R + Y) C 2^-frac_bits: the released update of one step on the noise lattice, from the
-// exact units S (R = S rounded to the lattice, random::round_shift_even) and the discrete
-// Gaussian draws Y of the step (noise: the m draws t m + k; random::add_lattice_noise's sum,
-// modular int64), converted to reals only then (post-processing).
-void add_lattice_release(VectorXd& v, const std::int64_t* units, const std::int64_t* noise,
+// v += N C 2^-frac_bits: the released update of one step on the noise lattice, from the noisy
+// units N = R + Y (the exact units rounded to the lattice plus the step's discrete Gaussian
+// draws t m + k: random::add_lattice_noise, or LatticeNoiseAhead in scd_train), converted to
+// reals only then (post-processing).
+void add_lattice_release(VectorXd& v, const std::int64_t* noisy,
                          const random::NoiseLattice& lattice, double clip) {
   const double unit = std::ldexp(clip, -lattice.frac_bits);
-  for (Index k = 0; k < v.size(); ++k) {
-    const std::int64_t noisy = static_cast<std::int64_t>(
-        static_cast<std::uint64_t>(random::round_shift_even(units[k], lattice.shift)) +
-        static_cast<std::uint64_t>(noise[k]));
-    v[k] += static_cast<double>(noisy) * unit;
-  }
+  for (Index k = 0; k < v.size(); ++k) v[k] += static_cast<double>(noisy[k]) * unit;
 }
-
-// v's lattice noise drawn ahead for a block of steps (scd_train): the draws t m + k of
-// noise_stream are consecutive across steps, so one call draws the noise of up to
-// kNoiseAheadSteps steps (at most kNoiseAheadDraws draws, at least one step), the same draws
-// as one call per step, without a call's setup, its partly used last group of 16 draws and its
-// buffer per step. Each draw is addressed, so n_threads may share them.
-struct LatticeNoiseAhead {
-  random::NoiseLattice lattice;
-  std::vector<std::int64_t> draws;
-  Index m, steps, block, first = 0, held = 0;
-  LatticeNoiseAhead(const ScdParams& p, Index m_, Index steps_)
-      : lattice(random::noise_lattice(lattice_sigma(p), static_cast<std::uint64_t>(m_))),
-        m(m_),
-        steps(steps_),
-        block(std::clamp<Index>(kNoiseAheadDraws / m_, 1, kNoiseAheadSteps)) {}
-  // scd_apply_units(v, units, t, p), bit for bit.
-  void apply(VectorXd& v, const std::int64_t* units, Index t, const ScdParams& p) {
-    if (t < first || t >= first + held) {
-      first = t;
-      held = std::min(block, steps - t);
-      draws.resize(static_cast<std::size_t>(held * m));
-      random::discrete_gaussian(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * m,
-                                draws.size(), lattice.variance, draws.data(), p.n_threads);
-    }
-    add_lattice_release(v, units, draws.data() + (t - first) * m, lattice, p.clip);
-  }
-};
 
 }  // namespace
 
@@ -559,10 +525,10 @@ void scd_apply_units(VectorXd& v, const std::int64_t* units, Index t, const ScdP
     // converted to reals only then (post-processing).
     const random::NoiseLattice lattice =
         random::noise_lattice(lattice_sigma(p), static_cast<std::uint64_t>(m));
-    std::vector<std::int64_t> noise(static_cast<std::size_t>(m));
-    random::discrete_gaussian(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * m,
-                              static_cast<std::size_t>(m), lattice.variance, noise.data(), 1);
-    add_lattice_release(v, units, noise.data(), lattice, p.clip);
+    std::vector<std::int64_t> noisy(units, units + m);
+    random::add_lattice_noise(p.key, p.noise_stream, static_cast<std::uint64_t>(t) * m,
+                              static_cast<std::size_t>(m), lattice, noisy.data(), 1);
+    add_lattice_release(v, noisy.data(), lattice, p.clip);
     return;
   }
   VectorXd update(m);
@@ -757,8 +723,12 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
   };
   Upcoming<Rows> upcoming{X, alpha.data(), y.data()};
   const bool exact = p.variant == ScdVariant::dual && p.clip > 0.0;
-  std::optional<LatticeNoiseAhead> noise_ahead;
-  if (exact && lattice_noise(p)) noise_ahead.emplace(p, m, steps);
+  // v's lattice noise drawn for blocks of steps (lattice_noise.hpp: the same draws t m + k)
+  std::optional<random::LatticeNoiseAhead> noise_ahead;
+  if (exact && lattice_noise(p))
+    noise_ahead.emplace(p.key, p.noise_stream,
+                        random::noise_lattice(lattice_sigma(p), static_cast<std::uint64_t>(m)),
+                        static_cast<std::uint64_t>(m), steps, p.n_threads);
   sample(0, next);
   for (Index t = 0; t < steps; ++t) {
     interrupt::poll();  // Ctrl-C (privlearn/interrupt.hpp)
@@ -774,9 +744,10 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
       const Index bad = dual_batch_units(X, y, alpha.data(), last.data(), v, batch, t, 0, n, lam_n,
                                          p, scratch, units.data(), &upcoming);
       if (bad >= 0) bad_row_error(bad);
-      if (noise_ahead)
-        noise_ahead->apply(v, units.data(), t, p);
-      else
+      if (noise_ahead) {
+        noise_ahead->add(t, units.data());  // units: now the noisy units of step t
+        add_lattice_release(v, units.data(), noise_ahead->lattice(), p.clip);
+      } else
         scd_apply_units(v, units.data(), t, p);
     } else if (p.variant == ScdVariant::dual) {
       // the steps of noise each batch row missed since its last visit, before its update
