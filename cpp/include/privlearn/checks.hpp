@@ -17,6 +17,11 @@ namespace privlearn::checks {
 inline void require(bool condition, const std::string& message) {
   if (!condition) fail(message);
 }
+// The same for a literal message: no std::string is built unless the check fails (checks in
+// per-row and per-step loops).
+inline void require(bool condition, const char* message) {
+  if (!condition) fail(message);
+}
 
 inline void finite(double value, const char* name) {
   if (!std::isfinite(value)) fail(std::string(name) + " must be finite, got " + std::to_string(value));
