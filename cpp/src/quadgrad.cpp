@@ -358,7 +358,9 @@ constexpr Index kPrefetchRows = 8;
 // avx2 clone, two SSE2 registers otherwise; a plain array elsewhere). Lane l of every operation
 // is the scalar operation on lane l, so the vector width never changes a result.
 #if defined(__GNUC__)
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wpsabi"  // internal, inlined vector helpers only
+#endif
 typedef double V4 __attribute__((vector_size(32)));
 inline V4 v4_zero() { return V4{0.0, 0.0, 0.0, 0.0}; }
 inline V4 v4_load(const double* p) {

@@ -17,7 +17,9 @@ namespace {
 #endif
 
 #if defined(__GNUC__)
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wpsabi"  // internal, always-inlined vector helpers only
+#endif
 #define PRIVLEARN_ROW_INLINE __attribute__((always_inline)) inline
 
 typedef double V4 __attribute__((vector_size(32)));
