@@ -906,22 +906,28 @@ void digit_masks_baseline(const std::uint32_t* words, int stride, int n_lanes, b
 __attribute__((target("avx512f,avx512bw"))) void digit_masks_avx512bw(
     const std::uint32_t* words, int stride, int n_lanes, bool two_blocks, BlockMasks* out) {
   constexpr std::uint64_t kLow31 = (std::uint64_t{1} << 31) - 1;
+  // next[j] = j + 1: digit j + 1 in lane j (from a permutation, not from an unaligned load that
+  // would straddle the vector stores that just wrote the block)
+  const __m512i next = _mm512_add_epi16(
+      _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13,
+                       12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+      _mm512_set1_epi16(1));
   for (int l = 0; l < n_lanes; ++l) {
     const char* base = reinterpret_cast<const char*>(words + stride * l);
     const __m512i a = _mm512_loadu_si512(base);
-    const __m512i b = _mm512_loadu_si512(base + 2);  // digit j + 1 in lane j
-    std::uint64_t desc = _mm512_cmplt_epu16_mask(b, a);
-    std::uint64_t tie = _mm512_cmpeq_epu16_mask(b, a);
     if (two_blocks) {
       const __m512i a2 = _mm512_loadu_si512(base + 64);
-      const __m512i b2 = _mm512_loadu_si512(base + 66);
-      desc |= (static_cast<std::uint64_t>(_mm512_cmplt_epu16_mask(b2, a2)) & kLow31) << 32;
-      tie |= (static_cast<std::uint64_t>(_mm512_cmpeq_epu16_mask(b2, a2)) & kLow31) << 32;
+      const __m512i b = _mm512_permutex2var_epi16(a, next, a2);  // lane 31: a2's digit 0
+      const __m512i b2 = _mm512_permutexvar_epi16(next, a2);
+      out[l].desc = static_cast<std::uint64_t>(_mm512_cmplt_epu16_mask(b, a)) |
+                    (static_cast<std::uint64_t>(_mm512_cmplt_epu16_mask(b2, a2)) & kLow31) << 32;
+      out[l].tie = static_cast<std::uint64_t>(_mm512_cmpeq_epu16_mask(b, a)) |
+                   (static_cast<std::uint64_t>(_mm512_cmpeq_epu16_mask(b2, a2)) & kLow31) << 32;
     } else {
-      desc &= kLow31;
-      tie &= kLow31;
+      const __m512i b = _mm512_permutexvar_epi16(next, a);
+      out[l].desc = static_cast<std::uint64_t>(_mm512_cmplt_epu16_mask(b, a)) & kLow31;
+      out[l].tie = static_cast<std::uint64_t>(_mm512_cmpeq_epu16_mask(b, a)) & kLow31;
     }
-    out[l] = {desc, tie};
   }
 }
 MasksFn pick_digit_masks() noexcept {
@@ -1133,7 +1139,7 @@ PRIVLEARN_AVX512_DG unsigned simd_draws16(const std::uint32_t* words, int stride
     done[h] = beyond[h] = 0;
   }
   while (active[0] | active[1]) {
-    __m512i k[H], u[H], x[H], whole[H], n[H];
+    __m512i k[H], u[H], x[H], whole[H], n[H], v1[H];
     __m512d fr[H];
     __mmask8 trial[H], negative[H], stop[H], live[H], accept[H], step[H];
     // floor(t E): the trials of all lanes stepped together
@@ -1183,8 +1189,12 @@ PRIVLEARN_AVX512_DG unsigned simd_draws16(const std::uint32_t* words, int stride
       whole[h] = _mm512_cvttpd_epi64(fl);
       accept[h] = live[h];
       step[h] = accept[h] & _mm512_cmpgt_epi64_mask(whole[h], zero);
+      // V_1 of B(exp(-rest / den)): the digit at pos unless B(exp(-1)) steps come first (read
+      // now, in parallel with the arithmetic above; read again below for lanes that step)
+      v1[h] = simd_digit(words, base[h], pos[h]);
     }
     // whole times B(exp(-1)): an even run each
+    __mmask8 stepped[H] = {step[0], step[1]};
     while (step[0] | step[1]) {
       for (int h = 0; h < H; ++h) {
         n[h] = simd_run(desc[h], pos[h]);
@@ -1202,7 +1212,9 @@ PRIVLEARN_AVX512_DG unsigned simd_draws16(const std::uint32_t* words, int stride
       beyond[h] |= at_end;
       accept[h] &= ~at_end;
       const __m512d y = _mm512_mul_pd(fr[h], _mm512_set1_pd(0x1p16));
-      const __m512d w = _mm512_cvtepu64_pd(simd_digit(words, base[h], pos[h]));
+      if (stepped[h])
+        v1[h] = _mm512_mask_blend_epi64(stepped[h], v1[h], simd_digit(words, base[h], pos[h]));
+      const __m512d w = _mm512_cvtepu64_pd(v1[h]);
       const __mmask8 less = _mm512_cmp_pd_mask(
           _mm512_add_pd(w, _mm512_set1_pd(1.0)),
           _mm512_sub_pd(y, _mm512_set1_pd(kSimdRatioBand)), _CMP_LE_OQ);
@@ -1317,15 +1329,15 @@ inline void dg_group(const Key& key, std::uint64_t stream, std::uint64_t i0, std
   BlockMasks masks[16] = {};
   digit_masks(w, 16, static_cast<int>(lanes), false, masks);
   unsigned done = 0, more = 0;  // lanes drawn by the lock-step path; lanes that need block 2
+  const unsigned all = lanes == 16 ? 0xFFFFu : (1u << lanes) - 1;
 #if PRIVLEARN_BLOCKS8_DISPATCH
   if (simd) {
-    const unsigned all = lanes == 16 ? 0xFFFFu : (1u << lanes) - 1;
     done = simd_draws16(w, 64, kDigitsPerBlock, masks, all, params, digits_top, out, nullptr,
                         &more);
   }
 #endif
-  for (std::size_t l = 0; l < lanes; ++l) {
-    if ((done >> l) & 1u) continue;
+  for (unsigned rest = all & ~done; rest != 0; rest &= rest - 1) {
+    const std::size_t l = static_cast<std::size_t>(__builtin_ctz(rest));
     unsigned used = 0;
     const FastResult r =
         (more >> l) & 1u ? kFastNeedsMore
