@@ -1037,12 +1037,10 @@ struct SecondBlockQueue {
 };
 
 int bit_length(Uint128 v) noexcept {
-  int b = 0;
-  while (v) {
-    ++b;
-    v >>= 1;
-  }
-  return b;
+  const std::uint64_t hi = static_cast<std::uint64_t>(v >> 64);
+  const std::uint64_t lo = static_cast<std::uint64_t>(v);
+  if (hi != 0) return 128 - __builtin_clzll(hi);
+  return lo != 0 ? 64 - __builtin_clzll(lo) : 0;
 }
 
 }  // namespace
@@ -1280,17 +1278,22 @@ struct DgFailure {
 }
 
 // The queued draws, each from its first two blocks (the second blocks in one vector pass).
+// made: the second blocks, q.size blocks of 16 words, when the caller made them already.
 [[gnu::noinline]] void flush_second_blocks(const Key& key, std::uint64_t stream,
                                            SecondBlockQueue& q, const DgParams& params,
-                                           int digits_top, bool simd, DgFailure& f) {
+                                           int digits_top, bool simd, DgFailure& f,
+                                           const std::uint32_t* made = nullptr) {
   if (q.size == 0) return;
-  std::uint64_t counters[16];
   std::uint32_t blocks[16 * 16];
-  for (int l = 0; l < 16; ++l) counters[l] = (q.index[std::min(l, q.size - 1)] << 8) + 1;
-  blocks16_at(key, counters, stream, blocks);
+  if (made == nullptr) {
+    std::uint64_t counters[16];
+    for (int l = 0; l < 16; ++l) counters[l] = (q.index[std::min(l, q.size - 1)] << 8) + 1;
+    blocks16_at(key, counters, stream, blocks);
+    made = blocks;
+  }
   constexpr int kStride = 32 + kFastPadWords;
   for (int l = 0; l < q.size; ++l) {
-    std::memcpy(q.words[l] + 16, blocks + 16 * l, sizeof(std::uint32_t) * 16);
+    std::memcpy(q.words[l] + 16, made + 16 * l, sizeof(std::uint32_t) * 16);
     std::memset(q.words[l] + 32, 0, sizeof(std::uint32_t) * kFastPadWords);
   }
   BlockMasks masks[16] = {};
@@ -1317,14 +1320,20 @@ struct DgFailure {
 }
 
 // Draws i0 .. i0 + lanes - 1 (lanes <= 16) into out[0 .. lanes): one vector pass makes their
-// first blocks; a draw that needs more digits waits in q for its second block.
+// first blocks; a draw that needs more digits waits in q for its second block. The last group
+// of a call, when it has room, makes the queued second blocks in the same pass and empties q
+// first (a small call, e.g. one DP-SGD step's d draws, then pays one pass less).
 inline void dg_group(const Key& key, std::uint64_t stream, std::uint64_t i0, std::size_t lanes,
-                     const DgParams& params, int digits_top, bool simd, std::int64_t* out,
-                     SecondBlockQueue& q, DgFailure& f) {
+                     const DgParams& params, int digits_top, bool simd, bool last,
+                     std::int64_t* out, SecondBlockQueue& q, DgFailure& f) {
   std::uint64_t counters[16];
   std::uint32_t w[16 * 16 + kFastPadWords];  // padded: fast_draw reads past its block
+  const bool share = last && q.size > 0 && lanes + static_cast<std::size_t>(q.size) <= 16;
   for (std::size_t l = 0; l < 16; ++l) counters[l] = (i0 + std::min(l, lanes - 1)) << 8;
+  if (share)
+    for (int j = 0; j < q.size; ++j) counters[lanes + static_cast<std::size_t>(j)] = (q.index[j] << 8) + 1;
   blocks16_at(key, counters, stream, w);
+  if (share) flush_second_blocks(key, stream, q, params, digits_top, simd, f, w + 16 * lanes);
   std::memset(w + 16 * 16, 0, sizeof(std::uint32_t) * kFastPadWords);
   BlockMasks masks[16] = {};
   digit_masks(w, 16, static_cast<int>(lanes), false, masks);
@@ -1377,7 +1386,7 @@ void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start
   auto group = [&](std::int64_t g, SecondBlockQueue& q) {
     const std::size_t k0 = static_cast<std::size_t>(g) * 16;
     dg_group(key, stream, start + k0, std::min<std::size_t>(16, n - k0), params, digits_top,
-             simd, out + k0, q, failure);
+             simd, g + 1 == groups, out + k0, q, failure);
   };
 #if PRIVLEARN_HAS_OPENMP
   if (threads > 1 && groups >= 16 * parallel::kMinParallelItems) {
@@ -1478,8 +1487,16 @@ NoiseLattice noise_lattice(double sigma, std::uint64_t dim) {
 
 void add_lattice_noise(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
                        const NoiseLattice& lattice, std::int64_t* units, int n_threads) {
-  std::vector<std::int64_t> noise(n);
-  discrete_gaussian(key, stream, start, n, lattice.variance, noise.data(), n_threads);
+  // Small calls (one DP-SGD step: d draws) draw into a stack buffer: no allocation per call.
+  constexpr std::size_t kStackDraws = 2048;
+  std::int64_t small[kStackDraws];
+  std::vector<std::int64_t> large;
+  std::int64_t* noise = small;
+  if (n > kStackDraws) {
+    large.resize(n);
+    noise = large.data();
+  }
+  discrete_gaussian(key, stream, start, n, lattice.variance, noise, n_threads);
   for (std::size_t k = 0; k < n; ++k)
     units[k] = static_cast<std::int64_t>(
         static_cast<std::uint64_t>(round_shift_even(units[k], lattice.shift)) +
