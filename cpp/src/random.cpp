@@ -1409,30 +1409,60 @@ void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start
 }
 
 std::int64_t discrete_gaussian_scripted(const std::uint32_t* words, std::size_t n_words,
-                                        Uint128 s2, std::size_t* used) {
+                                        Uint128 s2, std::size_t* used, int path) {
   check_discrete_gaussian_variance(s2);
   checks::require(n_words >= 16 && n_words % 16 == 0 &&
                       n_words <= static_cast<std::size_t>(kDiscreteGaussianBlocks) * 16,
                   "discrete_gaussian_scripted: give whole blocks of 16 words (1 to 256 blocks)");
+  checks::require(path >= 0 && path <= 2,
+                  "discrete_gaussian_scripted: path must be 0 (as discrete_gaussian), 1 (the "
+                  "scalar fast path, then the general sampler) or 2 (the general sampler)");
   const DgParams params(s2);
   const int digits_top = (params.m + 15) / 16;
-  // as in discrete_gaussian: the fast path on the first block, then on the first two, else
-  // the general sampler
-  std::uint32_t first[32 + kFastPadWords] = {};
-  std::memcpy(first, words, sizeof(std::uint32_t) * std::min<std::size_t>(n_words, 32));
-  const Digit* digits = reinterpret_cast<const Digit*>(first);
+  const bool two = n_words >= 32;  // a second block is given
   std::int64_t v = 0;
-  unsigned fast_used = 0;
-  BlockMasks masks;
-  digit_masks(first, 0, 1, false, &masks);
-  FastResult r = fast_draw<kDigitsPerBlock>(digits, masks, params, digits_top, v, fast_used);
-  if (r == kFastNeedsMore && n_words >= 32) {
-    digit_masks(first, 0, 1, true, &masks);
-    r = fast_draw<2 * kDigitsPerBlock>(digits, masks, params, digits_top, v, fast_used);
+#if PRIVLEARN_BLOCKS8_DISPATCH
+  // path 0, as in discrete_gaussian: the lock-step path on the first block, then on the first
+  // two (lane 0 of 16; the other lanes idle)
+  static const bool simd_cpu = has_avx512_dg();
+  if (path == 0 && simd_cpu && params.m >= 16 && params.m <= 46) {
+    constexpr int kStride = 32 + kFastPadWords;
+    std::uint32_t lanes[16 * kStride] = {};
+    std::memcpy(lanes, words, sizeof(std::uint32_t) * (two ? 32 : 16));
+    BlockMasks masks[16] = {};
+    std::uint64_t simd_used[16] = {};
+    std::int64_t values[16] = {};
+    unsigned more = 0;
+    digit_masks(lanes, 0, 1, false, masks);
+    unsigned done = simd_draws16(lanes, 4 * kStride, kDigitsPerBlock, masks, 1u, params,
+                                 digits_top, values, simd_used, &more);
+    if (!done && (more & 1u) && two) {
+      digit_masks(lanes, 0, 1, true, masks);
+      done = simd_draws16(lanes, 4 * kStride, 2 * kDigitsPerBlock, masks, 1u, params,
+                          digits_top, values, simd_used, &more);
+    }
+    if (done) {
+      if (used != nullptr) *used = static_cast<std::size_t>(simd_used[0]);
+      return values[0];
+    }
   }
-  if (r == kFastDone) {
-    if (used != nullptr) *used = fast_used;
-    return v;
+#endif
+  if (path <= 1) {  // the scalar fast path on the first block, then on the first two
+    std::uint32_t first[32 + kFastPadWords] = {};
+    std::memcpy(first, words, sizeof(std::uint32_t) * (two ? 32 : 16));
+    const Digit* digits = reinterpret_cast<const Digit*>(first);
+    unsigned fast_used = 0;
+    BlockMasks masks;
+    digit_masks(first, 0, 1, false, &masks);
+    FastResult r = fast_draw<kDigitsPerBlock>(digits, masks, params, digits_top, v, fast_used);
+    if (r == kFastNeedsMore && two) {
+      digit_masks(first, 0, 1, true, &masks);
+      r = fast_draw<2 * kDigitsPerBlock>(digits, masks, params, digits_top, v, fast_used);
+    }
+    if (r == kFastDone) {
+      if (used != nullptr) *used = fast_used;
+      return v;
+    }
   }
   DrawDigits d(words, static_cast<int>(n_words / 16));
   Scratch scratch;
