@@ -1122,6 +1122,9 @@ PRIVLEARN_AVX512_DG unsigned simd_draws16(const std::uint32_t* words, int stride
   const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
   const __m512i m_v = _mm512_set1_epi64(p.m);
   const __m512i top_shift = _mm512_set1_epi64(16 * digits_top - p.m);
+  const __m512i low16 = _mm512_set1_epi64(0xFFFF);
+  const __m512i top_more = _mm512_set1_epi64(digits_top - 1);      // digits after U_1's first
+  const __m512i sign_shift = _mm512_set1_epi64(16 * (digits_top - 1));  // reservoir digit
   const __m512d c_d = _mm512_set1_pd(static_cast<double>(p.c));
   const __m512d inv_den = _mm512_set1_pd(p.inv_den);
   __m512i base[H], desc[H], tie[H], pos[H], res[H], left[H], pos_done[H];
@@ -1156,16 +1159,28 @@ PRIVLEARN_AVX512_DG unsigned simd_draws16(const std::uint32_t* words, int stride
       }
     }
     for (int h = 0; h < H; ++h) {
+      // the next four digits (digits_top <= 3): U_1's further digits, the reservoir digit and
+      // V_1 of the acceptance below, from one gather
+      const __m512i ahead = _mm512_i64gather_epi64(
+          _mm512_add_epi64(base[h], _mm512_add_epi64(pos[h], pos[h])), words, 1);
       __m512i top = simd_digit(words, base[h], u[h]);
-      for (int j = 1; j < digits_top; ++j) {
-        top = _mm512_or_si512(_mm512_slli_epi64(top, 16), simd_digit(words, base[h], pos[h]));
-        pos[h] = _mm512_mask_add_epi64(pos[h], active[h], pos[h], one);
-      }
+      for (int j = 1; j < digits_top; ++j)
+        top = _mm512_or_si512(
+            _mm512_slli_epi64(top, 16),
+            _mm512_and_si512(_mm512_srlv_epi64(ahead, _mm512_set1_epi64(16 * (j - 1))), low16));
+      pos[h] = _mm512_mask_add_epi64(pos[h], active[h], pos[h], top_more);
       x[h] = _mm512_or_si512(_mm512_sllv_epi64(k[h], m_v), _mm512_srlv_epi64(top, top_shift));
       // the sign bit from the reservoir digit
       const __mmask8 refill = active[h] & _mm512_cmpeq_epi64_mask(left[h], zero);
-      res[h] = _mm512_mask_mov_epi64(res[h], refill, simd_digit(words, base[h], pos[h]));
+      res[h] = _mm512_mask_mov_epi64(
+          res[h], refill, _mm512_and_si512(_mm512_srlv_epi64(ahead, sign_shift), low16));
       pos[h] = _mm512_mask_add_epi64(pos[h], refill, pos[h], one);
+      // V_1 of B(exp(-rest / den)): the digit at pos unless B(exp(-1)) steps come first (read
+      // again below for lanes that step)
+      v1[h] = _mm512_and_si512(
+          _mm512_srlv_epi64(ahead, _mm512_mask_add_epi64(sign_shift, refill, sign_shift,
+                                                         _mm512_set1_epi64(16))),
+          low16);
       left[h] = _mm512_mask_mov_epi64(left[h], refill, _mm512_set1_epi64(16));
       negative[h] = _mm512_test_epi64_mask(res[h], one);
       res[h] = _mm512_mask_srli_epi64(res[h], active[h], res[h], 1);
@@ -1187,9 +1202,6 @@ PRIVLEARN_AVX512_DG unsigned simd_draws16(const std::uint32_t* words, int stride
       whole[h] = _mm512_cvttpd_epi64(fl);
       accept[h] = live[h];
       step[h] = accept[h] & _mm512_cmpgt_epi64_mask(whole[h], zero);
-      // V_1 of B(exp(-rest / den)): the digit at pos unless B(exp(-1)) steps come first (read
-      // now, in parallel with the arithmetic above; read again below for lanes that step)
-      v1[h] = simd_digit(words, base[h], pos[h]);
     }
     // whole times B(exp(-1)): an even run each
     __mmask8 stepped[H] = {step[0], step[1]};
