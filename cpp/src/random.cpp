@@ -882,6 +882,12 @@ struct BlockMasks {
   std::uint64_t desc;  // bits E - 1 .. 63 zero
   std::uint64_t tie;
 };
+// The masks of up to 16 draws, one array per mask (loaded as vectors by the lock-step path).
+struct LaneMasks {
+  std::uint64_t desc[16];
+  std::uint64_t tie[16];
+  BlockMasks operator[](std::size_t l) const noexcept { return {desc[l], tie[l]}; }
+};
 
 // Masks of E = 32 * n_blocks digits d[0 .. E) (reads d[E], ignored).
 inline BlockMasks digit_masks_scalar(const Digit* d, int n_digits) noexcept {
@@ -895,16 +901,19 @@ inline BlockMasks digit_masks_scalar(const Digit* d, int n_digits) noexcept {
 
 // Masks of n_lanes draws, lane l's digits at words + stride l (its first 32 digits, or 64 when
 // two_blocks). Reads one digit past each lane's digits.
-using MasksFn = void (*)(const std::uint32_t*, int, int, bool, BlockMasks*);
+using MasksFn = void (*)(const std::uint32_t*, int, int, bool, LaneMasks*);
 void digit_masks_baseline(const std::uint32_t* words, int stride, int n_lanes, bool two_blocks,
-                          BlockMasks* out) {
-  for (int l = 0; l < n_lanes; ++l)
-    out[l] = digit_masks_scalar(reinterpret_cast<const Digit*>(words + stride * l),
-                                two_blocks ? 2 * kDigitsPerBlock : kDigitsPerBlock);
+                          LaneMasks* out) {
+  for (int l = 0; l < n_lanes; ++l) {
+    const BlockMasks k = digit_masks_scalar(reinterpret_cast<const Digit*>(words + stride * l),
+                                            two_blocks ? 2 * kDigitsPerBlock : kDigitsPerBlock);
+    out->desc[l] = k.desc;
+    out->tie[l] = k.tie;
+  }
 }
 #if PRIVLEARN_BLOCKS8_DISPATCH
 __attribute__((target("avx512f,avx512bw"))) void digit_masks_avx512bw(
-    const std::uint32_t* words, int stride, int n_lanes, bool two_blocks, BlockMasks* out) {
+    const std::uint32_t* words, int stride, int n_lanes, bool two_blocks, LaneMasks* out) {
   constexpr std::uint64_t kLow31 = (std::uint64_t{1} << 31) - 1;
   // next[j] = j + 1: digit j + 1 in lane j (from a permutation, not from an unaligned load that
   // would straddle the vector stores that just wrote the block)
@@ -919,14 +928,14 @@ __attribute__((target("avx512f,avx512bw"))) void digit_masks_avx512bw(
       const __m512i a2 = _mm512_loadu_si512(base + 64);
       const __m512i b = _mm512_permutex2var_epi16(a, next, a2);  // lane 31: a2's digit 0
       const __m512i b2 = _mm512_permutexvar_epi16(next, a2);
-      out[l].desc = static_cast<std::uint64_t>(_mm512_cmplt_epu16_mask(b, a)) |
+      out->desc[l] = static_cast<std::uint64_t>(_mm512_cmplt_epu16_mask(b, a)) |
                     (static_cast<std::uint64_t>(_mm512_cmplt_epu16_mask(b2, a2)) & kLow31) << 32;
-      out[l].tie = static_cast<std::uint64_t>(_mm512_cmpeq_epu16_mask(b, a)) |
+      out->tie[l] = static_cast<std::uint64_t>(_mm512_cmpeq_epu16_mask(b, a)) |
                    (static_cast<std::uint64_t>(_mm512_cmpeq_epu16_mask(b2, a2)) & kLow31) << 32;
     } else {
       const __m512i b = _mm512_permutexvar_epi16(next, a);
-      out[l].desc = static_cast<std::uint64_t>(_mm512_cmplt_epu16_mask(b, a)) & kLow31;
-      out[l].tie = static_cast<std::uint64_t>(_mm512_cmpeq_epu16_mask(b, a)) & kLow31;
+      out->desc[l] = static_cast<std::uint64_t>(_mm512_cmplt_epu16_mask(b, a)) & kLow31;
+      out->tie[l] = static_cast<std::uint64_t>(_mm512_cmpeq_epu16_mask(b, a)) & kLow31;
     }
   }
 }
@@ -940,7 +949,7 @@ MasksFn pick_digit_masks() noexcept {
 MasksFn pick_digit_masks() noexcept { return digit_masks_baseline; }
 #endif
 void digit_masks(const std::uint32_t* words, int stride, int n_lanes, bool two_blocks,
-                 BlockMasks* out) {
+                 LaneMasks* out) {
   static const MasksFn fn = pick_digit_masks();
   fn(words, stride, n_lanes, two_blocks, out);
 }
@@ -1113,7 +1122,7 @@ PRIVLEARN_AVX512_DG inline __m512i simd_digit(const std::uint32_t* words, __m512
 // want of digits. The 16 lanes are two registers of 8 stepped together: two independent
 // dependency chains.
 PRIVLEARN_AVX512_DG unsigned simd_draws16(const std::uint32_t* words, int stride, int n_digits,
-                                          const BlockMasks* masks, unsigned todo,
+                                          const LaneMasks& masks, unsigned todo,
                                           const DgParams& p, int digits_top, std::int64_t* out,
                                           std::uint64_t* used, unsigned* more) {
   constexpr int H = 2;
@@ -1132,9 +1141,8 @@ PRIVLEARN_AVX512_DG unsigned simd_draws16(const std::uint32_t* words, int stride
   for (int h = 0; h < H; ++h) {
     base[h] = _mm512_mullo_epi64(_mm512_add_epi64(iota, _mm512_set1_epi64(8 * h)),
                                  _mm512_set1_epi64(stride));
-    const __m512i at = _mm512_slli_epi64(iota, 4);
-    desc[h] = _mm512_i64gather_epi64(at, &masks[8 * h].desc, 1);
-    tie[h] = _mm512_i64gather_epi64(at, &masks[8 * h].tie, 1);
+    desc[h] = _mm512_loadu_si512(masks.desc + 8 * h);
+    tie[h] = _mm512_loadu_si512(masks.tie + 8 * h);
     pos[h] = res[h] = left[h] = pos_done[h] = zero;
     active[h] = static_cast<__mmask8>(todo >> (8 * h));
     done[h] = beyond[h] = 0;
@@ -1308,8 +1316,8 @@ struct DgFailure {
     std::memcpy(q.words[l] + 16, made + 16 * l, sizeof(std::uint32_t) * 16);
     std::memset(q.words[l] + 32, 0, sizeof(std::uint32_t) * kFastPadWords);
   }
-  BlockMasks masks[16] = {};
-  digit_masks(&q.words[0][0], kStride, q.size, true, masks);
+  LaneMasks masks = {};
+  digit_masks(&q.words[0][0], kStride, q.size, true, &masks);
   unsigned done = 0;
 #if PRIVLEARN_BLOCKS8_DISPATCH
   if (simd) {
@@ -1347,8 +1355,8 @@ inline void dg_group(const Key& key, std::uint64_t stream, std::uint64_t i0, std
   blocks16_at(key, counters, stream, w);
   if (share) flush_second_blocks(key, stream, q, params, digits_top, simd, f, w + 16 * lanes);
   std::memset(w + 16 * 16, 0, sizeof(std::uint32_t) * kFastPadWords);
-  BlockMasks masks[16] = {};
-  digit_masks(w, 16, static_cast<int>(lanes), false, masks);
+  LaneMasks masks = {};
+  digit_masks(w, 16, static_cast<int>(lanes), false, &masks);
   unsigned done = 0, more = 0;  // lanes drawn by the lock-step path; lanes that need block 2
   const unsigned all = lanes == 16 ? 0xFFFFu : (1u << lanes) - 1;
 #if PRIVLEARN_BLOCKS8_DISPATCH
@@ -1441,15 +1449,15 @@ std::int64_t discrete_gaussian_scripted(const std::uint32_t* words, std::size_t 
     constexpr int kStride = 32 + kFastPadWords;
     std::uint32_t lanes[16 * kStride] = {};
     std::memcpy(lanes, words, sizeof(std::uint32_t) * (two ? 32 : 16));
-    BlockMasks masks[16] = {};
+    LaneMasks masks = {};
     std::uint64_t simd_used[16] = {};
     std::int64_t values[16] = {};
     unsigned more = 0;
-    digit_masks(lanes, 0, 1, false, masks);
+    digit_masks(lanes, 0, 1, false, &masks);
     unsigned done = simd_draws16(lanes, 4 * kStride, kDigitsPerBlock, masks, 1u, params,
                                  digits_top, values, simd_used, &more);
     if (!done && (more & 1u) && two) {
-      digit_masks(lanes, 0, 1, true, masks);
+      digit_masks(lanes, 0, 1, true, &masks);
       done = simd_draws16(lanes, 4 * kStride, 2 * kDigitsPerBlock, masks, 1u, params,
                           digits_top, values, simd_used, &more);
     }
@@ -1464,12 +1472,12 @@ std::int64_t discrete_gaussian_scripted(const std::uint32_t* words, std::size_t 
     std::memcpy(first, words, sizeof(std::uint32_t) * (two ? 32 : 16));
     const Digit* digits = reinterpret_cast<const Digit*>(first);
     unsigned fast_used = 0;
-    BlockMasks masks;
+    LaneMasks masks = {};
     digit_masks(first, 0, 1, false, &masks);
-    FastResult r = fast_draw<kDigitsPerBlock>(digits, masks, params, digits_top, v, fast_used);
+    FastResult r = fast_draw<kDigitsPerBlock>(digits, masks[0], params, digits_top, v, fast_used);
     if (r == kFastNeedsMore && two) {
       digit_masks(first, 0, 1, true, &masks);
-      r = fast_draw<2 * kDigitsPerBlock>(digits, masks, params, digits_top, v, fast_used);
+      r = fast_draw<2 * kDigitsPerBlock>(digits, masks[0], params, digits_top, v, fast_used);
     }
     if (r == kFastDone) {
       if (used != nullptr) *used = fast_used;
