@@ -882,10 +882,10 @@ struct BlockMasks {
   std::uint64_t desc;  // bits E - 1 .. 63 zero
   std::uint64_t tie;
 };
-// The masks of up to 16 draws, one array per mask (loaded as vectors by the lock-step path).
+// The masks of up to 64 draws, one array per mask (gathered by the lock-step path).
 struct LaneMasks {
-  std::uint64_t desc[16];
-  std::uint64_t tie[16];
+  std::uint64_t desc[64];
+  std::uint64_t tie[64];
   BlockMasks operator[](std::size_t l) const noexcept { return {desc[l], tie[l]}; }
 };
 
@@ -1116,15 +1116,16 @@ PRIVLEARN_AVX512_DG inline __m512i simd_digit(const std::uint32_t* words, __m512
   return _mm512_and_si512(_mm512_i64gather_epi64(at, words, 1), _mm512_set1_epi64(0xFFFF));
 }
 
-// Lanes `todo` (bit i: the draw whose first n_digits digits (32 or 64) are at byte
-// stride * i of words, with masks[i]; i < 16); returns the lanes whose draw it wrote to out[i]
-// (and, when used is given, the digits each took); *more receives the lanes that stopped for
-// want of digits. The 16 lanes are two registers of 8 stepped together: two independent
-// dependency chains.
-PRIVLEARN_AVX512_DG unsigned simd_draws16(const std::uint32_t* words, int stride, int n_digits,
-                                          const LaneMasks& masks, unsigned todo,
-                                          const DgParams& p, int digits_top, std::int64_t* out,
-                                          std::uint64_t* used, unsigned* more) {
+// Draws 0 .. n_draws - 1 (n_draws <= 64; draw i's first n_digits digits (32 or 64) at byte
+// stride * i of words, its masks masks[i]) on 16 lanes, two registers of 8 stepped together
+// (two independent dependency chains); a lane that finishes takes the next draw, so the lanes
+// stay busy. Returns the bit set of the draws it wrote to out[i] (and, when used is given, the
+// digits each took); *more receives the draws that stopped for want of digits.
+PRIVLEARN_AVX512_DG std::uint64_t simd_stream(const std::uint32_t* words, int stride,
+                                              int n_digits, const LaneMasks& masks, int n_draws,
+                                              const DgParams& p, int digits_top,
+                                              std::int64_t* out, std::uint64_t* used,
+                                              std::uint64_t* more) {
   constexpr int H = 2;
   const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi64(1);
   const __m512i end = _mm512_set1_epi64(n_digits);
@@ -1134,23 +1135,42 @@ PRIVLEARN_AVX512_DG unsigned simd_draws16(const std::uint32_t* words, int stride
   const __m512i low16 = _mm512_set1_epi64(0xFFFF);
   const __m512i top_more = _mm512_set1_epi64(digits_top - 1);      // digits after U_1's first
   const __m512i sign_shift = _mm512_set1_epi64(16 * (digits_top - 1));  // reservoir digit
+  const __m512i stride_v = _mm512_set1_epi64(stride);
+  const __m512i count = _mm512_set1_epi64(n_draws);
   const __m512d c_d = _mm512_set1_pd(static_cast<double>(p.c));
   const __m512d inv_den = _mm512_set1_pd(p.inv_den);
-  __m512i base[H], desc[H], tie[H], pos[H], res[H], left[H], pos_done[H];
-  __mmask8 active[H], done[H], beyond[H];
+  __m512i id[H], base[H], desc[H], tie[H], pos[H], res[H], left[H];
+  __mmask8 active[H];
+  std::uint64_t done_bits = 0, more_bits = 0;
+  std::int64_t next = 0;  // the next draw to start
   for (int h = 0; h < H; ++h) {
-    base[h] = _mm512_mullo_epi64(_mm512_add_epi64(iota, _mm512_set1_epi64(8 * h)),
-                                 _mm512_set1_epi64(stride));
-    desc[h] = _mm512_loadu_si512(masks.desc + 8 * h);
-    tie[h] = _mm512_loadu_si512(masks.tie + 8 * h);
-    pos[h] = res[h] = left[h] = pos_done[h] = zero;
-    active[h] = static_cast<__mmask8>(todo >> (8 * h));
-    done[h] = beyond[h] = 0;
+    id[h] = count;
+    base[h] = desc[h] = tie[h] = pos[h] = res[h] = left[h] = zero;
+    active[h] = 0;
   }
-  while (active[0] | active[1]) {
+  for (;;) {
+    // lanes without a draw take the next ones, in lane order
+    for (int h = 0; h < H; ++h) {
+      const __mmask8 free = static_cast<__mmask8>(~active[h]);
+      if (free == 0 || next >= n_draws) continue;
+      id[h] = _mm512_mask_expand_epi64(id[h], free,
+                                       _mm512_add_epi64(iota, _mm512_set1_epi64(next)));
+      next += __builtin_popcount(free);
+      const __mmask8 start = free & _mm512_cmplt_epi64_mask(id[h], count);
+      base[h] = _mm512_mask_mullo_epi64(base[h], start, id[h], stride_v);
+      desc[h] = _mm512_mask_i64gather_epi64(desc[h], start, id[h], masks.desc, 8);
+      tie[h] = _mm512_mask_i64gather_epi64(tie[h], start, id[h], masks.tie, 8);
+      pos[h] = _mm512_mask_mov_epi64(pos[h], start, zero);
+      res[h] = _mm512_mask_mov_epi64(res[h], start, zero);
+      left[h] = _mm512_mask_mov_epi64(left[h], start, zero);
+      active[h] |= start;
+      // idle lanes read lane 0's digits (harmless) rather than past the draws
+      base[h] = _mm512_mask_mov_epi64(base[h], static_cast<__mmask8>(~active[h]), zero);
+    }
+    if ((active[0] | active[1]) == 0) break;
     __m512i k[H], u[H], x[H], whole[H], n[H], v1[H];
     __m512d fr[H];
-    __mmask8 trial[H], negative[H], stop[H], live[H], accept[H], step[H];
+    __mmask8 trial[H], negative[H], stop[H], live[H], accept[H], step[H], beyond[H];
     // floor(t E): the trials of all lanes stepped together
     for (int h = 0; h < H; ++h) {
       k[h] = zero;
@@ -1194,7 +1214,7 @@ PRIVLEARN_AVX512_DG unsigned simd_draws16(const std::uint32_t* words, int stride
       res[h] = _mm512_mask_srli_epi64(res[h], active[h], res[h], 1);
       left[h] = _mm512_mask_sub_epi64(left[h], active[h], left[h], one);
       stop[h] = active[h] & _mm512_cmpgt_epu64_mask(pos[h], end);
-      beyond[h] |= stop[h];
+      beyond[h] = stop[h];
       live[h] = active[h] & ~stop[h];
       live[h] &= ~(negative[h] & _mm512_cmpeq_epi64_mask(x[h], zero));  // -0: a new proposal
       // whole, frac of g = diff^2 / den
@@ -1246,26 +1266,22 @@ PRIVLEARN_AVX512_DG unsigned simd_draws16(const std::uint32_t* words, int stride
                                      _mm512_mask_add_epi64(one, less, n[h], one));  // n+1 or 1
       accept[h] = frac & (~less | ~_mm512_test_epi64_mask(n[h], one)) &
                   _mm512_cmple_epu64_mask(pos[h], end);  // the run ended within the block
+      // a tie among the digits read: the draw is left to the scalar path
+      const __m512i window = _mm512_sub_epi64(_mm512_sllv_epi64(one, pos[h]), one);
+      const __mmask8 ok = accept[h] & ~_mm512_test_epi64_mask(tie[h], window);
       const __m512i value = _mm512_mask_sub_epi64(x[h], negative[h], zero, x[h]);
-      _mm512_mask_storeu_epi64(out + 8 * h, accept[h], value);
-      pos_done[h] = _mm512_mask_mov_epi64(pos_done[h], accept[h], pos[h]);
-      done[h] |= accept[h];
+      _mm512_mask_i64scatter_epi64(out, ok, id[h], value, 8);
+      if (used != nullptr) _mm512_mask_i64scatter_epi64(used, ok, id[h], pos[h], 8);
+      const __m512i bit = _mm512_sllv_epi64(one, id[h]);
+      done_bits |= static_cast<std::uint64_t>(_mm512_mask_reduce_or_epi64(ok, bit));
       const __mmask8 over = active[h] & ~stop[h] & _mm512_cmpgt_epu64_mask(pos[h], end);
       beyond[h] |= over;
+      more_bits |= static_cast<std::uint64_t>(_mm512_mask_reduce_or_epi64(beyond[h], bit));
       active[h] &= ~(accept[h] | stop[h] | over);
     }
   }
-  unsigned result = 0;
-  *more = 0;
-  for (int h = 0; h < H; ++h) {
-    *more |= static_cast<unsigned>(beyond[h]) << (8 * h);
-    // a tie among the digits read: the draw is redone by the scalar path
-    const __m512i window = _mm512_sub_epi64(_mm512_sllv_epi64(one, pos_done[h]), one);
-    done[h] &= ~_mm512_test_epi64_mask(tie[h], window);
-    if (used != nullptr) _mm512_mask_storeu_epi64(used + 8 * h, done[h], pos_done[h]);
-    result |= static_cast<unsigned>(done[h]) << (8 * h);
-  }
-  return result;
+  *more = more_bits;
+  return done_bits;
 }
 #endif
 
@@ -1322,9 +1338,10 @@ struct DgFailure {
 #if PRIVLEARN_BLOCKS8_DISPATCH
   if (simd) {
     std::int64_t values[16];
-    unsigned more = 0;
-    done = simd_draws16(&q.words[0][0], 4 * kStride, 2 * kDigitsPerBlock, masks,
-                        (1u << q.size) - 1, params, digits_top, values, nullptr, &more);
+    std::uint64_t more = 0;
+    done = static_cast<unsigned>(simd_stream(&q.words[0][0], 4 * kStride, 2 * kDigitsPerBlock,
+                                             masks, q.size, params, digits_top, values, nullptr,
+                                             &more));
     for (int l = 0; l < q.size; ++l)
       if ((done >> l) & 1u) *q.out[l] = values[l];
   }
@@ -1339,34 +1356,39 @@ struct DgFailure {
   q.size = 0;
 }
 
-// Draws i0 .. i0 + lanes - 1 (lanes <= 16) into out[0 .. lanes): one vector pass makes their
-// first blocks; a draw that needs more digits waits in q for its second block. The last group
-// of a call, when it has room, makes the queued second blocks in the same pass and empties q
-// first (a small call, e.g. one DP-SGD step's d draws, then pays one pass less).
+// Draws i0 .. i0 + lanes - 1 (lanes <= kGroupDraws) into out[0 .. lanes): vector passes of 16
+// make their first blocks; a draw that needs more digits waits in q for its second block. The
+// last group of a call, when its last pass has room, makes the queued second blocks in that
+// pass and empties q first (a small call, e.g. one DP-SGD step's d draws, pays one pass less).
+constexpr int kGroupDraws = 64;
 inline void dg_group(const Key& key, std::uint64_t stream, std::uint64_t i0, std::size_t lanes,
                      const DgParams& params, int digits_top, bool simd, bool last,
                      std::int64_t* out, SecondBlockQueue& q, DgFailure& f) {
-  std::uint64_t counters[16];
-  std::uint32_t w[16 * 16 + kFastPadWords];  // padded: fast_draw reads past its block
-  const bool share = last && q.size > 0 && lanes + static_cast<std::size_t>(q.size) <= 16;
-  for (std::size_t l = 0; l < 16; ++l) counters[l] = (i0 + std::min(l, lanes - 1)) << 8;
-  if (share)
-    for (int j = 0; j < q.size; ++j) counters[lanes + static_cast<std::size_t>(j)] = (q.index[j] << 8) + 1;
-  blocks16_at(key, counters, stream, w);
+  std::uint32_t w[16 * kGroupDraws + 16 * 16 + kFastPadWords];  // room for queued blocks
+  const std::size_t tail = lanes % 16;  // lanes of the last pass (0: a full pass)
+  const bool share = last && q.size > 0 && tail != 0 && tail + static_cast<std::size_t>(q.size) <= 16;
+  for (std::size_t l0 = 0; l0 < lanes; l0 += 16) {
+    std::uint64_t counters[16];
+    for (std::size_t l = 0; l < 16; ++l) counters[l] = (i0 + std::min(l0 + l, lanes - 1)) << 8;
+    if (share && l0 + 16 > lanes)
+      for (int j = 0; j < q.size; ++j)
+        counters[tail + static_cast<std::size_t>(j)] = (q.index[j] << 8) + 1;
+    blocks16_at(key, counters, stream, w + 16 * l0);
+  }
   if (share) flush_second_blocks(key, stream, q, params, digits_top, simd, f, w + 16 * lanes);
-  std::memset(w + 16 * 16, 0, sizeof(std::uint32_t) * kFastPadWords);
+  std::memset(w + 16 * lanes, 0, sizeof(std::uint32_t) * kFastPadWords);
   LaneMasks masks = {};
   digit_masks(w, 16, static_cast<int>(lanes), false, &masks);
-  unsigned done = 0, more = 0;  // lanes drawn by the lock-step path; lanes that need block 2
-  const unsigned all = lanes == 16 ? 0xFFFFu : (1u << lanes) - 1;
+  std::uint64_t done = 0;  // draws made by the lock-step path
+  std::uint64_t more = 0;  // draws that need their second block
+  const std::uint64_t all = lanes == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << lanes) - 1;
 #if PRIVLEARN_BLOCKS8_DISPATCH
-  if (simd) {
-    done = simd_draws16(w, 64, kDigitsPerBlock, masks, all, params, digits_top, out, nullptr,
-                        &more);
-  }
+  if (simd)
+    done = simd_stream(w, 64, kDigitsPerBlock, masks, static_cast<int>(lanes), params,
+                       digits_top, out, nullptr, &more);
 #endif
-  for (unsigned rest = all & ~done; rest != 0; rest &= rest - 1) {
-    const std::size_t l = static_cast<std::size_t>(__builtin_ctz(rest));
+  for (std::uint64_t rest = all & ~done; rest != 0; rest &= rest - 1) {
+    const std::size_t l = static_cast<std::size_t>(__builtin_ctzll(rest));
     unsigned used = 0;
     const FastResult r =
         (more >> l) & 1u ? kFastNeedsMore
@@ -1380,7 +1402,8 @@ inline void dg_group(const Key& key, std::uint64_t stream, std::uint64_t i0, std
     std::memcpy(q.words[q.size], w + 16 * l, sizeof(std::uint32_t) * 16);
     q.index[q.size] = i0 + l;
     q.out[q.size] = out + l;
-    if (++q.size == SecondBlockQueue::kSize) flush_second_blocks(key, stream, q, params, digits_top, simd, f);
+    if (++q.size == SecondBlockQueue::kSize)
+      flush_second_blocks(key, stream, q, params, digits_top, simd, f);
   }
 }
 
@@ -1393,7 +1416,7 @@ void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start
   if (n == 0) return;
   const DgParams params(s2);
   const int digits_top = (params.m + 15) / 16;
-  const std::int64_t groups = static_cast<std::int64_t>((n + 15) / 16);  // 16 draws each
+  const std::int64_t groups = static_cast<std::int64_t>((n + kGroupDraws - 1) / kGroupDraws);
   const int threads =
       parallel::threads_for(n_threads, static_cast<double>(n) * kNsPerDiscreteGaussian);
   DgFailure failure;
@@ -1404,16 +1427,17 @@ void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start
   const bool simd = false;
 #endif
   auto group = [&](std::int64_t g, SecondBlockQueue& q) {
-    const std::size_t k0 = static_cast<std::size_t>(g) * 16;
-    dg_group(key, stream, start + k0, std::min<std::size_t>(16, n - k0), params, digits_top,
+    const std::size_t k0 = static_cast<std::size_t>(g) * kGroupDraws;
+    dg_group(key, stream, start + k0, std::min<std::size_t>(kGroupDraws, n - k0), params,
+             digits_top,
              simd, g + 1 == groups, out + k0, q, failure);
   };
 #if PRIVLEARN_HAS_OPENMP
-  if (threads > 1 && groups >= 16 * parallel::kMinParallelItems) {
+  if (threads > 1 && groups >= 4 * parallel::kMinParallelItems) {
 #pragma omp parallel num_threads(threads)
     {
       SecondBlockQueue q;
-#pragma omp for schedule(dynamic, 16) nowait
+#pragma omp for schedule(dynamic, 4) nowait
       for (std::int64_t g = 0; g < groups; ++g) group(g, q);
       flush_second_blocks(key, stream, q, params, digits_top, simd, failure);
     }
@@ -1452,14 +1476,14 @@ std::int64_t discrete_gaussian_scripted(const std::uint32_t* words, std::size_t 
     LaneMasks masks = {};
     std::uint64_t simd_used[16] = {};
     std::int64_t values[16] = {};
-    unsigned more = 0;
+    std::uint64_t more = 0;
     digit_masks(lanes, 0, 1, false, &masks);
-    unsigned done = simd_draws16(lanes, 4 * kStride, kDigitsPerBlock, masks, 1u, params,
-                                 digits_top, values, simd_used, &more);
+    std::uint64_t done = simd_stream(lanes, 4 * kStride, kDigitsPerBlock, masks, 1, params,
+                                     digits_top, values, simd_used, &more);
     if (!done && (more & 1u) && two) {
       digit_masks(lanes, 0, 1, true, &masks);
-      done = simd_draws16(lanes, 4 * kStride, 2 * kDigitsPerBlock, masks, 1u, params,
-                          digits_top, values, simd_used, &more);
+      done = simd_stream(lanes, 4 * kStride, 2 * kDigitsPerBlock, masks, 1, params,
+                         digits_top, values, simd_used, &more);
     }
     if (done) {
       if (used != nullptr) *used = static_cast<std::size_t>(simd_used[0]);
