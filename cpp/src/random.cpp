@@ -876,16 +876,17 @@ std::int64_t discrete_gaussian_draw(DrawDigits& d, const DgParams& p, Scratch& s
 // E - 1 or meet the guard band; the caller then retries with two blocks or runs
 // discrete_gaussian_draw on the same digits from the start, so the draw is the same either way
 // (and identical to the twin's).
-constexpr int kFastPadWords = 24;  // fast_draw may read up to 44 digits past its digits
+constexpr int kFastPadWords = 24;
+constexpr std::int32_t kLaneDone = 1, kLaneMore = 2;  // lock-step path outcomes  // fast_draw may read up to 44 digits past its digits
 
 struct BlockMasks {
   std::uint64_t desc;  // bits E - 1 .. 63 zero
   std::uint64_t tie;
 };
-// The masks of up to 64 draws, one array per mask (gathered by the lock-step path).
+// The masks of up to 256 draws, one array per mask (gathered by the lock-step path).
 struct LaneMasks {
-  std::uint64_t desc[64];
-  std::uint64_t tie[64];
+  std::uint64_t desc[256];
+  std::uint64_t tie[256];
   BlockMasks operator[](std::size_t l) const noexcept { return {desc[l], tie[l]}; }
 };
 
@@ -1116,16 +1117,17 @@ PRIVLEARN_AVX512_DG inline __m512i simd_digit(const std::uint32_t* words, __m512
   return _mm512_and_si512(_mm512_i64gather_epi64(at, words, 1), _mm512_set1_epi64(0xFFFF));
 }
 
-// Draws 0 .. n_draws - 1 (n_draws <= 64; draw i's first n_digits digits (32 or 64) at byte
+// Draws 0 .. n_draws - 1 (n_draws <= 256; draw i's first n_digits digits (32 or 64) at byte
 // stride * i of words, its masks masks[i]) on 16 lanes, two registers of 8 stepped together
 // (two independent dependency chains); a lane that finishes takes the next draw, so the lanes
-// stay busy. Returns the bit set of the draws it wrote to out[i] (and, when used is given, the
-// digits each took); *more receives the draws that stopped for want of digits.
-PRIVLEARN_AVX512_DG std::uint64_t simd_stream(const std::uint32_t* words, int stride,
+// stay busy. state[i] (zero on entry) becomes kLaneDone when the draw was written to out[i]
+// (and, when used is given, the digits it took to used[i]) and kLaneMore when it stopped for
+// want of digits; it stays 0 when the draw met a tie or a guard band.
+PRIVLEARN_AVX512_DG void simd_stream(const std::uint32_t* words, int stride,
                                               int n_digits, const LaneMasks& masks, int n_draws,
                                               const DgParams& p, int digits_top,
                                               std::int64_t* out, std::uint64_t* used,
-                                              std::uint64_t* more) {
+                                              std::int32_t* state) {
   constexpr int H = 2;
   const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi64(1);
   const __m512i end = _mm512_set1_epi64(n_digits);
@@ -1141,7 +1143,6 @@ PRIVLEARN_AVX512_DG std::uint64_t simd_stream(const std::uint32_t* words, int st
   const __m512d inv_den = _mm512_set1_pd(p.inv_den);
   __m512i id[H], base[H], desc[H], tie[H], pos[H], res[H], left[H];
   __mmask8 active[H];
-  std::uint64_t done_bits = 0, more_bits = 0;
   std::int64_t next = 0;  // the next draw to start
   for (int h = 0; h < H; ++h) {
     id[h] = count;
@@ -1272,16 +1273,13 @@ PRIVLEARN_AVX512_DG std::uint64_t simd_stream(const std::uint32_t* words, int st
       const __m512i value = _mm512_mask_sub_epi64(x[h], negative[h], zero, x[h]);
       _mm512_mask_i64scatter_epi64(out, ok, id[h], value, 8);
       if (used != nullptr) _mm512_mask_i64scatter_epi64(used, ok, id[h], pos[h], 8);
-      const __m512i bit = _mm512_sllv_epi64(one, id[h]);
-      done_bits |= static_cast<std::uint64_t>(_mm512_mask_reduce_or_epi64(ok, bit));
+      _mm512_mask_i64scatter_epi32(state, ok, id[h], _mm256_set1_epi32(kLaneDone), 4);
       const __mmask8 over = active[h] & ~stop[h] & _mm512_cmpgt_epu64_mask(pos[h], end);
       beyond[h] |= over;
-      more_bits |= static_cast<std::uint64_t>(_mm512_mask_reduce_or_epi64(beyond[h], bit));
+      _mm512_mask_i64scatter_epi32(state, beyond[h], id[h], _mm256_set1_epi32(kLaneMore), 4);
       active[h] &= ~(accept[h] | stop[h] | over);
     }
   }
-  *more = more_bits;
-  return done_bits;
 }
 #endif
 
@@ -1338,12 +1336,14 @@ struct DgFailure {
 #if PRIVLEARN_BLOCKS8_DISPATCH
   if (simd) {
     std::int64_t values[16];
-    std::uint64_t more = 0;
-    done = static_cast<unsigned>(simd_stream(&q.words[0][0], 4 * kStride, 2 * kDigitsPerBlock,
-                                             masks, q.size, params, digits_top, values, nullptr,
-                                             &more));
+    std::int32_t state[16] = {};
+    simd_stream(&q.words[0][0], 4 * kStride, 2 * kDigitsPerBlock, masks, q.size, params,
+                digits_top, values, nullptr, state);
     for (int l = 0; l < q.size; ++l)
-      if ((done >> l) & 1u) *q.out[l] = values[l];
+      if (state[l] == kLaneDone) {
+        *q.out[l] = values[l];
+        done |= 1u << l;
+      }
   }
 #endif
   for (int l = 0; l < q.size; ++l) {
@@ -1360,11 +1360,12 @@ struct DgFailure {
 // make their first blocks; a draw that needs more digits waits in q for its second block. The
 // last group of a call, when its last pass has room, makes the queued second blocks in that
 // pass and empties q first (a small call, e.g. one DP-SGD step's d draws, pays one pass less).
-constexpr int kGroupDraws = 64;
+constexpr int kGroupDraws = 256;
 inline void dg_group(const Key& key, std::uint64_t stream, std::uint64_t i0, std::size_t lanes,
                      const DgParams& params, int digits_top, bool simd, bool last,
                      std::int64_t* out, SecondBlockQueue& q, DgFailure& f) {
-  std::uint32_t w[16 * kGroupDraws + 16 * 16 + kFastPadWords];  // room for queued blocks
+  // the group's first blocks, room for the queued second blocks, padding
+  std::uint32_t w[16 * kGroupDraws + 16 * 16 + kFastPadWords];
   const std::size_t tail = lanes % 16;  // lanes of the last pass (0: a full pass)
   const bool share = last && q.size > 0 && tail != 0 && tail + static_cast<std::size_t>(q.size) <= 16;
   for (std::size_t l0 = 0; l0 < lanes; l0 += 16) {
@@ -1377,21 +1378,19 @@ inline void dg_group(const Key& key, std::uint64_t stream, std::uint64_t i0, std
   }
   if (share) flush_second_blocks(key, stream, q, params, digits_top, simd, f, w + 16 * lanes);
   std::memset(w + 16 * lanes, 0, sizeof(std::uint32_t) * kFastPadWords);
-  LaneMasks masks = {};
+  LaneMasks masks;  // entries 0 .. lanes - 1 are set and read
   digit_masks(w, 16, static_cast<int>(lanes), false, &masks);
-  std::uint64_t done = 0;  // draws made by the lock-step path
-  std::uint64_t more = 0;  // draws that need their second block
-  const std::uint64_t all = lanes == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << lanes) - 1;
+  std::int32_t state[kGroupDraws] = {};  // kLaneDone / kLaneMore from the lock-step path
 #if PRIVLEARN_BLOCKS8_DISPATCH
   if (simd)
-    done = simd_stream(w, 64, kDigitsPerBlock, masks, static_cast<int>(lanes), params,
-                       digits_top, out, nullptr, &more);
+    simd_stream(w, 64, kDigitsPerBlock, masks, static_cast<int>(lanes), params, digits_top,
+                out, nullptr, state);
 #endif
-  for (std::uint64_t rest = all & ~done; rest != 0; rest &= rest - 1) {
-    const std::size_t l = static_cast<std::size_t>(__builtin_ctzll(rest));
+  for (std::size_t l = 0; l < lanes; ++l) {
+    if (state[l] == kLaneDone) continue;
     unsigned used = 0;
     const FastResult r =
-        (more >> l) & 1u ? kFastNeedsMore
+        state[l] == kLaneMore ? kFastNeedsMore
                          : fast_draw<kDigitsPerBlock>(reinterpret_cast<const Digit*>(w + 16 * l),
                                                       masks[l], params, digits_top, out[l], used);
     if (r == kFastDone) continue;
@@ -1433,11 +1432,11 @@ void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start
              simd, g + 1 == groups, out + k0, q, failure);
   };
 #if PRIVLEARN_HAS_OPENMP
-  if (threads > 1 && groups >= 4 * parallel::kMinParallelItems) {
+  if (threads > 1 && groups >= parallel::kMinParallelItems) {
 #pragma omp parallel num_threads(threads)
     {
       SecondBlockQueue q;
-#pragma omp for schedule(dynamic, 4) nowait
+#pragma omp for schedule(dynamic, 1) nowait
       for (std::int64_t g = 0; g < groups; ++g) group(g, q);
       flush_second_blocks(key, stream, q, params, digits_top, simd, failure);
     }
@@ -1476,16 +1475,17 @@ std::int64_t discrete_gaussian_scripted(const std::uint32_t* words, std::size_t 
     LaneMasks masks = {};
     std::uint64_t simd_used[16] = {};
     std::int64_t values[16] = {};
-    std::uint64_t more = 0;
+    std::int32_t state[1] = {0};
     digit_masks(lanes, 0, 1, false, &masks);
-    std::uint64_t done = simd_stream(lanes, 4 * kStride, kDigitsPerBlock, masks, 1, params,
-                                     digits_top, values, simd_used, &more);
-    if (!done && (more & 1u) && two) {
+    simd_stream(lanes, 4 * kStride, kDigitsPerBlock, masks, 1, params, digits_top, values,
+                simd_used, state);
+    if (state[0] == kLaneMore && two) {
+      state[0] = 0;
       digit_masks(lanes, 0, 1, true, &masks);
-      done = simd_stream(lanes, 4 * kStride, 2 * kDigitsPerBlock, masks, 1, params,
-                         digits_top, values, simd_used, &more);
+      simd_stream(lanes, 4 * kStride, 2 * kDigitsPerBlock, masks, 1, params, digits_top, values,
+                  simd_used, state);
     }
-    if (done) {
+    if (state[0] == kLaneDone) {
       if (used != nullptr) *used = static_cast<std::size_t>(simd_used[0]);
       return values[0];
     }
