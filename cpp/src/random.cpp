@@ -17,7 +17,13 @@
 #include <sys/random.h>
 #endif
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// GCC 12 warns that the AVX-512 intrinsics' own "undefined" pass-through operands may be used
+// uninitialized (a false positive located in the header): silenced for the header only.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
+#pragma GCC diagnostic pop
 #endif
 
 namespace privlearn::random {
