@@ -140,7 +140,8 @@ def test_large_variance_moments() -> None:
 def _scripted_core(digits: list[int], s2: int, path: int = 0) -> tuple[int, int] | str:
     """One core draw from the given digits: path 0 as ``discrete_gaussian`` (the AVX-512
     lock-step path where the CPU and variance allow, then the scalar fast path, then the
-    general sampler), 1 the scalar fast path then the general sampler, 2 the general sampler."""
+    general sampler), 1 the scalar fast path on portable digit masks then the general sampler,
+    2 the general sampler."""
     from privlearn import _core
 
     d = np.asarray(digits, dtype=np.uint32)

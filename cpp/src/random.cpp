@@ -589,7 +589,7 @@ void l2_laplace(const Key& key, std::uint64_t stream, std::uint64_t start, std::
 
 namespace {
 
-constexpr double kNsPerDiscreteGaussian = 80.0;  // one draw: a block plus ~8 digits of logic
+constexpr double kNsPerDiscreteGaussian = 40.0;  // one draw: a block plus ~10 digits of logic
 constexpr int kDigitsPerBlock = 32;              // 16-bit digits of one ChaCha20 block
 constexpr int kLazyDigits = 64;                  // digits a lazy uniform may grow to (1024 bits)
 using Digit = std::uint16_t;
@@ -1503,10 +1503,12 @@ std::int64_t discrete_gaussian_scripted(const std::uint32_t* words, std::size_t 
     const Digit* digits = reinterpret_cast<const Digit*>(first);
     unsigned fast_used = 0;
     LaneMasks masks = {};
-    digit_masks(first, 0, 1, false, &masks);
+    // path 1 takes the portable masks (path 0 those of discrete_gaussian on this CPU)
+    const auto masks_of = path == 1 ? digit_masks_baseline : digit_masks;
+    masks_of(first, 0, 1, false, &masks);
     FastResult r = fast_draw<kDigitsPerBlock>(digits, masks[0], params, digits_top, v, fast_used);
     if (r == kFastNeedsMore && two) {
-      digit_masks(first, 0, 1, true, &masks);
+      masks_of(first, 0, 1, true, &masks);
       r = fast_draw<2 * kDigitsPerBlock>(digits, masks[0], params, digits_top, v, fast_used);
     }
     if (r == kFastDone) {

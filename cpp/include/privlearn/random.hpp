@@ -196,8 +196,8 @@ void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start
 // low then its high 16-bit digit); *used receives the number of DIGITS consumed. Throws
 // std::runtime_error when the words run out. path: 0 = the paths discrete_gaussian takes (the
 // AVX-512 lock-step path where the CPU and variance allow it, then the scalar fast path, then
-// the general sampler); 1 = the scalar fast path, then the general sampler; 2 = the general
-// sampler alone. All give the same draw (see "Implementation" below).
+// the general sampler); 1 = the scalar fast path with the portable (non-vector) digit masks,
+// then the general sampler; 2 = the general sampler alone. All give the same draw (see "Implementation" below).
 std::int64_t discrete_gaussian_scripted(const std::uint32_t* words, std::size_t n_words,
                                         Uint128 s2, std::size_t* used, int path = 0);
 
