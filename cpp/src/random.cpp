@@ -1085,20 +1085,21 @@ Uint128 discrete_gaussian_round_variance(Uint128 s2) {
 }
 
 #if PRIVLEARN_BLOCKS8_DISPATCH
-// ---- Eight draws at once (AVX-512): the fast path in lock step ------------------------------
-// One draw per 64-bit lane; each round every unfinished lane makes one proposal (its von
-// Neumann trials stepped together, masked) and its acceptance test, so no branch depends on a
-// draw's digits. A lane stops (and the scalar path redoes its draw from the start, with the
-// same digits) when it needs a digit beyond its first block, meets the guard band of a ratio
-// comparison, or ends with two equal digits anywhere among those it read (a superset of the
-// compared pairs: ties are ignored while stepping and checked once at the end). The acceptance
-// test works on doubles: for x < 2^53 (variance with 16 <= m <= 46: at most 16 trials fit in a
-// block, so x < 17 t), diff = |x - c| is exact and g = diff^2 / den is computed with relative
-// error < 5 * 2^-53, i.e. absolute error < 2^-42 for g < 2^8; the lane stops unless g < 2^8
-// and g lies at least 2^-40 from an integer, so floor(g) = whole exactly, rest != 0 and
-// y = frac(g) 2^16 is within 2^-26 of (rest / den) 2^16; the ratio comparison then decides with
-// a band of 2^-24 (undecided: the scalar path). Every decision a lane makes is therefore the
-// one discrete_gaussian_draw makes.
+// ---- Sixteen draws at once (AVX-512): the fast path in lock step ----------------------------
+// One draw per 64-bit lane (two registers of 8); each round every busy lane makes one proposal
+// (its von Neumann trials stepped together, masked) and its acceptance test, so no branch
+// depends on a draw's digits; a lane whose draw ends takes the next draw of the batch. A lane
+// gives its draw up (the scalar path then redoes it from the start, with the same digits) when
+// it needs a digit beyond its first block (or two), meets the guard band of a ratio comparison,
+// or ends with two equal adjacent digits anywhere among those it read (a superset of the
+// compared pairs: ties are ignored while stepping and checked once, at acceptance). The
+// acceptance test works on doubles: for x < 2^53 (variances with 16 <= m <= 46: at most 16
+// trials fit in a block and 32 in two, so x < 33 t < 2^52), diff = |x - c| is exact and
+// g = diff^2 / den is computed with relative error < 5 * 2^-53, i.e. absolute error < 2^-42
+// for g < 2^8; the lane gives up unless g < 2^8 and g lies at least 2^-40 from an integer, so
+// floor(g) = whole exactly, rest != 0 and y = frac(g) 2^16 is within 2^-26 of (rest / den) 2^16;
+// the ratio comparison then decides with a band of 2^-24 (undecided: the scalar path). Every
+// decision a lane makes is therefore the one discrete_gaussian_draw makes.
 #define PRIVLEARN_AVX512_DG __attribute__((target("avx512f,avx512cd,avx512dq")))
 constexpr double kSimdRatioBand = 0x1p-24;
 

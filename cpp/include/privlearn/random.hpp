@@ -163,15 +163,15 @@ double gamma_row(const Key& key, std::uint64_t stream, std::uint64_t row, double
 // 2^-30) when v_0 is clearly on one side and by the exact long division otherwise (probability
 // < 2^-15); both consume the same digits, so the draws do not depend on the shortcut.
 // Implementation (the draws are the same bit for bit whichever path computes them; random.cpp,
-// "Fast path" and "Eight draws at once"): a draw that ends within its first block (about 97% at
-// s2 = 2^60) or its first two, with no two equal adjacent digits among those it compares and no
-// first digit in a comparison's guard band, keeps every lazy uniform at one digit; each
+// "Fast path" and "Sixteen draws at once"): a draw that ends within its first block (about 97%
+// at s2 = 2^60) or its first two, with no two equal adjacent digits among those it compares and
+// no first digit in a comparison's guard band, keeps every lazy uniform at one digit; each
 // decreasing run is then read off bit masks of the block (d[j+1] < d[j], d[j+1] == d[j]). The
-// AVX-512 path steps 16 such draws together (variances with 16 <= m <= 46: x < 2^53, the
-// acceptance in doubles with guards that leave every decision exact); a scalar path does the
-// same per draw; the draws that need a second block get it sixteen at a time; any draw that
-// meets a tie, a guard band or a third block is redone from its first digit by the general
-// sampler above.
+// AVX-512 path steps 16 such draws together, a lane taking the next draw when its draw ends
+// (variances with 16 <= m <= 46: x < 2^53, the acceptance in doubles with guards that leave
+// every decision exact); a scalar path does the same per draw; the draws that need a second
+// block get it sixteen at a time; any draw that meets a tie, a guard band or a third block is
+// redone from its first digit by the general sampler above.
 // Limits (never reached in practice; the draw then raises instead of returning a value): K t
 // reaching 2^62 (K >= 2^62 / t: probability below exp(-2^12)); a comparison undecided after 64
 // digits (1024 bits: probability 2^-1024 each); more than 8192 digits for one draw. Each raises
