@@ -137,13 +137,19 @@ def test_large_variance_moments() -> None:
 
 
 # ---- rare paths: ties of lazy uniforms, the exact ratio comparison --------------------------
-def _scripted_core(digits: list[int], s2: int) -> tuple[int, int] | str:
+def _scripted_core(digits: list[int], s2: int, path: int = 0) -> tuple[int, int] | str:
+    """One core draw from the given digits: path 0 as ``discrete_gaussian`` (the AVX-512
+    lock-step path where the CPU and variance allow, then the scalar fast path, then the
+    general sampler), 1 the scalar fast path on portable digit masks then the general sampler,
+    2 the general sampler."""
     from privlearn import _core
 
     d = np.asarray(digits, dtype=np.uint32)
     words = d[0::2] | (d[1::2] << np.uint32(16))
     try:
-        v, used = _core.random_discrete_gaussian_scripted(words, s2 & ((1 << 64) - 1), s2 >> 64)
+        v, used = _core.random_discrete_gaussian_scripted(
+            words, s2 & ((1 << 64) - 1), s2 >> 64, path
+        )
     except RuntimeError as e:
         return str(e)
     return int(v), int(used)
@@ -160,7 +166,7 @@ def _scripted_twin(digits: list[int], s2: int) -> tuple[int, int] | str:
     return v, bits.used
 
 
-@pytest.mark.parametrize("variance", [1, 2, 6, 12, 40, 2**60])
+@pytest.mark.parametrize("variance", [1, 2, 6, 12, 40, 2**32, 2**60, 2**92])
 def test_rare_paths_core_matches_twin(variance: int, monkeypatch) -> None:
     """Digit strings from a small alphabet make ties between lazy uniforms (drawing further
     digits, a's first) and first digits equal to the leading digit of the acceptance fraction
@@ -192,10 +198,52 @@ def test_rare_paths_core_matches_twin(variance: int, monkeypatch) -> None:
         digits = [int(v) for v in rng.choice(alphabet, size=32 * 8)]
         a, b = _scripted_core(digits, s2), _scripted_twin(digits, s2)
         assert a == b
+        # the scalar fast path and the general sampler alone give the same draw
+        assert _scripted_core(digits, s2, 1) == a
+        assert _scripted_core(digits, s2, 2) == a
         agree += isinstance(a, tuple)
     assert agree >= 30  # many scripts finish a draw
     if m <= 3:  # small t: the proposals meet the listed fractions
         assert seen["fallback"] >= 5
+
+
+@pytest.mark.parametrize("variance", [4, 2**16, 2**32, 2**60, 2**92, 2**93])
+def test_fast_paths_match_the_general_sampler(variance: int) -> None:
+    """Issue 32 item 1: the AVX-512 lock-step path (variances with 16 <= m <= 46), the scalar
+    mask path and the general sampler give the same draw and digit count as the twin on
+    uniform digit strings, including draws that end in the second block (about 1 in 40 at
+    2^60; 1 in 15 of these scripts end a digit sequence with a tie: alphabet of 64 digits), and
+    fail alike when one block is all there is."""
+    s2 = _variance(variance)
+    rng = np.random.default_rng(variance % 997)
+    second = 0
+    for i in range(300):
+        size = 32 if i % 10 == 0 else 96  # every tenth: one block only
+        if i % 3 == 0:  # ties between adjacent digits are frequent
+            digits = [int(v) for v in rng.integers(0, 64, size=size)]
+        else:
+            digits = [int(v) for v in rng.integers(0, 1 << 16, size=size)]
+        want = _scripted_twin(digits, s2)
+        for path in (0, 1, 2):
+            assert _scripted_core(digits, s2, path) == want, (i, path)
+        second += isinstance(want, tuple) and want[1] > 32
+    assert second >= 3  # draws that needed their second block were among them
+
+
+def test_small_calls_match_one_call() -> None:
+    """Calls of 1 to 300 draws (one DP-SGD step's noise: the last group of a call makes the
+    queued second blocks in its own vector pass) give the draws of one long call, at a variance
+    of the lock-step path and at one of the scalar path, for 1 and 3 threads."""
+    core = core_random.Stream(seed=8, stream=4)
+    rng = np.random.default_rng(3)
+    for s2 in (core_random.noise_lattice(1.0, 100)[2], 12):
+        full = core.discrete_gaussian(0, 20_000, s2, n_threads=1)
+        np.testing.assert_array_equal(full, core.discrete_gaussian(0, 20_000, s2, n_threads=3))
+        pos = 0
+        while pos < full.shape[0]:
+            n = min(int(rng.integers(1, 301)), full.shape[0] - pos)
+            np.testing.assert_array_equal(core.discrete_gaussian(pos, n, s2), full[pos : pos + n])
+            pos += n
 
 
 def test_scripted_draw_bad_input() -> None:
@@ -208,6 +256,8 @@ def test_scripted_draw_bad_input() -> None:
         _core.random_discrete_gaussian_scripted(np.zeros(16, dtype=np.uint32), 2**40 + 1, 0)
     with pytest.raises(RuntimeError, match="ran out"):  # all-zero digits: runs never end
         _core.random_discrete_gaussian_scripted(np.zeros(16, dtype=np.uint32), 1, 0)
+    with pytest.raises(ValueError, match="path must be 0"):
+        _core.random_discrete_gaussian_scripted(np.zeros(16, dtype=np.uint32), 4, 0, 3)
 
 
 @pytest.mark.parametrize("stream_cls", [core_random.Stream, ref_random.Stream])

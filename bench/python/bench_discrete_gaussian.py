@@ -7,9 +7,15 @@ DP-SGD at noise multiplier 1: ``t = 2^30``) or ``1`` (``t = 1``), or ``--n`` Box
 The samples are the calling thread's CPU time (``time.thread_time``), which a busy shared
 machine disturbs far less than wall time; medians of ``--reps``.
 
+``--calls FILE`` adds the per-call cost of the lattice noise measured by the C++ binary
+``bench/cpp/bench_lattice_calls.cpp`` (its JSON lines, with ``--calls-baseline FILE`` those of
+the same binary linked with the baseline's ``random.cpp``): DP-SGD adds one step's noise per
+call (d draws), so a call's fixed cost is paid every step.
+
 Usage::
 
     python bench/python/bench_discrete_gaussian.py [--n 200000] [--reps 9] [--baseline DIR]
+        [--baseline-label TEXT] [--calls FILE] [--calls-baseline FILE]
 
 Writes ``<out>/discrete_gaussian.json`` and its row of ``<out>/README.md``.
 """
@@ -41,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = harness.cli(__doc__, "discrete_gaussian", reps=9)
     ap.add_argument("--n", type=int, default=200_000)
     ap.add_argument("--baseline", type=Path, default=None)
+    ap.add_argument("--baseline-label", default="the baseline build")
+    ap.add_argument("--calls", type=Path, default=None)
+    ap.add_argument("--calls-baseline", type=Path, default=None)
     args = ap.parse_args(argv)
     if args.quick:
         args.reps, args.n = min(args.reps, 3), min(args.n, 20_000)
@@ -67,26 +76,60 @@ def main(argv: list[str] | None = None) -> int:
                 ns[f"baseline_{k}"] / ns["baseline_box_muller"]
             )
             ratios[f"{k} / baseline_{k}"] = ns[k] / ns[f"baseline_{k}"]
+    calls = {}
+    for name, path in (("calls", args.calls), ("calls_baseline", args.calls_baseline)):
+        if path is not None:
+            lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+            calls[name] = {d.get("kernel", "per_call_overhead"): d for d in lines}
     result = {
         "bench": "discrete_gaussian",
-        "config": {"n": n, "reps": args.reps, "threads": 1, "clock": "thread CPU time"},
+        "config": {
+            "n": n,
+            "reps": args.reps,
+            "threads": 1,
+            "clock": "thread CPU time",
+            "baseline": args.baseline_label if args.baseline is not None else None,
+        },
         "machine": machine,
         **cmp.as_dict(),
         "ns_per_draw": ns,
         "ratios": ratios,
+        "lattice_calls": calls,
     }
     r60 = ratios["dg_2^60 / box_muller"]
-    before = ""
+    before = before0 = ab = ""
     if args.baseline is not None:
         r_old = ratios["baseline_dg_2^60 / baseline_box_muller"]
-        before = f"baseline {ns['baseline_dg_2^60']:.0f} ns ({r_old:.2f}x its Box-Muller) -> "
+        before = f"{ns['baseline_dg_2^60']:.0f} ns ({r_old:.2f}x its Box-Muller) -> "
+        before0 = f"{ns['baseline_dg_2^0']:.0f} -> "
+        ab = f"; A/B {ratios['dg_2^60 / baseline_dg_2^60']:.2f}"
+    calls_text = ""
+    if "calls" in calls:
+
+        def per_call(c: dict) -> str:
+            k, o = c["lattice_calls"], c["per_call_overhead"]["per_call_overhead_ns"]
+            return f"{k['median_ns_per_draw']:.0f} ns/draw (per-call overhead {o / 1e3:.2f} us)"
+
+        old = f"{per_call(calls['calls_baseline'])} -> " if "calls_baseline" in calls else ""
+        k = calls["calls"]["lattice_calls"]
+        calls_text = (
+            f"; add_lattice_noise in calls of {k['per_call']} draws (one DP-SGD step at "
+            f"d = {k['per_call']}, C++ `bench_lattice_calls`, thread CPU time): "
+            f"{old}{per_call(calls['calls'])}"
+        )
+    cmd = "`python bench/python/bench_discrete_gaussian.py"
+    cmd += f" --reps {args.reps}" + (" --baseline DIR" if args.baseline is not None else "")
+    cmd += " --calls FILE --calls-baseline FILE`" if "calls" in calls else "`"
     row = (
-        f"| `discrete_gaussian` | exact N_Z(0, 2^60) per draw, 1 thread, thread CPU time: "
+        f"| `discrete_gaussian` | issue 32 item 1: exact N_Z(0, 2^60) per draw (the DP-SGD "
+        f"lattice noise at sigma 1), 1 thread, thread CPU time, interleaved with "
+        f"{args.baseline_label if args.baseline is not None else 'Box-Muller'}: "
         f"{before}{ns['dg_2^60']:.0f} ns ({r60:.2f}x a Box-Muller normal, "
-        f"{ns['box_muller']:.0f} ns); "
-        f"N_Z(0, 1): {ns['dg_2^0']:.0f} ns | <= 2x a Box-Muller draw: "
+        f"{ns['box_muller']:.0f} ns{ab}); "
+        f"N_Z(0, 1): {before0}{ns['dg_2^0']:.0f} ns{calls_text} | <= 2x a Box-Muller draw: "
         f"{'met' if r60 <= 2 else '**not met**'} | {machine.get('cpu_model')} | "
-        f"{time.strftime('%Y-%m-%d')} | [discrete_gaussian.json](discrete_gaussian.json) |"
+        f"{time.strftime('%Y-%m-%d')} | [discrete_gaussian.json](discrete_gaussian.json), "
+        f"{cmd}, {args.reps} reps, {n // 1000}k draws |"
     )
     harness.publish(result, harness.out_dir(args), "discrete_gaussian", row)
     print(json.dumps({"ns_per_draw": ns, "ratios": ratios}, indent=2))

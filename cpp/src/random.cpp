@@ -16,6 +16,15 @@
 #if defined(__linux__)
 #include <sys/random.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// GCC 12 warns that the AVX-512 intrinsics' own "undefined" pass-through operands may be used
+// uninitialized (a false positive located in the header): silenced for the header only.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+#endif
 
 namespace privlearn::random {
 
@@ -580,7 +589,7 @@ void l2_laplace(const Key& key, std::uint64_t stream, std::uint64_t start, std::
 
 namespace {
 
-constexpr double kNsPerDiscreteGaussian = 80.0;  // one draw: a block plus ~8 digits of logic
+constexpr double kNsPerDiscreteGaussian = 40.0;  // one draw: a block plus ~10 digits of logic
 constexpr int kDigitsPerBlock = 32;              // 16-bit digits of one ChaCha20 block
 constexpr int kLazyDigits = 64;                  // digits a lazy uniform may grow to (1024 bits)
 using Digit = std::uint16_t;
@@ -813,6 +822,30 @@ struct DgParams {
         den(v << 1), inv_den(1.0 / to_double(v << 1)) {}
 };
 
+// whole = floor(num / den), rest = num mod den, exactly: from a floating-point estimate
+// corrected with exact products when the quotient is below 2^40 (always in practice).
+inline void split_quotient(Uint128 num, Uint128 den, double inv_den, Uint128& whole,
+                           Uint128& rest) noexcept {
+  const double g = to_double(num) * inv_den;
+  if (g < 0x1p40) {
+    std::uint64_t q = static_cast<std::uint64_t>(g);
+    Uint128 prod = static_cast<Uint128>(q) * den;
+    while (prod > num) {
+      --q;
+      prod -= den;
+    }
+    while (num - prod >= den) {
+      ++q;
+      prod += den;
+    }
+    whole = q;
+    rest = num - prod;
+  } else {
+    whole = num / den;
+    rest = num % den;
+  }
+}
+
 std::int64_t discrete_gaussian_draw(DrawDigits& d, const DgParams& p, Scratch& s) {
   const int m = p.m;
   const std::uint64_t c = p.c;
@@ -823,28 +856,8 @@ std::int64_t discrete_gaussian_draw(DrawDigits& d, const DgParams& p, Scratch& s
     const bool negative = d.bit();
     if (negative && x == 0) continue;
     const std::uint64_t diff = x >= c ? x - c : c - x;  // < 2^62
-    const Uint128 num = static_cast<Uint128>(diff) * diff;
-    // whole = floor(num / den), rest = num mod den, exactly: from a floating-point estimate
-    // corrected with exact products when the quotient is below 2^40 (always in practice)
     Uint128 whole, rest;
-    const double g = to_double(num) * inv_den;
-    if (g < 0x1p40) {
-      std::uint64_t q = static_cast<std::uint64_t>(g);
-      Uint128 prod = static_cast<Uint128>(q) * den;
-      while (prod > num) {
-        --q;
-        prod -= den;
-      }
-      while (num - prod >= den) {
-        ++q;
-        prod += den;
-      }
-      whole = q;
-      rest = num - prod;
-    } else {
-      whole = num / den;
-      rest = num % den;
-    }
+    split_quotient(static_cast<Uint128>(diff) * diff, den, inv_den, whole, rest);
     bool accept = true;
     for (; whole > 0 && accept; --whole) accept = bernoulli_exp_one(d, s);
     if (accept && rest != 0) {
@@ -857,13 +870,193 @@ std::int64_t discrete_gaussian_draw(DrawDigits& d, const DgParams& p, Scratch& s
   }
 }
 
-int bit_length(Uint128 v) noexcept {
-  int b = 0;
-  while (v) {
-    ++b;
-    v >>= 1;
+// ---- Fast path: the same draw from comparison masks of its first one or two blocks --------
+// Most draws end within their first block (32 digits; ~97.5% at s2 = 2^60) and nearly all
+// within two, without a tie between two compared digits and without a first digit in the
+// guard band of a ratio comparison. On such a draw every lazy uniform keeps its single digit,
+// so each decreasing run is read off two bit masks of the draw's first E digits (E = 32 or 64):
+// desc (bit j: d[j+1] < d[j]) and tie (bit j: d[j+1] == d[j]), j < E - 1. A run whose first
+// uniform is digit q has length n = 1 + (the number of consecutive desc bits from bit q) and
+// takes the digits q + 1 .. q + n. fast_draw follows discrete_gaussian_draw step for step on
+// these masks and gives up as soon as a step would compare equal digits, read beyond digit
+// E - 1 or meet the guard band; the caller then retries with two blocks or runs
+// discrete_gaussian_draw on the same digits from the start, so the draw is the same either way
+// (and identical to the twin's).
+constexpr int kFastPadWords = 24;
+constexpr std::int32_t kLaneDone = 1, kLaneMore = 2;  // lock-step path outcomes  // fast_draw may read up to 44 digits past its digits
+
+struct BlockMasks {
+  std::uint64_t desc;  // bits E - 1 .. 63 zero
+  std::uint64_t tie;
+};
+// The masks of up to 256 draws, one array per mask (gathered by the lock-step path).
+struct LaneMasks {
+  std::uint64_t desc[256];
+  std::uint64_t tie[256];
+  BlockMasks operator[](std::size_t l) const noexcept { return {desc[l], tie[l]}; }
+};
+
+// Masks of E = 32 * n_blocks digits d[0 .. E) (reads d[E], ignored).
+inline BlockMasks digit_masks_scalar(const Digit* d, int n_digits) noexcept {
+  std::uint64_t desc = 0, tie = 0;
+  for (int j = 0; j < n_digits - 1; ++j) {
+    desc |= static_cast<std::uint64_t>(d[j + 1] < d[j]) << j;
+    tie |= static_cast<std::uint64_t>(d[j + 1] == d[j]) << j;
   }
-  return b;
+  return {desc, tie};
+}
+
+// Masks of n_lanes draws, lane l's digits at words + stride l (its first 32 digits, or 64 when
+// two_blocks). Reads one digit past each lane's digits.
+using MasksFn = void (*)(const std::uint32_t*, int, int, bool, LaneMasks*);
+void digit_masks_baseline(const std::uint32_t* words, int stride, int n_lanes, bool two_blocks,
+                          LaneMasks* out) {
+  for (int l = 0; l < n_lanes; ++l) {
+    const BlockMasks k = digit_masks_scalar(reinterpret_cast<const Digit*>(words + stride * l),
+                                            two_blocks ? 2 * kDigitsPerBlock : kDigitsPerBlock);
+    out->desc[l] = k.desc;
+    out->tie[l] = k.tie;
+  }
+}
+#if PRIVLEARN_BLOCKS8_DISPATCH
+__attribute__((target("avx512f,avx512bw"))) void digit_masks_avx512bw(
+    const std::uint32_t* words, int stride, int n_lanes, bool two_blocks, LaneMasks* out) {
+  constexpr std::uint64_t kLow31 = (std::uint64_t{1} << 31) - 1;
+  // next[j] = j + 1: digit j + 1 in lane j (from a permutation, not from an unaligned load that
+  // would straddle the vector stores that just wrote the block)
+  const __m512i next = _mm512_add_epi16(
+      _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13,
+                       12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+      _mm512_set1_epi16(1));
+  for (int l = 0; l < n_lanes; ++l) {
+    const char* base = reinterpret_cast<const char*>(words + stride * l);
+    const __m512i a = _mm512_loadu_si512(base);
+    if (two_blocks) {
+      const __m512i a2 = _mm512_loadu_si512(base + 64);
+      const __m512i b = _mm512_permutex2var_epi16(a, next, a2);  // lane 31: a2's digit 0
+      const __m512i b2 = _mm512_permutexvar_epi16(next, a2);
+      out->desc[l] = static_cast<std::uint64_t>(_mm512_cmplt_epu16_mask(b, a)) |
+                    (static_cast<std::uint64_t>(_mm512_cmplt_epu16_mask(b2, a2)) & kLow31) << 32;
+      out->tie[l] = static_cast<std::uint64_t>(_mm512_cmpeq_epu16_mask(b, a)) |
+                   (static_cast<std::uint64_t>(_mm512_cmpeq_epu16_mask(b2, a2)) & kLow31) << 32;
+    } else {
+      const __m512i b = _mm512_permutexvar_epi16(next, a);
+      out->desc[l] = static_cast<std::uint64_t>(_mm512_cmplt_epu16_mask(b, a)) & kLow31;
+      out->tie[l] = static_cast<std::uint64_t>(_mm512_cmpeq_epu16_mask(b, a)) & kLow31;
+    }
+  }
+}
+MasksFn pick_digit_masks() noexcept {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+    return digit_masks_avx512bw;
+  return digit_masks_baseline;
+}
+#else
+MasksFn pick_digit_masks() noexcept { return digit_masks_baseline; }
+#endif
+void digit_masks(const std::uint32_t* words, int stride, int n_lanes, bool two_blocks,
+                 LaneMasks* out) {
+  static const MasksFn fn = pick_digit_masks();
+  fn(words, stride, n_lanes, two_blocks, out);
+}
+
+// The decreasing run whose first uniform is digit q: its length n; bad is set when a compared
+// pair ties. The run takes digits q + 1 .. q + n. (q >= 63: n = 1, beyond any block.)
+inline unsigned fast_run(const BlockMasks& k, unsigned q, bool& bad) noexcept {
+  const unsigned s = q < 63 ? q : 63;
+  const unsigned n = 1 + static_cast<unsigned>(__builtin_ctzll(~(k.desc >> s)));
+  bad |= ((k.tie >> s) & ((std::uint64_t{2} << (n - 1)) - 1)) != 0;
+  return n;
+}
+
+enum FastResult : int { kFastDone = 0, kFastNeedsMore = 1, kFastGaveUp = 2 };
+
+// One draw from its first kEnd digits d[0 .. kEnd) and their masks (d readable up to
+// kEnd + 44). digits_top = ceil(m / 16): the digits of U_1 that make floor(t U_1).
+// kFastNeedsMore: the draw reads beyond digit kEnd - 1; kFastGaveUp: a tie or the guard band.
+template <unsigned kEnd>
+inline FastResult fast_draw(const Digit* d, const BlockMasks& k, const DgParams& p,
+                            int digits_top, std::int64_t& out, unsigned& used) noexcept {
+  const int m = p.m;
+  unsigned pos = 0, reservoir = 0, left = 0;
+  bool bad = false;
+  for (;;) {
+    // floor(t E): trials from U_1 = digit u until a run of odd length
+    std::uint64_t kk = 0;
+    unsigned u;
+    for (;;) {
+      u = pos;
+      const unsigned n = fast_run(k, pos, bad);
+      pos += n + 1;
+      if ((n & 1u) || pos > kEnd) break;
+      ++kk;
+    }
+    std::uint64_t top = 0;
+    if (digits_top > 0) {
+      top = d[u];
+      for (int j = 1; j < digits_top; ++j) top = (top << 16) | d[pos++];
+      top >>= 16 * digits_top - m;
+    }
+    const std::uint64_t x = (kk << m) | top;
+    if (left == 0) {
+      reservoir = d[pos++];
+      left = 16;
+    }
+    const bool negative = (reservoir & 1u) != 0;
+    reservoir >>= 1;
+    --left;
+    if (pos > kEnd) return kFastNeedsMore;
+    if (bad) return kFastGaveUp;
+    if (negative && x == 0) continue;
+    const std::uint64_t diff = x >= p.c ? x - p.c : p.c - x;
+    Uint128 whole, rest;
+    split_quotient(static_cast<Uint128>(diff) * diff, p.den, p.inv_den, whole, rest);
+    bool accept = true;
+    for (; whole > 0 && accept && pos <= kEnd; --whole) {  // B(exp(-1)): an even run
+      const unsigned n = fast_run(k, pos, bad);
+      pos += n + 1;
+      accept = (n & 1u) == 0;
+    }
+    if (accept && rest != 0) {  // B(exp(-rest / den))
+      if (pos >= kEnd) return kFastNeedsMore;
+      const double y = to_double(rest) * p.inv_den * 0x1p16;
+      const double w = static_cast<double>(d[pos]);
+      const bool less = w + 1.0 <= y - kRatioBand;
+      const bool undecided = !less && w < y + kRatioBand;
+      // without a branch on `less` (an even chance): the run from V_1 is read either way and
+      // counts only when V_1 < rest / den (then V_1 > V_2 > ... from digit pos)
+      bool run_bad = false;
+      const unsigned n = fast_run(k, pos, run_bad);
+      bad |= undecided | (less & run_bad);
+      accept = !less | ((n & 1u) == 0);
+      pos += less ? n + 1 : 1;
+    }
+    if (pos > kEnd) return kFastNeedsMore;
+    if (bad) return kFastGaveUp;
+    if (accept) {
+      used = pos;
+      out = negative ? -static_cast<std::int64_t>(x) : static_cast<std::int64_t>(x);
+      return kFastDone;
+    }
+  }
+}
+
+// Draws that need a second block, gathered (their first block's words, the second made on
+// demand sixteen at a time) so that their blocks come from one vector pass.
+struct SecondBlockQueue {
+  static constexpr int kSize = 16;
+  std::uint32_t words[kSize][32 + kFastPadWords];  // first block, second block, padding
+  std::uint64_t index[kSize];
+  std::int64_t* out[kSize];
+  int size = 0;
+};
+
+int bit_length(Uint128 v) noexcept {
+  const std::uint64_t hi = static_cast<std::uint64_t>(v >> 64);
+  const std::uint64_t lo = static_cast<std::uint64_t>(v);
+  if (hi != 0) return 128 - __builtin_clzll(hi);
+  return lo != 0 ? 64 - __builtin_clzll(lo) : 0;
 }
 
 }  // namespace
@@ -891,56 +1084,442 @@ Uint128 discrete_gaussian_round_variance(Uint128 s2) {
   }
 }
 
+#if PRIVLEARN_BLOCKS8_DISPATCH
+// ---- Sixteen draws at once (AVX-512): the fast path in lock step ----------------------------
+// One draw per 64-bit lane (two registers of 8); each round every busy lane makes one proposal
+// (its von Neumann trials stepped together, masked) and its acceptance test, so no branch
+// depends on a draw's digits; a lane whose draw ends takes the next draw of the batch. A lane
+// gives its draw up (the scalar path then redoes it from the start, with the same digits) when
+// it needs a digit beyond its first block (or two), meets the guard band of a ratio comparison,
+// or ends with two equal adjacent digits anywhere among those it read (a superset of the
+// compared pairs: ties are ignored while stepping and checked once, at acceptance). The
+// acceptance test works on doubles: for x < 2^53 (variances with 16 <= m <= 46: at most 16
+// trials fit in a block and 32 in two, so x < 33 t < 2^52), diff = |x - c| is exact and
+// g = diff^2 / den is computed with relative error < 5 * 2^-53, i.e. absolute error < 2^-42
+// for g < 2^8; the lane gives up unless g < 2^8 and g lies at least 2^-40 from an integer, so
+// floor(g) = whole exactly, rest != 0 and y = frac(g) 2^16 is within 2^-26 of (rest / den) 2^16;
+// the ratio comparison then decides with a band of 2^-24 (undecided: the scalar path). Every
+// decision a lane makes is therefore the one discrete_gaussian_draw makes.
+#define PRIVLEARN_AVX512_DG __attribute__((target("avx512f,avx512cd,avx512dq")))
+constexpr double kSimdRatioBand = 0x1p-24;
+
+bool has_avx512_dg() noexcept {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+         __builtin_cpu_supports("avx512dq");
+}
+
+// Run lengths 1 + (the consecutive desc bits from bit pos), pos clamped to 63.
+PRIVLEARN_AVX512_DG inline __m512i simd_run(__m512i desc, __m512i pos) {
+  const __m512i s = _mm512_min_epu64(pos, _mm512_set1_epi64(63));
+  const __m512i v = _mm512_xor_si512(_mm512_srlv_epi64(desc, s), _mm512_set1_epi64(-1));
+  const __m512i low = _mm512_and_si512(v, _mm512_sub_epi64(_mm512_setzero_si512(), v));
+  return _mm512_sub_epi64(_mm512_set1_epi64(64), _mm512_lzcnt_epi64(low));
+}
+
+// digit pos of each lane (lane i's digits at bytes 64 i of words)
+PRIVLEARN_AVX512_DG inline __m512i simd_digit(const std::uint32_t* words, __m512i base,
+                                              __m512i pos) {
+  const __m512i at = _mm512_add_epi64(base, _mm512_add_epi64(pos, pos));
+  return _mm512_and_si512(_mm512_i64gather_epi64(at, words, 1), _mm512_set1_epi64(0xFFFF));
+}
+
+// Draws 0 .. n_draws - 1 (n_draws <= 256; draw i's first n_digits digits (32 or 64) at byte
+// stride * i of words, its masks masks[i]) on 16 lanes, two registers of 8 stepped together
+// (two independent dependency chains); a lane that finishes takes the next draw, so the lanes
+// stay busy. state[i] (zero on entry) becomes kLaneDone when the draw was written to out[i]
+// (and, when used is given, the digits it took to used[i]) and kLaneMore when it stopped for
+// want of digits; it stays 0 when the draw met a tie or a guard band.
+PRIVLEARN_AVX512_DG void simd_stream(const std::uint32_t* words, int stride,
+                                              int n_digits, const LaneMasks& masks, int n_draws,
+                                              const DgParams& p, int digits_top,
+                                              std::int64_t* out, std::uint64_t* used,
+                                              std::int32_t* state) {
+  constexpr int H = 2;
+  const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi64(1);
+  const __m512i end = _mm512_set1_epi64(n_digits);
+  const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512i m_v = _mm512_set1_epi64(p.m);
+  const __m512i top_shift = _mm512_set1_epi64(16 * digits_top - p.m);
+  const __m512i low16 = _mm512_set1_epi64(0xFFFF);
+  const __m512i top_more = _mm512_set1_epi64(digits_top - 1);      // digits after U_1's first
+  const __m512i sign_shift = _mm512_set1_epi64(16 * (digits_top - 1));  // reservoir digit
+  const __m512i stride_v = _mm512_set1_epi64(stride);
+  const __m512i count = _mm512_set1_epi64(n_draws);
+  const __m512d c_d = _mm512_set1_pd(static_cast<double>(p.c));
+  const __m512d inv_den = _mm512_set1_pd(p.inv_den);
+  __m512i id[H], base[H], desc[H], tie[H], pos[H], res[H], left[H];
+  __mmask8 active[H];
+  std::int64_t next = 0;  // the next draw to start
+  for (int h = 0; h < H; ++h) {
+    id[h] = count;
+    base[h] = desc[h] = tie[h] = pos[h] = res[h] = left[h] = zero;
+    active[h] = 0;
+  }
+  for (;;) {
+    // lanes without a draw take the next ones, in lane order
+    for (int h = 0; h < H; ++h) {
+      const __mmask8 free = static_cast<__mmask8>(~active[h]);
+      if (free == 0 || next >= n_draws) continue;
+      id[h] = _mm512_mask_expand_epi64(id[h], free,
+                                       _mm512_add_epi64(iota, _mm512_set1_epi64(next)));
+      next += __builtin_popcount(free);
+      const __mmask8 start = free & _mm512_cmplt_epi64_mask(id[h], count);
+      base[h] = _mm512_mask_mullo_epi64(base[h], start, id[h], stride_v);
+      desc[h] = _mm512_mask_i64gather_epi64(desc[h], start, id[h], masks.desc, 8);
+      tie[h] = _mm512_mask_i64gather_epi64(tie[h], start, id[h], masks.tie, 8);
+      pos[h] = _mm512_mask_mov_epi64(pos[h], start, zero);
+      res[h] = _mm512_mask_mov_epi64(res[h], start, zero);
+      left[h] = _mm512_mask_mov_epi64(left[h], start, zero);
+      active[h] |= start;
+      // idle lanes read lane 0's digits (harmless) rather than past the draws
+      base[h] = _mm512_mask_mov_epi64(base[h], static_cast<__mmask8>(~active[h]), zero);
+    }
+    if ((active[0] | active[1]) == 0) break;
+    __m512i k[H], u[H], x[H], whole[H], n[H], v1[H];
+    __m512d fr[H];
+    __mmask8 trial[H], negative[H], stop[H], live[H], accept[H], step[H], beyond[H];
+    // floor(t E): the trials of all lanes stepped together
+    for (int h = 0; h < H; ++h) {
+      k[h] = zero;
+      u[h] = pos[h];
+      trial[h] = active[h];
+    }
+    while (trial[0] | trial[1]) {
+      for (int h = 0; h < H; ++h) {
+        n[h] = simd_run(desc[h], pos[h]);
+        u[h] = _mm512_mask_mov_epi64(u[h], trial[h], pos[h]);
+        pos[h] = _mm512_mask_add_epi64(pos[h], trial[h], pos[h], _mm512_add_epi64(n[h], one));
+        trial[h] &= ~_mm512_test_epi64_mask(n[h], one) & _mm512_cmple_epu64_mask(pos[h], end);
+        k[h] = _mm512_mask_add_epi64(k[h], trial[h], k[h], one);
+      }
+    }
+    for (int h = 0; h < H; ++h) {
+      // the next four digits (digits_top <= 3): U_1's further digits, the reservoir digit and
+      // V_1 of the acceptance below, from one gather
+      const __m512i ahead = _mm512_i64gather_epi64(
+          _mm512_add_epi64(base[h], _mm512_add_epi64(pos[h], pos[h])), words, 1);
+      __m512i top = simd_digit(words, base[h], u[h]);
+      for (int j = 1; j < digits_top; ++j)
+        top = _mm512_or_si512(
+            _mm512_slli_epi64(top, 16),
+            _mm512_and_si512(_mm512_srlv_epi64(ahead, _mm512_set1_epi64(16 * (j - 1))), low16));
+      pos[h] = _mm512_mask_add_epi64(pos[h], active[h], pos[h], top_more);
+      x[h] = _mm512_or_si512(_mm512_sllv_epi64(k[h], m_v), _mm512_srlv_epi64(top, top_shift));
+      // the sign bit from the reservoir digit
+      const __mmask8 refill = active[h] & _mm512_cmpeq_epi64_mask(left[h], zero);
+      res[h] = _mm512_mask_mov_epi64(
+          res[h], refill, _mm512_and_si512(_mm512_srlv_epi64(ahead, sign_shift), low16));
+      pos[h] = _mm512_mask_add_epi64(pos[h], refill, pos[h], one);
+      // V_1 of B(exp(-rest / den)): the digit at pos unless B(exp(-1)) steps come first (read
+      // again below for lanes that step)
+      v1[h] = _mm512_and_si512(
+          _mm512_srlv_epi64(ahead, _mm512_mask_add_epi64(sign_shift, refill, sign_shift,
+                                                         _mm512_set1_epi64(16))),
+          low16);
+      left[h] = _mm512_mask_mov_epi64(left[h], refill, _mm512_set1_epi64(16));
+      negative[h] = _mm512_test_epi64_mask(res[h], one);
+      res[h] = _mm512_mask_srli_epi64(res[h], active[h], res[h], 1);
+      left[h] = _mm512_mask_sub_epi64(left[h], active[h], left[h], one);
+      stop[h] = active[h] & _mm512_cmpgt_epu64_mask(pos[h], end);
+      beyond[h] = stop[h];
+      live[h] = active[h] & ~stop[h];
+      live[h] &= ~(negative[h] & _mm512_cmpeq_epi64_mask(x[h], zero));  // -0: a new proposal
+      // whole, frac of g = diff^2 / den
+      const __m512d diff = _mm512_abs_pd(_mm512_sub_pd(_mm512_cvtepu64_pd(x[h]), c_d));
+      const __m512d g = _mm512_mul_pd(_mm512_mul_pd(diff, diff), inv_den);
+      const __m512d fl = _mm512_roundscale_pd(g, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+      fr[h] = _mm512_sub_pd(g, fl);
+      const __mmask8 exact = _mm512_cmp_pd_mask(g, _mm512_set1_pd(0x1p8), _CMP_LT_OQ) &
+                             _mm512_cmp_pd_mask(fr[h], _mm512_set1_pd(0x1p-40), _CMP_GE_OQ) &
+                             _mm512_cmp_pd_mask(fr[h], _mm512_set1_pd(1.0 - 0x1p-40), _CMP_LE_OQ);
+      stop[h] |= live[h] & ~exact;
+      live[h] &= exact;
+      whole[h] = _mm512_cvttpd_epi64(fl);
+      accept[h] = live[h];
+      step[h] = accept[h] & _mm512_cmpgt_epi64_mask(whole[h], zero);
+    }
+    // whole times B(exp(-1)): an even run each
+    __mmask8 stepped[H] = {step[0], step[1]};
+    while (step[0] | step[1]) {
+      for (int h = 0; h < H; ++h) {
+        n[h] = simd_run(desc[h], pos[h]);
+        pos[h] = _mm512_mask_add_epi64(pos[h], step[h], pos[h], _mm512_add_epi64(n[h], one));
+        accept[h] &= ~(step[h] & _mm512_test_epi64_mask(n[h], one));
+        whole[h] = _mm512_mask_sub_epi64(whole[h], step[h], whole[h], one);
+        step[h] &= accept[h] & _mm512_cmpgt_epi64_mask(whole[h], zero) &
+                   _mm512_cmple_epu64_mask(pos[h], end);
+      }
+    }
+    for (int h = 0; h < H; ++h) {
+      // B(exp(-rest / den)): V_1 = the digit at pos against y = frac 2^16
+      const __mmask8 at_end = accept[h] & _mm512_cmpge_epu64_mask(pos[h], end);
+      stop[h] |= at_end;
+      beyond[h] |= at_end;
+      accept[h] &= ~at_end;
+      const __m512d y = _mm512_mul_pd(fr[h], _mm512_set1_pd(0x1p16));
+      if (stepped[h])
+        v1[h] = _mm512_mask_blend_epi64(stepped[h], v1[h], simd_digit(words, base[h], pos[h]));
+      const __m512d w = _mm512_cvtepu64_pd(v1[h]);
+      const __mmask8 less = _mm512_cmp_pd_mask(
+          _mm512_add_pd(w, _mm512_set1_pd(1.0)),
+          _mm512_sub_pd(y, _mm512_set1_pd(kSimdRatioBand)), _CMP_LE_OQ);
+      const __mmask8 undecided =
+          ~less & _mm512_cmp_pd_mask(w, _mm512_add_pd(y, _mm512_set1_pd(kSimdRatioBand)),
+                                     _CMP_LT_OQ);
+      stop[h] |= accept[h] & undecided;
+      const __mmask8 frac = accept[h] & ~undecided;
+      n[h] = simd_run(desc[h], pos[h]);
+      pos[h] = _mm512_mask_add_epi64(pos[h], frac, pos[h],
+                                     _mm512_mask_add_epi64(one, less, n[h], one));  // n+1 or 1
+      accept[h] = frac & (~less | ~_mm512_test_epi64_mask(n[h], one)) &
+                  _mm512_cmple_epu64_mask(pos[h], end);  // the run ended within the block
+      // a tie among the digits read: the draw is left to the scalar path
+      const __m512i window = _mm512_sub_epi64(_mm512_sllv_epi64(one, pos[h]), one);
+      const __mmask8 ok = accept[h] & ~_mm512_test_epi64_mask(tie[h], window);
+      const __m512i value = _mm512_mask_sub_epi64(x[h], negative[h], zero, x[h]);
+      _mm512_mask_i64scatter_epi64(out, ok, id[h], value, 8);
+      if (used != nullptr) _mm512_mask_i64scatter_epi64(used, ok, id[h], pos[h], 8);
+      _mm512_mask_i64scatter_epi32(state, ok, id[h], _mm256_set1_epi32(kLaneDone), 4);
+      const __mmask8 over = active[h] & ~stop[h] & _mm512_cmpgt_epu64_mask(pos[h], end);
+      beyond[h] |= over;
+      _mm512_mask_i64scatter_epi32(state, beyond[h], id[h], _mm256_set1_epi32(kLaneMore), 4);
+      active[h] &= ~(accept[h] | stop[h] | over);
+    }
+  }
+}
+#endif
+
+namespace {
+
+// The first error of a discrete_gaussian call (its message is rethrown at the end).
+struct DgFailure {
+  std::atomic<bool> failed{false};
+  std::string message;
+};
+
+// The general sampler for draw `index`, whose first block is `first`; 0 and the error recorded
+// when the draw raises.
+[[gnu::noinline]] std::int64_t slow_draw(const Key& key, std::uint64_t stream,
+                                         std::uint64_t index, const std::uint32_t* first,
+                                         const DgParams& params, DgFailure& f) {
+  Scratch scratch;
+  DrawDigits digits(key, stream, index, first);
+  try {
+    return discrete_gaussian_draw(digits, params, scratch);
+  } catch (const std::exception& e) {
+    if (!f.failed.exchange(true)) {
+#if PRIVLEARN_HAS_OPENMP
+#pragma omp critical(privlearn_dgauss_message)
+#endif
+      f.message = e.what();
+    }
+    return 0;
+  }
+}
+
+// The queued draws, each from its first two blocks (the second blocks in one vector pass).
+// made: the second blocks, q.size blocks of 16 words, when the caller made them already.
+[[gnu::noinline]] void flush_second_blocks(const Key& key, std::uint64_t stream,
+                                           SecondBlockQueue& q, const DgParams& params,
+                                           int digits_top, bool simd, DgFailure& f,
+                                           const std::uint32_t* made = nullptr) {
+  if (q.size == 0) return;
+  std::uint32_t blocks[16 * 16];
+  if (made == nullptr) {
+    std::uint64_t counters[16];
+    for (int l = 0; l < 16; ++l) counters[l] = (q.index[std::min(l, q.size - 1)] << 8) + 1;
+    blocks16_at(key, counters, stream, blocks);
+    made = blocks;
+  }
+  constexpr int kStride = 32 + kFastPadWords;
+  for (int l = 0; l < q.size; ++l) {
+    std::memcpy(q.words[l] + 16, made + 16 * l, sizeof(std::uint32_t) * 16);
+    std::memset(q.words[l] + 32, 0, sizeof(std::uint32_t) * kFastPadWords);
+  }
+  LaneMasks masks = {};
+  digit_masks(&q.words[0][0], kStride, q.size, true, &masks);
+  unsigned done = 0;
+#if PRIVLEARN_BLOCKS8_DISPATCH
+  if (simd) {
+    std::int64_t values[16];
+    std::int32_t state[16] = {};
+    simd_stream(&q.words[0][0], 4 * kStride, 2 * kDigitsPerBlock, masks, q.size, params,
+                digits_top, values, nullptr, state);
+    for (int l = 0; l < q.size; ++l)
+      if (state[l] == kLaneDone) {
+        *q.out[l] = values[l];
+        done |= 1u << l;
+      }
+  }
+#endif
+  for (int l = 0; l < q.size; ++l) {
+    if ((done >> l) & 1u) continue;
+    unsigned used = 0;
+    if (fast_draw<2 * kDigitsPerBlock>(reinterpret_cast<const Digit*>(q.words[l]), masks[l],
+                                       params, digits_top, *q.out[l], used) != kFastDone)
+      *q.out[l] = slow_draw(key, stream, q.index[l], q.words[l], params, f);
+  }
+  q.size = 0;
+}
+
+// Draws i0 .. i0 + lanes - 1 (lanes <= kGroupDraws) into out[0 .. lanes): vector passes of 16
+// make their first blocks; a draw that needs more digits waits in q for its second block. The
+// last group of a call, when its last pass has room, makes the queued second blocks in that
+// pass and empties q first (a small call, e.g. one DP-SGD step's d draws, pays one pass less).
+constexpr int kGroupDraws = 256;
+inline void dg_group(const Key& key, std::uint64_t stream, std::uint64_t i0, std::size_t lanes,
+                     const DgParams& params, int digits_top, bool simd, bool last,
+                     std::int64_t* out, SecondBlockQueue& q, DgFailure& f) {
+  // the group's first blocks, room for the queued second blocks, padding
+  std::uint32_t w[16 * kGroupDraws + 16 * 16 + kFastPadWords];
+  const std::size_t tail = lanes % 16;  // lanes of the last pass (0: a full pass)
+  const bool share = last && q.size > 0 && tail != 0 && tail + static_cast<std::size_t>(q.size) <= 16;
+  for (std::size_t l0 = 0; l0 < lanes; l0 += 16) {
+    std::uint64_t counters[16];
+    for (std::size_t l = 0; l < 16; ++l) counters[l] = (i0 + std::min(l0 + l, lanes - 1)) << 8;
+    if (share && l0 + 16 > lanes)
+      for (int j = 0; j < q.size; ++j)
+        counters[tail + static_cast<std::size_t>(j)] = (q.index[j] << 8) + 1;
+    blocks16_at(key, counters, stream, w + 16 * l0);
+  }
+  if (share) flush_second_blocks(key, stream, q, params, digits_top, simd, f, w + 16 * lanes);
+  std::memset(w + 16 * lanes, 0, sizeof(std::uint32_t) * kFastPadWords);
+  LaneMasks masks;  // entries 0 .. lanes - 1 are set and read
+  digit_masks(w, 16, static_cast<int>(lanes), false, &masks);
+  std::int32_t state[kGroupDraws] = {};  // kLaneDone / kLaneMore from the lock-step path
+#if PRIVLEARN_BLOCKS8_DISPATCH
+  if (simd)
+    simd_stream(w, 64, kDigitsPerBlock, masks, static_cast<int>(lanes), params, digits_top,
+                out, nullptr, state);
+#endif
+  for (std::size_t l = 0; l < lanes; ++l) {
+    if (state[l] == kLaneDone) continue;
+    unsigned used = 0;
+    const FastResult r =
+        state[l] == kLaneMore ? kFastNeedsMore
+                         : fast_draw<kDigitsPerBlock>(reinterpret_cast<const Digit*>(w + 16 * l),
+                                                      masks[l], params, digits_top, out[l], used);
+    if (r == kFastDone) continue;
+    if (r == kFastGaveUp) {
+      out[l] = slow_draw(key, stream, i0 + l, w + 16 * l, params, f);
+      continue;
+    }
+    std::memcpy(q.words[q.size], w + 16 * l, sizeof(std::uint32_t) * 16);
+    q.index[q.size] = i0 + l;
+    q.out[q.size] = out + l;
+    if (++q.size == SecondBlockQueue::kSize)
+      flush_second_blocks(key, stream, q, params, digits_top, simd, f);
+  }
+}
+
+}  // namespace
+
 void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
                        Uint128 s2, std::int64_t* out, int n_threads) {
   check_discrete_gaussian_variance(s2);
   check_range(start, n, kDiscreteGaussianIndexLimit, "discrete_gaussian");
   if (n == 0) return;
   const DgParams params(s2);
-  const std::int64_t groups = static_cast<std::int64_t>((n + 15) / 16);  // 16 draws each
+  const int digits_top = (params.m + 15) / 16;
+  const std::int64_t groups = static_cast<std::int64_t>((n + kGroupDraws - 1) / kGroupDraws);
   const int threads =
       parallel::threads_for(n_threads, static_cast<double>(n) * kNsPerDiscreteGaussian);
-  std::atomic<bool> failed{false};
-  std::string message;
-#if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 16) if (threads > 1 && groups >= 16 * parallel::kMinParallelItems)
+  DgFailure failure;
+#if PRIVLEARN_BLOCKS8_DISPATCH
+  static const bool simd_cpu = has_avx512_dg();
+  const bool simd = simd_cpu && params.m >= 16 && params.m <= 46;
+#else
+  const bool simd = false;
 #endif
-  for (std::int64_t g = 0; g < groups; ++g) {
-    std::uint64_t counters[16];
-    std::uint32_t w[16 * 16];
-    const std::uint64_t i0 = start + static_cast<std::uint64_t>(g) * 16;
-    const std::size_t lanes = std::min<std::size_t>(16, n - static_cast<std::size_t>(g) * 16);
-    for (std::size_t l = 0; l < 16; ++l) counters[l] = (i0 + std::min(l, lanes - 1)) << 8;
-    blocks16_at(key, counters, stream, w);
-    Scratch scratch;
-    for (std::size_t l = 0; l < lanes; ++l) {
-      DrawDigits digits(key, stream, i0 + l, w + 16 * l);
-      try {
-        out[static_cast<std::size_t>(g) * 16 + l] = discrete_gaussian_draw(digits, params, scratch);
-      } catch (const std::exception& e) {
-        out[static_cast<std::size_t>(g) * 16 + l] = 0;
-        if (!failed.exchange(true)) {
+  auto group = [&](std::int64_t g, SecondBlockQueue& q) {
+    const std::size_t k0 = static_cast<std::size_t>(g) * kGroupDraws;
+    dg_group(key, stream, start + k0, std::min<std::size_t>(kGroupDraws, n - k0), params,
+             digits_top,
+             simd, g + 1 == groups, out + k0, q, failure);
+  };
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp critical(privlearn_dgauss_message)
-#endif
-          message = e.what();
-        }
-      }
+  if (threads > 1 && groups >= parallel::kMinParallelItems) {
+#pragma omp parallel num_threads(threads)
+    {
+      SecondBlockQueue q;
+#pragma omp for schedule(dynamic, 1) nowait
+      for (std::int64_t g = 0; g < groups; ++g) group(g, q);
+      flush_second_blocks(key, stream, q, params, digits_top, simd, failure);
     }
+  } else
+#endif
+  {  // one thread: no parallel region (small calls, e.g. one DP-SGD step's d draws)
+    SecondBlockQueue q;
+    for (std::int64_t g = 0; g < groups; ++g) group(g, q);
+    flush_second_blocks(key, stream, q, params, digits_top, simd, failure);
   }
   (void)threads;
-  if (failed.load()) throw std::runtime_error(message);
+  if (failure.failed.load()) throw std::runtime_error(failure.message);
 }
 
 std::int64_t discrete_gaussian_scripted(const std::uint32_t* words, std::size_t n_words,
-                                        Uint128 s2, std::size_t* used) {
+                                        Uint128 s2, std::size_t* used, int path) {
   check_discrete_gaussian_variance(s2);
   checks::require(n_words >= 16 && n_words % 16 == 0 &&
                       n_words <= static_cast<std::size_t>(kDiscreteGaussianBlocks) * 16,
                   "discrete_gaussian_scripted: give whole blocks of 16 words (1 to 256 blocks)");
+  checks::require(path >= 0 && path <= 2,
+                  "discrete_gaussian_scripted: path must be 0 (as discrete_gaussian), 1 (the "
+                  "scalar fast path, then the general sampler) or 2 (the general sampler)");
+  const DgParams params(s2);
+  const int digits_top = (params.m + 15) / 16;
+  const bool two = n_words >= 32;  // a second block is given
+  std::int64_t v = 0;
+#if PRIVLEARN_BLOCKS8_DISPATCH
+  // path 0, as in discrete_gaussian: the lock-step path on the first block, then on the first
+  // two (lane 0 of 16; the other lanes idle)
+  static const bool simd_cpu = has_avx512_dg();
+  if (path == 0 && simd_cpu && params.m >= 16 && params.m <= 46) {
+    constexpr int kStride = 32 + kFastPadWords;
+    std::uint32_t lanes[16 * kStride] = {};
+    std::memcpy(lanes, words, sizeof(std::uint32_t) * (two ? 32 : 16));
+    LaneMasks masks = {};
+    std::uint64_t simd_used[16] = {};
+    std::int64_t values[16] = {};
+    std::int32_t state[1] = {0};
+    digit_masks(lanes, 0, 1, false, &masks);
+    simd_stream(lanes, 4 * kStride, kDigitsPerBlock, masks, 1, params, digits_top, values,
+                simd_used, state);
+    if (state[0] == kLaneMore && two) {
+      state[0] = 0;
+      digit_masks(lanes, 0, 1, true, &masks);
+      simd_stream(lanes, 4 * kStride, 2 * kDigitsPerBlock, masks, 1, params, digits_top, values,
+                  simd_used, state);
+    }
+    if (state[0] == kLaneDone) {
+      if (used != nullptr) *used = static_cast<std::size_t>(simd_used[0]);
+      return values[0];
+    }
+  }
+#endif
+  if (path <= 1) {  // the scalar fast path on the first block, then on the first two
+    std::uint32_t first[32 + kFastPadWords] = {};
+    std::memcpy(first, words, sizeof(std::uint32_t) * (two ? 32 : 16));
+    const Digit* digits = reinterpret_cast<const Digit*>(first);
+    unsigned fast_used = 0;
+    LaneMasks masks = {};
+    // path 1 takes the portable masks (path 0 those of discrete_gaussian on this CPU)
+    const auto masks_of = path == 1 ? digit_masks_baseline : digit_masks;
+    masks_of(first, 0, 1, false, &masks);
+    FastResult r = fast_draw<kDigitsPerBlock>(digits, masks[0], params, digits_top, v, fast_used);
+    if (r == kFastNeedsMore && two) {
+      masks_of(first, 0, 1, true, &masks);
+      r = fast_draw<2 * kDigitsPerBlock>(digits, masks[0], params, digits_top, v, fast_used);
+    }
+    if (r == kFastDone) {
+      if (used != nullptr) *used = fast_used;
+      return v;
+    }
+  }
   DrawDigits d(words, static_cast<int>(n_words / 16));
   Scratch scratch;
-  const std::int64_t v = discrete_gaussian_draw(d, DgParams(s2), scratch);
+  v = discrete_gaussian_draw(d, params, scratch);
   if (used != nullptr) *used = static_cast<std::size_t>(d.used());
   return v;
 }
@@ -991,8 +1570,16 @@ NoiseLattice noise_lattice(double sigma, std::uint64_t dim) {
 
 void add_lattice_noise(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
                        const NoiseLattice& lattice, std::int64_t* units, int n_threads) {
-  std::vector<std::int64_t> noise(n);
-  discrete_gaussian(key, stream, start, n, lattice.variance, noise.data(), n_threads);
+  // Small calls (one DP-SGD step: d draws) draw into a stack buffer: no allocation per call.
+  constexpr std::size_t kStackDraws = 2048;
+  std::int64_t small[kStackDraws];
+  std::vector<std::int64_t> large;
+  std::int64_t* noise = small;
+  if (n > kStackDraws) {
+    large.resize(n);
+    noise = large.data();
+  }
+  discrete_gaussian(key, stream, start, n, lattice.variance, noise, n_threads);
   for (std::size_t k = 0; k < n; ++k)
     units[k] = static_cast<std::int64_t>(
         static_cast<std::uint64_t>(round_shift_even(units[k], lattice.shift)) +

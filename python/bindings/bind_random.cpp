@@ -81,15 +81,15 @@ void bind_random(py::module_& m) {
   m.def(
       "random_discrete_gaussian_scripted",
       [](py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast> words,
-         std::uint64_t variance_lo, std::uint64_t variance_hi) {
+         std::uint64_t variance_lo, std::uint64_t variance_hi, int path) {
         const random::Uint128 s2 =
             (static_cast<random::Uint128>(variance_hi) << 64) | variance_lo;
         std::size_t used = 0;
         const std::int64_t v = random::discrete_gaussian_scripted(
-            words.data(), static_cast<std::size_t>(words.size()), s2, &used);
+            words.data(), static_cast<std::size_t>(words.size()), s2, &used, path);
         return py::make_tuple(v, used);
       },
-      py::arg("words"), py::arg("variance_lo"), py::arg("variance_hi"));
+      py::arg("words"), py::arg("variance_lo"), py::arg("variance_hi"), py::arg("path") = 0);
   m.def(
       "noise_lattice",
       [](double sigma, std::uint64_t dim) {

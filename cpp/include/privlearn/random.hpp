@@ -162,6 +162,16 @@ double gamma_row(const Key& key, std::uint64_t stream, std::uint64_t row, double
 // The core decides V_1 < x from a floating-point estimate of x 2^16 (error < 2^-34, margin
 // 2^-30) when v_0 is clearly on one side and by the exact long division otherwise (probability
 // < 2^-15); both consume the same digits, so the draws do not depend on the shortcut.
+// Implementation (the draws are the same bit for bit whichever path computes them; random.cpp,
+// "Fast path" and "Sixteen draws at once"): a draw that ends within its first block (about 97%
+// at s2 = 2^60) or its first two, with no two equal adjacent digits among those it compares and
+// no first digit in a comparison's guard band, keeps every lazy uniform at one digit; each
+// decreasing run is then read off bit masks of the block (d[j+1] < d[j], d[j+1] == d[j]). The
+// AVX-512 path steps 16 such draws together, a lane taking the next draw when its draw ends
+// (variances with 16 <= m <= 46: x < 2^53, the acceptance in doubles with guards that leave
+// every decision exact); a scalar path does the same per draw; the draws that need a second
+// block get it sixteen at a time; any draw that meets a tie, a guard band or a third block is
+// redone from its first digit by the general sampler above.
 // Limits (never reached in practice; the draw then raises instead of returning a value): K t
 // reaching 2^62 (K >= 2^62 / t: probability below exp(-2^12)); a comparison undecided after 64
 // digits (1024 bits: probability 2^-1024 each); more than 8192 digits for one draw. Each raises
@@ -184,9 +194,12 @@ void discrete_gaussian(const Key& key, std::uint64_t stream, std::uint64_t start
 // lazy uniforms, the exact fallback of a ratio comparison, long tails): words[0 .. n_words) are
 // the draw's words (whole blocks, n_words a multiple of 16, at most 4096; each word gives its
 // low then its high 16-bit digit); *used receives the number of DIGITS consumed. Throws
-// std::runtime_error when the words run out.
+// std::runtime_error when the words run out. path: 0 = the paths discrete_gaussian takes (the
+// AVX-512 lock-step path where the CPU and variance allow it, then the scalar fast path, then
+// the general sampler); 1 = the scalar fast path with the portable (non-vector) digit masks,
+// then the general sampler; 2 = the general sampler alone. All give the same draw (see "Implementation" below).
 std::int64_t discrete_gaussian_scripted(const std::uint32_t* words, std::size_t n_words,
-                                        Uint128 s2, std::size_t* used);
+                                        Uint128 s2, std::size_t* used, int path = 0);
 
 // The noise lattice of a Gaussian mechanism on an exact fixed-point sum (fixed_sum.hpp: units
 // of bound * 2^-30) with noise multiplier sigma (noise standard deviation / L2 sensitivity
