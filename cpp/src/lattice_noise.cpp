@@ -6,14 +6,6 @@
 
 namespace privlearn::random {
 
-void add_drawn_lattice_noise(const NoiseLattice& lattice, const std::int64_t* noise,
-                             std::size_t n, std::int64_t* units) noexcept {
-  for (std::size_t k = 0; k < n; ++k)
-    units[k] = static_cast<std::int64_t>(
-        static_cast<std::uint64_t>(round_shift_even(units[k], lattice.shift)) +
-        static_cast<std::uint64_t>(noise[k]));
-}
-
 LatticeNoiseAhead::LatticeNoiseAhead(const Key& key, std::uint64_t stream,
                                      const NoiseLattice& lattice, std::uint64_t dim, Index steps,
                                      int n_threads, Index max_steps)

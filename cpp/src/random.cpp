@@ -1580,6 +1580,11 @@ void add_lattice_noise(const Key& key, std::uint64_t stream, std::uint64_t start
     noise = large.data();
   }
   discrete_gaussian(key, stream, start, n, lattice.variance, noise, n_threads);
+  add_drawn_lattice_noise(lattice, noise, n, units);
+}
+
+void add_drawn_lattice_noise(const NoiseLattice& lattice, const std::int64_t* noise,
+                             std::size_t n, std::int64_t* units) noexcept {
   for (std::size_t k = 0; k < n; ++k)
     units[k] = static_cast<std::int64_t>(
         static_cast<std::uint64_t>(round_shift_even(units[k], lattice.shift)) +

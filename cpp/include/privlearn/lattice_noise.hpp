@@ -15,11 +15,6 @@
 
 namespace privlearn::random {
 
-// units[k] = round_shift_even(units[k], lattice.shift) + noise[k] for k < n (modular int64
-// addition): add_lattice_noise's release from noise already drawn.
-void add_drawn_lattice_noise(const NoiseLattice& lattice, const std::int64_t* noise,
-                             std::size_t n, std::int64_t* units) noexcept;
-
 class LatticeNoiseAhead {
  public:
   // Steps [0, steps) of dim draws each; a block holds at most max_steps steps and about

@@ -228,6 +228,10 @@ NoiseLattice noise_lattice(double sigma, std::uint64_t dim);
 // draws start .. start + n - 1; out[k] is then an integer in units of bound * 2^-frac_bits.
 void add_lattice_noise(const Key& key, std::uint64_t stream, std::uint64_t start, std::size_t n,
                        const NoiseLattice& lattice, std::int64_t* units, int n_threads);
+// The same release from noise already drawn: units[k] = round_shift_even(units[k],
+// lattice.shift) + noise[k] for k < n (modular int64 addition; lattice_noise.hpp draws ahead).
+void add_drawn_lattice_noise(const NoiseLattice& lattice, const std::int64_t* noise,
+                             std::size_t n, std::int64_t* units) noexcept;
 // S / 2^shift rounded half to even (shift in [0, 62]).
 std::int64_t round_shift_even(std::int64_t s, int shift) noexcept;
 
