@@ -341,6 +341,29 @@ def test_reproduce_reports_an_altered_data_file(monkeypatch, tmp_path, capsys):
     assert "privlearn datasets download adult" in err
 
 
+def test_reproduce_runs_blas_on_one_thread(monkeypatch, tmp_path):
+    """``privlearn reproduce`` runs each reproduction with every BLAS library on one thread
+    (issue 32, item 3: OpenBLAS teams spinning on the reproductions' small problems tripled
+    the CPU time of ``reproduce impact --quick``); the caller's setting is restored after."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads() -> list[int]:
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+    seen: list[list[int]] = []
+
+    def run(out, quick):
+        seen.append(blas_threads())
+        return []
+
+    _fake_reproduction(monkeypatch, run)
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert cli.main(["reproduce", "fake", "--quick", "--out", str(tmp_path / "o")]) == 0
+        after = blas_threads()
+    assert len(seen) == 1 and seen[0] and set(seen[0]) == {1}
+    assert after and set(after) == {2}
+
+
 def test_datasets_flags_a_file_that_is_not_the_pinned_one(tmp_path, capsys):
     (tmp_path / "helr").mkdir()
     (tmp_path / "helr" / "edin.txt").write_text("1\t2\t1\n")

@@ -231,7 +231,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         out_dir = out_root / name
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
-            written = REGISTRY[name].run(out_dir, args.quick)
+            written = REGISTRY[name].execute(out_dir, args.quick)
         except DataIntegrityError as exc:  # an altered data file: the other papers still run
             print(f"[{name}] FAILED: {exc}", file=sys.stderr)
             failed.append(name)

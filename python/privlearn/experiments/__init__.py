@@ -32,6 +32,15 @@ class Reproduction:
     summary: str
     run: Callable[[Path, bool], list[Path]]
 
+    def execute(self, out_dir: Path, quick: bool) -> list[Path]:
+        """``run(out_dir, quick)`` with BLAS on one thread
+        (:func:`~privlearn.experiments.runs.one_blas_thread`): how ``privlearn reproduce`` runs
+        a reproduction."""
+        from privlearn.experiments.runs import one_blas_thread
+
+        with one_blas_thread():
+            return self.run(out_dir, quick)
+
 
 #: name -> Reproduction, in registration order.
 REGISTRY: dict[str, Reproduction] = {}

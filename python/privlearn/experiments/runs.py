@@ -1,20 +1,22 @@
 """How the reproductions seed and schedule their runs.
 
-Belongs here: the rule that gives every run its own seed (:func:`derive_seed`) and the thread
-pool that runs many seeds at once (:func:`parallel_map`). Not here: what a run computes (each
+Belongs here: the rule that gives every run its own seed (:func:`derive_seed`), the thread
+pool that runs many seeds at once (:func:`parallel_map`) and the BLAS thread limit every
+reproduction runs under (:func:`one_blas_thread`). Not here: what a run computes (each
 paper's package) or how its numbers are written (:mod:`privlearn.experiments.tables`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, Callable, TypeVar
 
-__all__ = ["derive_seed", "parallel_map"]
+__all__ = ["derive_seed", "one_blas_thread", "parallel_map"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -28,6 +30,28 @@ def derive_seed(*parts: Any) -> int:
     """
     text = "/".join(str(p) for p in parts)
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "little")
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """Run the block with every BLAS library (numpy's and scipy's OpenBLAS, MKL) on one thread.
+
+    The reproductions call BLAS on small problems (scikit-learn's L-BFGS-B on a few dozen
+    coefficients, products of a few thousand rows) from the several threads of
+    :func:`parallel_map`; there an OpenBLAS team spins on its cores for every call and costs
+    several times the CPU time of the work (issue 32: ``privlearn reproduce impact --quick``
+    took 31 CPU-seconds with two BLAS threads, 12 with one). Parallelism comes from
+    :func:`parallel_map` and the core's OpenMP instead. The results do not change: the quick
+    runs write the same numbers either way (only the timing columns differ).
+
+    threadpoolctl limits the libraries loaded when the block starts, so scipy's own OpenBLAS
+    (loaded by ``scipy.linalg``, used by its L-BFGS-B) is loaded first.
+    """
+    import scipy.linalg  # noqa: F401  (loads scipy's BLAS, so that the limit reaches it)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 def parallel_map(
