@@ -1153,7 +1153,51 @@ def _tree_levels(est: Any) -> float:
     return float(est.tree_levels_)
 
 
-def test_dpkmeans_lsh_node_at_the_keep_threshold():
+class _CoresetMean:
+    """Stand-in for the weighted k-means on the released coreset (scikit-learn's ``KMeans``,
+    up to 30 restarts: ~7 of a fit's ~9 ms here): that k-means is post-processing of the
+    released tree and coreset, runs after ``tree_levels_`` is fixed (the audited statistic,
+    read from the released tree) and draws nothing from the fit's streams (its seed is drawn
+    by the estimator before it is built), so the audited releases are bit for bit those of
+    the real fit. Its ``cluster_centers_``: the coreset's weighted mean, repeated."""
+
+    def __init__(self, n_clusters: int, **_: Any) -> None:
+        self.n_clusters = n_clusters
+
+    def fit(self, X: np.ndarray, sample_weight: np.ndarray) -> _CoresetMean:
+        mean = np.average(X, axis=0, weights=sample_weight)
+        self.cluster_centers_ = np.tile(mean, (self.n_clusters, 1))
+        return self
+
+
+@pytest.fixture
+def coreset_kmeans_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The LSH audits' fits without the coreset's post-processing k-means
+    (:class:`_CoresetMean`)."""
+    from privlearn.cluster import estimator
+
+    monkeypatch.setattr(estimator, "KMeans", _CoresetMean)
+
+
+def test_lsh_audit_statistic_does_not_see_the_coreset_kmeans(coreset_kmeans_skipped):
+    """The stand-in changes nothing the LSH audits read: the statistic, the released coreset
+    size and the statement of a fit are those of the real fit (same seeds)."""
+    D, D1 = _lsh_split_data()
+    for X, seed in ((D[0], 0), (D1[0], 1), (D[0], 2)):
+        stand_in = _lsh_make(seed).fit(X)
+        with pytest.MonkeyPatch.context() as real:
+            from sklearn.cluster import KMeans
+
+            from privlearn.cluster import estimator
+
+            real.setattr(estimator, "KMeans", KMeans)
+            fitted = _lsh_make(seed).fit(X)
+        assert _tree_levels(stand_in) == _tree_levels(fitted)
+        assert stand_in.n_candidates_ == fitted.n_candidates_
+        assert stand_in.privacy_ == fitted.privacy_
+
+
+def test_dpkmeans_lsh_node_at_the_keep_threshold(coreset_kmeans_skipped):
     """Guards the tree's noise and threshold: one row more at a node whose count sits at the
     keep threshold is hidden within the claimed (epsilon, delta)."""
     D, D1 = _lsh_split_data()
@@ -1162,7 +1206,7 @@ def test_dpkmeans_lsh_node_at_the_keep_threshold():
     assert result.bound <= result.epsilon, f"DPKMeans(method='lsh'): {result}"
 
 
-def test_dpkmeans_lsh_node_at_the_keep_threshold_broken(monkeypatch):
+def test_dpkmeans_lsh_node_at_the_keep_threshold_broken(monkeypatch, coreset_kmeans_skipped):
     """Power: every lattice-calibrated sigma of the coreset halved (true mu doubled) while the
     statement keeps the original claim: the same audit refutes it."""
     from privlearn.cluster import lsh_coreset
