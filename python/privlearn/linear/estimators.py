@@ -107,7 +107,7 @@ _DEFAULT_SAMPLING = {"l2-laplace": "disjoint", "gaussian": "poisson"}
 # multiplier, the LatticeSlack under the multiplier's key. Bounded, oldest dropped. Sized for
 # the fits of a size planned from a noisy count: each count is its own schedule, and the
 # counts of a few hundred refits (an audit, a search) take about a hundred values (two
-# entries each; a few kB per entry).
+# entries each, under a kB apiece).
 _CALIBRATIONS: dict[tuple[Any, ...], Any] = {}
 _CALIBRATION_CACHE_SIZE = 1024
 
