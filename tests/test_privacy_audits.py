@@ -68,7 +68,7 @@ perfect separation gives the bound ``log((1 - u) / u) = 2.49`` with ``u = 1 - (A
 2)**(1/75)``, above twice the claims of 1; 3.19 with the former 300 fits per side; see
 :func:`test_step_count_audit_detects_a_schedule_from_the_exact_size`).
 
-Runtime: about 170 CPU-seconds (``pytest -n 0``; 340 before issue 32 item 4; every fit uses the
+Runtime: about 185 CPU-seconds (``pytest -n 0``; 340 before issue 32 item 4; every fit uses the
 core backend, 2-3 features, at most 1025 rows, one to a few hundred steps). The refits of one
 public schedule reuse its calibration and statement (the estimators' cache per public schedule,
 also with a given noise multiplier); a size from a noisy count is a schedule per count value, so
