@@ -451,3 +451,54 @@ def test_dpscd_calibration_cached_per_public_schedule(monkeypatch):
     b = DPSCDClassifier(seed=2, **kw).fit(X, y)
     assert len(calls) == first
     assert a.privacy_.epsilon == b.privacy_.epsilon
+
+
+def _count_statements(monkeypatch, module):
+    """Count the calls of ``module.lattice_statement`` (the PLD/RDP composition of a fit)."""
+    calls = []
+    real = module.lattice_statement
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "lattice_statement", counting)
+    return calls
+
+
+def test_noise_multiplier_statement_cached_per_public_schedule(monkeypatch):
+    """Issue 32, item 2, a given noise multiplier: a refit of the same public schedule (DP-SGD
+    and DP-SCD, public size) neither recomputes the lattice slack nor composes the accountant
+    again, and states exactly what a fit with an empty cache states; another multiplier is
+    composed afresh."""
+    import numpy as np
+
+    from privlearn.linear import DPSCDRegressor, DPSGDClassifier, estimators
+    from privlearn.linear import scd_estimators as scd
+
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((200, 3)) / 4.0
+    y = (X[:, 0] > 0).astype(int)
+    kw = dict(epsilon=None, n_samples=200, delta=1e-5, epochs=1, verbose=0)
+    makers = (
+        (estimators, lambda s, nm: DPSGDClassifier(
+            noise_multiplier=nm, classes=[0, 1], seed=s, **kw)),
+        (scd, lambda s, nm: DPSCDRegressor(
+            noise_multiplier=nm, target_bounds=(-1.0, 1.0), seed=s, **kw)),
+    )  # fmt: skip
+    for module, make in makers:
+        calls = _count_statements(monkeypatch, module)
+        monkeypatch.setattr(estimators, "_CALIBRATIONS", {})
+        monkeypatch.setattr(scd, "_CALIBRATIONS", estimators._CALIBRATIONS)
+        a = make(1, 1.5).fit(X, y)
+        assert len(calls) == 1
+        b = make(2, 1.5).fit(X, y)
+        assert len(calls) == 1, module.__name__  # cached: the same schedule
+        assert b.privacy_.statement == a.privacy_.statement
+        estimators._CALIBRATIONS.clear()
+        fresh = make(2, 1.5).fit(X, y)
+        assert len(calls) == 2
+        assert fresh.privacy_ == b.privacy_
+        np.testing.assert_array_equal(fresh.coef_, b.coef_)
+        make(1, 2.0).fit(X, y)
+        assert len(calls) == 3

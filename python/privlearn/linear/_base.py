@@ -80,9 +80,19 @@ __all__ = ["FitSetup", "PrivateLinearModel", "RowRule", "objective_path", "store
 def store_params(estimator: Any, params: dict[str, Any]) -> None:
     """Store the arguments of an estimator's ``__init__`` (``locals()`` there) unchanged under
     their own names: scikit-learn's rule (no check or derivation before ``fit``; ``get_params``
-    reads them back). Exactly the names of the signature, so a parameter cannot be forgotten."""
-    for name in estimator._get_param_names():
+    reads them back). Exactly the names of the signature, so a parameter cannot be forgotten.
+    The names are read from the signature once per class (an audit or a search builds
+    thousands of estimators)."""
+    cls = type(estimator)
+    names = _PARAM_NAMES.get(cls)
+    if names is None:
+        names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())
+    for name in names:
         setattr(estimator, name, params[name])
+
+
+#: ``__init__`` parameter names per estimator class (:func:`store_params`).
+_PARAM_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 @dataclass(frozen=True)

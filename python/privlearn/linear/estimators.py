@@ -103,10 +103,13 @@ _DEFAULT_SAMPLING = {"l2-laplace": "disjoint", "gaussian": "poisson"}
 # Lattice calibrations of the Gaussian mechanism, keyed by the public schedule that determines
 # them (target epsilon and delta, sensitivity ratio, noise coordinates, sampling rate, steps,
 # sampler, planned size): ``(sigma, LatticeSlack)``, both immutable, and under
-# ``("statement", *key, ...)`` the frozen PrivacyStatement of that schedule. Bounded, oldest
-# dropped.
+# ``("statement", *key, ...)`` the frozen PrivacyStatement of that schedule; with a given noise
+# multiplier, the LatticeSlack under the multiplier's key. Bounded, oldest dropped. Sized for
+# the fits of a size planned from a noisy count: each count is its own schedule, and the
+# counts of a few hundred refits (an audit, a search) take about a hundred values (two
+# entries each, under a kB apiece).
 _CALIBRATIONS: dict[tuple[Any, ...], Any] = {}
-_CALIBRATION_CACHE_SIZE = 64
+_CALIBRATION_CACHE_SIZE = 1024
 
 
 def _remember_calibration(key: tuple[Any, ...], value: Any) -> None:
@@ -460,28 +463,38 @@ class _DPSGDBase(PrivateLinearModel):
                 _remember_calibration(cache_key, cached)
             sigma_event, slack = cached
             sigma = sigma_event * ratio
+            stated_key = ("statement", *cache_key, sampling, int(n), int(batch_size))
         else:
             sigma = noise_multiplier
             sigma_event = sigma / ratio
-            slack = slack_of(sigma_event)
+            # A given noise multiplier: the slack and the statement are functions of the same
+            # public numbers (the multiplier, the schedule, the training epsilon that sizes the
+            # slack's tail term): cached under them, so a refit of the same schedule neither
+            # recomputes the slack nor composes the privacy loss distribution again.
+            cache_key = (
+                "sgd-sigma", float(sigma_event), float(delta), ratio, int(coords), float(q),
+                int(steps), ACCOUNTED_AS[sampling], int(m),
+                None if train_eps is None else float(train_eps),
+            )  # fmt: skip
+            slack = _CALIBRATIONS.get(cache_key)
+            if slack is None:
+                slack = slack_of(sigma_event)
+                _remember_calibration(cache_key, slack)
+            stated_key = ("statement", *cache_key, sampling, int(n), int(batch_size))
         if sampling == "poisson":
             event = PoissonSampled(q, GaussianEvent(sigma_event))
         else:
             event = SampledWithoutReplacement(n, batch_size, GaussianEvent(sigma_event))
-        # The statement of a calibrated schedule is a function of the same public numbers as
-        # its calibration: cached with it (a frozen PrivacyStatement), so a refit does not
+        # The statement of a schedule is a function of the same public numbers as its
+        # calibration: cached with it (a frozen PrivacyStatement), so a refit does not
         # compose the privacy loss distribution again (issue 32, item 2). The accountant is
         # fixed to the sampler's neighbouring relation: a mismatched event raises
         # UnsupportedEventError instead of a wrong number.
-        stated_key = None
-        if noise_multiplier is None:
-            stated_key = ("statement", *cache_key, sampling, int(n), int(batch_size))
-        statement = None if stated_key is None else _CALIBRATIONS.get(stated_key)
+        statement = _CALIBRATIONS.get(stated_key)
         if statement is None:
             acc = accountant_for(NEIGHBORING[sampling], sigma_event).compose(event, count=steps)
             statement = lattice_statement(acc, slack, delta)
-            if stated_key is not None:
-                _remember_calibration(stated_key, statement)
+            _remember_calibration(stated_key, statement)
         classes = e["n_classes"] if e.get("n_classes", 2) > 2 else 1
         statement, total, worst_case = self._stated_total(
             setup, statement, size, sigma=sigma_event, batch_size=batch_size, epochs=epochs,

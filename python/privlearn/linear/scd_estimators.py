@@ -561,7 +561,19 @@ class _DPSCDBase(PrivateLinearModel):
         else:
             sigma = noise_multiplier
             lattice = lattice and (sigma * sensitivity) / clip <= 2.0**39  # as scd.cpp
-            slack = slack_of(sigma) if lattice else None
+            # A given noise multiplier: the slack (and below, the statement) are functions of
+            # these public numbers (the training epsilon sizes the slack's tail term): cached,
+            # so a refit of the same schedule does not recompute them (issue 32, item 2).
+            cache_key = (
+                "scd-sigma", float(sigma), float(delta), float(q), int(steps * tasks),
+                sampled_as, int(units), float(sensitivity), float(clip), int(coords), lattice,
+                None if train_eps is None else float(train_eps),
+            )  # fmt: skip
+            if lattice:
+                slack = _CALIBRATIONS.get(cache_key)
+                if slack is None:
+                    slack = slack_of(sigma)
+                    _remember_calibration(cache_key, slack)
         noise_event = GaussianEvent(sigma)
         # the hidden dual state (issue 20): Poisson dual, alpha never released, no noise on it
         hidden = variant == "dual" and sampling == "poisson"
@@ -575,18 +587,15 @@ class _DPSCDBase(PrivateLinearModel):
         # raises UnsupportedEventError instead of giving a wrong number.
         # cached with its calibration (a function of the same public numbers, and of the event
         # and relation): a refit does not compose the accountant again (issue 32, item 2)
-        stated_key = None
-        if noise_multiplier is None:
-            stated_key = ("statement", *cache_key, variant, what, neighboring, int(n), int(L))
-        statement = None if stated_key is None else _CALIBRATIONS.get(stated_key)
+        stated_key = ("statement", *cache_key, variant, what, neighboring, int(n), int(L))
+        statement = _CALIBRATIONS.get(stated_key)
         if statement is None:
             accountant = accountant_for(neighboring, sigma).compose(event, count=steps * tasks)
             if slack is not None:
                 statement = lattice_statement(accountant, slack, delta)
             else:
                 statement = accountant.statement(delta)
-            if stated_key is not None:
-                _remember_calibration(stated_key, statement)
+            _remember_calibration(stated_key, statement)
         statement, total, worst_case = self._stated_total(
             setup, statement, size, sigma=sigma, batch_size=L, epochs=epochs, tasks=tasks,
             lattice=None if slack is None else (slack.scale, tasks * (m + 1)),
