@@ -133,10 +133,11 @@ double entries(const Rows& X, Index i) {
 // coefficient a (x_i^T w in dot_fixed's order and ||x_i||^2: one visit of a dense row, dot_sq;
 // the loss derivative, the clip), then the rows' fixed-point terms. The coefficients of a chunk
 // are independent, so the latency of one row's exp, division and square root overlaps the next
-// row's dot product; the chunk's rows are still in L1 for the second visit; the rows of the
-// next chunk are requested while this one runs (dense: every line of the row kChunk ahead;
-// CSR: its extent 2 kChunk ahead, then its values and indices kChunk ahead), hiding the random
-// gather's latency. The integer sum does not depend on the order of its terms. A term is
+// row's dot product; the chunk's rows are still in L1 for the second visit. The rows of the
+// next chunk are requested while this one runs (dense: every line of the row; CSR: its extent
+// 2 kChunk ahead, then its values and indices), and dense rows are first copied into a buffer
+// (DenseRows::gathered: independent copies keep many lines in flight; measured 400k x 101,
+// out of cache: the epoch without noise 2.9x -> 2.1x the floor). The integer sum does not depend on the order of its terms. A term is
 // truncated through int32 (SIMD lanes for dense rows) when every term is small (|a| ||x_i|| <
 // 2^31: every clipped term, |a| ||x_i|| <= 2^30), without the saturation branch when bounded
 // (< 2^61: then to_units is the plain truncation), else by add_units.
@@ -165,23 +166,43 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
       [&](Index ch, std::int64_t* acc) {
         const Index r0 = ch * kChunk, r1 = std::min(count, r0 + kChunk);
         double coef[kChunk], bound[kChunk];
+        if constexpr (kDense) {
+          // the chunk's rows gathered into a buffer first (DenseRows::gathered), the next
+          // chunk's requested meanwhile; then both visits on the copies
+          thread_local std::vector<double> buf, scales;
+          buf.resize(static_cast<std::size_t>(kChunk * X.X.cols()));
+          scales.resize(static_cast<std::size_t>(kChunk));
+          for (Index r = r0; r < r1; ++r)
+            if (r + kChunk < count) request(r + kChunk);
+          const DenseRows B = X.gathered(rows + r0, r1 - r0, offset, buf.data(), scales.data());
+          for (Index r = r0; r < r1; ++r) {
+            const Index i = r - r0;
+            double sq = 0.0;
+            const double dot = B.dot_sq(i, w, sq);
+            const ScaledNorm norm = make_scaled_norm(
+                sq, [&] { return B.max_abs(i); },
+                [&](double m) { return B.scaled_squares(i, m); });
+            const double c = clip_coefficient(loss_derivative(p.loss, dot, y[row(r)]), norm,
+                                              p.clip);  // losses.hpp
+            coef[i] = c * scale.to_units;
+            bound[i] = std::fabs(coef[i]) * norm.value();  // >= max_k |a x_ik|
+          }
+          for (Index i = 0; i < r1 - r0; ++i) {
+            if (bound[i] < 0x1.fp30)
+              B.axpy_units_small(i, coef[i], acc);  // rows.hpp (SIMD; also a view (s_i x_i, c))
+            else if (bound[i] < 0x1p61)
+              B.axpy_units_bounded(i, coef[i], acc);
+            else
+              B.axpy_units(i, coef[i], acc);
+          }
+          return;
+        }
         for (Index r = r0; r < r1; ++r) {
-          if constexpr (!kDense)
-            if (r + 2 * kChunk < count) X.prefetch_extent(row(r + 2 * kChunk));
+          if (r + 2 * kChunk < count) X.prefetch_extent(row(r + 2 * kChunk));
           if (r + kChunk < count) request(r + kChunk);
           const Index i = row(r);
-          double dot = 0.0;
-          ScaledNorm norm;
-          if constexpr (kDense) {
-            double sq = 0.0;
-            dot = X.dot_sq(i, w, sq);
-            norm = make_scaled_norm(
-                sq, [&] { return X.max_abs(i); },
-                [&](double m) { return X.scaled_squares(i, m); });
-          } else {
-            dot = X.dot_fixed(i, w);
-            norm = X.scaled_norm(i);
-          }
+          const double dot = X.dot_fixed(i, w);
+          const ScaledNorm norm = X.scaled_norm(i);
           const double c = clip_coefficient(loss_derivative(p.loss, dot, y[i]), norm,
                                             p.clip);  // losses.hpp
           coef[r - r0] = c * scale.to_units;
@@ -190,16 +211,10 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
         for (Index r = r0; r < r1; ++r) {
           const Index i = row(r);
           const double a = coef[r - r0], b = bound[r - r0];
-          if (b < 0x1.fp30) {
-            X.axpy_units_small(i, a, acc);  // rows.hpp (also a view (s_i x_i, c) of X)
-          } else if constexpr (kDense) {
-            if (b < 0x1p61)
-              X.axpy_units_bounded(i, a, acc);
-            else
-              X.axpy_units(i, a, acc);
-          } else {
+          if (b < 0x1.fp30)
+            X.axpy_units_small(i, a, acc);
+          else
             X.axpy_units(i, a, acc);
-          }
         }
       },
       out);
