@@ -9,6 +9,7 @@
 
 #include "privlearn/checks.hpp"
 #include "privlearn/parallel.hpp"
+#include "privlearn/vec4.hpp"
 
 namespace privlearn::linear {
 
@@ -335,15 +336,6 @@ void loglik_gradient_block(const CsrRows& X, const double* y, const VectorXd& b,
   }
 }
 
-#if defined(__x86_64__) && defined(__linux__) && !defined(__clang__)
-// AVX2 (4 doubles per register) where the CPU has it, chosen at load time; SSE2 otherwise. The
-// arithmetic is written out element by element (no FMA: -ffp-contract=off), so both clones give
-// the same bits; the clone only changes how many lanes run at once.
-#define PRIVLEARN_QG_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define PRIVLEARN_QG_CLONES
-#endif
-
 // Software prefetch of the rows kPrefetchRows ahead of the dot products (one hint per 32 bytes,
 // i.e. two per cache line: cheap next to the loads). A hint only: it may reach into the next
 // block, never past the last row. Speed only, never results.
@@ -354,23 +346,8 @@ constexpr Index kPrefetchRows = 8;
 #define PRIVLEARN_QG_PREFETCH(p) ((void)0)
 #endif
 
-// Four doubles, element-wise arithmetic (GCC / Clang vector extension: one AVX2 register in the
-// avx2 clone, two SSE2 registers otherwise; a plain array elsewhere). Lane l of every operation
-// is the scalar operation on lane l, so the vector width never changes a result.
-#if defined(__GNUC__)
-#if !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi"  // internal, inlined vector helpers only
-#endif
-typedef double V4 __attribute__((vector_size(32)));
-inline V4 v4_zero() { return V4{0.0, 0.0, 0.0, 0.0}; }
-inline V4 v4_load(const double* p) {
-  V4 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-inline void v4_store(double* p, const V4& v) { std::memcpy(p, &v, sizeof v); }
-inline V4 v4_splat(double a) { return V4{a, a, a, a}; }
-typedef long long V4i __attribute__((vector_size(32)));
+// Four-double lanes (vec4.hpp): with the vector extension, the logistic terms too.
+#if defined(PRIVLEARN_HAS_VECTOR_EXTENSION)
 #define PRIVLEARN_QG_LANE_TERMS 1
 
 inline V4 v4_from_bits(const V4i& b) {
@@ -436,21 +413,6 @@ inline V4 v4_log1p_unit(const V4& e, const V4& u) {
   const V4 log_f = f - s * (f - r);
   return k * v4_splat(kLn2Hi) + (log_f + (c / u + k * v4_splat(kLn2Lo)));
 }
-#else
-struct V4 {
-  double v[4];
-  double operator[](int l) const { return v[l]; }
-  friend V4 operator+(const V4& a, const V4& b) {
-    return V4{{a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2], a.v[3] + b.v[3]}};
-  }
-  friend V4 operator*(const V4& a, const V4& b) {
-    return V4{{a.v[0] * b.v[0], a.v[1] * b.v[1], a.v[2] * b.v[2], a.v[3] * b.v[3]}};
-  }
-};
-inline V4 v4_zero() { return V4{{0.0, 0.0, 0.0, 0.0}}; }
-inline V4 v4_load(const double* p) { return V4{{p[0], p[1], p[2], p[3]}}; }
-inline void v4_store(double* p, const V4& v) { std::memcpy(p, v.v, sizeof v.v); }
-inline V4 v4_splat(double a) { return V4{{a, a, a, a}}; }
 #endif
 
 // x^T b with four partial sums p (lane l: columns k = l mod 4 below d4 = d - d % 4, in order),
@@ -474,7 +436,7 @@ inline double finish_dot(const V4& p, const double* x, const double* b, Index d4
 // 36 ms with steps 2-3 done per 96 KiB chunk of rows from L2). The rows left over (rows % 4)
 // take the same steps one at a time. Row r's arithmetic is fixed by its data, b and its
 // position in the block: the block's sum never depends on threads.
-PRIVLEARN_QG_CLONES
+PRIVLEARN_VEC4_CLONES
 void dense_logistic_block(const double* X, Index stride, Index rows, Index avail, Index d,
                           const double* y, const double* b, double* acc) {
   const Index d4 = d - d % 4;
@@ -559,7 +521,7 @@ void dense_logistic_block(const double* X, Index stride, Index rows, Index avail
 // (a, b) += x_0a x_0b, then x_1a x_1b, x_2a x_2b, x_3a x_3b, in that order: the same sums in the
 // same (row) order as one row at a time, with a quarter of the loads and stores of G (which
 // need not fit in L1: 80 KB at d = 100); the rows left over (rows % 4) one at a time.
-PRIVLEARN_QG_CLONES
+PRIVLEARN_VEC4_CLONES
 void dense_gram_block(const double* X, Index stride, Index rows, Index d, double* G) {
   Index r = 0;
   for (; r + 4 <= rows; r += 4) {

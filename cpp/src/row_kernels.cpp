@@ -3,64 +3,44 @@
 #include <cstring>
 
 #include "privlearn/fixed_sum.hpp"
+#include "privlearn/vec4.hpp"
 
 namespace privlearn::row_kernels {
 
 namespace {
 
-#if defined(__x86_64__) && defined(__linux__) && !defined(__clang__)
-// AVX2 (one register of four doubles) where the CPU has it, chosen at load time; SSE2 (two
-// registers) otherwise. Lane for lane the same operations, so the same bits.
-#define PRIVLEARN_ROW_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define PRIVLEARN_ROW_CLONES
-#endif
-
-#if defined(__GNUC__)
-#if !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi"  // internal, always-inlined vector helpers only
-#endif
+#if defined(PRIVLEARN_HAS_VECTOR_EXTENSION)  // four-double lanes (vec4.hpp)
 #define PRIVLEARN_ROW_INLINE __attribute__((always_inline)) inline
 
-typedef double V4 __attribute__((vector_size(32)));
 typedef int V4i32 __attribute__((vector_size(16)));
-typedef long long V4i64 __attribute__((vector_size(32)));
 typedef unsigned long long V4u64 __attribute__((vector_size(32)));
-
-PRIVLEARN_ROW_INLINE V4 load(const double* p) {
-  V4 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-PRIVLEARN_ROW_INLINE void store(double* p, const V4& v) { std::memcpy(p, &v, sizeof v); }
-PRIVLEARN_ROW_INLINE V4 splat(double a) { return V4{a, a, a, a}; }
 
 template <bool kDot, bool kSq, bool kScaled>
 PRIVLEARN_ROW_INLINE void lanes_body(const double* x, const double* u, Index n4, double s,
                                      double* d, double* q) {
-  V4 vd = kDot ? load(d) : splat(0.0);
-  V4 vq = kSq ? load(q) : splat(0.0);
-  const V4 vs = splat(s);
+  V4 vd = kDot ? v4_load(d) : v4_zero();
+  V4 vq = kSq ? v4_load(q) : v4_zero();
+  const V4 vs = v4_splat(s);
   for (Index k = 0; k < n4; k += 4) {
-    V4 v = load(x + k);
+    V4 v = v4_load(x + k);
     if (kScaled) v = v * vs;
-    if (kDot) vd = vd + v * load(u + k);
+    if (kDot) vd = vd + v * v4_load(u + k);
     if (kSq) vq = vq + v * v;
   }
-  if (kDot) store(d, vd);
-  if (kSq) store(q, vq);
+  if (kDot) v4_store(d, vd);
+  if (kSq) v4_store(q, vq);
 }
 
 template <bool kScaled>
 PRIVLEARN_ROW_INLINE void add_body(const double* x, Index m, double s, double a,
                                    std::int64_t* acc) {
-  const V4 va = splat(a), vs = splat(s);
+  const V4 va = v4_splat(a), vs = v4_splat(s);
   Index k = 0;
   for (; k + 4 <= m; k += 4) {
-    V4 v = load(x + k);
+    V4 v = v4_load(x + k);
     if (kScaled) v = v * vs;
     // trunc toward zero through int32 (|term| < 2^31), sign-extended, added modulo 2^64
-    const V4i64 t = __builtin_convertvector(__builtin_convertvector(va * v, V4i32), V4i64);
+    const V4i t = __builtin_convertvector(__builtin_convertvector(va * v, V4i32), V4i);
     V4u64 sum;
     std::memcpy(&sum, acc + k, sizeof sum);
     sum += (V4u64)t;  // the same bits, added modulo 2^64
@@ -89,31 +69,31 @@ inline void add_body(const double* x, Index m, double s, double a, std::int64_t*
 }
 #endif
 
-PRIVLEARN_ROW_CLONES void dot_sq(const double* x, const double* u, Index n4, double* d,
+PRIVLEARN_VEC4_CLONES void dot_sq(const double* x, const double* u, Index n4, double* d,
                                  double* q) {
   lanes_body<true, true, false>(x, u, n4, 1.0, d, q);
 }
-PRIVLEARN_ROW_CLONES void dot_sq_scaled(const double* x, const double* u, Index n4, double s,
+PRIVLEARN_VEC4_CLONES void dot_sq_scaled(const double* x, const double* u, Index n4, double s,
                                         double* d, double* q) {
   lanes_body<true, true, true>(x, u, n4, s, d, q);
 }
-PRIVLEARN_ROW_CLONES void dot_only(const double* x, const double* u, Index n4, double* d) {
+PRIVLEARN_VEC4_CLONES void dot_only(const double* x, const double* u, Index n4, double* d) {
   lanes_body<true, false, false>(x, u, n4, 1.0, d, nullptr);
 }
-PRIVLEARN_ROW_CLONES void dot_scaled(const double* x, const double* u, Index n4, double s,
+PRIVLEARN_VEC4_CLONES void dot_scaled(const double* x, const double* u, Index n4, double s,
                                      double* d) {
   lanes_body<true, false, true>(x, u, n4, s, d, nullptr);
 }
-PRIVLEARN_ROW_CLONES void sq_only(const double* x, Index n4, double* q) {
+PRIVLEARN_VEC4_CLONES void sq_only(const double* x, Index n4, double* q) {
   lanes_body<false, true, false>(x, nullptr, n4, 1.0, nullptr, q);
 }
-PRIVLEARN_ROW_CLONES void sq_scaled(const double* x, Index n4, double s, double* q) {
+PRIVLEARN_VEC4_CLONES void sq_scaled(const double* x, Index n4, double s, double* q) {
   lanes_body<false, true, true>(x, nullptr, n4, s, nullptr, q);
 }
-PRIVLEARN_ROW_CLONES void add_plain(const double* x, Index m, double a, std::int64_t* acc) {
+PRIVLEARN_VEC4_CLONES void add_plain(const double* x, Index m, double a, std::int64_t* acc) {
   add_body<false>(x, m, 1.0, a, acc);
 }
-PRIVLEARN_ROW_CLONES void add_scaled(const double* x, Index m, double s, double a,
+PRIVLEARN_VEC4_CLONES void add_scaled(const double* x, Index m, double s, double a,
                                      std::int64_t* acc) {
   add_body<true>(x, m, s, a, acc);
 }
