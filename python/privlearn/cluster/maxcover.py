@@ -572,26 +572,13 @@ def plan_maxcover(
         if eps_other < epsilon:
             eps_pick_g = maxcover_pick_epsilon(epsilon - eps_other, delta_g, n_radii)
             eps_g_total = eps_other + maxcover_privacy(eps_pick_g, delta_g, n_radii)[0]
-    if eps_pick_g > eps_pick_z:
-        return MaxCoverPlan(
-            "gupta",
-            eps_pick_g,
-            eps_proxy,
-            tuple(rounds),
-            eps_g_total,
-            delta,
-            eps_z,
-            eps_g_total,
-            eps_pick_z,
-            eps_pick_g,
-            order,
-        )
+    gupta = eps_pick_g > eps_pick_z
     return MaxCoverPlan(
-        "zcdp",
-        eps_pick_z,
+        "gupta" if gupta else "zcdp",
+        eps_pick_g if gupta else eps_pick_z,
         eps_proxy,
         tuple(rounds),
-        eps_z,
+        eps_g_total if gupta else eps_z,
         delta,
         eps_z,
         eps_g_total,
