@@ -431,14 +431,7 @@ def test_dpscd_calibration_cached_per_public_schedule(monkeypatch):
     from privlearn.linear import DPSCDClassifier, estimators
     from privlearn.linear import scd_estimators as est
 
-    calls = []
-    real = est.calibrate_noise
-
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(est, "calibrate_noise", counting)
+    calls = _count_calls(monkeypatch, est, "calibrate_noise")
     monkeypatch.setattr(estimators, "_CALIBRATIONS", {})
     monkeypatch.setattr(est, "_CALIBRATIONS", estimators._CALIBRATIONS)
     rng = np.random.default_rng(4)
@@ -453,16 +446,16 @@ def test_dpscd_calibration_cached_per_public_schedule(monkeypatch):
     assert a.privacy_.epsilon == b.privacy_.epsilon
 
 
-def _count_statements(monkeypatch, module):
-    """Count the calls of ``module.lattice_statement`` (the PLD/RDP composition of a fit)."""
+def _count_calls(monkeypatch, module, name):
+    """A list that grows by one at each call of ``module.<name>`` (which still runs)."""
     calls = []
-    real = module.lattice_statement
+    real = getattr(module, name)
 
     def counting(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(module, "lattice_statement", counting)
+    monkeypatch.setattr(module, name, counting)
     return calls
 
 
@@ -487,7 +480,7 @@ def test_noise_multiplier_statement_cached_per_public_schedule(monkeypatch):
             noise_multiplier=nm, target_bounds=(-1.0, 1.0), seed=s, **kw)),
     )  # fmt: skip
     for module, make in makers:
-        calls = _count_statements(monkeypatch, module)
+        calls = _count_calls(monkeypatch, module, "lattice_statement")  # PLD/RDP composition
         monkeypatch.setattr(estimators, "_CALIBRATIONS", {})
         monkeypatch.setattr(scd, "_CALIBRATIONS", estimators._CALIBRATIONS)
         a = make(1, 1.5).fit(X, y)

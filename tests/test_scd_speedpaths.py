@@ -56,15 +56,21 @@ def test_choice_without_replacement_matches_twin(population, k, index):
 # ---- SDCA (variant "scd"): zero updates skipped ----------------------------------------------
 
 
+def _normal_unit_rows(rng: np.random.Generator, n: int, d: int, sparse: bool, density: float):
+    """Gaussian rows scaled to unit norm; with ``sparse``, about ``density`` of the entries
+    kept (a row left empty gets a 1 in column 0)."""
+    X = rng.normal(size=(n, d))
+    if sparse:
+        X *= rng.random((n, d)) < density
+        X[np.linalg.norm(X, axis=1) == 0, 0] = 1.0
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
 def _separable(n: int, d: int, seed: int, sparse: bool):
     """Rows of norm <= 1 with a wide margin for most points: after an epoch most hinge dual
     variables sit at a bound (0 or 1) and their updates are exactly zero."""
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    if sparse:
-        X *= rng.random((n, d)) < 0.3
-        X[np.linalg.norm(X, axis=1) == 0, 0] = 1.0
-    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    X = _normal_unit_rows(rng, n, d, sparse, density=0.3)
     X *= rng.uniform(0.3, 1.0, size=(n, 1))
     w = rng.normal(size=d)
     y = np.where(X @ w > 0, 1.0, -1.0)
@@ -106,11 +112,7 @@ def _mixed_norms(n: int, d: int, seed: int, sparse: bool):
     """Unit-ball rows (the int32 path) and a fifth of the rows with norm 3 to 40 (terms beyond
     2^31 units once an update is clipped to C: the general path)."""
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    if sparse:
-        X *= rng.random((n, d)) < 0.5
-        X[np.linalg.norm(X, axis=1) == 0, 0] = 1.0
-    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    X = _normal_unit_rows(rng, n, d, sparse, density=0.5)
     big = rng.random(n) < 0.2
     X[big] *= rng.uniform(3.0, 40.0, size=(int(big.sum()), 1))
     X[~big] *= rng.uniform(0.2, 1.0, size=(int((~big).sum()), 1))
