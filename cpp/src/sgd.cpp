@@ -188,7 +188,7 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
             bound[i] = std::fabs(coef[i]) * norm.value();  // >= max_k |a x_ik|
           }
           for (Index i = 0; i < r1 - r0; ++i) {
-            if (bound[i] < 0x1.fp30)
+            if (fixed::small_terms_bound(bound[i]))
               B.axpy_units_small(i, coef[i], acc);  // rows.hpp (SIMD; also a view (s_i x_i, c))
             else if (bound[i] < 0x1p61)
               B.axpy_units_bounded(i, coef[i], acc);
@@ -211,7 +211,7 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
         for (Index r = r0; r < r1; ++r) {
           const Index i = row(r);
           const double a = coef[r - r0], b = bound[r - r0];
-          if (b < 0x1.fp30)
+          if (fixed::small_terms_bound(b))
             X.axpy_units_small(i, a, acc);
           else
             X.axpy_units(i, a, acc);

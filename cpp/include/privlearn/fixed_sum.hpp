@@ -67,9 +67,12 @@ inline void add_small_units(std::int64_t& acc, double t) noexcept {
 // |a x_k| <= |a| sqrt(q) up to ~100 ulps (the rounding of q, its root and the products), far
 // inside the 3% margin below 2^31 left here. True for every term of a unit-norm row with
 // |a| <= 2^30 (an update |zeta| <= C in units of C 2^-30).
+inline constexpr double kSmallTermsBound = 0x1.fp30;
 inline bool small_terms(double a, double q) noexcept {
-  return std::fabs(a) * std::sqrt(q) < 0x1.fp30;  // false for NaN / inf
+  return std::fabs(a) * std::sqrt(q) < kSmallTermsBound;  // false for NaN / inf
 }
+// The same test from a computed bound |a| ||x|| (a ScaledNorm's value()).
+inline bool small_terms_bound(double a_norm) noexcept { return a_norm < kSmallTermsBound; }
 
 // out[k] = double(sum[k]) * scale.to_real.
 inline void to_real(const std::int64_t* sum, Index dim, const Scale& scale, double* out) {
