@@ -168,15 +168,23 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
         double coef[kChunk], bound[kChunk];
         if constexpr (kDense) {
           // the chunk's rows gathered into a buffer first (DenseRows::gathered), the next
-          // chunk's requested meanwhile; then both visits on the copies
+          // chunk's requested meanwhile; then both visits on the copies. Rows wider than
+          // kGatherMaxCols are read in place (a long row streams well on its own, and the
+          // buffer each thread keeps stays <= kChunk * kGatherMaxCols doubles: 512 kB).
+          constexpr Index kGatherMaxCols = 4096;
+          const bool gather = X.X.cols() <= kGatherMaxCols;
           thread_local std::vector<double> buf, scales;
-          buf.resize(static_cast<std::size_t>(kChunk * X.X.cols()));
-          scales.resize(static_cast<std::size_t>(kChunk));
+          if (gather) {
+            buf.resize(static_cast<std::size_t>(kChunk * X.X.cols()));
+            scales.resize(static_cast<std::size_t>(kChunk));
+          }
           for (Index r = r0; r < r1; ++r)
             if (r + kChunk < count) request(r + kChunk);
-          const DenseRows B = X.gathered(rows + r0, r1 - r0, offset, buf.data(), scales.data());
+          const DenseRows B =
+              gather ? X.gathered(rows + r0, r1 - r0, offset, buf.data(), scales.data()) : X;
+          auto at = [&](Index r) { return gather ? r - r0 : row(r); };  // row r's index in B
           for (Index r = r0; r < r1; ++r) {
-            const Index i = r - r0;
+            const Index i = at(r);
             double sq = 0.0;
             const double dot = B.dot_sq(i, w, sq);
             const ScaledNorm norm = make_scaled_norm(
@@ -184,16 +192,18 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
                 [&](double m) { return B.scaled_squares(i, m); });
             const double c = clip_coefficient(loss_derivative(p.loss, dot, y[row(r)]), norm,
                                               p.clip);  // losses.hpp
-            coef[i] = c * scale.to_units;
-            bound[i] = std::fabs(coef[i]) * norm.value();  // >= max_k |a x_ik|
+            coef[r - r0] = c * scale.to_units;
+            bound[r - r0] = std::fabs(coef[r - r0]) * norm.value();  // >= max_k |a x_ik|
           }
-          for (Index i = 0; i < r1 - r0; ++i) {
-            if (fixed::small_terms_bound(bound[i]))
-              B.axpy_units_small(i, coef[i], acc);  // rows.hpp (SIMD; also a view (s_i x_i, c))
-            else if (bound[i] < 0x1p61)
-              B.axpy_units_bounded(i, coef[i], acc);
+          for (Index r = r0; r < r1; ++r) {
+            const Index i = at(r);
+            const double a = coef[r - r0], b = bound[r - r0];
+            if (fixed::small_terms_bound(b))
+              B.axpy_units_small(i, a, acc);  // rows.hpp (SIMD; also a view (s_i x_i, c))
+            else if (b < 0x1p61)
+              B.axpy_units_bounded(i, a, acc);
             else
-              B.axpy_units(i, coef[i], acc);
+              B.axpy_units(i, a, acc);
           }
           return;
         }
