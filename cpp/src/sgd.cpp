@@ -161,71 +161,68 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
     for (Index r = 0; r < std::min(count, 2 * kChunk); ++r) X.prefetch_extent(row(r));
   for (Index r = 0; r < std::min(count, kChunk); ++r) request(r);
   const Index chunks = (count + kChunk - 1) / kChunk;
+
+  // The chunk [r0, r1) on rows R (X itself, or the chunk's copies), row r of the batch being
+  // row at(r) of R: the coefficients, then the fixed-point terms.
+  auto chunk_units = [&](const Rows& R, auto at, Index r0, Index r1, std::int64_t* acc) {
+    double coef[kChunk], bound[kChunk];
+    for (Index r = r0; r < r1; ++r) {
+      const Index i = at(r);
+      double dot = 0.0;
+      ScaledNorm norm;
+      if constexpr (kDense) {
+        double sq = 0.0;
+        dot = R.dot_sq(i, w, sq);
+        norm = make_scaled_norm(
+            sq, [&] { return R.max_abs(i); }, [&](double m) { return R.scaled_squares(i, m); });
+      } else {
+        dot = R.dot_fixed(i, w);
+        norm = R.scaled_norm(i);
+      }
+      const double c = clip_coefficient(loss_derivative(p.loss, dot, y[row(r)]), norm,
+                                        p.clip);  // losses.hpp
+      coef[r - r0] = c * scale.to_units;
+      bound[r - r0] = std::fabs(coef[r - r0]) * norm.value();  // >= max_k |a x_ik|
+    }
+    for (Index r = r0; r < r1; ++r) {
+      const Index i = at(r);
+      const double a = coef[r - r0], b = bound[r - r0];
+      if (fixed::small_terms_bound(b)) {
+        R.axpy_units_small(i, a, acc);  // rows.hpp (dense: SIMD; also a view (s_i x_i, c))
+      } else if constexpr (kDense) {
+        if (b < 0x1p61)
+          R.axpy_units_bounded(i, a, acc);
+        else
+          R.axpy_units(i, a, acc);
+      } else {
+        R.axpy_units(i, a, acc);
+      }
+    }
+  };
   fixed::sum(
       chunks, X.cols(), p.n_threads, work,
       [&](Index ch, std::int64_t* acc) {
         const Index r0 = ch * kChunk, r1 = std::min(count, r0 + kChunk);
-        double coef[kChunk], bound[kChunk];
+        for (Index r = r0; r < r1; ++r) {  // the next chunk's rows
+          if constexpr (!kDense)
+            if (r + 2 * kChunk < count) X.prefetch_extent(row(r + 2 * kChunk));
+          if (r + kChunk < count) request(r + kChunk);
+        }
         if constexpr (kDense) {
-          // the chunk's rows gathered into a buffer first (DenseRows::gathered), the next
-          // chunk's requested meanwhile; then both visits on the copies. Rows wider than
-          // kGatherMaxCols are read in place (a long row streams well on its own, and the
-          // buffer each thread keeps stays <= kChunk * kGatherMaxCols doubles: 512 kB).
+          // The chunk's rows gathered into a buffer first (DenseRows::gathered), both visits
+          // on the copies. Rows wider than kGatherMaxCols are read in place (a long row
+          // streams well on its own; the buffer each thread keeps stays <= 512 kB).
           constexpr Index kGatherMaxCols = 4096;
-          const bool gather = X.X.cols() <= kGatherMaxCols;
-          thread_local std::vector<double> buf, scales;
-          if (gather) {
+          if (X.X.cols() <= kGatherMaxCols) {
+            thread_local std::vector<double> buf, scales;
             buf.resize(static_cast<std::size_t>(kChunk * X.X.cols()));
             scales.resize(static_cast<std::size_t>(kChunk));
+            const DenseRows B = X.gathered(rows + r0, r1 - r0, offset, buf.data(), scales.data());
+            chunk_units(B, [&](Index r) { return r - r0; }, r0, r1, acc);
+            return;
           }
-          for (Index r = r0; r < r1; ++r)
-            if (r + kChunk < count) request(r + kChunk);
-          const DenseRows B =
-              gather ? X.gathered(rows + r0, r1 - r0, offset, buf.data(), scales.data()) : X;
-          auto at = [&](Index r) { return gather ? r - r0 : row(r); };  // row r's index in B
-          for (Index r = r0; r < r1; ++r) {
-            const Index i = at(r);
-            double sq = 0.0;
-            const double dot = B.dot_sq(i, w, sq);
-            const ScaledNorm norm = make_scaled_norm(
-                sq, [&] { return B.max_abs(i); },
-                [&](double m) { return B.scaled_squares(i, m); });
-            const double c = clip_coefficient(loss_derivative(p.loss, dot, y[row(r)]), norm,
-                                              p.clip);  // losses.hpp
-            coef[r - r0] = c * scale.to_units;
-            bound[r - r0] = std::fabs(coef[r - r0]) * norm.value();  // >= max_k |a x_ik|
-          }
-          for (Index r = r0; r < r1; ++r) {
-            const Index i = at(r);
-            const double a = coef[r - r0], b = bound[r - r0];
-            if (fixed::small_terms_bound(b))
-              B.axpy_units_small(i, a, acc);  // rows.hpp (SIMD; also a view (s_i x_i, c))
-            else if (b < 0x1p61)
-              B.axpy_units_bounded(i, a, acc);
-            else
-              B.axpy_units(i, a, acc);
-          }
-          return;
         }
-        for (Index r = r0; r < r1; ++r) {
-          if (r + 2 * kChunk < count) X.prefetch_extent(row(r + 2 * kChunk));
-          if (r + kChunk < count) request(r + kChunk);
-          const Index i = row(r);
-          const double dot = X.dot_fixed(i, w);
-          const ScaledNorm norm = X.scaled_norm(i);
-          const double c = clip_coefficient(loss_derivative(p.loss, dot, y[i]), norm,
-                                            p.clip);  // losses.hpp
-          coef[r - r0] = c * scale.to_units;
-          bound[r - r0] = std::fabs(coef[r - r0]) * norm.value();  // >= max_k |a x_ik|
-        }
-        for (Index r = r0; r < r1; ++r) {
-          const Index i = row(r);
-          const double a = coef[r - r0], b = bound[r - r0];
-          if (fixed::small_terms_bound(b))
-            X.axpy_units_small(i, a, acc);
-          else
-            X.axpy_units(i, a, acc);
-        }
+        chunk_units(X, row, r0, r1, acc);
       },
       out);
 }
