@@ -155,17 +155,21 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
     } else {
       X.prefetch_all(row(r));
     }
-    __builtin_prefetch(y.data() + row(r));
   };
   if constexpr (!kDense)
     for (Index r = 0; r < std::min(count, 2 * kChunk); ++r) X.prefetch_extent(row(r));
   for (Index r = 0; r < std::min(count, kChunk); ++r) request(r);
+  for (Index r = 0; r < std::min(count, 2 * kChunk); ++r) __builtin_prefetch(y.data() + row(r));
   const Index chunks = (count + kChunk - 1) / kChunk;
 
   // The chunk [r0, r1) on rows R (X itself, or the chunk's copies), row r of the batch being
   // row at(r) of R: the coefficients, then the fixed-point terms.
   auto chunk_units = [&](const Rows& R, auto at, Index r0, Index r1, std::int64_t* acc) {
-    double coef[kChunk], bound[kChunk];
+    double coef[kChunk], bound[kChunk], label[kChunk];
+    // The chunk's labels read first, in one loop of independent loads (requested two chunks
+    // ahead): read inside the coefficient loop, each label's cache miss stalled that loop
+    // (perf at 1M x 101: the hottest instruction of the batch kernel; epoch 0.80x the time).
+    for (Index r = r0; r < r1; ++r) label[r - r0] = y[row(r)];
     for (Index r = r0; r < r1; ++r) {
       const Index i = at(r);
       double dot = 0.0;
@@ -179,7 +183,7 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
         dot = R.dot_fixed(i, w);
         norm = R.scaled_norm(i);
       }
-      const double c = clip_coefficient(loss_derivative(p.loss, dot, y[row(r)]), norm,
+      const double c = clip_coefficient(loss_derivative(p.loss, dot, label[r - r0]), norm,
                                         p.clip);  // losses.hpp
       coef[r - r0] = c * scale.to_units;
       bound[r - r0] = std::fabs(coef[r - r0]) * norm.value();  // >= max_k |a x_ik|
@@ -207,6 +211,7 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
           if constexpr (!kDense)
             if (r + 2 * kChunk < count) X.prefetch_extent(row(r + 2 * kChunk));
           if (r + kChunk < count) request(r + kChunk);
+          if (r + 2 * kChunk < count) __builtin_prefetch(y.data() + row(r + 2 * kChunk));
         }
         if constexpr (kDense) {
           // The chunk's rows gathered into a buffer first (DenseRows::gathered), both visits
