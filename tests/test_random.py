@@ -362,6 +362,8 @@ def test_core_checks_arrive_as_value_error():
         (4, 10**6, 1e-7),
         (5, 0, 0.5),
         (6, 3 * 2**20 + 17, 2e-4),  # four blocks of the layout-2 walk, the last one short
+        (8, 10**6, 6.4e-5),  # DP-SGD's default batch of 64 at 1M rows: a short chunked walk
+        (10, 200_000, 9e-5),  # mean 18: the shortest walk read in chunks
     ],
 )
 def test_poisson_sample_core_equals_reference(index, population, q):

@@ -216,8 +216,17 @@ void for_block_chunks(const Key& key, std::uint64_t stream, std::uint64_t first_
   const int threads =
       parallel::threads_for(n_threads, static_cast<double>(n_blocks) * ns_per_block);
   const std::int64_t chunks = static_cast<std::int64_t>(n_chunks);
+  if (threads <= 1 || chunks < parallel::kMinParallelItems) {  // no team (a short call's cost)
+    std::uint32_t buffer[16 * kChunkBlocks];
+    for (std::uint64_t b0 = first_block; b0 - first_block < n_blocks; b0 += kChunkBlocks) {
+      const std::uint64_t nb = std::min<std::uint64_t>(kChunkBlocks, n_blocks - (b0 - first_block));
+      chacha20_blocks(key, b0, stream, static_cast<std::size_t>(nb), buffer);
+      body(b0 - first_block, buffer, nb);
+    }
+    return;
+  }
 #if PRIVLEARN_HAS_OPENMP
-#pragma omp parallel num_threads(threads) if (threads > 1 && chunks >= parallel::kMinParallelItems)
+#pragma omp parallel num_threads(threads)
 #endif
   {
     std::uint32_t buffer[16 * kChunkBlocks];
