@@ -53,15 +53,18 @@ inline void prefetch_l2(const void* p) {
 #endif
 }
 
-// Every cache line of row i into L2 (through the rows' public storage; a DenseRows / CsrRows
-// method in rows.hpp would be the natural home). Dense: the row of X (and its scale factor).
+// Row i into L2 (through the rows' public storage; a DenseRows / CsrRows method in rows.hpp
+// would be the natural home). Dense: the row's first two lines (and its scale factor); the L2
+// streamer, seeing two consecutive misses, fetches the rest of the row without holding one of
+// the core's few line-fill buffers per line (issue 32: every line requested, the loop of
+// prefetches was the epoch's hottest stall; two lines: a 1M x 100 DP-SCD epoch 0.92x, paired
+// median of 11 rounds; one, two or four lines measured alike, none 0.98x).
 // CSR: the row's values and column indices, which needs indptr[i], indptr[i + 1]
 // (prefetch_extent_l2 first).
 void prefetch_row_l2(const DenseRows& X, Index i) {
   const char* p = reinterpret_cast<const char*>(X.X.row(i).data());
   const Index bytes = X.X.cols() * static_cast<Index>(sizeof(double));
-  for (Index b = 0; b < bytes; b += 64) prefetch_l2(p + b);
-  prefetch_l2(p + bytes - 1);  // the last line when the row straddles one more boundary
+  for (Index b = 0; b < std::min<Index>(bytes, 2 * 64); b += 64) prefetch_l2(p + b);
   if (X.row_scale != nullptr) prefetch_l2(X.row_scale + i);
 }
 void prefetch_row_l2(const CsrRows& X, Index i) {
