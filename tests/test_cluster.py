@@ -491,6 +491,12 @@ def test_plan_is_computed_once_per_public_schedule() -> None:
     assert plan_maxcover(0.5, 1e-6, **kw).epsilon <= 0.5 < first.epsilon
     with pytest.raises((TypeError, ValueError)):
         plan_maxcover(0.95, 1e-6, **{**kw, "radius": [1.0]})
+    # the Gaussian steps of Balcan et al.'s recovery and of the Lloyd rounds likewise
+    from privlearn.cluster._noisy_average import gaussian_sigma
+
+    sigma = gaussian_sigma(1.0, 0.25, 1e-6, 4)
+    assert gaussian_sigma(1.0, 0.25, 1e-6, 4) is sigma
+    assert gaussian_sigma(1.0, 0.5, 1e-6, 4) < sigma
 
 
 def test_proxy_threshold_and_weights() -> None:
