@@ -68,12 +68,15 @@ perfect separation gives the bound ``log((1 - u) / u) = 2.49`` with ``u = 1 - (A
 2)**(1/75)``, above twice the claims of 1; 3.19 with the former 300 fits per side; see
 :func:`test_step_count_audit_detects_a_schedule_from_the_exact_size`).
 
-Runtime: about 185 CPU-seconds (``pytest -n 0``; 340 before issue 32 item 4; every fit uses the
-core backend, 2-3 features, at most 1025 rows, one to a few hundred steps). The refits of one
-public schedule reuse its calibration and statement (the estimators' cache per public schedule,
-also with a given noise multiplier); a size from a noisy count is a schedule per count value, so
-those audits pay one calibration per distinct count (about a third of their fits). The LSH
-audits skip the coreset's post-processing k-means (:class:`_CoresetMean`).
+Runtime: about 100 CPU-seconds (``pytest -n 0``; 340, then 185, before issue 32 item 4; every
+fit uses the core backend, 2-3 features, at most 1025 rows, one to a few hundred steps). The
+refits of one public schedule reuse its calibration and statement (the estimators' cache per
+public schedule, also with a given noise multiplier; DP k-means's max-cover plan and Gaussian
+steps likewise); a size from a noisy count is a schedule per count value, so those audits pay
+one calibration per distinct count (about a third of their fits) -- where the rows' number is
+not what an audit is about (the add-one overflow canaries, the label sets), the data set is
+small enough (60 rows) that the count plans the public floor's schedule. The LSH audits skip
+the coreset's post-processing k-means (:class:`_CoresetMean`).
 """
 
 from __future__ import annotations
