@@ -477,6 +477,28 @@ def test_plan_refuses_a_budget_the_lattice_cannot_meet() -> None:
         )
 
 
+def test_plan_is_computed_once_per_public_schedule() -> None:
+    """A repeated plan (the refits of one schedule) is the same immutable object, not a new
+    calibration (issue 32 item 4); a different input or a bad one still gets its own answer."""
+    kw = dict(n_picks=24, n_radii=3, split=DEFAULT_SPLIT, lloyd_steps=1, radius=1.0, d=4)
+    first = plan_maxcover(0.95, 1e-6, **kw)
+    again = plan_maxcover(0.95, 1e-6, **{**kw, "split": dict(reversed(DEFAULT_SPLIT.items()))})
+    assert again is first
+    other = plan_maxcover(0.95, 1e-6, **{**kw, "radius": 2.0})
+    assert other is not first and other.rounds[0].sigma == pytest.approx(
+        2.0 * first.rounds[0].sigma
+    )
+    assert plan_maxcover(0.5, 1e-6, **kw).epsilon <= 0.5 < first.epsilon
+    with pytest.raises((TypeError, ValueError)):
+        plan_maxcover(0.95, 1e-6, **{**kw, "radius": [1.0]})
+    # the Gaussian steps of Balcan et al.'s recovery and of the Lloyd rounds likewise
+    from privlearn.cluster._noisy_average import gaussian_sigma
+
+    sigma = gaussian_sigma(1.0, 0.25, 1e-6, 4)
+    assert gaussian_sigma(1.0, 0.25, 1e-6, 4) is sigma
+    assert gaussian_sigma(1.0, 0.5, 1e-6, 4) < sigma
+
+
 def test_proxy_threshold_and_weights() -> None:
     assert proxy_threshold(1000, 0.5) == pytest.approx(2 * math.log(1000) / 0.5)
     assert proxy_threshold(1, 0.5) == 0.0 and proxy_threshold(7, math.inf) == 0.0

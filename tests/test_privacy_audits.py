@@ -68,12 +68,15 @@ perfect separation gives the bound ``log((1 - u) / u) = 2.49`` with ``u = 1 - (A
 2)**(1/75)``, above twice the claims of 1; 3.19 with the former 300 fits per side; see
 :func:`test_step_count_audit_detects_a_schedule_from_the_exact_size`).
 
-Runtime: about 185 CPU-seconds (``pytest -n 0``; 340 before issue 32 item 4; every fit uses the
-core backend, 2-3 features, at most 1025 rows, one to a few hundred steps). The refits of one
-public schedule reuse its calibration and statement (the estimators' cache per public schedule,
-also with a given noise multiplier); a size from a noisy count is a schedule per count value, so
-those audits pay one calibration per distinct count (about a third of their fits). The LSH
-audits skip the coreset's post-processing k-means (:class:`_CoresetMean`).
+Runtime: about 100 CPU-seconds (``pytest -n 0``; 340, then 185, before issue 32 item 4; every
+fit uses the core backend, 2-3 features, at most 1025 rows, one to a few hundred steps). The
+refits of one public schedule reuse its calibration and statement (the estimators' cache per
+public schedule, also with a given noise multiplier; DP k-means's max-cover plan and Gaussian
+steps likewise); a size from a noisy count is a schedule per count value, so those audits pay
+one calibration per distinct count (about a third of their fits) -- where the rows' number is
+not what an audit is about (the add-one overflow canaries, the label sets), the data set is
+small enough (60 rows) that the count plans the public floor's schedule. The LSH audits skip
+the coreset's post-processing k-means (:class:`_CoresetMean`).
 """
 
 from __future__ import annotations
@@ -375,19 +378,37 @@ def _n_candidates(est: Any) -> float:
     return float(est.n_candidates_)
 
 
-@pytest.mark.parametrize(("method", "n", "fits"), [("maxcover", 256, 200), ("balcan", 1024, 400)])
-def test_dpkmeans_one_more_row_changing_the_schedule(method, n, fits):
+def _levels_then_candidates(est: Any) -> float:
+    """Balcan et al.'s released schedule: ``n_levels_``, then ``n_candidates_`` (one number,
+    ordered by levels first; fewer than 10**6 candidates), so a threshold event can be a grid
+    depth or a candidate count within one depth."""
+    return float(est.n_levels_) * 1e6 + float(est.n_candidates_)
+
+
+@pytest.mark.parametrize(
+    ("method", "n", "statistic"),
+    [("maxcover", 256, _n_candidates), ("balcan", 1024, _levels_then_candidates)],
+    ids=["maxcover-256", "balcan-1024"],
+)
+def test_dpkmeans_one_more_row_changing_the_schedule(method, n, statistic):
     """``n`` vs ``n + 1`` identical points: with the exact size, max cover runs 3 radii x 8
     picks vs 4 x 10 (256 -> 257) and Balcan et al.'s grids 7 vs 8 levels (1024 -> 1025); the
-    released number of candidates shows it."""
+    released schedule shows it (max cover: the number of candidates; Balcan: the grid depth
+    ``n_levels_``, then the number of candidates).
+
+    Power (issue 32 item 4, measured with the sizes declared public, i.e. the schedule from the
+    exact size): both statistics separate the sides perfectly, so ``N_STEP`` fits per side
+    bound epsilon by 2.49, > 2x the claim of 1. Balcan's number of candidates alone moves only
+    partly with the depth on these 2-dimensional points (bound 0.84 with 150 fits, 2.30 with
+    the former 400); its released depth gives the perfect separation with 150."""
     X = np.zeros((n, 2))
     X1 = np.zeros((n + 1, 2))
 
     def make(seed: int) -> DPKMeans:
         return DPKMeans(n_clusters=2, epsilon=1.0, method=method, radius=1.0, seed=seed)
 
-    d0 = _fits(make, X, None, range(fits), _n_candidates)
-    d1 = _fits(make, X1, None, range(fits, 2 * fits), _n_candidates)
+    d0 = _fits(make, X, None, range(N_STEP), statistic)
+    d1 = _fits(make, X1, None, range(N_STEP, 2 * N_STEP), statistic)
     result = _audit(d0, d1)
     assert result.bound <= result.epsilon, f"DPKMeans({method!r}): {result}"
 
@@ -582,13 +603,21 @@ def _overflow_cases() -> dict[str, tuple[Make, tuple, tuple]]:
     w = np.linspace(1.0, -1.0, FEATURES)
     labels, targets = np.where(X @ w > 0, 1.0, -1.0), 10.0 * (X @ w)
     big_x = np.full(FEATURES, 1e308)
+    # The add-one canaries (Poisson-sampled Gaussian fits) plan their schedule from a noisy
+    # count, and each count value is a schedule with its own noise calibration (~90 ms): on
+    # 300 rows their 400 fits take about a hundred count values (12 CPU-s for the DP-SCD
+    # audit). On the first 60 rows the count lies below its noise margin (ln(1e3) / 0.05 =
+    # 138) for all but about 1% of the fits, which plan the public floor's schedule (one
+    # calibration) where every batch holds every row (q = 1): the canary row enters every
+    # step (issue 32 item 4). The replace-one canaries have a public size: all 300 rows.
+    clf, reg = (X[:60], labels[:60]), (X[:60], targets[:60])
     sgd = dict(epsilon=1.0, batch_size=10, epochs=5, alpha=0.0, eta0=1.0)
     scd = dict(epsilon=1.0, batch_size=10, epochs=2)
     return {
         "sgd-gaussian-classifier-x": (
             lambda s: DPSGDClassifier(mechanism="gaussian", seed=s, **sgd),
-            (X, labels),
-            _added((X, labels), big_x, 1.0),
+            clf,
+            _added(clf, big_x, 1.0),
         ),
         "sgd-l2-laplace-clip-rows-x": (
             lambda s: DPSGDClassifier(clip_rows=True, batch_size=10, seed=s),
@@ -597,18 +626,18 @@ def _overflow_cases() -> dict[str, tuple[Make, tuple, tuple]]:
         ),
         "sgd-regressor-x": (
             lambda s: DPSGDRegressor(seed=s, **sgd),
-            (X, targets),
-            _added((X, targets), big_x, 1.0),
+            reg,
+            _added(reg, big_x, 1.0),
         ),
         "sgd-regressor-y": (
             lambda s: DPSGDRegressor(seed=s, **sgd),
-            (X, targets),
-            _added((X, targets), X[0], 1.7e308),
+            reg,
+            _added(reg, X[0], 1.7e308),
         ),
         "scd-dual-regressor-y": (
             lambda s: DPSCDRegressor(variant="dual", sampling="poisson", seed=s, **scd),
-            (X, targets),
-            _added((X, targets), X[0], 1.7e308),
+            reg,
+            _added(reg, X[0], 1.7e308),
         ),
         "scd-seq-regressor-y": (
             lambda s: DPSCDRegressor(variant="seq", sampling="fixed", seed=s, **scd),
@@ -709,13 +738,17 @@ def test_dp_feature_scaler_low_bits_of_the_ranges():
 
 
 # ---- the label set (issue 19) -----------------------------------------------------------------
-# D: 400 rows labelled {0, 1}; D' adds one row x = e2 with a unique label 2. Read from y, the
+# D: 60 rows labelled {0, 1}; D' adds one row x = e2 with a unique label 2. Read from y, the
 # label set is 2 classes on D and 3 on D' with certainty: classes_, the number of models (the
 # rows of coef_, the one-vs-rest problems, hence the noise) and an encoder's code columns all
 # show it (a near-deterministic distinguisher). Declared public (classes=[0, 1, 2] on both
 # sides) they cannot differ, and what remains is the mechanism's own guarantee for the one row.
 # The statistic is ``1e9 x (models or classes) + (the last class's coefficient on e2, or noisy
 # count of level "a")``: the released shape and the unique row's own contribution at once.
+# 60 rows (400 before issue 32 item 4): the fits plan their schedule from a noisy count, one
+# noise calibration per count value (about a hundred on 400 rows: 12 CPU-s); below the count's
+# noise margin (138) they plan the public floor's schedule, one step with every row in the
+# batch (q = 1), so the unique row always enters its one noisy release (1.5 CPU-s).
 #: fits per side: a near-deterministic distinguisher (2 vs 3 classes) shows a bound of 2.49 (perfect
 #: separation of 75 audited fits per side), above twice the claims of 1
 N_LABELS = 150
@@ -730,7 +763,7 @@ _LABEL_CASES: dict[str, Callable[[int, Any], Any]] = {
 
 
 def _label_data() -> tuple[tuple, tuple]:
-    X, y = _push(400)
+    X, y = _push(60)
     D = (X, (y > 0).astype(np.int64))
     e2 = np.zeros(FEATURES)
     e2[1] = 1.0

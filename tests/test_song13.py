@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -410,6 +411,35 @@ def test_common_helpers(tmp_path):
     table = tables.markdown_table(["x", "y"], [(1, "z")])
     assert table.splitlines() == ["| x | y |", "|---|---|", "| 1 | z |"]
     assert runs.parallel_map(lambda v: v * v, [3, 1, 2], n_jobs=2, progress=False) == [9, 1, 4]
+
+
+def test_parallel_map_default_follows_the_core_thread_count():
+    """``n_jobs=None`` runs as many threads as the core's default (``OMP_NUM_THREADS``; one in
+    a pytest-xdist worker), not one per CPU (issue 32 item 4)."""
+    import threading
+    import time
+
+    from privlearn.parallel import get_num_threads, thread_limit
+
+    def threads_used(n_threads: int) -> int:
+        seen: set[int] = set()
+        barrier = threading.Barrier(n_threads, timeout=10)
+
+        def fn(v: int) -> int:
+            seen.add(threading.get_ident())
+            if n_threads > 1 and v < n_threads:
+                barrier.wait()  # the first n_threads items meet: they run at the same time
+            time.sleep(0.001)
+            return v
+
+        with thread_limit(n_threads):
+            assert get_num_threads() == n_threads
+            assert runs.parallel_map(fn, list(range(8)), progress=False) == list(range(8))
+        return len(seen)
+
+    assert threads_used(1) == 1
+    if (os.cpu_count() or 1) >= 2:
+        assert threads_used(2) == 2
 
 
 def test_shared_summary_helpers(tmp_path, capsys):

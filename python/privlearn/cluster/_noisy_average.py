@@ -10,6 +10,7 @@ events. Not here: the assignment of rows to centres (:mod:`privlearn.cluster._as
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -46,10 +47,14 @@ def analytic_mu(epsilon: float, delta: float, rtol: float) -> float:
     return float(optimize.brentq(excess, 1e-12, hi, xtol=1e-15, rtol=rtol))
 
 
+@functools.lru_cache(maxsize=1024, typed=True)
 def gaussian_sigma(sensitivity: float, epsilon: float, delta: float, size: int) -> float:
     """Smallest ``sigma`` (up to 1e-9 relative) such that :func:`privlearn.mechanisms.gaussian`
     with this sensitivity, ``size`` entries and the default lattice is ``(epsilon, delta)``-DP
     (analytic Gaussian, Balle & Wang 2018).
+
+    A function of public inputs only: the last 1,024 answers are kept, so the refits of one
+    schedule (an audit's hundreds of fits) calibrate each Gaussian step once (issue 32 item 4).
 
     Raises
     ------

@@ -6,6 +6,7 @@ stages (:func:`plan_maxcover`, Renyi DP; issue 21)."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -481,11 +482,44 @@ def plan_maxcover(
     value, the larger wherever ``epsilon`` exceeds about ``1e-4``). ``0`` (the default, for a
     plan without a fit) reports the ``mu`` composition alone.
 
+    The plan is a function of these public inputs only, and immutable: the last
+    ``PLAN_CACHE_SIZE`` (256) plans are kept and a repeated call returns the same object (the
+    refits of one schedule, e.g. an audit's hundreds of fits, calibrate once; issue 32 item 4).
+
     Raises
     ------
     ValueError
         When no budget reaches ``(epsilon, delta)`` (the Gaussian lattice alone costs more).
     """
+    try:
+        key = (epsilon, delta, n_picks, n_radii, tuple(sorted(split.items())), lloyd_steps)
+        key += (radius, d, gaussian_releases)
+        hash(key)
+    except (TypeError, AttributeError):  # not hashable, split not a dict: checked uncached
+        return _plan_maxcover.__wrapped__(
+            epsilon, delta, n_picks, n_radii, split, lloyd_steps, radius, d, gaussian_releases
+        )
+    return _plan_maxcover(*key)
+
+
+#: How many max-cover plans :func:`plan_maxcover` keeps (each a few hundred bytes).
+PLAN_CACHE_SIZE = 256
+
+
+@functools.lru_cache(maxsize=PLAN_CACHE_SIZE, typed=True)
+def _plan_maxcover(
+    epsilon: float,
+    delta: float,
+    n_picks: int,
+    n_radii: int,
+    split_items: Any,
+    lloyd_steps: int,
+    radius: float,
+    d: int,
+    gaussian_releases: int,
+) -> MaxCoverPlan:
+    """:func:`plan_maxcover` itself (``split_items``: the split's items, or the dict)."""
+    split = dict(split_items)
     from privlearn.accounting import rdp_to_epsilon
     from privlearn.cluster._lattice_slack import NOISE_MU_FACTOR, lattice_fit_epsilon
     from privlearn.mechanisms.gaussian import gaussian_privacy

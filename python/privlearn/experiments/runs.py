@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -67,10 +66,18 @@ def parallel_map(
     Worth it when ``fn`` spends its time in code that releases the GIL (the C++ core, large
     numpy operations). Progress is a tqdm bar when stderr is a terminal, else a printed line
     about every 10% of the items.
+
+    ``n_jobs=None``: the core's default thread count (:func:`privlearn.parallel.get_num_threads`:
+    ``OMP_NUM_THREADS``, else every core), at most 8. A caller that capped its threads (a test
+    worker under pytest-xdist sets ``OMP_NUM_THREADS=1``) gets no more threads here: on a
+    loaded machine extra threads only add contention (issue 32 item 4: the quick k-means
+    reproduction took 35 CPU-seconds on two threads, 25 on one, with the same results).
     """
     n = len(items)
     if n_jobs is None:
-        n_jobs = min(os.cpu_count() or 1, 8)
+        from privlearn.parallel import get_num_threads
+
+        n_jobs = min(get_num_threads(), 8)
     n_jobs = max(1, min(int(n_jobs), n))
     bar = None
     if progress and sys.stderr.isatty():
