@@ -39,53 +39,6 @@ constexpr Index kScdAhead = 8;  // SDCA: rows requested this many steps ahead (e
 constexpr double kBetaMax = 1.0 - 1e-4;
 constexpr double kNewtonTol = 1e-12;  // newton_steps > 1: stop once beta moves less
 
-// Request the cache line holding p into L2 only (prefetcht1): the rows of the next step's batch,
-// requested a whole step ahead (~80 kB for 100 dense rows of 100 columns: more than L1 holds);
-// the L1 prefetch of the current step, kPrefetchAhead rows ahead, then finds them in L2. An
-// instruction on x86 for the reason given at prefetch_line (rows.hpp).
-inline void prefetch_l2(const void* p) {
-#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-  asm volatile("prefetcht1 %0" : : "m"(*static_cast<const char*>(p)));
-#elif defined(__GNUC__) || defined(__clang__)
-  __builtin_prefetch(p, 0, 2);
-#else
-  (void)p;
-#endif
-}
-
-// Row i into L2 (through the rows' public storage; a DenseRows / CsrRows method in rows.hpp
-// would be the natural home). Dense: the row's first two lines (and its scale factor); the L2
-// streamer, seeing two consecutive misses, fetches the rest of the row without holding one of
-// the core's few line-fill buffers per line (issue 32: every line requested, the loop of
-// prefetches was the epoch's hottest stall; two lines: a 1M x 100 DP-SCD epoch 0.92x, paired
-// median of 11 rounds; one, two or four lines measured alike, none 0.98x).
-// CSR: the row's values and column indices, which needs indptr[i], indptr[i + 1]
-// (prefetch_extent_l2 first).
-void prefetch_row_l2(const DenseRows& X, Index i) {
-  const char* p = reinterpret_cast<const char*>(X.X.row(i).data());
-  const Index bytes = X.X.cols() * static_cast<Index>(sizeof(double));
-  for (Index b = 0; b < std::min<Index>(bytes, 2 * 64); b += 64) prefetch_l2(p + b);
-  if (X.row_scale != nullptr) prefetch_l2(X.row_scale + i);
-}
-void prefetch_row_l2(const CsrRows& X, Index i) {
-  const std::int64_t lo = X.indptr[i], hi = X.indptr[i + 1];
-  if (hi <= lo) return;
-  const char* d = reinterpret_cast<const char*>(X.data + lo);
-  const char* c = reinterpret_cast<const char*>(X.indices + lo);
-  const std::int64_t bytes = (hi - lo) * 8;
-  for (std::int64_t b = 0; b < bytes; b += 64) {
-    prefetch_l2(d + b);
-    prefetch_l2(c + b);
-  }
-  prefetch_l2(d + bytes - 1);
-  prefetch_l2(c + bytes - 1);
-}
-void prefetch_extent_l2(const DenseRows&, Index) {}
-void prefetch_extent_l2(const CsrRows& X, Index i) {
-  prefetch_l2(X.indptr + i);
-  prefetch_l2(X.indptr + i + 1);
-}
-
 // The batch of the next step (sampled ahead: the batches depend on the key and t only, never on
 // the data), requested into L2 while the current step visits its own rows, so that its visits
 // start from cache rather than memory. set() at the start of the step requests the CSR row
@@ -105,14 +58,14 @@ struct Upcoming {
   void set(const std::vector<std::int64_t>& next) {
     rows = next.data();
     size = static_cast<Index>(next.size());
-    for (Index b = 0; b < size; ++b) prefetch_extent_l2(X, rows[b] - offset);  // CSR only
+    for (Index b = 0; b < size; ++b) X.request_extent_l2(rows[b] - offset);  // CSR only
   }
   void during(Index a, Index count) const {
     if (size == 0 || count <= 0) return;
     const Index lo = a * size / count, hi = (a + 1) * size / count;
     for (Index b = lo; b < hi; ++b) {
       const Index j = rows[b] - offset;
-      prefetch_row_l2(X, j);
+      X.request_l2(j);
       prefetch_l2(alpha + j);
       prefetch_l2(y + j);
     }
