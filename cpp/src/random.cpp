@@ -216,13 +216,16 @@ void for_block_chunks(const Key& key, std::uint64_t stream, std::uint64_t first_
   const int threads =
       parallel::threads_for(n_threads, static_cast<double>(n_blocks) * ns_per_block);
   const std::int64_t chunks = static_cast<std::int64_t>(n_chunks);
+  auto chunk = [&](std::int64_t c, std::uint32_t* buffer) {  // chunk c's blocks, then body
+    const std::uint64_t b0 = first_block + static_cast<std::uint64_t>(c) * kChunkBlocks;
+    const std::uint64_t nb =
+        std::min<std::uint64_t>(kChunkBlocks, n_blocks - static_cast<std::uint64_t>(c) * kChunkBlocks);
+    chacha20_blocks(key, b0, stream, static_cast<std::size_t>(nb), buffer);
+    body(b0 - first_block, buffer, nb);
+  };
   if (threads <= 1 || chunks < parallel::kMinParallelItems) {  // no team (a short call's cost)
     std::uint32_t buffer[16 * kChunkBlocks];
-    for (std::uint64_t b0 = first_block; b0 - first_block < n_blocks; b0 += kChunkBlocks) {
-      const std::uint64_t nb = std::min<std::uint64_t>(kChunkBlocks, n_blocks - (b0 - first_block));
-      chacha20_blocks(key, b0, stream, static_cast<std::size_t>(nb), buffer);
-      body(b0 - first_block, buffer, nb);
-    }
+    for (std::int64_t c = 0; c < chunks; ++c) chunk(c, buffer);
     return;
   }
 #if PRIVLEARN_HAS_OPENMP
@@ -235,13 +238,7 @@ void for_block_chunks(const Key& key, std::uint64_t stream, std::uint64_t first_
 #if PRIVLEARN_HAS_OPENMP
 #pragma omp for schedule(dynamic, 4)
 #endif
-    for (std::int64_t c = 0; c < chunks; ++c) {
-      const std::uint64_t b0 = first_block + static_cast<std::uint64_t>(c) * kChunkBlocks;
-      const std::uint64_t nb =
-          std::min<std::uint64_t>(kChunkBlocks, n_blocks - static_cast<std::uint64_t>(c) * kChunkBlocks);
-      chacha20_blocks(key, b0, stream, static_cast<std::size_t>(nb), buffer);
-      body(b0 - first_block, buffer, nb);
-    }
+    for (std::int64_t c = 0; c < chunks; ++c) chunk(c, buffer);
   }
   (void)threads;
 }

@@ -131,7 +131,8 @@ constexpr Index kBatchChunk = 16;
 
 // Requests the first two chunks of a batch (rows[r] - offset of X) from memory: a dense row's
 // lines, a CSR row's extent (clipped_units requests its values when it is a chunk ahead), and
-// the labels. sgd_train calls it for step t + 1's batch before step t's noise and update, so
+// the labels. Every caller of clipped_units calls it first; sgd_train calls it for step t + 1's
+// batch before step t's noise and update, so
 // those lines arrive while they run (issue 32, 1M rows, paired medians of 21 and 11 rounds:
 // dense 1M x 101 epoch 0.91x, a9a-like CSR 0.98x).
 template <class Rows>
@@ -177,7 +178,8 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
       X.prefetch_all(row(r));
     }
   };
-  request_first_rows(X, y, rows, count, offset);  // again, when sgd_train did a step ahead
+  // The caller has requested the first two chunks (request_first_rows); CSR rows' values need
+  // their extent first, so the first chunk's are requested here.
   if constexpr (!kDense)
     for (Index r = 0; r < std::min(count, kChunk); ++r) request(r);
   const Index chunks = (count + kChunk - 1) / kChunk;
@@ -280,6 +282,7 @@ void sgd_partial_sum(const Rows& X, const VecRef& y, const VectorXd& w, Index t,
   const std::vector<std::int64_t> rows = samplers::poisson_sample_range(
       p.key, p.batch_stream, static_cast<std::uint64_t>(t), n_total, poisson_rate(n_total, p),
       offset, offset + X.rows());
+  request_first_rows(X, y, rows.data(), static_cast<Index>(rows.size()), offset);
   clipped_units(X, y, w, rows.data(), static_cast<Index>(rows.size()), offset, p, out);
 }
 
@@ -343,6 +346,7 @@ SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdP
     return b;
   };
   Batch next = steps > 0 ? batch_of(0, next_batch) : Batch{};
+  if (clipped && steps > 0) request_first_rows(X, y, next.rows, next.count, 0);
 
   for (Index t = 0; t < steps; ++t) {
     interrupt::poll();  // Ctrl-C (privlearn/interrupt.hpp)
