@@ -423,7 +423,8 @@ def test_reference_normal_at_matches_normal():
     idx = np.array([0, 1, 2, 5, 8, 33, 1 << 40, (1 << 40) + 1])
     want = np.array([s.normal(int(i), 1)[0] for i in idx])
     np.testing.assert_array_equal(s._normal_at(idx), want)
-    np.testing.assert_array_equal(Stream(key=KEY, stream=9).normal(33, 1), s.normal(33, 1))
+    # the core's own log / sin / cos kernels (box_muller.cpp) agree with numpy's within ulps
+    np.testing.assert_allclose(Stream(key=KEY, stream=9).normal(33, 1), s.normal(33, 1), rtol=1e-14)
 
 
 # ---- 3. data-independent schedules: rate and n_scale -----------------------------------------

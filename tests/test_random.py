@@ -243,6 +243,63 @@ def test_normal_distribution_and_pair_independence():
     assert _ks_ok(z[0::2], "norm") and _ks_ok(z[1::2], "norm")
 
 
+# ---- the Box-Muller kernel (cpp/src/box_muller.cpp) -------------------------------------------
+def _extended_box_muller(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The oracle: r cos t, r sin t in 80-bit extended precision, t = the same double 2 pi u."""
+    ext = np.longdouble
+    u1 = (a >> np.uint64(11)).astype(ext) * ext(2.0) ** -53
+    u2 = (b >> np.uint64(11)).astype(np.float64) * 2.0**-53
+    t = (6.283185307179586 * u2).astype(ext)  # rounded to double first, as the transform says
+    r = np.sqrt(ext(-2.0) * np.log(ext(1.0) - u1))
+    return r * np.cos(t), r * np.sin(t)
+
+
+def _ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    wd = want.astype(np.float64)
+    return (np.abs(got.astype(np.longdouble) - want) / np.spacing(np.abs(wd))).astype(float)
+
+
+@pytest.mark.skipif(
+    np.finfo(np.longdouble).nmant < 63, reason="the oracle needs an 80-bit long double"
+)
+def test_box_muller_kernel_within_3_ulps_of_extended_precision():
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 2**64, 300_000, dtype=np.uint64)
+    b = rng.integers(0, 2**64, 300_000, dtype=np.uint64)
+    # edges: u = 0, u = 1 - 2^-53 (x = 2^-53: log's smallest input), u next to 1/2 (log's
+    # exponent step) and at / next to every quadrant boundary k / 4 and k / 8 of t
+    top = [0, 1, 2, (1 << 52) - 1, 1 << 52, (1 << 52) + 1, (1 << 53) - 1]
+    top += [k * (1 << 50) + d for k in range(1, 8) for d in (-1, 0, 1)]
+    e = np.array(top, dtype=np.uint64) << np.uint64(11)
+    ea, eb = np.meshgrid(e, e)
+    a = np.concatenate([a, ea.ravel(), [np.uint64(2**64 - 1)]])
+    b = np.concatenate([b, eb.ravel(), [np.uint64(2**64 - 1)]])
+    c, s = _core.random_box_muller(a, b)
+    want_c, want_s = _extended_box_muller(a, b)
+    for got, want in ((c, want_c), (s, want_s)):
+        zero = want == 0
+        assert np.all(got[zero] == 0)
+        assert _ulps(got[~zero], want[~zero]).max() <= 3.0
+    # r = 0 exactly when u1 = 0; the largest radius sqrt(-2 log 2^-53) at u1 = 1 - 2^-53
+    assert np.all(c[a >> np.uint64(11) == 0] == 0)
+    assert np.isclose(np.hypot(c[-1], s[-1]), np.sqrt(106 * np.log(2.0)), rtol=1e-15)
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 15, 16, 17, 100])
+def test_normal_at_scattered_is_normal_bit_for_bit(n):
+    # normals_at (DP-SCD's per-row noise and jitter) and normal() share one kernel: the same
+    # bits at every address, whatever the count or order; the numpy reference agrees to 1e-14
+    rng = np.random.default_rng(n)
+    index = rng.integers(0, 1 << 60, n, dtype=np.uint64)
+    index[0] = 0
+    key = core_random.Stream(seed=21, stream=6)._key
+    got = _core.random_normal_at(key, 6, index)
+    want = np.array([_core.random_normal(key, 6, int(i), 1)[0] for i in index])
+    np.testing.assert_array_equal(got, want)
+    ref = ref_random.Stream(seed=21, stream=6)._normal_at(index)
+    np.testing.assert_allclose(got, ref, rtol=1e-14)
+
+
 @pytest.mark.parametrize("scale", [0.5, 3.0])
 def test_exponential_and_laplace_distributions(scale):
     s = core_random.Stream(seed=103)

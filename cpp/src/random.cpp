@@ -31,14 +31,13 @@ namespace privlearn::random {
 namespace {
 
 constexpr std::uint32_t kSigma[4] = {0x61707865u, 0x3320646eu, 0x79622d32u, 0x6b206574u};
-constexpr double kTwoPi = 6.283185307179586;  // the double nearest 2 pi (== 2 * numpy.pi)
 constexpr std::size_t kChunkBlocks = 64;      // blocks generated per work item
 // Costs for the thread policy (parallel::threads_for; ns of one thread, cheap end, measured with
 // bench_random.py on the machine of parallel.hpp): a 64-bit draw's transform on top of its
 // ChaCha20 words, a Box-Muller normal, a Gamma row (Marsaglia-Tsang, a few draws).
 constexpr double kNsPerUniformTransform = 0.5;
 constexpr double kNsPerLogTransform = 8.0;  // exponential, Laplace: one log
-constexpr double kNsPerNormal = 12.0;
+constexpr double kNsPerNormal = 3.0;  // box_muller.cpp, eight pairs per pass (was 12 with libm)
 constexpr double kNsPerGammaRow = 30.0;
 constexpr std::uint64_t kU64Max = ~std::uint64_t{0};
 
@@ -272,11 +271,11 @@ inline double to_unit(std::uint64_t raw) noexcept {
 
 inline double std_exponential(std::uint64_t raw) noexcept { return -std::log(1.0 - to_unit(raw)); }
 
+// One Box-Muller pair from its raws a, b (box_muller_pairs: the same bits as in a batch).
 inline void box_muller(std::uint64_t a, std::uint64_t b, double& c, double& s) noexcept {
-  const double r = std::sqrt(-2.0 * std::log(1.0 - to_unit(a)));
-  const double t = kTwoPi * to_unit(b);
-  c = r * std::cos(t);
-  s = r * std::sin(t);
+  const std::uint32_t q[4] = {static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(a >> 32),
+                              static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(b >> 32)};
+  box_muller_pairs(q, 1, &c, &s);
 }
 
 void check_range(std::uint64_t start, std::size_t n, std::uint64_t limit, const char* what) {
@@ -424,17 +423,16 @@ void normal(const Key& key, std::uint64_t stream, std::uint64_t start, std::size
                      const std::uint64_t p0 = (first_block + block_offset) << 2;
                      const std::uint64_t lo = std::max(p0, first_pair);
                      const std::uint64_t hi = std::min(p0 + nb * 4 - 1, last_pair);
-                     for (std::uint64_t p = lo; p <= hi; ++p) {
-                       const std::uint32_t* q = w + 4 * (p - p0);
-                       const std::uint64_t a = static_cast<std::uint64_t>(q[0]) |
-                                               (static_cast<std::uint64_t>(q[1]) << 32);
-                       const std::uint64_t b = static_cast<std::uint64_t>(q[2]) |
-                                               (static_cast<std::uint64_t>(q[3]) << 32);
-                       double c, s;
-                       box_muller(a, b, c, s);
-                       const std::uint64_t i0 = 2 * p;  // normal index of the cosine branch
-                       if (i0 >= start) out[i0 - start] = c;
-                       if (i0 + 1 <= last) out[i0 + 1 - start] = s;
+                     constexpr std::uint64_t kPiece = 64;  // pairs per box_muller_pairs call
+                     double c[kPiece], s[kPiece];
+                     for (std::uint64_t p1 = lo; p1 <= hi; p1 += kPiece) {
+                       const std::uint64_t m = std::min(kPiece, hi - p1 + 1);
+                       box_muller_pairs(w + 4 * (p1 - p0), m, c, s);
+                       for (std::uint64_t j = 0; j < m; ++j) {
+                         const std::uint64_t i0 = 2 * (p1 + j);  // index of the cosine branch
+                         if (i0 >= start) out[i0 - start] = c[j];
+                         if (i0 + 1 <= last) out[i0 + 1 - start] = s[j];
+                       }
                      }
                    });
 }
@@ -456,8 +454,9 @@ std::uint64_t RowCursor::next_raw() noexcept {
 double RowCursor::next_normal_cos() noexcept {
   const std::uint64_t a = next_raw();
   const std::uint64_t b = next_raw();
-  const double r = std::sqrt(-2.0 * std::log(1.0 - to_unit(a)));
-  return r * std::cos(kTwoPi * to_unit(b));
+  double c, s;
+  box_muller(a, b, c, s);
+  return c;
 }
 
 std::uint64_t RowCursor::next_below(std::uint64_t m) noexcept {
@@ -494,15 +493,13 @@ void normals_at(const Key& key, std::uint64_t stream, const std::uint64_t* index
       blocks16_at(key, counters, stream, w);
     else
       blocks8_at(key, counters, stream, w);
-    for (std::size_t l = 0; l < k; ++l) {
-      const std::uint64_t i = index[i0 + l];
-      const std::uint32_t* q = w + 16 * l + 4 * ((i >> 1) & 3);
-      const std::uint64_t a = static_cast<std::uint64_t>(q[0]) | (static_cast<std::uint64_t>(q[1]) << 32);
-      const std::uint64_t b = static_cast<std::uint64_t>(q[2]) | (static_cast<std::uint64_t>(q[3]) << 32);
-      double c, sn;
-      box_muller(a, b, c, sn);
-      out[i0 + l] = (i & 1) ? sn : c;
-    }
+    std::uint32_t pairs[4 * 16];  // lane l's pair: words 4 ((i >> 1) mod 4) .. of its block
+    for (std::size_t l = 0; l < k; ++l)
+      std::memcpy(pairs + 4 * l, w + 16 * l + 4 * ((index[i0 + l] >> 1) & 3),
+                  4 * sizeof(std::uint32_t));
+    double c[16], sn[16];
+    box_muller_pairs(pairs, k, c, sn);
+    for (std::size_t l = 0; l < k; ++l) out[i0 + l] = (index[i0 + l] & 1) ? sn[l] : c[l];
   }
 }
 

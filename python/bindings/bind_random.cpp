@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "privlearn/checks.hpp"
 #include "privlearn/samplers.hpp"
 
 namespace privlearn::bindings {
@@ -65,6 +66,38 @@ void bind_random(py::module_& m) {
             n, [&](double* out) { random::normal(k, stream, start, n, out, n_threads); });
       },
       py::arg("key"), py::arg("stream"), py::arg("start"), py::arg("n"), py::arg("n_threads") = 0);
+  m.def(
+      "random_normal_at",
+      [](const py::bytes& key, std::uint64_t stream,
+         const py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>& index) {
+        const random::Key k = key_from_py(key);
+        const std::size_t n = static_cast<std::size_t>(index.size());
+        const std::uint64_t* i = index.data();
+        return filled<double>(n, [&](double* out) { random::normals_at(k, stream, i, n, out); });
+      },
+      py::arg("key"), py::arg("stream"), py::arg("index"),
+      "normal(index[k]) for scattered addresses (the kernels' normals_at: DP-SCD's per-row "
+      "noise and jitter), bit for bit the values random_normal gives at those addresses.");
+  m.def(
+      "random_box_muller",
+      [](const py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>& a,
+         const py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>& b) {
+        checks::require(a.size() == b.size(), "random_box_muller: a and b differ in length");
+        const std::size_t n = static_cast<std::size_t>(a.size());
+        std::vector<std::uint32_t> words(4 * n);
+        for (std::size_t j = 0; j < n; ++j) {
+          words[4 * j] = static_cast<std::uint32_t>(a.data()[j]);
+          words[4 * j + 1] = static_cast<std::uint32_t>(a.data()[j] >> 32);
+          words[4 * j + 2] = static_cast<std::uint32_t>(b.data()[j]);
+          words[4 * j + 3] = static_cast<std::uint32_t>(b.data()[j] >> 32);
+        }
+        py::array_t<double> c(n), s(n);
+        random::box_muller_pairs(words.data(), n, c.mutable_data(), s.mutable_data());
+        return py::make_tuple(c, s);
+      },
+      py::arg("a"), py::arg("b"),
+      "The Box-Muller transform of raw pairs (a[j], b[j]): (r cos t, r sin t), r = sqrt(-2 "
+      "log(1 - uniform(a))), t = 2 pi uniform(b) (the kernel behind every normal draw).");
   m.def(
       "random_discrete_gaussian",
       [](const py::bytes& key, std::uint64_t stream, std::uint64_t start, std::size_t n,

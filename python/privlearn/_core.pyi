@@ -39,6 +39,10 @@ def random_uniform(
 def random_normal(
     key: bytes, stream: int, start: int, n: int, n_threads: int = 0
 ) -> npt.NDArray[np.float64]: ...
+def random_normal_at(key: bytes, stream: int, index: npt.ArrayLike) -> npt.NDArray[np.float64]: ...
+def random_box_muller(
+    a: npt.ArrayLike, b: npt.ArrayLike
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def random_discrete_gaussian(
     key: bytes,
     stream: int,

@@ -126,6 +126,14 @@ double normal_at(const Key& key, std::uint64_t stream, std::uint64_t index) noex
 void normals_at(const Key& key, std::uint64_t stream, const std::uint64_t* index, std::size_t n,
                 double* out) noexcept;
 
+// Box-Muller on n pairs of raws: pair j is a = words[4j] | words[4j+1] << 32, b = words[4j+2] |
+// words[4j+3] << 32 (a block's words 4p .. 4p+3 hold pair p); cos_out[j] = r cos t, sin_out[j]
+// = r sin t, r = sqrt(-2 log(1 - uniform(a))), t = 2 pi uniform(b) (as normal(i) above). The log,
+// sine and cosine are our own branch-free kernels (box_muller.cpp; fdlibm's method), eight pairs
+// per vector pass, the same bits for any n and any split of the pairs; within a few ulps of libm.
+void box_muller_pairs(const std::uint32_t* words, std::size_t n, double* cos_out,
+                      double* sin_out) noexcept;
+
 // One Gamma(shape, scale) draw from row `row` (see the header comment).
 double gamma_row(const Key& key, std::uint64_t stream, std::uint64_t row, double shape,
                  double scale) noexcept;
