@@ -3,7 +3,8 @@
 The ChaCha20 block function (RFC 8439, Section 2.3) is vectorised over blocks: the state is a
 ``(16, n_blocks)`` array of ``uint32`` and every quarter round acts on whole rows. The transforms
 repeat the core's arithmetic operation by operation, so words and raw draws agree exactly and
-floating-point draws agree to the last few ulps (libm differences only).
+floating-point draws agree to the last few ulps (the math library's: numpy's log / sin / cos
+here, the core's own Box-Muller kernels and the C library's log there).
 """
 
 from __future__ import annotations
