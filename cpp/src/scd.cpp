@@ -43,10 +43,13 @@ constexpr double kNewtonTol = 1e-12;  // newton_steps > 1: stop once beta moves 
 // the data), requested into L2 while the current step visits its own rows, so that its visits
 // start from cache rather than memory. set() at the start of the step requests the CSR row
 // extents; visit a of `count` then requests the upcoming rows [a size / count,
-// (a + 1) size / count) (stateless in a: any thread may call it). Only the cache is touched:
-// the results do not change. Measured with today's scalar row kernels (~350 ns a visit, the
-// in-step prefetch 4 rows ahead already hides the latency) its gain is within the noise of a
-// shared 2-core machine; it is meant for faster row kernels (issue 32 item 1).
+// (a + 1) size / count) (stateless in a: any thread may call it), or all() every upcoming row
+// at once. Only the cache is touched: the results do not change. The dual fit with bounded
+// updates (dual_batch_units, the default estimator's) requests them all() after its visits,
+// before the step's jitter, alpha update and v's noise: spread over the visits, the requests
+// waited for line-fill buffers that the visits' own misses held (perf, 1M x 100: 71% of the
+// visit loop on one prefetcht1); as one burst they overlap the jitter's arithmetic (issue 32,
+// paired A/Bs at 1M of 9 and 13 rounds: epoch 0.94x and 0.96x; 200k: 0.97x).
 template <class Rows>
 struct Upcoming {
   const Rows& X;
@@ -60,6 +63,7 @@ struct Upcoming {
     size = static_cast<Index>(next.size());
     for (Index b = 0; b < size; ++b) X.request_extent_l2(rows[b] - offset);  // CSR only
   }
+  void all() const { during(0, 1); }
   void during(Index a, Index count) const {
     if (size == 0 || count <= 0) return;
     const Index lo = a * size / count, hi = (a + 1) * size / count;
@@ -353,7 +357,7 @@ struct StepScratch {
 // [offset, offset + X.rows())): catch-up noise, every zeta_j from the same (alpha, v) scaled to
 // C, their sum sum_j zeta_j x_j exactly in fixed-point units of C into `units` (fixed_sum.hpp;
 // ||x_j|| <= 1), then alpha_j += zeta_j. Returns the first non-finite row (global) or -1.
-// `upcoming` (or nullptr): the next step's rows, requested into cache during the visits.
+// `upcoming` (or nullptr): the next step's rows, requested into L2 after the visits.
 template <class Rows>
 Index dual_batch_units(const Rows& X, const VecRef& y, double* alpha, std::int64_t* last,
                        const VectorXd& v, const std::vector<std::int64_t>& rows, Index t,
@@ -377,7 +381,6 @@ Index dual_batch_units(const Rows& X, const VecRef& y, double* alpha, std::int64
   fixed::sum(
       count, X.cols(), p.n_threads, work,
       [&](Index a, std::int64_t* acc) {
-        if (upcoming != nullptr) upcoming->during(a, count);
         if (a + 2 * kPrefetchAhead < count)
           X.prefetch_extent(rows[static_cast<std::size_t>(a + 2 * kPrefetchAhead)] - offset);
         if (a + kPrefetchAhead < count) {
@@ -404,6 +407,7 @@ Index dual_batch_units(const Rows& X, const VecRef& y, double* alpha, std::int64
           X.axpy_units(j, mult, acc);
       },
       units);
+  if (upcoming != nullptr) upcoming->all();  // the next step's rows, one burst (see Upcoming)
   for (Index a = 0; a < count; ++a)
     alpha[rows[static_cast<std::size_t>(a)] - offset] += zeta[static_cast<std::size_t>(a)];
   scratch.jitter(rows, t, offset, n_total, alpha, p);
