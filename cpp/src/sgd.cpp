@@ -131,8 +131,8 @@ constexpr Index kBatchChunk = 16;
 
 // Requests the first two chunks of a batch (rows[r] - offset of X) from memory: a dense row's
 // lines, a CSR row's extent (clipped_units requests its values when it is a chunk ahead), and
-// the labels. Every caller of clipped_units calls it first; sgd_train calls it for step t + 1's
-// batch before step t's noise and update, so
+// the labels. sgd_partial_sum calls it just before clipped_units; sgd_train requests step
+// t + 1's batch before step t's noise and update (request_next_batch: this for CSR rows), so
 // those lines arrive while they run (issue 32, 1M rows, paired medians of 21 and 11 rounds:
 // dense 1M x 101 epoch 0.91x, a9a-like CSR 0.98x).
 template <class Rows>
@@ -148,19 +148,24 @@ void request_first_rows(const Rows& X, const VecRef& y, const std::int64_t* rows
   }
 }
 
-// The rest of step t + 1's dense batch (rows[2 kBatchChunk ..)), requested into L2 by each
-// row's first two lines (the L2 streamer fetches the rest: DenseRows::request_l2) in the same
-// place as request_first_rows, before step t's noise and update: when clipped_units reaches
-// those rows they come from L2, not memory (issue 32, 1M x 101 dense, paired medians of 13 and
-// 9 rounds: epoch 0.95x; every line, one line or four lines of a row: the same within 1.5%;
-// the requests spread over step t's chunks instead of one burst: 1.01x). CSR rows: nothing (a
-// row's lines are known only once its extent has arrived).
+// Step t + 1's batch requested by sgd_train before step t's noise and update, so that it
+// arrives while they run. Dense rows: every row into L2 by its first two lines (the L2 streamer
+// fetches the rest: DenseRows::request_l2), and the first two chunks' labels; clipped_units
+// then requests each chunk into L1 a chunk ahead, from L2 (issue 32, 1M x 101 dense, paired
+// medians against request_first_rows alone: every row after the first two chunks into L2 0.96x
+// (13 rounds); then the first two chunks into L2 as well, not into L1, 0.98x (11 rounds);
+// every line, one line or four lines of a row alike within 1.5%; the requests spread over step
+// t's chunks instead of one burst: 1.01x). CSR rows: request_first_rows (a row's lines are
+// known only once its extent has arrived).
 template <class Rows>
-void request_rest_l2(const Rows& X, const std::int64_t* rows, Index count) {
-  if constexpr (std::is_same_v<Rows, DenseRows>)
-    for (Index r = 2 * kBatchChunk; r < count; ++r) X.request_l2(rows[r]);
-  else
-    (void)X, (void)rows, (void)count;
+void request_next_batch(const Rows& X, const VecRef& y, const std::int64_t* rows, Index count) {
+  if constexpr (std::is_same_v<Rows, DenseRows>) {
+    for (Index r = 0; r < count; ++r) X.request_l2(rows[r]);
+    for (Index r = 0; r < std::min(count, 2 * kBatchChunk); ++r)
+      __builtin_prefetch(y.data() + rows[r]);
+  } else {
+    request_first_rows(X, y, rows, count, 0);
+  }
 }
 
 // The clipped gradient sum over rows[0..count) (indices into X, minus `offset`) in fixed-point
@@ -193,8 +198,8 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
       X.prefetch_all(row(r));
     }
   };
-  // The caller has requested the first two chunks (request_first_rows); CSR rows' values need
-  // their extent first, so the first chunk's are requested here.
+  // The caller has requested the batch (request_first_rows, request_next_batch); CSR rows'
+  // values need their extent first, so the first chunk's are requested here.
   if constexpr (!kDense)
     for (Index r = 0; r < std::min(count, kChunk); ++r) request(r);
   const Index chunks = (count + kChunk - 1) / kChunk;
@@ -361,7 +366,7 @@ SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdP
     return b;
   };
   Batch next = steps > 0 ? batch_of(0, next_batch) : Batch{};
-  if (clipped && steps > 0) request_first_rows(X, y, next.rows, next.count, 0);
+  if (clipped && steps > 0) request_next_batch(X, y, next.rows, next.count);
 
   for (Index t = 0; t < steps; ++t) {
     interrupt::poll();  // Ctrl-C (privlearn/interrupt.hpp)
@@ -377,8 +382,7 @@ SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdP
       // step t + 1's batch, its first rows requested while step t's noise and update run
       if (t + 1 < steps) {
         next = batch_of(t + 1, next_batch);
-        request_first_rows(X, y, next.rows, next.count, 0);
-        request_rest_l2(X, next.rows, next.count);
+        request_next_batch(X, y, next.rows, next.count);
       }
       noisy_units(units.data(), d, t, p, grad.data(), ahead.get());
     } else {
