@@ -31,6 +31,32 @@ PRIVLEARN_ROW_INLINE void lanes_body(const double* x, const double* u, Index n4,
   if (kSq) v4_store(q, vq);
 }
 
+// Two rows at once, each with its own lanes (the bits of two lanes_body calls): the adds of
+// one row's chains fill the other's add latency.
+template <bool kScaled>
+PRIVLEARN_ROW_INLINE void lanes_body2(const double* x0, const double* x1, const double* u,
+                                      Index n4, double s0, double s1, double* d0, double* q0,
+                                      double* d1, double* q1) {
+  V4 vd0 = v4_load(d0), vq0 = v4_load(q0), vd1 = v4_load(d1), vq1 = v4_load(q1);
+  const V4 vs0 = v4_splat(s0), vs1 = v4_splat(s1);
+  for (Index k = 0; k < n4; k += 4) {
+    const V4 vu = v4_load(u + k);
+    V4 a = v4_load(x0 + k), b = v4_load(x1 + k);
+    if (kScaled) {
+      a = a * vs0;
+      b = b * vs1;
+    }
+    vd0 = vd0 + a * vu;
+    vq0 = vq0 + a * a;
+    vd1 = vd1 + b * vu;
+    vq1 = vq1 + b * b;
+  }
+  v4_store(d0, vd0);
+  v4_store(q0, vq0);
+  v4_store(d1, vd1);
+  v4_store(q1, vq1);
+}
+
 template <bool kScaled>
 PRIVLEARN_ROW_INLINE void add_body(const double* x, Index m, double s, double a,
                                    std::int64_t* acc) {
@@ -51,6 +77,20 @@ PRIVLEARN_ROW_INLINE void add_body(const double* x, Index m, double s, double a,
 
 #else  // no vector extension: the scalar definitions
 #define PRIVLEARN_ROW_INLINE inline
+
+template <bool kScaled>
+inline void lanes_body2(const double* x0, const double* x1, const double* u, Index n4,
+                        double s0, double s1, double* d0, double* q0, double* d1, double* q1) {
+  for (Index k = 0; k < n4; k += 4)
+    for (int l = 0; l < 4; ++l) {
+      const double a = kScaled ? x0[k + l] * s0 : x0[k + l];
+      const double b = kScaled ? x1[k + l] * s1 : x1[k + l];
+      d0[l] += a * u[k + l];
+      q0[l] += a * a;
+      d1[l] += b * u[k + l];
+      q1[l] += b * b;
+    }
+}
 
 template <bool kDot, bool kSq, bool kScaled>
 inline void lanes_body(const double* x, const double* u, Index n4, double s, double* d,
@@ -90,6 +130,15 @@ PRIVLEARN_VEC4_CLONES void sq_only(const double* x, Index n4, double* q) {
 PRIVLEARN_VEC4_CLONES void sq_scaled(const double* x, Index n4, double s, double* q) {
   lanes_body<false, true, true>(x, nullptr, n4, s, nullptr, q);
 }
+PRIVLEARN_VEC4_CLONES void dot_sq_pair(const double* x0, const double* x1, const double* u,
+                                      Index n4, double* d0, double* q0, double* d1, double* q1) {
+  lanes_body2<false>(x0, x1, u, n4, 1.0, 1.0, d0, q0, d1, q1);
+}
+PRIVLEARN_VEC4_CLONES void dot_sq_pair_scaled(const double* x0, const double* x1,
+                                             const double* u, Index n4, double s0, double s1,
+                                             double* d0, double* q0, double* d1, double* q1) {
+  lanes_body2<true>(x0, x1, u, n4, s0, s1, d0, q0, d1, q1);
+}
 PRIVLEARN_VEC4_CLONES void add_plain(const double* x, Index m, double a, std::int64_t* acc) {
   add_body<false>(x, m, 1.0, a, acc);
 }
@@ -110,6 +159,15 @@ void lanes(const double* x, const double* u, Index n4, bool scaled, double s, do
   } else if (q != nullptr) {
     scaled ? sq_scaled(x, n4, s, q) : sq_only(x, n4, q);
   }
+}
+
+void lanes_pair(const double* x0, const double* x1, const double* u, Index n4, bool scaled,
+                double s0, double s1, double* d0, double* q0, double* d1, double* q1) {
+  if (n4 <= 0) return;
+  if (scaled)
+    dot_sq_pair_scaled(x0, x1, u, n4, s0, s1, d0, q0, d1, q1);
+  else
+    dot_sq_pair(x0, x1, u, n4, d0, q0, d1, q1);
 }
 
 void add_small_units(const double* x, Index m, bool scaled, double s, double a,

@@ -212,15 +212,25 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
     // ahead): read inside the coefficient loop, each label's cache miss stalled that loop
     // (perf at 1M x 101: the hottest instruction of the batch kernel; epoch 0.80x the time).
     for (Index r = r0; r < r1; ++r) label[r - r0] = y[row(r)];
+    // dense: the chunk's dot products and squared norms two rows at a time (dot_sq_pair: the
+    // bits of dot_sq; the two rows' chains of adds interleave; issue 32, 1M x 101: 0.96x)
+    double dots[kChunk], squares[kChunk];
+    if constexpr (kDense) {
+      Index r = r0;
+      for (; r + 1 < r1; r += 2)
+        dots[r - r0] = R.dot_sq_pair(at(r), at(r + 1), w, squares[r - r0], dots[r + 1 - r0],
+                                     squares[r + 1 - r0]);
+      if (r < r1) dots[r - r0] = R.dot_sq(at(r), w, squares[r - r0]);
+    }
     for (Index r = r0; r < r1; ++r) {
       const Index i = at(r);
       double dot = 0.0;
       ScaledNorm norm;
       if constexpr (kDense) {
-        double sq = 0.0;
-        dot = R.dot_sq(i, w, sq);
+        dot = dots[r - r0];
         norm = make_scaled_norm(
-            sq, [&] { return R.max_abs(i); }, [&](double m) { return R.scaled_squares(i, m); });
+            squares[r - r0], [&] { return R.max_abs(i); },
+            [&](double m) { return R.scaled_squares(i, m); });
       } else {
         dot = R.dot_fixed(i, w);
         norm = R.scaled_norm(i);

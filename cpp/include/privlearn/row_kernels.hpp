@@ -22,6 +22,12 @@ namespace privlearn::row_kernels {
 void lanes(const double* x, const double* u, Index n4, bool scaled, double s, double* d,
            double* q);
 
+// lanes() with u and q for two rows x0 (scale s0, sums d0, q0) and x1 (s1, d1, q1) at once:
+// the same bits as two calls (each row keeps its own four partial sums in index order); the two
+// rows' chains of adds interleave, so neither waits on its own add latency alone.
+void lanes_pair(const double* x0, const double* x1, const double* u, Index n4, bool scaled,
+                double s0, double s1, double* d0, double* q0, double* d1, double* q1);
+
 // acc[k] += int64(trunc(a * x[k])) (or trunc(a * (x[k] * s)) when `scaled`) for k in [0, m),
 // modular int64 addition, when every |term| < 2^31 (the caller's check, fixed::small_terms):
 // the truncation through int32 of fixed::add_small_units.

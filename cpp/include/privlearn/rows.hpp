@@ -201,6 +201,18 @@ struct DenseRows {
         [&](double m) { return (r / m).squaredNorm(); });
   }
   double norm(Index i) const { return scaled_norm(i).value(); }
+  // dot_sq of rows i0 and i1 together (row_kernels::lanes_pair, the two rows' loops
+  // interleaved): the bits of dot_sq(i0, w, sq0) and dot_sq(i1, w, sq1); returns row i0's dot.
+  double dot_sq_pair(Index i0, Index i1, const VectorXd& w, double& sq0, double& dot1,
+                     double& sq1) const {
+    double d0[4] = {0.0, 0.0, 0.0, 0.0}, q0[4] = {0.0, 0.0, 0.0, 0.0};
+    double d1[4] = {0.0, 0.0, 0.0, 0.0}, q1[4] = {0.0, 0.0, 0.0, 0.0};
+    const Index k = X.cols() - X.cols() % 4;
+    row_kernels::lanes_pair(X.row(i0).data(), X.row(i1).data(), w.data(), k,
+                            row_scale != nullptr, scale(i0), scale(i1), d0, q0, d1, q1);
+    dot1 = lanes_rest<true>(i1, w.data(), k, d1, q1, sq1);
+    return lanes_rest<true>(i0, w.data(), k, d0, q0, sq0);
+  }
   // x_i^T w and ||x_i||^2 in one visit of the row (four partial sums each, a fixed order).
   double dot_sq(Index i, const VectorXd& w, double& sq) const {
     if (!plain()) return lanes<true>(i, w.data(), sq);
@@ -269,17 +281,25 @@ struct DenseRows {
   // only the squares are formed.
   template <bool kSquares>
   double lanes(Index i, const double* u, double& sq) const {
+    double d[4] = {0.0, 0.0, 0.0, 0.0}, q[4] = {0.0, 0.0, 0.0, 0.0};
+    const Index k = X.cols() - X.cols() % 4;
+    row_kernels::lanes(X.row(i).data(), u, k, row_scale != nullptr, scale(i), d,
+                       kSquares ? q : nullptr);
+    return lanes_rest<kSquares>(i, u, k, d, q, sq);
+  }
+  double scale(Index i) const { return row_scale ? row_scale[i] : 1.0; }
+  // The lanes after the first k = X.cols() - X.cols() % 4 columns (their partial sums in d, q):
+  // one more block of four when the intercept completes one, the rest into partial sum 0.
+  template <bool kSquares>
+  double lanes_rest(Index i, const double* u, Index k, double* d, double* q, double& sq) const {
     const double* x = X.row(i).data();
     const Index dx = X.cols(), m = cols();
-    const double s = row_scale ? row_scale[i] : 1.0;
+    const double s = scale(i);
     const bool scaled = row_scale != nullptr;
-    double d[4] = {0.0, 0.0, 0.0, 0.0}, q[4] = {0.0, 0.0, 0.0, 0.0};
-    auto add = [&](int l, double v, Index k) {
-      if (u) d[l] += v * u[k];
+    auto add = [&](int l, double v, Index j) {
+      if (u) d[l] += v * u[j];
       if (kSquares) q[l] += v * v;
     };
-    Index k = dx - dx % 4;
-    row_kernels::lanes(x, u, k, scaled, s, d, kSquares ? q : nullptr);
     auto entry = [&](Index j) { return j < dx ? (scaled ? x[j] * s : x[j]) : intercept; };
     if (k + 4 <= m) {  // one more block of four: the last data columns and the intercept
       for (int l = 0; l < 4; ++l) add(l, entry(k + l), k + l);
