@@ -260,12 +260,12 @@ struct DenseRows {
   // first, then every line of the row); dense rows need no first stage.
   void prefetch_extent(Index) const {}
   void prefetch_all(Index i) const { prefetch(i); }
-  // Row i into L2, a step ahead (DP-SCD's next batch): its first two lines (and its scale
-  // factor); the L2 streamer, seeing two consecutive misses, fetches the rest of the row
-  // without holding one of the core's few line-fill buffers per line (issue 32: with every
-  // line requested, the loop of prefetches was the DP-SCD epoch's hottest stall; two lines: a
-  // 1M x 100 epoch 0.92x, paired median of 11 rounds; one, two or four lines measured alike,
-  // none 0.98x). No extent to request first.
+  // Row i into L2, a step ahead (the next batch of DP-SCD and DP-SGD): its first two lines
+  // (and its scale factor); the L2 streamer, seeing two consecutive misses, fetches the rest
+  // of the row without holding one of the core's few line-fill buffers per line (issue 32:
+  // with every line requested, the loop of prefetches was the DP-SCD epoch's hottest stall; two
+  // lines: a 1M x 100 epoch 0.92x, paired median of 11 rounds; one, two or four lines measured
+  // alike, none 0.98x). No extent to request first.
   void request_l2(Index i) const {
     const char* p = reinterpret_cast<const char*>(X.row(i).data());
     const Index bytes = X.cols() * static_cast<Index>(sizeof(double));
