@@ -2,6 +2,10 @@
 
 #include <cstring>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "privlearn/fixed_sum.hpp"
 #include "privlearn/vec4.hpp"
 
@@ -12,8 +16,6 @@ namespace {
 #if defined(PRIVLEARN_HAS_VECTOR_EXTENSION)  // four-double lanes (vec4.hpp)
 #define PRIVLEARN_ROW_INLINE __attribute__((always_inline)) inline
 
-typedef int V4i32 __attribute__((vector_size(16)));
-typedef unsigned long long V4u64 __attribute__((vector_size(32)));
 
 template <bool kDot, bool kSq, bool kScaled>
 PRIVLEARN_ROW_INLINE void lanes_body(const double* x, const double* u, Index n4, double s,
@@ -57,24 +59,6 @@ PRIVLEARN_ROW_INLINE void lanes_body2(const double* x0, const double* x1, const 
   v4_store(q1, vq1);
 }
 
-template <bool kScaled>
-PRIVLEARN_ROW_INLINE void add_body(const double* x, Index m, double s, double a,
-                                   std::int64_t* acc) {
-  const V4 va = v4_splat(a), vs = v4_splat(s);
-  Index k = 0;
-  for (; k + 4 <= m; k += 4) {
-    V4 v = v4_load(x + k);
-    if (kScaled) v = v * vs;
-    // trunc toward zero through int32 (|term| < 2^31), sign-extended, added modulo 2^64
-    const V4i t = __builtin_convertvector(__builtin_convertvector(va * v, V4i32), V4i);
-    V4u64 sum;
-    std::memcpy(&sum, acc + k, sizeof sum);
-    sum += (V4u64)t;  // the same bits, added modulo 2^64
-    std::memcpy(acc + k, &sum, sizeof sum);
-  }
-  for (; k < m; ++k) fixed::add_small_units(acc[k], a * (kScaled ? x[k] * s : x[k]));
-}
-
 #else  // no vector extension: the scalar definitions
 #define PRIVLEARN_ROW_INLINE inline
 
@@ -103,10 +87,6 @@ inline void lanes_body(const double* x, const double* u, Index n4, double s, dou
     }
 }
 
-template <bool kScaled>
-inline void add_body(const double* x, Index m, double s, double a, std::int64_t* acc) {
-  for (Index k = 0; k < m; ++k) fixed::add_small_units(acc[k], a * (kScaled ? x[k] * s : x[k]));
-}
 #endif
 
 PRIVLEARN_VEC4_CLONES void dot_sq(const double* x, const double* u, Index n4, double* d,
@@ -139,12 +119,135 @@ PRIVLEARN_VEC4_CLONES void dot_sq_pair_scaled(const double* x0, const double* x1
                                              double* d0, double* q0, double* d1, double* q1) {
   lanes_body2<true>(x0, x1, u, n4, s0, s1, d0, q0, d1, q1);
 }
-PRIVLEARN_VEC4_CLONES void add_plain(const double* x, Index m, double a, std::int64_t* acc) {
-  add_body<false>(x, m, 1.0, a, acc);
+
+// ---- Fixed-point terms of a block of rows (add_small_units_rows) -------------------------
+// acc[k] += sum_r int64(trunc(a[r] * v_rk)), v_rk = x[r stride + k] (times s[r] when scaled),
+// every |term| < 2^31. The sum is modular int64 arithmetic, so the order of the terms does not
+// change it: each column block of acc is held in a register while every row's terms are added,
+// then stored once (a row at a time, the block was loaded and stored per row). Where the CPU has
+// AVX-512DQ, a product converts straight to int64 (vcvttpd2qq: for |t| < 2^31 the truncation
+// through int32 gives the same integer); with AVX2 it converts through int32 and sign-extends
+// (issue 32, item 1: GCC's code for the vector-extension version of this conversion spent five
+// shuffle-port operations per four terms).
+template <bool kScaled>
+inline void add_rows_scalar(const double* x, Index stride, Index n_rows, Index m, const double* s,
+                            const double* a, std::int64_t* acc) {
+  for (Index r = 0; r < n_rows; ++r) {
+    const double* xr = x + r * stride;
+    for (Index k = 0; k < m; ++k)
+      fixed::add_small_units(acc[k], a[r] * (kScaled ? xr[k] * s[r] : xr[k]));
+  }
 }
-PRIVLEARN_VEC4_CLONES void add_scaled(const double* x, Index m, double s, double a,
-                                     std::int64_t* acc) {
-  add_body<true>(x, m, s, a, acc);
+using AddRowsFn = void (*)(const double*, Index, Index, Index, const double*, const double*,
+                           std::int64_t*);
+void add_rows_default(const double* x, Index stride, Index n_rows, Index m, const double* s,
+                      const double* a, std::int64_t* acc) {
+  if (s != nullptr)
+    add_rows_scalar<true>(x, stride, n_rows, m, s, a, acc);
+  else
+    add_rows_scalar<false>(x, stride, n_rows, m, s, a, acc);
+}
+
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
+#define PRIVLEARN_ADD_ROWS_DISPATCH 1
+template <bool kScaled>
+__attribute__((target("avx512f,avx512dq"), always_inline)) inline void add_rows_avx512_body(
+    const double* x, Index stride, Index n_rows, Index m, const double* s, const double* a,
+    std::int64_t* acc) {
+  Index k = 0;
+  for (; k + 16 <= m; k += 16) {  // two column blocks: two independent chains of adds
+    __m512i t0 = _mm512_loadu_si512(acc + k), t1 = _mm512_loadu_si512(acc + k + 8);
+    for (Index r = 0; r < n_rows; ++r) {
+      const double* xr = x + r * stride + k;
+      __m512d v0 = _mm512_loadu_pd(xr), v1 = _mm512_loadu_pd(xr + 8);
+      if (kScaled) {
+        const __m512d vs = _mm512_set1_pd(s[r]);
+        v0 = _mm512_mul_pd(v0, vs);
+        v1 = _mm512_mul_pd(v1, vs);
+      }
+      const __m512d va = _mm512_set1_pd(a[r]);
+      t0 = _mm512_add_epi64(t0, _mm512_cvttpd_epi64(_mm512_mul_pd(va, v0)));
+      t1 = _mm512_add_epi64(t1, _mm512_cvttpd_epi64(_mm512_mul_pd(va, v1)));
+    }
+    _mm512_storeu_si512(acc + k, t0);
+    _mm512_storeu_si512(acc + k + 8, t1);
+  }
+  for (; k < m; k += 8) {  // the last block, masked to the columns left
+    const __mmask8 mask = m - k >= 8 ? 0xFF : static_cast<__mmask8>((1u << (m - k)) - 1);
+    __m512i t = _mm512_maskz_loadu_epi64(mask, acc + k);
+    for (Index r = 0; r < n_rows; ++r) {
+      __m512d v = _mm512_maskz_loadu_pd(mask, x + r * stride + k);
+      if (kScaled) v = _mm512_mul_pd(v, _mm512_set1_pd(s[r]));
+      t = _mm512_add_epi64(t, _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_set1_pd(a[r]), v)));
+    }
+    _mm512_mask_storeu_epi64(acc + k, mask, t);
+  }
+}
+__attribute__((target("avx512f,avx512dq"))) void add_rows_avx512(
+    const double* x, Index stride, Index n_rows, Index m, const double* s, const double* a,
+    std::int64_t* acc) {
+  if (s != nullptr)
+    add_rows_avx512_body<true>(x, stride, n_rows, m, s, a, acc);
+  else
+    add_rows_avx512_body<false>(x, stride, n_rows, m, s, a, acc);
+}
+template <bool kScaled>
+__attribute__((target("avx2"), always_inline)) inline void add_rows_avx2_body(
+    const double* x, Index stride, Index n_rows, Index m, const double* s, const double* a,
+    std::int64_t* acc) {
+  Index k = 0;
+  for (; k + 8 <= m; k += 8) {
+    __m256i t0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + k));
+    __m256i t1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + k + 4));
+    for (Index r = 0; r < n_rows; ++r) {
+      const double* xr = x + r * stride + k;
+      __m256d v0 = _mm256_loadu_pd(xr), v1 = _mm256_loadu_pd(xr + 4);
+      if (kScaled) {
+        const __m256d vs = _mm256_set1_pd(s[r]);
+        v0 = _mm256_mul_pd(v0, vs);
+        v1 = _mm256_mul_pd(v1, vs);
+      }
+      const __m256d va = _mm256_set1_pd(a[r]);
+      t0 = _mm256_add_epi64(t0, _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(_mm256_mul_pd(va, v0))));
+      t1 = _mm256_add_epi64(t1, _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(_mm256_mul_pd(va, v1))));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + k), t0);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + k + 4), t1);
+  }
+  if (k < m) add_rows_scalar<kScaled>(x + k, stride, n_rows, m - k, s, a, acc + k);
+}
+__attribute__((target("avx2"))) void add_rows_avx2(const double* x, Index stride, Index n_rows,
+                                                   Index m, const double* s, const double* a,
+                                                   std::int64_t* acc) {
+  if (s != nullptr)
+    add_rows_avx2_body<true>(x, stride, n_rows, m, s, a, acc);
+  else
+    add_rows_avx2_body<false>(x, stride, n_rows, m, s, a, acc);
+}
+// The kernel for `isa`, or nullptr when this CPU (or build) lacks it.
+AddRowsFn add_rows_for(KernelIsa isa) noexcept {
+  __builtin_cpu_init();
+  switch (isa) {
+    case KernelIsa::avx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")
+                 ? add_rows_avx512
+                 : nullptr;
+    case KernelIsa::avx2:
+      return __builtin_cpu_supports("avx2") ? add_rows_avx2 : nullptr;
+    case KernelIsa::scalar:
+      return add_rows_default;
+  }
+  return nullptr;
+}
+#else
+AddRowsFn add_rows_for(KernelIsa isa) noexcept {
+  return isa == KernelIsa::scalar ? add_rows_default : nullptr;
+}
+#endif
+AddRowsFn pick_add_rows() noexcept {
+  for (const KernelIsa isa : {KernelIsa::avx512, KernelIsa::avx2, KernelIsa::scalar})
+    if (AddRowsFn fn = add_rows_for(isa)) return fn;
+  return add_rows_default;
 }
 
 }  // namespace
@@ -172,10 +275,21 @@ void lanes_pair(const double* x0, const double* x1, const double* u, Index n4, b
 
 void add_small_units(const double* x, Index m, bool scaled, double s, double a,
                      std::int64_t* acc) {
-  if (scaled)
-    add_scaled(x, m, s, a, acc);
-  else
-    add_plain(x, m, a, acc);
+  add_small_units_rows(x, m, 1, m, scaled ? &s : nullptr, &a, acc);
+}
+
+void add_small_units_rows(const double* x, Index stride, Index n_rows, Index m, const double* s,
+                          const double* a, std::int64_t* acc) {
+  static const AddRowsFn fn = pick_add_rows();
+  fn(x, stride, n_rows, m, s, a, acc);
+}
+
+bool add_small_units_rows_isa(KernelIsa isa, const double* x, Index stride, Index n_rows,
+                              Index m, const double* s, const double* a, std::int64_t* acc) {
+  const AddRowsFn fn = add_rows_for(isa);
+  if (fn == nullptr) return false;
+  fn(x, stride, n_rows, m, s, a, acc);
+  return true;
 }
 
 }  // namespace privlearn::row_kernels

@@ -206,7 +206,9 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
 
   // The chunk [r0, r1) on rows R (X itself, or the chunk's copies), row r of the batch being
   // row at(r) of R: the coefficients, then the fixed-point terms.
-  auto chunk_units = [&](const Rows& R, auto at, Index r0, Index r1, std::int64_t* acc) {
+  auto chunk_units = [&](const Rows& R, auto at, auto contiguous, Index r0, Index r1,
+                         std::int64_t* acc) {
+    constexpr bool kContiguous = decltype(contiguous)::value;  // row at(r) of R is r - r0
     double coef[kChunk], bound[kChunk], label[kChunk];
     // The chunk's labels read first, in one loop of independent loads (requested two chunks
     // ahead): read inside the coefficient loop, each label's cache miss stalled that loop
@@ -240,6 +242,18 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
                                         p.clip);  // losses.hpp
       coef[r - r0] = c * scale.to_units;
       bound[r - r0] = std::fabs(coef[r - r0]) * norm.value();  // >= max_k |a x_ik|
+    }
+    if constexpr (kDense) {
+      // a gathered chunk (rows 0 .. r1 - r0 of R) of small terms (always, when clipped: |a|
+      // ||x_i|| <= 2^30): its terms in one pass, acc's blocks in registers across the rows
+      // (DenseRows::axpy_units_small_rows; issue 32, 1M x 101, paired median of 9 rounds
+      // against a row at a time: epoch 0.92x; 2,000 rows, in cache: 0.86x)
+      bool small = kContiguous;
+      for (Index r = r0; r < r1 && small; ++r) small = fixed::small_terms_bound(bound[r - r0]);
+      if (small) {
+        R.axpy_units_small_rows(0, r1 - r0, coef, acc);
+        return;
+      }
     }
     for (Index r = r0; r < r1; ++r) {
       const Index i = at(r);
@@ -276,11 +290,11 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
             buf.resize(static_cast<std::size_t>(kChunk * X.X.cols()));
             scales.resize(static_cast<std::size_t>(kChunk));
             const DenseRows B = X.gathered(rows + r0, r1 - r0, offset, buf.data(), scales.data());
-            chunk_units(B, [&](Index r) { return r - r0; }, r0, r1, acc);
+            chunk_units(B, [&](Index r) { return r - r0; }, std::true_type{}, r0, r1, acc);
             return;
           }
         }
-        chunk_units(X, row, r0, r1, acc);
+        chunk_units(X, row, std::false_type{}, r0, r1, acc);
       },
       out);
 }

@@ -11,6 +11,7 @@
 #include "privlearn/linear/scd.hpp"
 #include "privlearn/linear/sgd.hpp"
 #include "privlearn/linear/softmax.hpp"
+#include "privlearn/row_kernels.hpp"
 
 namespace privlearn::bindings {
 
@@ -178,6 +179,40 @@ py::tuple softmax_to_py(linear::SoftmaxResult&& r) {
 }  // namespace
 
 void bind_linear(py::module_& m) {
+  m.def(
+      "row_kernels_add_units",
+      [](const MatRef& X, Index m, const VecRef& a, const std::optional<VecRef>& s,
+         const py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>& acc,
+         const std::string& isa) {
+        checks::require(m >= 0 && m <= X.cols(),
+                        "row_kernels_add_units: m must be in [0, X.shape[1]]");
+        checks::require(a.size() == X.rows() && (!s || s->size() == X.rows()) && acc.size() == m,
+                        "row_kernels_add_units: a (and s) need one entry per row, acc m");
+        for (Index r = 0; r < X.rows(); ++r)
+          for (Index k = 0; k < m; ++k) {
+            const double t = a[r] * (s ? X(r, k) * (*s)[r] : X(r, k));
+            checks::require(std::fabs(t) < 0x1p31,
+                            "row_kernels_add_units: every |a[r] x_rk| must be < 2^31");
+          }
+        using row_kernels::KernelIsa;
+        checks::require(isa == "avx512" || isa == "avx2" || isa == "scalar",
+                        "row_kernels_add_units: isa must be 'avx512', 'avx2' or 'scalar'");
+        const KernelIsa kind = isa == "avx512" ? KernelIsa::avx512
+                               : isa == "avx2" ? KernelIsa::avx2
+                                               : KernelIsa::scalar;
+        py::array_t<std::int64_t> out(acc.size());
+        std::copy(acc.data(), acc.data() + acc.size(), out.mutable_data());
+        const bool ran = row_kernels::add_small_units_rows_isa(
+            kind, X.rows() > 0 ? X.data() : nullptr, X.outerStride(), X.rows(), m,
+            s ? s->data() : nullptr, a.data(), out.mutable_data());
+        if (!ran) return py::object(py::none());
+        return py::object(out);
+      },
+      py::arg("X").noconvert(), py::arg("m"), py::arg("a"), py::arg("s"), py::arg("acc"),
+      py::arg("isa"),
+      "acc + sum_r trunc(a[r] * X[r, :m] (* s[r])) in int64 (row_kernels::add_small_units_rows, the "
+      "fixed-point terms of a chunk of rows) with the kernel built for isa ('avx512', 'avx2', "
+      "'scalar'); None when this CPU lacks it. Tests check that every kernel agrees.");
   m.def(
       "finite_row_squares",
       [](const MatRef& X) {

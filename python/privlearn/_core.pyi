@@ -331,6 +331,14 @@ def softmax_apply_units(
 
 # ---- linear/sgd.hpp ----
 def finite_row_squares(X: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]: ...
+def row_kernels_add_units(
+    X: npt.NDArray[np.float64],
+    m: int,
+    a: npt.NDArray[np.float64],
+    s: npt.NDArray[np.float64] | None,
+    acc: npt.NDArray[np.int64],
+    isa: str,
+) -> npt.NDArray[np.int64] | None: ...
 def sgd_train_dense(
     X: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],

@@ -188,6 +188,16 @@ struct DenseRows {
                                  acc);  // a view: a * (x_ik s_i), as on the materialised rows
     if (has_intercept) fixed::add_small_units(acc[m], a * intercept);
   }
+  // axpy_units_small(first + r, a[r], acc) for r < count (rows consecutive in X, as in a
+  // gathered() copy): one pass of row_kernels::add_small_units_rows, the same int64 sums.
+  void axpy_units_small_rows(Index first, Index count, const double* a, std::int64_t* acc) const {
+    if (count <= 0) return;
+    const Index m = X.cols();
+    row_kernels::add_small_units_rows(X.row(first).data(), X.outerStride(), count, m,
+                                      row_scale ? row_scale + first : nullptr, a, acc);
+    if (has_intercept)
+      for (Index r = 0; r < count; ++r) fixed::add_small_units(acc[m], a[r] * intercept);
+  }
   ScaledNorm scaled_norm(Index i) const {
     if (!plain()) {
       double sq = 0.0;
