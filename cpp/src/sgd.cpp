@@ -282,10 +282,8 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
         }
         if constexpr (kDense) {
           // The chunk's rows gathered into a buffer first (DenseRows::gathered), both visits
-          // on the copies. Rows wider than kGatherMaxCols are read in place (a long row
-          // streams well on its own; the buffer each thread keeps stays <= 512 kB).
-          constexpr Index kGatherMaxCols = 4096;
-          if (X.X.cols() <= kGatherMaxCols) {
+          // on the copies. Rows wider than DenseRows::kGatherMaxCols are read in place.
+          if (X.X.cols() <= DenseRows::kGatherMaxCols) {
             thread_local std::vector<double> buf, scales;
             buf.resize(static_cast<std::size_t>(kChunk * X.X.cols()));
             scales.resize(static_cast<std::size_t>(kChunk));

@@ -244,6 +244,9 @@ struct DenseRows {
   // have the same entries, bit for bit. The copies of different rows are independent, so many
   // cache lines are in flight at once: a random gather then runs near the speed of a streaming
   // pass, where a kernel that works row by row on X stalls on each row (issue 32, item 1).
+  // Rows wider than this are read in place rather than gathered (a long row streams well on its
+  // own; a chunk's buffer stays <= 512 kB).
+  static constexpr Index kGatherMaxCols = 4096;
   DenseRows gathered(const std::int64_t* idx, Index k, Index offset, double* buf,
                      double* scales) const {
     const Index dx = X.cols();
