@@ -4,7 +4,8 @@
 // accumulation of scaled rows (fixed_sum.hpp). The lanes are written once with four-double
 // vectors and compiled twice (AVX2 where the CPU has it, chosen at load time; SSE2 otherwise);
 // the fixed-point accumulation has an AVX-512DQ, an AVX2 and a scalar kernel (the first the CPU
-// has, chosen at load time; integer sums, so all give the same bits).
+// has, chosen at load time, for a block of rows; AVX2 for one row in place; integer sums, so all
+// give the same bits).
 //
 // Every function gives the bits of its scalar definition below: lane l of a vector operation is
 // the scalar operation on lane l, the products and sums are separate roundings (no FMA:
