@@ -282,12 +282,14 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
         }
         if constexpr (kDense) {
           // The chunk's rows gathered into a buffer first (DenseRows::gathered), both visits
-          // on the copies. Rows wider than DenseRows::kGatherMaxCols are read in place.
+          // on the copies, each copy on its own 64-byte lines (issue 32, 1M x 101, paired
+          // median of 11 rounds against copies 808 bytes apart: epoch 0.96x). Rows wider than
+          // DenseRows::kGatherMaxCols are read in place.
           if (X.X.cols() <= DenseRows::kGatherMaxCols) {
             thread_local std::vector<double> buf, scales;
-            buf.resize(static_cast<std::size_t>(kChunk * X.X.cols()));
+            double* copies = DenseRows::aligned_buffer(buf, kChunk * X.gather_stride());
             scales.resize(static_cast<std::size_t>(kChunk));
-            const DenseRows B = X.gathered(rows + r0, r1 - r0, offset, buf.data(), scales.data());
+            const DenseRows B = X.gathered(rows + r0, r1 - r0, offset, copies, scales.data());
             chunk_units(B, [&](Index r) { return r - r0; }, std::true_type{}, r0, r1, acc);
             return;
           }

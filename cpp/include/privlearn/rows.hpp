@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "privlearn/checks.hpp"
 #include "privlearn/fixed_sum.hpp"
@@ -239,24 +240,36 @@ struct DenseRows {
     sq = (q[0] + q[1]) + (q[2] + q[3]);
     return (d[0] + d[1]) + (d[2] + d[3]);
   }
+  // Rows wider than this are read in place rather than gathered (a long row streams well on its
+  // own; a chunk's buffer stays <= 512 kB).
+  static constexpr Index kGatherMaxCols = 4096;
   // The rows idx[r] - offset, r < k, copied into buf (k * X.cols() doubles; their scale factors
   // into scales, k doubles, when the view is scaled): a DenseRows over the copies whose rows
   // have the same entries, bit for bit. The copies of different rows are independent, so many
   // cache lines are in flight at once: a random gather then runs near the speed of a streaming
   // pass, where a kernel that works row by row on X stalls on each row (issue 32, item 1).
-  // Rows wider than this are read in place rather than gathered (a long row streams well on its
-  // own; a chunk's buffer stays <= 512 kB).
-  static constexpr Index kGatherMaxCols = 4096;
+  // The copies are gather_stride() doubles apart (X.cols() rounded up to whole 64-byte lines), so
+  // that with buf on a 64-byte boundary every copy starts a line and no vector load of the
+  // kernels that read them spans two lines (aligned_buffer). buf: k * gather_stride() doubles.
+  Index gather_stride() const { return (X.cols() + 7) / 8 * 8; }
   DenseRows gathered(const std::int64_t* idx, Index k, Index offset, double* buf,
                      double* scales) const {
-    const Index dx = X.cols();
+    const Index dx = X.cols(), stride = gather_stride();
     for (Index r = 0; r < k; ++r) {
       const Index i = idx[r] - offset;
-      std::memcpy(buf + r * dx, X.row(i).data(), sizeof(double) * static_cast<std::size_t>(dx));
+      std::memcpy(buf + r * stride, X.row(i).data(),
+                  sizeof(double) * static_cast<std::size_t>(dx));
       if (row_scale) scales[r] = row_scale[i];
     }
-    const Eigen::Map<const RowMatrixXd> copies(buf, k, dx);
+    const Eigen::Map<const RowMatrixXd, 0, Eigen::OuterStride<>> copies(
+        buf, k, dx, Eigen::OuterStride<>(stride));
     return DenseRows(MatRef(copies), row_scale ? scales : nullptr, has_intercept, intercept);
+  }
+  // n doubles of `storage` starting on a 64-byte boundary (storage grows to fit).
+  static double* aligned_buffer(std::vector<double>& storage, Index n) {
+    storage.resize(static_cast<std::size_t>(n) + 8);
+    const auto at = reinterpret_cast<std::uintptr_t>(storage.data());
+    return storage.data() + ((64 - at % 64) % 64) / sizeof(double);
   }
   // Hint the cache about a row that will be read soon (random-access kernels).
   void prefetch(Index i) const {
