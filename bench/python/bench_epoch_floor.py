@@ -15,6 +15,9 @@ linear model.
 - ``core_epoch_csr``: the same call on the a9a-like CSR set (``bench_sgd.make_a9a_like``: ``n``
   rows, 123 columns, 14 non-zeros per row) against its own floor ``floor_csr`` (scipy's
   ``X.T @ (X @ w)``); both core epochs include :func:`sgd_train`'s one pass of input checks.
+- ``core_marginal_epoch`` and ``core_marginal_epoch_csr``: the same calls with ``epochs=2``
+  minus ``epochs=1`` (the median over rounds of the difference): the cost of one more epoch,
+  without the call's one-time work (the input checks, the CSR matrix's int64 index copy).
 - ``estimator_epoch``: ``DPSGDClassifier`` (defaults, ``n_samples`` and ``classes`` declared),
   the time of a 2-epoch fit minus a 1-epoch fit (the median over rounds of the difference).
 - ``fixed``: a 1-epoch fit minus ``estimator_epoch``: with ``n_samples``/``classes`` declared or
@@ -89,11 +92,11 @@ def main(argv: list[str] | None = None) -> int:
     sparse = make_a9a_like(n)  # the a9a-like CSR set (bench_sgd), n rows
     ws = rng.standard_normal(sparse.X.shape[1])
 
-    def core_run(core: Any, name: str, csr: bool = False) -> None:
+    def core_run(core: Any, name: str, csr: bool = False, epochs: int = 1) -> None:
         _sgd._core = core
         try:
             Xr, yr = (sparse.X, sparse.y) if csr else (Xc, ypm)
-            coefs[name] = sgd_train(Xr, yr, **kw).coef
+            coefs[name] = sgd_train(Xr, yr, **(kw | {"epochs": epochs})).coef
         finally:
             _sgd._core = _core
 
@@ -109,10 +112,12 @@ def main(argv: list[str] | None = None) -> int:
     tasks: dict[str, Any] = {"floor": lambda: X.T @ (X @ w)}
     for pre, core in cores.items():
         tasks[f"{pre}core_epoch"] = lambda c=core, k=f"{pre}core_epoch": core_run(c, k)
+    tasks["core_epochs2"] = lambda: core_run(_core, "core_epochs2", epochs=2)
     tasks["floor_csr"] = lambda: sparse.X.T @ (sparse.X @ ws)
     for pre, core in cores.items():
         k = f"{pre}core_epoch_csr"
         tasks[k] = lambda c=core, k=k: core_run(c, k, csr=True)
+    tasks["core_epochs2_csr"] = lambda: core_run(_core, "core_epochs2_csr", csr=True, epochs=2)
     tasks |= {
         "fit1_declared": lambda: fit(1, True, True),
         "fit2_declared": lambda: fit(2, True, True),
@@ -141,9 +146,17 @@ def main(argv: list[str] | None = None) -> int:
     # each fit apart lets a noisy round of one fit move the difference)
     t2, t1 = cmp.timings["fit2_declared"].times, cmp.timings["fit1_declared"].times
     est_epoch = float(np.median(np.subtract(t2, t1)))
+
+    def marginal(two: str, one: str) -> float:  # the same, for a core call
+        return float(np.median(np.subtract(cmp.timings[two].times, cmp.timings[one].times)))
+
+    core_marginal = marginal("core_epochs2", "core_epoch")
+    core_marginal_csr = marginal("core_epochs2_csr", "core_epoch_csr")
     ratios = {
         "core_epoch / floor": r(med["core_epoch"], fl),
         "core_epoch_csr / floor_csr": r(med["core_epoch_csr"], med["floor_csr"]),
+        "core_marginal_epoch / floor": r(core_marginal, fl),
+        "core_marginal_epoch_csr / floor_csr": r(core_marginal_csr, med["floor_csr"]),
         "estimator_epoch / floor": r(est_epoch, fl),
         "fixed_declared / floor": r(med["fit1_declared"] - est_epoch, fl),
         "fixed_undeclared / floor": r(med["fit1_undeclared"] - est_epoch, fl),
