@@ -196,6 +196,18 @@ __attribute__((target("avx2"), always_inline)) inline void add_rows_avx2_body(
     const double* x, Index stride, Index n_rows, Index m, const double* s, const double* a,
     std::int64_t* acc) {
   Index k = 0;
+  // One row in place (DP-SCD's visits): no loop over rows (10k rows, in cache: DP-SCD epoch
+  // 0.98x, paired median of 11 rounds; 1M rows: 1.00x).
+  if (n_rows == 1) {
+    const __m256d va = _mm256_set1_pd(a[0]), vs = _mm256_set1_pd(kScaled ? s[0] : 1.0);
+    for (; k + 4 <= m; k += 4) {
+      __m256d v = _mm256_loadu_pd(x + k);
+      if (kScaled) v = _mm256_mul_pd(v, vs);
+      const __m256i t = _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(_mm256_mul_pd(va, v)));
+      __m256i* at = reinterpret_cast<__m256i*>(acc + k);
+      _mm256_storeu_si256(at, _mm256_add_epi64(_mm256_loadu_si256(at), t));
+    }
+  }
   for (; k + 8 <= m; k += 8) {
     __m256i t0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + k));
     __m256i t1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + k + 4));
