@@ -150,40 +150,91 @@ void add_rows_default(const double* x, Index stride, Index n_rows, Index m, cons
 
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
 #define PRIVLEARN_ADD_ROWS_DISPATCH 1
-template <bool kScaled>
-__attribute__((target("avx512f,avx512dq"), always_inline)) inline void add_rows_avx512_body(
-    const double* x, Index stride, Index n_rows, Index m, const double* s, const double* a,
-    std::int64_t* acc) {
-  Index k = 0;
-  for (; k + 16 <= m; k += 16) {  // two column blocks: two independent chains of adds
-    __m512i t0 = _mm512_loadu_si512(acc + k), t1 = _mm512_loadu_si512(acc + k + 8);
+#define PRIVLEARN_AVX512DQ_INLINE __attribute__((target("avx512f,avx512dq"))) inline
+#define PRIVLEARN_AVX2_INLINE __attribute__((target("avx2"))) inline
+// The vector operations of the two kernels: W doubles a register, the products converted to
+// int64 (AVX-512DQ directly; AVX2 through int32, sign-extended). The kernels below are
+// `flatten`: every call in them, add_rows_blocks's included, is inlined into the function built
+// for the instruction set.
+struct Avx512Ops {
+  static constexpr Index W = 8;
+  using D = __m512d;
+  using I = __m512i;
+  PRIVLEARN_AVX512DQ_INLINE static D load(const double* p) { return _mm512_loadu_pd(p); }
+  PRIVLEARN_AVX512DQ_INLINE static D splat(double v) { return _mm512_set1_pd(v); }
+  PRIVLEARN_AVX512DQ_INLINE static D mul(D a, D b) { return _mm512_mul_pd(a, b); }
+  PRIVLEARN_AVX512DQ_INLINE static I load_i(const std::int64_t* p) {
+    return _mm512_loadu_si512(p);
+  }
+  PRIVLEARN_AVX512DQ_INLINE static void store_i(std::int64_t* p, I v) { _mm512_storeu_si512(p, v); }
+  PRIVLEARN_AVX512DQ_INLINE static I add_units(I acc, D t) {
+    return _mm512_add_epi64(acc, _mm512_cvttpd_epi64(t));
+  }
+};
+struct Avx2Ops {
+  static constexpr Index W = 4;
+  using D = __m256d;
+  using I = __m256i;
+  PRIVLEARN_AVX2_INLINE static D load(const double* p) { return _mm256_loadu_pd(p); }
+  PRIVLEARN_AVX2_INLINE static D splat(double v) { return _mm256_set1_pd(v); }
+  PRIVLEARN_AVX2_INLINE static D mul(D a, D b) { return _mm256_mul_pd(a, b); }
+  PRIVLEARN_AVX2_INLINE static I load_i(const std::int64_t* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  }
+  PRIVLEARN_AVX2_INLINE static void store_i(std::int64_t* p, I v) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
+  }
+  PRIVLEARN_AVX2_INLINE static I add_units(I acc, D t) {
+    return _mm256_add_epi64(acc, _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(t)));
+  }
+};
+
+// The columns [k, k + 2 W ...) while two whole registers fit (two independent chains of adds):
+// each pair of acc blocks held in registers while every row's terms are added. Returns the
+// first column left.
+template <class Ops, bool kScaled>
+inline Index add_rows_blocks(const double* x, Index stride,
+                                                            Index n_rows, Index m,
+                                                            const double* s, const double* a,
+                                                            std::int64_t* acc, Index k) {
+  constexpr Index W = Ops::W;
+  for (; k + 2 * W <= m; k += 2 * W) {
+    typename Ops::I t0 = Ops::load_i(acc + k), t1 = Ops::load_i(acc + k + W);
     for (Index r = 0; r < n_rows; ++r) {
       const double* xr = x + r * stride + k;
-      __m512d v0 = _mm512_loadu_pd(xr), v1 = _mm512_loadu_pd(xr + 8);
+      typename Ops::D v0 = Ops::load(xr), v1 = Ops::load(xr + W);
       if (kScaled) {
-        const __m512d vs = _mm512_set1_pd(s[r]);
-        v0 = _mm512_mul_pd(v0, vs);
-        v1 = _mm512_mul_pd(v1, vs);
+        const typename Ops::D vs = Ops::splat(s[r]);
+        v0 = Ops::mul(v0, vs);
+        v1 = Ops::mul(v1, vs);
       }
-      const __m512d va = _mm512_set1_pd(a[r]);
-      t0 = _mm512_add_epi64(t0, _mm512_cvttpd_epi64(_mm512_mul_pd(va, v0)));
-      t1 = _mm512_add_epi64(t1, _mm512_cvttpd_epi64(_mm512_mul_pd(va, v1)));
+      const typename Ops::D va = Ops::splat(a[r]);
+      t0 = Ops::add_units(t0, Ops::mul(va, v0));
+      t1 = Ops::add_units(t1, Ops::mul(va, v1));
     }
-    _mm512_storeu_si512(acc + k, t0);
-    _mm512_storeu_si512(acc + k + 8, t1);
+    Ops::store_i(acc + k, t0);
+    Ops::store_i(acc + k + W, t1);
   }
+  return k;
+}
+
+template <bool kScaled>
+PRIVLEARN_AVX512DQ_INLINE void add_rows_avx512_body(const double* x, Index stride, Index n_rows,
+                                                    Index m, const double* s, const double* a,
+                                                    std::int64_t* acc) {
+  Index k = add_rows_blocks<Avx512Ops, kScaled>(x, stride, n_rows, m, s, a, acc, 0);
   for (; k < m; k += 8) {  // the last block, masked to the columns left
     const __mmask8 mask = m - k >= 8 ? 0xFF : static_cast<__mmask8>((1u << (m - k)) - 1);
     __m512i t = _mm512_maskz_loadu_epi64(mask, acc + k);
     for (Index r = 0; r < n_rows; ++r) {
       __m512d v = _mm512_maskz_loadu_pd(mask, x + r * stride + k);
       if (kScaled) v = _mm512_mul_pd(v, _mm512_set1_pd(s[r]));
-      t = _mm512_add_epi64(t, _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_set1_pd(a[r]), v)));
+      t = Avx512Ops::add_units(t, _mm512_mul_pd(_mm512_set1_pd(a[r]), v));
     }
     _mm512_mask_storeu_epi64(acc + k, mask, t);
   }
 }
-__attribute__((target("avx512f,avx512dq"))) void add_rows_avx512(
+__attribute__((target("avx512f,avx512dq"), flatten)) void add_rows_avx512(
     const double* x, Index stride, Index n_rows, Index m, const double* s, const double* a,
     std::int64_t* acc) {
   if (s != nullptr)
@@ -192,9 +243,9 @@ __attribute__((target("avx512f,avx512dq"))) void add_rows_avx512(
     add_rows_avx512_body<false>(x, stride, n_rows, m, s, a, acc);
 }
 template <bool kScaled>
-__attribute__((target("avx2"), always_inline)) inline void add_rows_avx2_body(
-    const double* x, Index stride, Index n_rows, Index m, const double* s, const double* a,
-    std::int64_t* acc) {
+PRIVLEARN_AVX2_INLINE void add_rows_avx2_body(const double* x, Index stride, Index n_rows,
+                                              Index m, const double* s, const double* a,
+                                              std::int64_t* acc) {
   Index k = 0;
   // One row in place (DP-SCD's visits): no loop over rows (10k rows, in cache: DP-SCD epoch
   // 0.98x, paired median of 11 rounds; 1M rows: 1.00x).
@@ -203,32 +254,13 @@ __attribute__((target("avx2"), always_inline)) inline void add_rows_avx2_body(
     for (; k + 4 <= m; k += 4) {
       __m256d v = _mm256_loadu_pd(x + k);
       if (kScaled) v = _mm256_mul_pd(v, vs);
-      const __m256i t = _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(_mm256_mul_pd(va, v)));
-      __m256i* at = reinterpret_cast<__m256i*>(acc + k);
-      _mm256_storeu_si256(at, _mm256_add_epi64(_mm256_loadu_si256(at), t));
+      Avx2Ops::store_i(acc + k, Avx2Ops::add_units(Avx2Ops::load_i(acc + k), _mm256_mul_pd(va, v)));
     }
   }
-  for (; k + 8 <= m; k += 8) {
-    __m256i t0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + k));
-    __m256i t1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + k + 4));
-    for (Index r = 0; r < n_rows; ++r) {
-      const double* xr = x + r * stride + k;
-      __m256d v0 = _mm256_loadu_pd(xr), v1 = _mm256_loadu_pd(xr + 4);
-      if (kScaled) {
-        const __m256d vs = _mm256_set1_pd(s[r]);
-        v0 = _mm256_mul_pd(v0, vs);
-        v1 = _mm256_mul_pd(v1, vs);
-      }
-      const __m256d va = _mm256_set1_pd(a[r]);
-      t0 = _mm256_add_epi64(t0, _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(_mm256_mul_pd(va, v0))));
-      t1 = _mm256_add_epi64(t1, _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(_mm256_mul_pd(va, v1))));
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + k), t0);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + k + 4), t1);
-  }
+  k = add_rows_blocks<Avx2Ops, kScaled>(x, stride, n_rows, m, s, a, acc, k);
   if (k < m) add_rows_scalar<kScaled>(x + k, stride, n_rows, m - k, s, a, acc + k);
 }
-__attribute__((target("avx2"))) void add_rows_avx2(const double* x, Index stride, Index n_rows,
+__attribute__((target("avx2"), flatten)) void add_rows_avx2(const double* x, Index stride, Index n_rows,
                                                    Index m, const double* s, const double* a,
                                                    std::int64_t* acc) {
   if (s != nullptr)
