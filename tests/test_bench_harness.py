@@ -40,7 +40,7 @@ def test_compare_statistics_and_ratios(harness) -> None:  # type: ignore[no-unty
         return lambda: harness.Partial(next(it), "v")
 
     cmp = harness.compare(
-        {"base": seq([2.0, 4.0, 6.0, 8.0, 10.0]), "fast": seq([1.0, 1.0, 2.0, 3.0, 3.0])},
+        {"base": seq([2.0, 4.0, 6.0, 8.0, 10.0]), "fast": seq([1.0, 1.0, 2.0, 3.0, 5.0])},
         repeats=5,
         warmup=0,
         baseline="base",
@@ -51,6 +51,9 @@ def test_compare_statistics_and_ratios(harness) -> None:  # type: ignore[no-unty
     assert fast.value == "v"
     assert cmp.ratios() == {"base": 1.0, "fast": pytest.approx(1 / 3)}
     assert cmp.speedup("fast") == pytest.approx(3.0)
+    # per-round ratios 1/2, 1/4, 2/6, 3/8, 5/10: their median, not the ratio of medians (1/3)
+    assert cmp.paired("fast") == pytest.approx(3 / 8)
+    assert cmp.paired("base", over="fast") == pytest.approx(8 / 3)
     d = cmp.as_dict()
     assert d["timings"]["base"]["median_s"] == 6.0 and d["timings"]["base"]["iqr_s"] == 4.0
     json.dumps(d)  # JSON-ready

@@ -158,6 +158,14 @@ def main(argv: list[str] | None = None) -> int:
 
     core_marginal = marginal("core_epochs2", "core_epoch")
     core_marginal_csr = marginal("core_epochs2_csr", "core_epoch_csr")
+
+    def per_round(two: str, one: str, floor: str) -> float:
+        """The median over rounds of (two - one) / floor, all three from the same round."""
+        t = cmp.timings
+        return float(
+            np.median((np.array(t[two].times) - np.array(t[one].times)) / np.array(t[floor].times))
+        )
+
     ratios = {
         "core_epoch / floor": r(med["core_epoch"], fl),
         "core_epoch_csr / floor_csr": r(med["core_epoch_csr"], med["floor_csr"]),
@@ -168,11 +176,24 @@ def main(argv: list[str] | None = None) -> int:
         "fixed_undeclared / floor": r(med["fit1_undeclared"] - est_epoch, fl),
         "fixed_undeclared_cold_calibration / floor": r(med["fit1_undeclared_cold"] - est_epoch, fl),
         "discrete_gaussian / box_muller": r(med["discrete_gaussian"], med["box_muller"]),
+        # the same epochs as medians of per-round ratios (each round's own floor): steadier
+        # when the machine's speed drifts between rounds
+        "estimator_epoch / floor, paired": per_round("fit2_declared", "fit1_declared", "floor"),
+        "core_marginal_epoch / floor, paired": per_round("core_epochs2", "core_epoch", "floor"),
+        "core_marginal_epoch_csr / floor_csr, paired": per_round(
+            "core_epochs2_csr", "core_epoch_csr", "floor_csr"
+        ),
     }
     if "baseline_core_epoch" in med:
         ratios |= {
             "baseline_core_epoch / floor": r(med["baseline_core_epoch"], fl),
             "core_epoch / baseline_core_epoch": r(med["core_epoch"], med["baseline_core_epoch"]),
+            "core_epoch / baseline_core_epoch, paired": cmp.paired(
+                "core_epoch", "baseline_core_epoch"
+            ),
+            "core_epoch_csr / baseline_core_epoch_csr, paired": cmp.paired(
+                "core_epoch_csr", "baseline_core_epoch_csr"
+            ),
             "baseline_core_epoch_csr / floor_csr": r(
                 med["baseline_core_epoch_csr"], med["floor_csr"]
             ),

@@ -474,6 +474,16 @@ class Comparison:
             raise ValueError("speedup needs over= when compare() was given no baseline")
         return self.timings[other].median / self.timings[name].median
 
+    def paired(self, name: str, over: str | None = None) -> float:
+        """The median over rounds of ``name``'s time / ``over``'s time in the same round
+        (default: the baseline). On a machine whose speed drifts from round to round this is
+        steadier than a ratio of medians: both calls of a round saw the same machine."""
+        other = self.baseline if over is None else over
+        if other is None:
+            raise ValueError("paired needs over= when compare() was given no baseline")
+        a, b = self.timings[name].times, self.timings[other].times
+        return statistics.median(x / y for x, y in zip(a, b, strict=True))
+
     def ratios(self) -> dict[str, float] | None:
         """median(name) / median(baseline) for every contender (time ratios; < 1 is faster)."""
         if self.baseline is None:
