@@ -155,8 +155,9 @@ void request_first_rows(const Rows& X, const VecRef& y, const std::int64_t* rows
 // medians against request_first_rows alone: every row after the first two chunks into L2 0.96x
 // (13 rounds); then the first two chunks into L2 as well, not into L1, 0.98x (11 rounds);
 // every line, one line or four lines of a row alike within 1.5%; the requests spread over step
-// t's chunks instead of one burst: 1.01x). CSR rows: request_first_rows (a row's lines are
-// known only once its extent has arrived).
+// t's chunks instead of one burst: 1.01x). CSR rows: every extent into L2 (a row's lines are
+// known only once its extent has arrived; request_rest_l2 requests them after the noise), and
+// request_first_rows.
 template <class Rows>
 void request_next_batch(const Rows& X, const VecRef& y, const std::int64_t* rows, Index count) {
   if constexpr (std::is_same_v<Rows, DenseRows>) {
@@ -164,8 +165,20 @@ void request_next_batch(const Rows& X, const VecRef& y, const std::int64_t* rows
     for (Index r = 0; r < std::min(count, 2 * kBatchChunk); ++r)
       __builtin_prefetch(y.data() + rows[r]);
   } else {
+    for (Index r = 0; r < count; ++r) X.request_extent_l2(rows[r]);  // see request_rest_l2
     request_first_rows(X, y, rows, count, 0);
   }
+}
+
+// CSR rows of step t + 1 after its first two chunks: their values and column indices into L2,
+// once step t's noise has been drawn (request_next_batch requested their extents into L2 before
+// it, so they have arrived); dense rows were requested whole by request_next_batch. (Issue 32,
+// a9a-like 1M x 123, paired medians of 11 rounds, four runs: CSR epoch 0.98-1.00x; the first two
+// chunks as well 1.00x.)
+template <class Rows>
+void request_rest_l2(const Rows& X, const std::int64_t* rows, Index count) {
+  if constexpr (!std::is_same_v<Rows, DenseRows>)
+    for (Index r = 2 * kBatchChunk; r < count; ++r) X.request_l2(rows[r]);
 }
 
 // The clipped gradient sum over rows[0..count) (indices into X, minus `offset`) in fixed-point
@@ -410,6 +423,7 @@ SgdResult sgd_train(const Rows& X, const VecRef& y, const VecRef& w0, const SgdP
         request_next_batch(X, y, next.rows, next.count);
       }
       noisy_units(units.data(), d, t, p, grad.data(), ahead.get());
+      if (t + 1 < steps) request_rest_l2(X, next.rows, next.count);
     } else {
       parallel::deterministic_sum(
           count, d, p.n_threads,
