@@ -25,6 +25,11 @@ Contenders (per data set)
   passed as the view, and a checked CSR ``X`` without the core's own check, exactly as
   ``scd_train`` passes them).
 - ``sdca_epoch``: ``scd_train(variant="scd")``, one non-private SDCA epoch (hinge).
+- ``dense-in-cache/dpscd_epoch`` (``--in-cache-rows``, default 20,000; 0 leaves it out): the
+  same call on that many rows of the same kind, with the dense set's step count, so that it
+  makes as many row visits while its rows stay in cache; its time over the dense epoch's
+  (``dense-in-cache / dense``, median of same-round ratios) is the share of the epoch that is
+  arithmetic rather than waiting on memory.
 - ``baseline_*`` (with ``--baseline DIR``, a folder holding a package ``oldcore`` with an
   older ``_core`` build): the same two calls on that build, interleaved; their results are
   checked to be equal bit for bit to the current build's.
@@ -32,7 +37,7 @@ Contenders (per data set)
 Usage::
 
     python bench/python/bench_scd_epoch_floor.py [--n 200000] [--reps 7] [--baseline DIR]
-        [--clock {wall,cpu}]
+        [--clock {wall,cpu}] [--in-cache-rows 20000]
 
 ``--clock cpu`` times the calling thread's CPU time instead of wall time (every contender runs
 on that one thread): on a shared machine it leaves out the time the process waited for a core.
@@ -149,6 +154,12 @@ def main(argv: list[str] | None = None) -> int:
         help="compare with the baseline to this relative tolerance instead of bit for bit "
         "(for a baseline that draws its normals with another kernel, e.g. before f5d5687)",
     )
+    p.add_argument(
+        "--in-cache-rows",
+        type=int,
+        default=20_000,
+        help="rows of the in-cache DP-SCD run with the dense set's visits (0: none)",
+    )
     args = p.parse_args(argv)
     n = 20_000 if args.quick else args.n
     oldcore = None
@@ -167,6 +178,12 @@ def main(argv: list[str] | None = None) -> int:
         c, i = contenders_for(name, XX, yy, oldcore)
         contenders |= c
         info[name] = i
+    if args.in_cache_rows > 0:  # as many visits on rows that stay in cache
+        Xi = rng.standard_normal((args.in_cache_rows, 100))
+        Xi /= np.linalg.norm(Xi, axis=1, keepdims=True)
+        Xit, yit, kwi = default_kwargs(Xi, (Xi @ rng.standard_normal(100) > 0).astype(np.int64))
+        kwi = dict(kwi, steps=info["dense"]["trainer_kwargs"]["steps"])
+        contenders["dense-in-cache/dpscd_epoch"] = lambda: scd_train(Xit, yit, **kwi)
     # BLAS limited once around the whole comparison: entering threadpoolctl's limit costs
     # ~0.5-2 ms, as much as the a9a-like floor itself (it was inside the floor's timing)
     with harness.blas_threads(1):
@@ -193,6 +210,10 @@ def main(argv: list[str] | None = None) -> int:
                 ratios[f"{name}/{what} / baseline"] = harness.ratio(
                     med[f"{name}/{what}"], med[f"{name}/baseline_{what}"]
                 )
+    if "dense-in-cache/dpscd_epoch" in cmp.timings:
+        ratios["dense-in-cache / dense, paired"] = cmp.paired(
+            "dense-in-cache/dpscd_epoch", "dense/dpscd_epoch"
+        )
     if identical and not all(identical.values()):
         print(f"ERROR: results differ from the baseline build: {identical}", file=sys.stderr)
         return 1
@@ -223,6 +244,11 @@ def main(argv: list[str] | None = None) -> int:
         f"epoch dense {harness.fx(r.get('dense/sdca_epoch / floor'), '.2f')}, a9a-like "
         f"{harness.fx(r.get('a9a-like/sdca_epoch / floor'), '.2f')}"
     )
+    if "dense-in-cache / dense, paired" in r:
+        result += (
+            f"; the dense epoch's visits on {args.in_cache_rows} rows in cache: "
+            f"{r['dense-in-cache / dense, paired']:.2f} of its time"
+        )
     if oldcore is not None:
         result += (
             f"; before (baseline build): DP-SCD dense "

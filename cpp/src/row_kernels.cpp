@@ -16,7 +16,6 @@ namespace {
 #if defined(PRIVLEARN_HAS_VECTOR_EXTENSION)  // four-double lanes (vec4.hpp)
 #define PRIVLEARN_ROW_INLINE __attribute__((always_inline)) inline
 
-
 template <bool kDot, bool kSq, bool kScaled>
 PRIVLEARN_ROW_INLINE void lanes_body(const double* x, const double* u, Index n4, double s,
                                      double* d, double* q) {
@@ -166,7 +165,9 @@ struct Avx512Ops {
   PRIVLEARN_AVX512DQ_INLINE static I load_i(const std::int64_t* p) {
     return _mm512_loadu_si512(p);
   }
-  PRIVLEARN_AVX512DQ_INLINE static void store_i(std::int64_t* p, I v) { _mm512_storeu_si512(p, v); }
+  PRIVLEARN_AVX512DQ_INLINE static void store_i(std::int64_t* p, I v) {
+    _mm512_storeu_si512(p, v);
+  }
   PRIVLEARN_AVX512DQ_INLINE static I add_units(I acc, D t) {
     return _mm512_add_epi64(acc, _mm512_cvttpd_epi64(t));
   }
@@ -193,10 +194,8 @@ struct Avx2Ops {
 // each pair of acc blocks held in registers while every row's terms are added. Returns the
 // first column left.
 template <class Ops, bool kScaled>
-inline Index add_rows_blocks(const double* x, Index stride,
-                                                            Index n_rows, Index m,
-                                                            const double* s, const double* a,
-                                                            std::int64_t* acc, Index k) {
+inline Index add_rows_blocks(const double* x, Index stride, Index n_rows, Index m,
+                             const double* s, const double* a, std::int64_t* acc, Index k) {
   constexpr Index W = Ops::W;
   for (; k + 2 * W <= m; k += 2 * W) {
     typename Ops::I t0 = Ops::load_i(acc + k), t1 = Ops::load_i(acc + k + W);
@@ -254,15 +253,16 @@ PRIVLEARN_AVX2_INLINE void add_rows_avx2_body(const double* x, Index stride, Ind
     for (; k + 4 <= m; k += 4) {
       __m256d v = _mm256_loadu_pd(x + k);
       if (kScaled) v = _mm256_mul_pd(v, vs);
-      Avx2Ops::store_i(acc + k, Avx2Ops::add_units(Avx2Ops::load_i(acc + k), _mm256_mul_pd(va, v)));
+      Avx2Ops::store_i(acc + k,
+                       Avx2Ops::add_units(Avx2Ops::load_i(acc + k), _mm256_mul_pd(va, v)));
     }
   }
   k = add_rows_blocks<Avx2Ops, kScaled>(x, stride, n_rows, m, s, a, acc, k);
   if (k < m) add_rows_scalar<kScaled>(x + k, stride, n_rows, m - k, s, a, acc + k);
 }
-__attribute__((target("avx2"), flatten)) void add_rows_avx2(const double* x, Index stride, Index n_rows,
-                                                   Index m, const double* s, const double* a,
-                                                   std::int64_t* acc) {
+__attribute__((target("avx2"), flatten)) void add_rows_avx2(
+    const double* x, Index stride, Index n_rows, Index m, const double* s, const double* a,
+    std::int64_t* acc) {
   if (s != nullptr)
     add_rows_avx2_body<true>(x, stride, n_rows, m, s, a, acc);
   else
@@ -289,7 +289,7 @@ AddRowsFn add_rows_for(KernelIsa isa) noexcept {
 }
 #endif
 AddRowsFn pick_add_rows() noexcept {
-  for (const KernelIsa isa : {KernelIsa::avx512, KernelIsa::avx2, KernelIsa::scalar})
+  for (const KernelIsa isa : {KernelIsa::avx512, KernelIsa::avx2})
     if (AddRowsFn fn = add_rows_for(isa)) return fn;
   return add_rows_default;
 }
@@ -299,8 +299,7 @@ AddRowsFn pick_add_rows() noexcept {
 // DP-SCD epoch, paired medians of 9 rounds: AVX2 0.978x the AVX-512 kernel; both below the
 // vector-extension loop they replaced, AVX-512 0.974x).
 AddRowsFn pick_add_row() noexcept {
-  for (const KernelIsa isa : {KernelIsa::avx2, KernelIsa::scalar})
-    if (AddRowsFn fn = add_rows_for(isa)) return fn;
+  if (AddRowsFn fn = add_rows_for(KernelIsa::avx2)) return fn;
   return add_rows_default;
 }
 

@@ -210,7 +210,8 @@ void bind_linear(py::module_& m) {
       },
       py::arg("X").noconvert(), py::arg("m"), py::arg("a"), py::arg("s"), py::arg("acc"),
       py::arg("isa"),
-      "acc + sum_r trunc(a[r] * X[r, :m] (* s[r])) in int64 (row_kernels::add_small_units_rows, the "
+      "acc + sum_r trunc(a[r] * X[r, :m] (* s[r])) in int64 "
+      "(row_kernels::add_small_units_rows, the "
       "fixed-point terms of a chunk of rows) with the kernel built for isa ('avx512', 'avx2', "
       "'scalar'); None when this CPU lacks it. Tests check that every kernel agrees.");
   m.def(

@@ -243,15 +243,15 @@ struct DenseRows {
   // Rows wider than this are read in place rather than gathered (a long row streams well on its
   // own; a chunk's buffer stays <= 512 kB).
   static constexpr Index kGatherMaxCols = 4096;
-  // The rows idx[r] - offset, r < k, copied into buf (k * X.cols() doubles; their scale factors
-  // into scales, k doubles, when the view is scaled): a DenseRows over the copies whose rows
-  // have the same entries, bit for bit. The copies of different rows are independent, so many
-  // cache lines are in flight at once: a random gather then runs near the speed of a streaming
-  // pass, where a kernel that works row by row on X stalls on each row (issue 32, item 1).
   // The copies are gather_stride() doubles apart (X.cols() rounded up to whole 64-byte lines), so
   // that with buf on a 64-byte boundary every copy starts a line and no vector load of the
-  // kernels that read them spans two lines (aligned_buffer). buf: k * gather_stride() doubles.
+  // kernels that read them spans two lines (aligned_buffer).
   Index gather_stride() const { return (X.cols() + 7) / 8 * 8; }
+  // The rows idx[r] - offset, r < k, copied into buf (k * gather_stride() doubles; their scale
+  // factors into scales, k doubles, when the view is scaled): a DenseRows over the copies whose
+  // rows have the same entries, bit for bit. The copies of different rows are independent, so
+  // many cache lines are in flight at once: a random gather then runs near the speed of a
+  // streaming pass, where a kernel that works row by row on X stalls on each row (issue 32).
   DenseRows gathered(const std::int64_t* idx, Index k, Index offset, double* buf,
                      double* scales) const {
     const Index dx = X.cols(), stride = gather_stride();
