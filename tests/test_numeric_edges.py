@@ -692,9 +692,10 @@ def test_canonical_csr_is_not_copied():
 
 
 def test_core_ready_csr_is_used_as_is_and_still_checked():
-    """A canonical csr_matrix with int64 indices (what a fit hands to its trainer) is passed on
-    as is: no wrapper that casts the indices to int32 and back on every trainer call (issue 32
-    item 1); its values are still checked, and so is its shape."""
+    """A canonical csr_matrix with scipy's int32 or int64 indices (what a fit hands to its
+    trainer) is passed on as is: no wrapper and no cast of the indices on any trainer call
+    (issue 32: the core takes int32 indices); its values are still checked, and so is its
+    shape."""
     X = sp.random(20, 5, density=0.5, format="csr", random_state=0)
     X.sort_indices()
     X.indices = X.indices.astype(np.int64)  # (scipy's constructor would pick int32)
@@ -711,9 +712,16 @@ def test_core_ready_csr_is_used_as_is_and_still_checked():
     empty.indptr = empty.indptr.astype(np.int64)
     with pytest.raises(ValueError, match="at least one row and one column"):
         as_design_matrix(empty)
-    # a matrix of another kind is still canonicalised on a copy (here: int32 indices)
+    # scipy's own int32 arrays: used as is, the caller's index arrays shared (no copy)
+    native = sp.csr_matrix(X.toarray())
+    assert native.indices.dtype == np.int32 and native.has_canonical_format
+    assert as_design_matrix(native) is native
+    # a matrix of another kind is still canonicalised on a new wrapper (here: index arrays of
+    # two dtypes, set by hand: scipy's constructor makes them one), the caller's untouched
     other = sp.csr_matrix(X.toarray())
-    assert other.indices.dtype == np.int32
+    other.indptr = other.indptr.astype(np.int64)
     converted = as_design_matrix(other)
-    assert converted is not other and converted.indices.dtype == np.int64
-    assert other.indices.dtype == np.int32
+    assert converted is not other
+    assert converted.indices.dtype == converted.indptr.dtype
+    assert converted.indices.dtype in (np.int32, np.int64)
+    assert other.indices.dtype == np.int32 and other.indptr.dtype == np.int64

@@ -1,12 +1,13 @@
 """The view of the training rows (issue 32, item 2): the core's SGD and dual DP-SCD trainers read
-``(s_i x_i, c)`` from the caller's X (``RowView``, ``DenseRows`` in ``rows.hpp``) instead of a
-copy with the projection and the intercept column applied, with the same bits; a fit makes no
-copy of X and reads it once for the checks."""
+``(s_i x_i, c)`` from the caller's X (``RowView``, ``DenseRows`` and ``CsrRows`` in ``rows.hpp``)
+instead of a copy with the projection and the intercept column applied, with the same bits; a
+fit makes no copy of X (nor, for CSR, of its int32 indices) and reads it once for the checks."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from privlearn import _core
 from privlearn._design_matrix import RowView, as_design_matrix
@@ -225,3 +226,164 @@ def test_finite_row_squares(d: int) -> None:
             _core.finite_row_squares(Y)
     big = np.full((2, d), 1e300)  # finite entries whose squares overflow: no error, inf
     assert np.all(np.isinf(_core.finite_row_squares(big)))
+
+
+# ---- CSR rows: the same view (CsrRows in rows.hpp), scipy's int32 indices without a copy ----
+def _csr_data(n: int, d: int, seed: int = 0, index=np.int32) -> tuple[sp.csr_matrix, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.4, format="csr", random_state=seed, data_rvs=rng.standard_normal)
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    scale = rng.uniform(0.2, 1.3, size=n) / np.where(norms > 0, norms, 1.0)
+    X = sp.csr_matrix(sp.diags(scale) @ X)  # some rows outside the unit ball, some empty
+    X.sort_indices()
+    X.indices, X.indptr = X.indices.astype(index), X.indptr.astype(index)
+    y = np.where(np.arange(n) % 3 == 0, 1.0, -1.0)
+    return X, y
+
+
+def _csr_views(X: sp.csr_matrix) -> list[RowView]:
+    n = X.shape[0]
+    shrink = np.where(np.arange(n) % 3 == 0, 0.7071067811865476, 1.0)
+    return [
+        RowView(X, None, 0.5),
+        RowView(X, shrink, None),
+        RowView(X, shrink, 1.0 / np.sqrt(2.0)),
+        RowView(X, None, 0.0),  # an intercept of 0: an explicit stored zero in the matrix
+    ]
+
+
+def _arrays(X: sp.csr_matrix) -> list[np.ndarray]:
+    return [X.data.copy(), X.indices.copy(), X.indptr.copy()]
+
+
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+@pytest.mark.parametrize("d", [1, 4, 9])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(mechanism="gaussian", sampling="poisson", batch_size=8, clip=1.0, sigma=1.0),
+        dict(mechanism="l2-laplace", sampling="disjoint", batch_size=5, epsilon=1.0),
+        dict(mechanism="none", sampling="disjoint", batch_size=4),  # the unclipped sum
+    ],
+)
+def test_sgd_csr_view_bits(index, d: int, kw: dict) -> None:
+    X, y = _csr_data(90, d, index=index)
+    before = _arrays(X)
+    for v in _csr_views(X):
+        M = v.materialize()
+        assert sp.issparse(M) and M.shape == v.shape and M.has_canonical_format
+        a = sgd_train(v, y, key=KEY, epochs=2, learning_rate="constant", eta0=0.5, **kw)
+        b = sgd_train(M, y, key=KEY, epochs=2, learning_rate="constant", eta0=0.5, **kw)
+        assert a.coef.shape == (v.shape[1],)
+        assert np.array_equal(a.coef, b.coef)
+    for old, new in zip(before, _arrays(X)):
+        assert np.array_equal(old, new) and old.dtype == new.dtype  # never written to
+
+
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+@pytest.mark.parametrize("variant", ["dual", "seq"])
+def test_scd_csr_view_bits(index, variant: str) -> None:
+    X, y = _csr_data(120, 6, seed=1, index=index)
+    for v in _csr_views(X):
+        kw = dict(key=KEY, variant=variant, batch_size=10, epochs=2, clip=1.0, noise_std=0.3)
+        a = scd_train(v, y, **kw)
+        b = scd_train(v.materialize(), y, **kw)
+        assert np.array_equal(a.v, b.v) and np.array_equal(a.dual_coef, b.dual_coef)
+    v = _csr_views(X)[2]  # the primal variant reads X by columns: the view is materialised
+    p = scd_train(v, y, key=KEY, variant="primal", batch_size=2, epochs=1, clip=1.0)
+    q = scd_train(v.materialize(), y, key=KEY, variant="primal", batch_size=2, epochs=1, clip=1.0)
+    assert np.array_equal(p.coef, q.coef)
+
+
+def test_csr_view_materializes_as_dense_view() -> None:
+    X, _ = _csr_data(40, 5, seed=3)
+    for v in _csr_views(X):
+        dense = RowView(X.toarray(), v.row_scale, v.intercept)
+        assert np.array_equal(v.materialize().toarray(), dense.materialize())
+        assert np.array_equal(v[7:19].toarray(), dense[7:19])  # the diagnostics' blocks
+        assert v.nbytes > 0
+
+
+def test_core_takes_scipy_index_dtypes_and_refuses_others() -> None:
+    """The core takes scipy's int32 arrays as they are (no copy of the indices by
+    as_design_matrix) and int64 ones (converted once, each index checked first); any other
+    index dtype is a TypeError naming it, an index beyond int32 a ValueError, and a view is
+    refused by the primal DP-SCD (it reads X by columns)."""
+    X, y = _csr_data(30, 4, seed=5)
+    assert X.indices.dtype == np.int32 and X.has_canonical_format
+    assert as_design_matrix(X) is X  # scipy's own canonical CSR: no new arrays
+    args = ("log_loss", "gaussian", "poisson", "constant", 1e-4, 4, 1, 0, 1.0, 1.0, 1.0, 1.0)
+    rest = (0.0, KEY, 1, 2, 0, 1)
+
+    def run(indices, indptr, n_cols=4, **kw):
+        w0 = np.zeros(n_cols + ("intercept" in kw))
+        out = _core.sgd_train_csr(X.data, indices, indptr, n_cols, y, w0, *args, *rest, **kw)
+        return np.asarray(out[0])
+
+    base = run(X.indices, X.indptr)
+    assert np.array_equal(base, run(X.indices.astype(np.int64), X.indptr.astype(np.int64)))
+    assert np.array_equal(base, run(X.indices.astype(np.int64), X.indptr))
+    assert np.array_equal(base, run(X.indices.astype(np.int16), X.indptr))  # a safe cast
+    for bad in (X.indices.astype(np.float64), X.indices.astype(np.uint64)):
+        with pytest.raises(
+            TypeError, match=f"CSR indices must be an int32 or int64 array, got dtype {bad.dtype}"
+        ):
+            run(bad, X.indptr)
+    with pytest.raises(
+        TypeError, match="CSR indptr must be an int32 or int64 array, got dtype uint64"
+    ):
+        run(X.indices, X.indptr.astype(np.uint64))
+    huge = X.indices.astype(np.int64)
+    huge[3] += 2**32  # would wrap to the same column through int32
+    with pytest.raises(ValueError, match="CSR column index out of range at position 3"):
+        run(huge, X.indptr)
+    with pytest.raises(ValueError, match="number of columns must lie in"):
+        run(X.indices, X.indptr, n_cols=2**31)
+    with pytest.raises(ValueError, match="row_scale must hold finite factors > 0"):
+        run(X.indices, X.indptr, row_scale=np.zeros(30), intercept=1.0)
+    with pytest.raises(ValueError, match="intercept must be finite"):
+        run(X.indices, X.indptr, intercept=float("inf"))
+    scd_args = ("hinge", "primal", True, 1e-3, 2, 1, 0, 1.0, 0.0, KEY, 1, 2, 0, 1)
+    with pytest.raises(ValueError, match="primal variant reads X by columns"):
+        _core.scd_train_csr(X.data, X.indices, X.indptr, 4, y, *scd_args, intercept=1.0)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: DPSGDClassifier(epochs=2, verbose=0, seed=3, classes=[0, 1]),
+        lambda: DPSGDClassifier(epochs=2, verbose=0, seed=3, classes=[0, 1], diagnostics=True),
+        lambda: DPSCDClassifier(epochs=2, verbose=0, seed=3, classes=[0, 1]),
+    ],
+)
+def test_csr_fit_uses_view_with_same_bits(make, monkeypatch) -> None:
+    """A default fit on scipy's CSR trains on a view (no copy of the matrix, no int64 copy of
+    its indices) and gets the coefficients that the materialised rows give."""
+    X, y = _csr_data(300, 7, seed=2)
+    X = sp.csr_matrix(X / 1.3)  # rows in the unit ball
+    y01 = (y > 0).astype(int)
+    seen = []
+    original = rows_module._training_rows
+    materialise = [False]
+
+    def spy(*a, **k):
+        if materialise[0]:
+            k["view"] = False
+        out = original(*a, **k)
+        seen.append(type(out).__name__)
+        if isinstance(out, RowView):
+            assert out.X.indices is X.indices or np.shares_memory(out.X.indices, X.indices)
+        return out
+
+    monkeypatch.setattr("privlearn.linear._base._training_rows", spy)
+    before = _arrays(X)
+    a = make().fit(X, y01)
+    materialise[0] = True
+    b = make().fit(X, y01)
+    assert seen == ["RowView", "csr_matrix"]
+    assert np.array_equal(a.coef_, b.coef_) and a.intercept_ == b.intercept_
+    if a.diagnostics:
+        p, q = a.diagnostics_.objective_path, b.diagnostics_.objective_path
+        assert p.size > 1 and np.array_equal(p, q)
+    for old, new in zip(before, _arrays(X)):
+        assert np.array_equal(old, new)

@@ -14,8 +14,10 @@ linear model.
   too, interleaved, and the coefficients are checked to be equal bit for bit.
 - ``core_epoch_csr``: the same call on the a9a-like CSR set (``bench_sgd.make_a9a_like``: ``n``
   rows, 123 columns, 14 non-zeros per row) against its own floor ``floor_csr`` (scipy's
-  ``X.T @ (X @ w)``); both core epochs include :func:`sgd_train`'s one pass of input checks
-  (the CSR matrix is handed over with int64 indices, converted once before the timings).
+  ``X.T @ (X @ w)``); the dense core epoch includes :func:`sgd_train`'s one pass of input
+  checks (a CSR matrix is checked by Python's as_design_matrix: scipy's canonical int32 matrix,
+  as it is). A ``--baseline`` build (its own binding, int64 indices before stop 39) gets an int64
+  copy made once before the timings, as its fits handed it, through its own keywords.
 - ``core_marginal_epoch`` and ``core_marginal_epoch_csr``: the same calls with ``epochs=2``
   minus ``epochs=1`` (the median over rounds of the difference): the cost of one more epoch,
   without the call's one-time work (its pass of input checks).
@@ -23,6 +25,9 @@ linear model.
   the time of a 2-epoch fit minus a 1-epoch fit (the median over rounds of the difference).
 - ``fixed``: a 1-epoch fit minus ``estimator_epoch``: with ``n_samples``/``classes`` declared or
   not, and with the lattice calibration cached (a refit of the same schedule) or cold.
+- ``estimator_epoch_csr`` and ``fixed_csr``: the same two fits (declared) on the a9a-like CSR
+  set, against ``floor_csr``: the fixed cost of a sparse fit (its checks, the intercept column:
+  a view since stop 39, no copy of the matrix or of its indices).
 - ``discrete_gaussian``: ns per exact lattice draw (variance 2^60: noise multiplier 1 at the
   2^-30 lattice) vs a Box-Muller normal.
 
@@ -53,6 +58,7 @@ from bench_sgd import make_a9a_like
 
 from privlearn import _core
 from privlearn._design_matrix import as_design_matrix
+from privlearn._specs.sgd import SGD_DEFAULTS, prepare_sgd
 from privlearn.linear import DPSGDClassifier, sgd_train
 from privlearn.linear import estimators as _est
 from privlearn.linear import sgd as _sgd
@@ -93,12 +99,23 @@ def main(argv: list[str] | None = None) -> int:
     coefs: dict[str, np.ndarray] = {}
     sparse = make_a9a_like(n)  # the a9a-like CSR set (bench_sgd), n rows
     ws = rng.standard_normal(sparse.X.shape[1])
-    # the core's copy with int64 indices, made once (as a fit hands its checked matrix to the
-    # trainer): a call then makes no 8-byte copy of the indices, whose fresh pages made the
-    # CSR rounds bimodal; the floor keeps scipy's own int32 matrix
-    Xs = as_design_matrix(sparse.X)
+    Xs = as_design_matrix(sparse.X)  # scipy's canonical int32 matrix itself (no copy)
+    # a baseline build's CSR input: an int64 copy made once (what its fits handed it; a call
+    # would otherwise copy the indices into fresh pages each time, which made rounds bimodal)
+    Xs64 = Xs.copy()
+    Xs64.indices, Xs64.indptr = Xs.indices.astype(np.int64), Xs.indptr.astype(np.int64)
 
     def core_run(core: Any, name: str, csr: bool = False, epochs: int = 1) -> None:
+        if csr and core is not _core:  # its binding, without this tree's keywords
+            call = SGD_DEFAULTS | {k: v for k, v in kw.items() if k != "n_threads"}
+            call["epochs"] = epochs
+            X_, y_, w0, spec = prepare_sgd(Xs64, sparse.y, None, **call)
+            args_, extra = spec.core_args(1)
+            out = core.sgd_train_csr(
+                X_.data, X_.indices, X_.indptr, X_.shape[1], y_, w0, *args_, **extra
+            )
+            coefs[name] = np.asarray(out[0])
+            return
         _sgd._core = core
         try:
             Xr, yr = (Xs, sparse.y) if csr else (Xc, ypm)
@@ -113,6 +130,12 @@ def main(argv: list[str] | None = None) -> int:
         extra = dict(n_samples=n, classes=[0, 1]) if declared else {}
         DPSGDClassifier(epochs=epochs, n_threads=1, verbose=0, seed=1, **extra).fit(X, y01)
         _est._CALIBRATIONS.update(saved)  # a cold fit leaves the others' entries cached
+
+    def fit_csr(epochs: int) -> None:
+        declared = dict(n_samples=n, classes=[-1.0, 1.0])
+        DPSGDClassifier(epochs=epochs, n_threads=1, verbose=0, seed=1, **declared).fit(
+            sparse.X, sparse.y
+        )
 
     key = bytes(range(32))
     tasks: dict[str, Any] = {"floor": lambda: X.T @ (X @ w)}
@@ -129,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
         "fit2_declared": lambda: fit(2, True, True),
         "fit1_undeclared": lambda: fit(1, False, True),
         "fit1_undeclared_cold": lambda: fit(1, False, False),
+        "fit1_csr": lambda: fit_csr(1),
+        "fit2_csr": lambda: fit_csr(2),
     }
     for pre, c in cores.items():  # "baseline_discrete_gaussian", "baseline_box_muller" too
         tasks[f"{pre}discrete_gaussian"] = lambda c=c: c.random_discrete_gaussian(
@@ -157,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         return float(np.median(np.subtract(cmp.timings[two].times, cmp.timings[one].times)))
 
     core_marginal = marginal("core_epochs2", "core_epoch")
+    est_epoch_csr = marginal("fit2_csr", "fit1_csr")
     core_marginal_csr = marginal("core_epochs2_csr", "core_epoch_csr")
 
     def per_round(two: str, one: str, floor: str) -> float:
@@ -175,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
         "fixed_declared / floor": r(med["fit1_declared"] - est_epoch, fl),
         "fixed_undeclared / floor": r(med["fit1_undeclared"] - est_epoch, fl),
         "fixed_undeclared_cold_calibration / floor": r(med["fit1_undeclared_cold"] - est_epoch, fl),
+        "estimator_epoch_csr / floor_csr": r(est_epoch_csr, med["floor_csr"]),
+        "fixed_csr / floor_csr": r(med["fit1_csr"] - est_epoch_csr, med["floor_csr"]),
         "discrete_gaussian / box_muller": r(med["discrete_gaussian"], med["box_muller"]),
         # the same epochs as medians of per-round ratios (each round's own floor): steadier
         # when the machine's speed drifts between rounds

@@ -60,43 +60,46 @@ py::tuple to_py(SgdResult&& r) {
       py::arg("batch_stream"), py::arg("noise_stream"), py::arg("record_every"),                 \
       py::arg("n_threads"), py::arg("rate") = 0.0
 
-using CsrData = py::array_t<double, py::array::c_style | py::array::forcecast>;
-using CsrIndex = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
-
-// CSR arrays from Python as a CsrRows view (validated by the caller without the GIL).
-CsrRows csr_rows(const CsrData& data, const CsrIndex& indices, const CsrIndex& indptr,
-                 Index n_cols) {
-  if (indptr.size() < 1) throw std::invalid_argument("CSR indptr is empty");
-  if (data.size() != indices.size())
-    throw std::invalid_argument("CSR data and indices differ in length");
-  return CsrRows{data.data(), indices.data(), indptr.data(),
-                 static_cast<Index>(indptr.size() - 1), n_cols};
-}
-
 // The dense rows a trainer sees: X itself, or the view (s_i x_i, c) of rows.hpp when the caller
 // passes row_scale (s, one factor per row: a projection onto a ball) and/or intercept (the
 // constant column c), so that neither the projection nor the intercept column copies X
 // (issue 32, item 2). The factors must be finite and > 0 and c finite.
 using RowScale = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
+const double* checked_row_scale(const std::optional<RowScale>& row_scale,
+                                const std::optional<double>& intercept, Index n_rows) {
+  if (intercept) checks::finite(*intercept, "intercept");
+  if (!row_scale) return nullptr;
+  if (row_scale->ndim() != 1 || row_scale->shape(0) != n_rows)
+    throw std::invalid_argument("row_scale must have one entry per row of X");
+  const double* scale = row_scale->data();
+  for (Index i = 0; i < n_rows; ++i)
+    if (!(scale[i] > 0.0) || !std::isfinite(scale[i]))
+      throw std::invalid_argument("row_scale must hold finite factors > 0");
+  return scale;
+}
+
 DenseRows dense_rows(const MatRef& X, const std::optional<RowScale>& row_scale,
                      const std::optional<double>& intercept) {
-  const double* scale = nullptr;
-  if (row_scale) {
-    if (row_scale->ndim() != 1 || row_scale->shape(0) != X.rows())
-      throw std::invalid_argument("row_scale must have one entry per row of X");
-    scale = row_scale->data();
-    for (Index i = 0; i < X.rows(); ++i)
-      if (!(scale[i] > 0.0) || !std::isfinite(scale[i]))
-        throw std::invalid_argument("row_scale must hold finite factors > 0");
-  }
-  if (intercept) checks::finite(*intercept, "intercept");
+  const double* scale = checked_row_scale(row_scale, intercept, X.rows());
   return DenseRows(X, scale, intercept.has_value(), intercept.value_or(0.0));
+}
+
+// The same view of CSR rows (rows.hpp, CsrRows): no copy of the matrix for the projection or
+// the intercept column.
+CsrRows csr_rows(const CsrArrays& csr, const std::optional<RowScale>& row_scale,
+                 const std::optional<double>& intercept) {
+  CsrRows rows = csr.rows();
+  rows.row_scale = checked_row_scale(row_scale, intercept, rows.rows());
+  rows.has_intercept = intercept.has_value();
+  rows.intercept = intercept.value_or(0.0);
+  return rows;
 }
 
 #define PRIVLEARN_VIEW_ARGS \
   py::arg("row_scale") = py::none(), py::arg("intercept") = py::none(), \
       py::arg("check_finite") = true
+#define PRIVLEARN_CSR_VIEW_ARGS py::arg("row_scale") = py::none(), py::arg("intercept") = py::none()
 
 linear::ScdParams scd_params(const std::string& loss, const std::string& variant, bool poisson,
                              double lam, Index batch_size, Index epochs, Index steps, double clip,
@@ -263,18 +266,24 @@ void bind_linear(py::module_& m) {
       "(alpha, v, path_steps, primal_path, dual_path, steps).");
   m.def(
       "scd_train_csr",
-      [](const CsrData& data, const CsrIndex& indices, const CsrIndex& indptr, Index n_cols,
+      [](CsrData data, const py::array& indices, const py::array& indptr, Index n_cols,
          const VecRef& y, const std::string& loss, const std::string& variant, bool poisson,
          double lam, Index batch_size, Index epochs, Index steps, double clip, double noise_std,
          const py::bytes& key, std::uint64_t batch_stream, std::uint64_t noise_stream,
          Index record_every, int n_threads, int newton_steps, double rate, double n_scale,
-         bool hidden_alpha, double alpha_jitter, bool check_structure) {
+         bool hidden_alpha, double alpha_jitter, bool check_structure,
+         const std::optional<RowScale>& row_scale, const std::optional<double>& intercept) {
         const auto p = scd_params(loss, variant, poisson, lam, batch_size, epochs, steps, clip,
                                   noise_std, key, batch_stream, noise_stream, record_every,
                                   n_threads, newton_steps, rate, n_scale, hidden_alpha,
                                   alpha_jitter);
-        const CsrRows rows = csr_rows(data, indices, indptr, n_cols);
-        const std::int64_t nnz = static_cast<std::int64_t>(data.size());
+        const CsrArrays csr(std::move(data), indices, indptr, n_cols);
+        const CsrRows rows = csr_rows(csr, row_scale, intercept);
+        if (!rows.plain() && p.variant == linear::ScdVariant::primal)
+          throw std::invalid_argument(
+              "the primal variant reads X by columns: pass the matrix itself, not a view "
+              "(row_scale, intercept)");
+        const std::int64_t nnz = csr.nnz();
         linear::ScdResult r;
         {
           py::gil_scoped_release release;
@@ -288,10 +297,12 @@ void bind_linear(py::module_& m) {
         return scd_to_py(std::move(r));
       },
       py::arg("data"), py::arg("indices"), py::arg("indptr"), py::arg("n_cols"), py::arg("y"),
-      PRIVLEARN_SCD_ARGS, py::arg("check_structure") = true,
-      "DP stochastic coordinate descent on CSR rows. check_structure=False skips the O(nnz) "
-      "check of the indices (in range) and values (finite), only for a matrix the caller has "
-      "checked (privlearn.linear.scd_train: as_design_matrix, once per call).");
+      PRIVLEARN_SCD_ARGS, py::arg("check_structure") = true, PRIVLEARN_CSR_VIEW_ARGS,
+      "DP stochastic coordinate descent on CSR rows (int32 or int64 indices), or on the view "
+      "(row_scale[i] * X[i], intercept) of them (no copy; not for the primal variant). "
+      "check_structure=False skips the O(nnz) check of the indices (in range) and values "
+      "(finite), only for a matrix the caller has checked (privlearn.linear.scd_train: "
+      "as_design_matrix, once per call).");
   // ---- the step pieces of a distributed run (privlearn.distributed; sgd.hpp, scd.hpp)
   m.def(
       "sgd_check_distributed",
@@ -527,28 +538,39 @@ void bind_linear(py::module_& m) {
       "path_steps, steps).");
   m.def(
       "sgd_train_csr",
-      [](const CsrData& data, const CsrIndex& indices, const CsrIndex& indptr, Index n_cols,
+      [](CsrData data, const py::array& indices, const py::array& indptr, Index n_cols,
          const VecRef& y, const VecRef& w0, const std::string& loss,
          const std::string& mechanism, const std::string& sampling, const std::string& schedule,
          double lam, Index batch_size, Index epochs, Index steps, double eta0, double clip,
          double epsilon, double sigma, double radius, const py::bytes& key,
          std::uint64_t batch_stream, std::uint64_t noise_stream, Index record_every,
-         int n_threads, double rate) {
+         int n_threads, double rate, bool check_structure,
+         const std::optional<RowScale>& row_scale, const std::optional<double>& intercept) {
         const SgdParams p = sgd_params(loss, mechanism, sampling, schedule, lam, batch_size,
                                        epochs, steps, eta0, clip, epsilon, sigma, radius, key,
                                        batch_stream, noise_stream, record_every, n_threads, rate);
-        const CsrRows rows = csr_rows(data, indices, indptr, n_cols);
+        const CsrArrays csr(std::move(data), indices, indptr, n_cols);
+        const CsrRows rows = csr_rows(csr, row_scale, intercept);
+        const std::int64_t nnz = csr.nnz();
         SgdResult r;
         {
           py::gil_scoped_release release;
-          rows.validate(static_cast<std::int64_t>(data.size()));
+          if (check_structure)
+            rows.validate(nnz);
+          else  // the O(1) part: the rows' extents lie inside data / indices
+            checks::require(rows.indptr[0] == 0 && rows.indptr[rows.n_rows] == nnz,
+                            "CSR indptr is inconsistent");
           r = linear::sgd_train(rows, y, w0, p);
         }
         return to_py(std::move(r));
       },
       py::arg("data"), py::arg("indices"), py::arg("indptr"), py::arg("n_cols"), py::arg("y"),
-      py::arg("w0"), PRIVLEARN_SGD_ARGS,
-      "Private mini-batch SGD on CSR rows (scipy.sparse.csr_matrix arrays).");
+      py::arg("w0"), PRIVLEARN_SGD_ARGS, py::arg("check_structure") = true,
+      PRIVLEARN_CSR_VIEW_ARGS,
+      "Private mini-batch SGD on CSR rows (scipy.sparse.csr_matrix arrays, int32 or int64 "
+      "indices), or on the view (row_scale[i] * X[i], intercept) of them (no copy). "
+      "check_structure=False skips the O(nnz) check of the indices (in range) and values "
+      "(finite), only for a matrix the caller has checked (as_design_matrix).");
   m.def(
       "softmax_sgd_train_dense",
       [](const MatRef& X, const linear::LabelRef& y, const MatRef& W0,
@@ -573,7 +595,7 @@ void bind_linear(py::module_& m) {
       "path_steps, steps).");
   m.def(
       "softmax_sgd_train_csr",
-      [](const CsrData& data, const CsrIndex& indices, const CsrIndex& indptr, Index n_cols,
+      [](CsrData data, const py::array& indices, const py::array& indptr, Index n_cols,
          const linear::LabelRef& y, const MatRef& W0, const std::string& sampling,
          const std::string& schedule, double lam, Index batch_size, Index epochs, Index steps,
          double eta0, double clip, double sigma, double radius, const py::bytes& key,
@@ -582,11 +604,12 @@ void bind_linear(py::module_& m) {
         const auto p = softmax_params(sampling, schedule, lam, batch_size, epochs, steps, eta0,
                                       clip, sigma, radius, key, batch_stream, noise_stream,
                                       record_every, n_threads, rate);
-        const CsrRows rows = csr_rows(data, indices, indptr, n_cols);
+        const CsrArrays csr(std::move(data), indices, indptr, n_cols);
+        const CsrRows& rows = csr.rows();
         linear::SoftmaxResult r;
         {
           py::gil_scoped_release release;
-          rows.validate(static_cast<std::int64_t>(data.size()));
+          rows.validate(csr.nnz());
           r = linear::softmax_sgd_train(rows, y, W0, p);
         }
         return softmax_to_py(std::move(r));

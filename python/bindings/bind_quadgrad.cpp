@@ -17,18 +17,6 @@ namespace {
 using linear::QuadgradParams;
 using linear::QuadgradResult;
 
-using CsrData = py::array_t<double, py::array::c_style | py::array::forcecast>;
-using CsrIndex = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
-
-CsrRows qg_csr_rows(const CsrData& data, const CsrIndex& indices, const CsrIndex& indptr,
-                    Index n_cols) {
-  if (indptr.size() < 1) throw std::invalid_argument("CSR indptr is empty");
-  if (data.size() != indices.size())
-    throw std::invalid_argument("CSR data and indices differ in length");
-  return CsrRows{data.data(), indices.data(), indptr.data(),
-                 static_cast<Index>(indptr.size() - 1), n_cols};
-}
-
 QuadgradParams qg_params(const std::string& optimizer, bool enhanced, Index max_iter,
                          const std::string& schedule_kind, double base, double scale,
                          double decay, double epsilon, double nag_alpha0, double adam_beta1,
@@ -88,7 +76,7 @@ void bind_quadgrad(py::module_& m) {
       "(privlearn/linear/quadgrad.hpp). Returns (beta, loglik_path, bbar, iterations).");
   m.def(
       "quadgrad_train_csr",
-      [](const CsrData& data, const CsrIndex& indices, const CsrIndex& indptr, Index n_cols,
+      [](CsrData data, const py::array& indices, const py::array& indptr, Index n_cols,
          const VecRef& y, const VecRef& beta0, const std::string& optimizer, bool enhanced,
          Index max_iter, const std::string& schedule_kind, double base, double scale,
          double decay, double epsilon, double nag_alpha0, double adam_beta1, double adam_beta2,
@@ -96,11 +84,12 @@ void bind_quadgrad(py::module_& m) {
         const QuadgradParams p =
             qg_params(optimizer, enhanced, max_iter, schedule_kind, base, scale, decay, epsilon,
                       nag_alpha0, adam_beta1, adam_beta2, adaptive_eps, bbar, n_threads);
-        const CsrRows rows = qg_csr_rows(data, indices, indptr, n_cols);
+        const CsrArrays csr(std::move(data), indices, indptr, n_cols);
+        const CsrRows& rows = csr.rows();
         QuadgradResult r;
         {
           py::gil_scoped_release release;
-          rows.validate(static_cast<std::int64_t>(data.size()));
+          rows.validate(csr.nnz());
           r = linear::quadgrad_train(rows, y, beta0, p);
         }
         return qg_to_py(std::move(r));
@@ -123,13 +112,14 @@ void bind_quadgrad(py::module_& m) {
       "diag(B_bar) = 1 / (epsilon + sum_j |(X^T X)_kj| / 4) on dense rows.");
   m.def(
       "quadgrad_bbar_csr",
-      [](const CsrData& data, const CsrIndex& indices, const CsrIndex& indptr, Index n_cols,
+      [](CsrData data, const py::array& indices, const py::array& indptr, Index n_cols,
          double epsilon, int n_threads) {
-        const CsrRows rows = qg_csr_rows(data, indices, indptr, n_cols);
+        const CsrArrays csr(std::move(data), indices, indptr, n_cols);
+        const CsrRows& rows = csr.rows();
         VectorXd out;
         {
           py::gil_scoped_release release;
-          rows.validate(static_cast<std::int64_t>(data.size()));
+          rows.validate(csr.nnz());
           out = linear::quadgrad_bbar(rows, epsilon, n_threads);
         }
         return out;
@@ -152,14 +142,15 @@ void bind_quadgrad(py::module_& m) {
       "(l(beta), gradient) of the logistic log-likelihood, one fused deterministic pass.");
   m.def(
       "logistic_loglik_gradient_csr",
-      [](const CsrData& data, const CsrIndex& indices, const CsrIndex& indptr, Index n_cols,
+      [](CsrData data, const py::array& indices, const py::array& indptr, Index n_cols,
          const VecRef& y, const VecRef& beta, int n_threads) {
-        const CsrRows rows = qg_csr_rows(data, indices, indptr, n_cols);
+        const CsrArrays csr(std::move(data), indices, indptr, n_cols);
+        const CsrRows& rows = csr.rows();
         VectorXd grad(n_cols);
         double ll = 0.0;
         {
           py::gil_scoped_release release;
-          rows.validate(static_cast<std::int64_t>(data.size()));
+          rows.validate(csr.nnz());
           ll = linear::logistic_loglik_gradient(rows, y, beta, n_threads, grad);
         }
         return py::make_tuple(ll, grad);

@@ -5,6 +5,9 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
+# A CSR matrix's index arrays: scipy's int32 (taken as they are) or int64 (converted once).
+CsrIndex = npt.NDArray[np.int32] | npt.NDArray[np.int64]
+
 __version__: str
 has_openmp: bool
 reduce_block: int
@@ -368,8 +371,8 @@ def sgd_train_dense(
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], int]: ...
 def sgd_train_csr(
     data: npt.NDArray[np.float64],
-    indices: npt.NDArray[np.int64],
-    indptr: npt.NDArray[np.int64],
+    indices: CsrIndex,
+    indptr: CsrIndex,
     n_cols: int,
     y: npt.NDArray[np.float64],
     w0: npt.NDArray[np.float64],
@@ -392,6 +395,9 @@ def sgd_train_csr(
     record_every: int,
     n_threads: int,
     rate: float = 0.0,
+    check_structure: bool = True,
+    row_scale: npt.NDArray[np.float64] | None = None,
+    intercept: float | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], int]: ...
 
 # ---- linear/softmax.hpp ----
@@ -418,8 +424,8 @@ def softmax_sgd_train_dense(
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], int]: ...
 def softmax_sgd_train_csr(
     data: npt.NDArray[np.float64],
-    indices: npt.NDArray[np.int64],
-    indptr: npt.NDArray[np.int64],
+    indices: CsrIndex,
+    indptr: CsrIndex,
     n_cols: int,
     y: npt.NDArray[np.int64],
     W0: npt.NDArray[np.float64],
@@ -472,8 +478,8 @@ def scd_train_dense(
 ]: ...
 def scd_train_csr(
     data: npt.NDArray[np.float64],
-    indices: npt.NDArray[np.int64],
-    indptr: npt.NDArray[np.int64],
+    indices: CsrIndex,
+    indptr: CsrIndex,
     n_cols: int,
     y: npt.NDArray[np.float64],
     loss: str,
@@ -496,6 +502,8 @@ def scd_train_csr(
     hidden_alpha: bool = False,
     alpha_jitter: float = 0.0,
     check_structure: bool = True,
+    row_scale: npt.NDArray[np.float64] | None = None,
+    intercept: float | None = None,
 ) -> tuple[
     npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], list[float], list[float], int
 ]: ...
@@ -522,8 +530,8 @@ def quadgrad_train_dense(
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
 def quadgrad_train_csr(
     data: npt.NDArray[np.float64],
-    indices: npt.NDArray[np.int64],
-    indptr: npt.NDArray[np.int64],
+    indices: CsrIndex,
+    indptr: CsrIndex,
     n_cols: int,
     y: npt.NDArray[np.float64],
     beta0: npt.NDArray[np.float64],
@@ -547,8 +555,8 @@ def quadgrad_bbar_dense(
 ) -> npt.NDArray[np.float64]: ...
 def quadgrad_bbar_csr(
     data: npt.NDArray[np.float64],
-    indices: npt.NDArray[np.int64],
-    indptr: npt.NDArray[np.int64],
+    indices: CsrIndex,
+    indptr: CsrIndex,
     n_cols: int,
     epsilon: float,
     n_threads: int,
@@ -561,8 +569,8 @@ def logistic_loglik_gradient_dense(
 ) -> tuple[float, npt.NDArray[np.float64]]: ...
 def logistic_loglik_gradient_csr(
     data: npt.NDArray[np.float64],
-    indices: npt.NDArray[np.int64],
-    indptr: npt.NDArray[np.int64],
+    indices: CsrIndex,
+    indptr: CsrIndex,
     n_cols: int,
     y: npt.NDArray[np.float64],
     beta: npt.NDArray[np.float64],

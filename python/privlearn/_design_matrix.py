@@ -180,21 +180,23 @@ def clip_coefficients(
 
 
 class RowView:
-    """The rows ``(s_i x_i, c)`` of a checked dense ``X`` without copying it (issue 32, item 2):
-    each row scaled by ``row_scale[i]`` (a projection onto a ball; ``None``: no scaling) and the
-    constant intercept column ``c`` appended (``intercept``; ``None``: no column).
+    """The rows ``(s_i x_i, c)`` of a checked dense or CSR ``X`` without copying it (issue 32,
+    item 2): each row scaled by ``row_scale[i]`` (a projection onto a ball; ``None``: no
+    scaling) and the constant intercept column ``c`` appended (``intercept``; ``None``: no
+    column).
 
-    The core trainers that take it (``sgd_train_dense``, ``scd_train_dense``, keywords
-    ``row_scale`` and ``intercept``: ``DenseRows`` in ``cpp/include/privlearn/rows.hpp``) read
-    ``X`` in place and form each entry ``s_i * x_ik`` as numpy's copy does, so the result is bit
-    for bit the one on :meth:`materialize`'s matrix. Made only from an ``X`` that
-    :func:`as_design_matrix` has checked (C-contiguous float64, finite), which it then passes
-    through unchanged. Never writes to ``X``.
+    The core trainers that take it (``sgd_train_dense`` / ``_csr``, ``scd_train_dense`` /
+    ``_csr``, keywords ``row_scale`` and ``intercept``: ``DenseRows`` and ``CsrRows`` in
+    ``cpp/include/privlearn/rows.hpp``) read ``X`` in place and form each entry ``s_i * x_ik``
+    as numpy's copy does, so the result is bit for bit the one on :meth:`materialize`'s matrix
+    (for CSR, the intercept is each row's last stored entry, as in the canonical matrix). Made
+    only from an ``X`` that :func:`as_design_matrix` has checked (C-contiguous float64 or
+    canonical CSR, finite), which it then passes through unchanged. Never writes to ``X``.
 
     Parameters
     ----------
-    X : ndarray of shape (n, d)
-        C-contiguous float64, finite (checked by the caller).
+    X : ndarray of shape (n, d) or scipy.sparse.csr_matrix
+        C-contiguous float64 or canonical CSR, finite (checked by the caller).
     row_scale : ndarray of shape (n,) or None
         Finite factors ``> 0``.
     intercept : float or None
@@ -204,7 +206,9 @@ class RowView:
     ndim = 2
     dtype = np.dtype(np.float64)
 
-    def __init__(self, X: np.ndarray, row_scale: np.ndarray | None, intercept: float | None):
+    def __init__(
+        self, X: np.ndarray | sp.csr_matrix, row_scale: np.ndarray | None, intercept: float | None
+    ):
         self.X = X
         self.row_scale = None if row_scale is None else np.ascontiguousarray(row_scale, float)
         self.intercept = None if intercept is None else float(intercept)
@@ -218,18 +222,24 @@ class RowView:
     def nbytes(self) -> int:
         """The bytes of the materialised matrix (what the view saves)."""
         n, m = self.shape
+        if sp.issparse(self.X):
+            nnz = self.X.nnz + (n if self.intercept is not None else 0)
+            return nnz * (8 + self.X.indices.itemsize) + (n + 1) * self.X.indptr.itemsize
         return n * m * 8
 
-    def __getitem__(self, rows: slice) -> np.ndarray:
+    def __getitem__(self, rows: slice) -> np.ndarray | sp.csr_matrix:
         """A block of consecutive rows, materialised (``view[a:b]``: the diagnostics' blocks)."""
         if not isinstance(rows, slice):
             raise TypeError("a RowView is indexed by a slice of rows only")
         s = None if self.row_scale is None else self.row_scale[rows]
         return RowView(self.X[rows], s, self.intercept).materialize()
 
-    def materialize(self) -> np.ndarray:
-        """The matrix ``[s_i x_i, c]`` itself (a new array)."""
+    def materialize(self) -> np.ndarray | sp.csr_matrix:
+        """The matrix ``[s_i x_i, c]`` itself: a new array, or for a CSR ``X`` a new canonical
+        CSR matrix (sharing ``X``'s index arrays when no column is appended)."""
         X, s = self.X, self.row_scale
+        if sp.issparse(X):
+            return self._materialize_csr()
         if self.intercept is None:
             return np.ascontiguousarray(X * s[:, None]) if s is not None else X.copy()
         out = np.empty(self.shape)
@@ -239,20 +249,46 @@ class RowView:
             out[:, :-1] *= s[:, None]
         return out
 
+    def _materialize_csr(self) -> sp.csr_matrix:
+        X, s = self.X, self.row_scale
+        data = X.data if s is None else X.data * np.repeat(s, np.diff(X.indptr))
+        if self.intercept is None:  # new values, X's index arrays (never written)
+            return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
+        n, d = X.shape
+        # scipy's index dtype for the new shape and entries (int32 below 2^31, as scipy's
+        # constructor would pick; the core takes it without a copy)
+        big = max(X.nnz + n, d + 1) > np.iinfo(np.int32).max
+        index = np.int64 if big else np.int32
+        indptr = np.zeros(n + 1, dtype=index)
+        np.cumsum(np.diff(X.indptr) + 1, out=indptr[1:])
+        last = indptr[1:] - 1  # position of each row's intercept entry
+        keep = np.ones(indptr[-1], dtype=bool)
+        keep[last] = False
+        new_data = np.empty(indptr[-1])
+        new_indices = np.empty(indptr[-1], dtype=index)
+        new_data[keep], new_indices[keep] = data, X.indices
+        new_data[last], new_indices[last] = self.intercept, d
+        return sp.csr_matrix((new_data, new_indices, indptr), shape=(n, d + 1))
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         out = self.materialize()
         return out if dtype is None else out.astype(dtype, copy=False)
 
 
+#: The index dtypes of a core-ready CSR matrix (scipy's: int32 below 2^31 stored entries).
+_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+
+
 def _core_ready_csr(X: Any) -> bool:
     """Whether a sparse ``X`` (structure checked) is a ``csr_matrix`` of float64 values with
-    int64 ``indices`` and ``indptr`` in canonical format (sorted, no duplicates; scipy's own
-    flag, computed on first use, as scipy's kernels use it)."""
+    scipy's index arrays (``indices`` and ``indptr`` both int32, or both int64: the core takes
+    either without copying the indices) in canonical format (sorted, no duplicates; scipy's
+    own flag, computed on first use, as scipy's kernels use it)."""
     return (
         type(X) is sp.csr_matrix
         and X.dtype == np.float64
-        and X.indices.dtype == np.int64
-        and X.indptr.dtype == np.int64
+        and X.indices.dtype in _INDEX_DTYPES
+        and X.indptr.dtype == X.indices.dtype
         and X.ndim == 2
         and bool(X.has_canonical_format)
     )
@@ -261,7 +297,8 @@ def _core_ready_csr(X: Any) -> bool:
 def as_design_matrix(
     X: Any, name: str = "X", *, check_finite: bool = True
 ) -> np.ndarray | sp.csr_matrix:
-    """C-contiguous float64 ndarray or canonical CSR (int64 indices), all values finite.
+    """C-contiguous float64 ndarray or canonical CSR (scipy's int32 or int64 indices), all
+    values finite.
 
     Never writes to the caller's arrays: a sparse input is copied only when it needs
     canonicalising (another format or dtype, duplicate entries, unsorted indices); otherwise
@@ -280,10 +317,10 @@ def as_design_matrix(
     if np.iscomplexobj(X.data if sp.issparse(X) else X):
         raise TypeError(f"{name} must hold real numbers, got a complex array")
     if sp.issparse(X):
-        # A csr_matrix that is already what the core takes (a fit hands its own checked
-        # matrix to the trainer) is used as is: the wrapper below would cast its int64 indices
-        # to int32 and back and recompute the canonical flag (about the time of the floor
-        # X.T @ (X @ w) per call on an a9a-sized matrix; issue 32 item 1).
+        # A csr_matrix that is already what the core takes (scipy's own canonical CSR, and a
+        # fit's checked matrix handed to the trainer) is used as is, sharing the caller's
+        # arrays: the wrapper below would recompute the canonical flag (issue 32: the core takes
+        # int32 indices, so a fit no longer copies them to int64).
         if not _core_ready_csr(X):
             if X.format != "csr" or X.dtype != np.float64:
                 X = sp.csr_matrix(X, dtype=np.float64)  # new arrays
@@ -293,8 +330,6 @@ def as_design_matrix(
                 # the conversion above may still share indices / indptr with the caller
                 X = X.copy()
                 X.sum_duplicates()  # also sorts the indices (on our copy only)
-            X.indices = X.indices.astype(np.int64, copy=False)
-            X.indptr = X.indptr.astype(np.int64, copy=False)
         if not _all_finite(X.data):
             raise ValueError(f"{name} contains NaN or infinite values")
     else:

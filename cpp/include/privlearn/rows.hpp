@@ -337,36 +337,64 @@ struct DenseRows {
   }
 };
 
-// CSR rows (scipy.sparse.csr_matrix arrays); indices within a row need not be sorted.
+// CSR rows (scipy.sparse.csr_matrix arrays); indices within a row need not be sorted. The
+// column indices are int32 (scipy's own dtype below 2^31 stored entries, taken without a copy;
+// at most 2^31 - 1 columns), the row extents int64 (any number of stored entries). The
+// bindings convert the other dtype once (python/bindings/bindings.hpp, CsrArrays).
+//
+// Optionally the view (s_i x_i, c) of the rows, as DenseRows's, without copying the matrix:
+// row i's stored values scaled by row_scale[i] and the constant intercept column c appended
+// as column n_cols (the last entry of every row, as in the materialised matrix, whose
+// canonical rows list it last). Every method gives the bits it gives on that matrix: each value
+// is the rounded product x_ik * s_i (times 1 exactly without a scale), the intercept's term
+// comes after the stored ones. Kernels that read data / indices directly (the primal DP-SCD
+// columns, the quadratic-gradient Gram) need plain(): their bindings take no view.
 struct CsrRows {
   const double* data;
-  const std::int64_t* indices;
+  const std::int32_t* indices;
   const std::int64_t* indptr;
   Index n_rows;
-  Index n_cols;
+  Index n_cols;  // the stored matrix's columns (cols(): one more with the intercept)
+  const double* row_scale = nullptr;  // s_i (nullptr: 1)
+  double intercept = 0.0;             // c, when has_intercept
+  bool has_intercept = false;
+  bool plain() const { return row_scale == nullptr && !has_intercept; }
   Index rows() const { return n_rows; }
-  Index cols() const { return n_cols; }
+  Index cols() const { return n_cols + (has_intercept ? 1 : 0); }
+  // The factor of row i's stored values (1: the values themselves, bit for bit).
+  double scale(Index i) const { return row_scale ? row_scale[i] : 1.0; }
   double dot(Index i, const VectorXd& w) const {
+    const double f = scale(i);
     double s = 0.0;
-    for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) s += data[k] * w[indices[k]];
+    for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) s += (data[k] * f) * w[indices[k]];
+    if (has_intercept) s += intercept * w[n_cols];
     return s;
   }
   // Sequential in stored order already (as scipy's CSR product): fixed.
   double dot_fixed(Index i, const VectorXd& w) const { return dot(i, w); }
   template <class Vec>
   void axpy(Index i, double a, Vec& acc) const {
-    for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) acc[indices[k]] += a * data[k];
+    const double f = scale(i);
+    for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k)
+      acc[indices[k]] += a * (data[k] * f);
+    if (has_intercept) acc[n_cols] += a * intercept;
   }
   void axpy_units(Index i, double a, std::int64_t* acc) const {
+    const double f = scale(i);
     for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k)
-      fixed::add_units(acc[indices[k]], a * data[k]);
+      fixed::add_units(acc[indices[k]], a * (data[k] * f));
+    if (has_intercept) fixed::add_units(acc[n_cols], a * intercept);
   }
   void axpy_units_small(Index i, double a, std::int64_t* acc) const {
+    const double f = scale(i);
     for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k)
-      fixed::add_small_units(acc[indices[k]], a * data[k]);
+      fixed::add_small_units(acc[indices[k]], a * (data[k] * f));
+    if (has_intercept) fixed::add_small_units(acc[n_cols], a * intercept);
   }
   // Stored entries of row i (the work of a visit).
-  Index row_nnz(Index i) const { return static_cast<Index>(indptr[i + 1] - indptr[i]); }
+  Index row_nnz(Index i) const {
+    return static_cast<Index>(indptr[i + 1] - indptr[i]) + (has_intercept ? 1 : 0);
+  }
   void prefetch(Index i) const {
 #if defined(__GNUC__) || defined(__clang__)
     __builtin_prefetch(data + indptr[i]);
@@ -396,38 +424,50 @@ struct CsrRows {
     const std::int64_t lo = indptr[i], hi = indptr[i + 1];
     const char* d = reinterpret_cast<const char*>(data + lo);
     const char* c = reinterpret_cast<const char*>(indices + lo);
-    const std::int64_t bytes = (hi - lo) * 8;
+    const std::int64_t bytes = (hi - lo) * 8;  // the values' (the indices': half)
     for (std::int64_t b = 0; b < bytes; b += 64) {
       request(d + b);
-      request(c + b);
+      if (b % 128 == 0) request(c + b / 2);
     }
     if (bytes > 0) {  // the last line when the row straddles one more boundary
       request(d + bytes - 1);
-      request(c + bytes - 1);
+      request(c + bytes / 2 - 1);
     }
   }
   double dot_sq(Index i, const VectorXd& w, double& sq) const {
+    const double f = scale(i);
     double s = 0.0, q = 0.0;
     for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) {
-      s += data[k] * w[indices[k]];
-      q += data[k] * data[k];
+      const double v = data[k] * f;
+      s += v * w[indices[k]];
+      q += v * v;
+    }
+    if (has_intercept) {
+      s += intercept * w[n_cols];
+      q += intercept * intercept;
     }
     sq = q;
     return s;
   }
   ScaledNorm scaled_norm(Index i) const {
+    const double f = scale(i);
+    const double c = has_intercept ? intercept : 0.0;  // a zero adds nothing to any sum below
     double s = 0.0;
-    for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) s += data[k] * data[k];
+    for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) s += (data[k] * f) * (data[k] * f);
+    if (has_intercept) s += c * c;
     return make_scaled_norm(
         s,
         [&] {
           double m = 0.0;
-          for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) m = std::fmax(m, std::fabs(data[k]));
-          return m;
+          for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k)
+            m = std::fmax(m, std::fabs(data[k] * f));
+          return std::fmax(m, std::fabs(c));
         },
         [&](double m) {
           double t = 0.0;
-          for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) t += (data[k] / m) * (data[k] / m);
+          for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k)
+            t += ((data[k] * f) / m) * ((data[k] * f) / m);
+          if (has_intercept) t += (c / m) * (c / m);
           return t;
         });
   }

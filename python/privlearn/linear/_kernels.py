@@ -30,20 +30,21 @@ def dense_or_csr(
     """``csr(X.data, X.indices, X.indptr, n_cols, *args, **kw)`` for a canonical CSR ``X``,
     else ``dense(X, *args, **kw)`` for a C-contiguous float64 ndarray.
 
-    ``view=True`` for the dense kernels that take a view of the rows and skip their own
-    finiteness pass on request (``sgd_train_dense``, ``scd_train_dense``: keywords
-    ``row_scale``, ``intercept``, ``check_finite``): a
-    :class:`~privlearn._design_matrix.RowView` is then passed as its ``X`` and the view's
-    keywords, and every dense ``X`` with ``check_finite=False`` (it was checked by
-    :func:`~privlearn._design_matrix.as_design_matrix`: one pass over ``X``, issue 32 item 2).
-    Without ``view`` a RowView is materialised first."""
+    ``view=True`` for the kernels that take a view of the rows (``sgd_train_dense`` / ``_csr``,
+    ``scd_train_dense`` / ``_csr``: keywords ``row_scale``, ``intercept``) and, dense, skip
+    their own finiteness pass on request (``check_finite``): a
+    :class:`~privlearn._design_matrix.RowView` is then passed as its ``X`` (or its CSR arrays)
+    and the view's keywords, and every dense ``X`` with ``check_finite=False`` (it was checked
+    by :func:`~privlearn._design_matrix.as_design_matrix`: one pass over ``X``, issue 32 item
+    2). Without ``view`` a RowView is materialised first."""
+    if isinstance(X, RowView):
+        if view:
+            kw = dict(kw, row_scale=X.row_scale, intercept=X.intercept)
+            X = X.X
+        else:
+            X = X.materialize()
     if sp.issparse(X):
         return csr(X.data, X.indices, X.indptr, X.shape[1], *args, **kw)
-    if isinstance(X, RowView):
-        if not view:
-            return dense(X.materialize(), *args, **kw)
-        kw = dict(kw, row_scale=X.row_scale, intercept=X.intercept)
-        X = X.X
     if view:
         kw = dict(kw, check_finite=False)
     return dense(X, *args, **kw)

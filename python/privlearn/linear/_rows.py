@@ -130,7 +130,8 @@ def _training_rows(
     None; a per-row map, so no privacy cost), then the constant intercept column of value
     ``scaling`` (when not None). At most one new array is made, and none when nothing changes;
     the caller's ``X`` is never written to. With ``view=True`` (a trainer that takes one) a
-    dense ``X`` gives a :class:`~privlearn._design_matrix.RowView` instead of the new array:
+    dense or CSR ``X`` gives a :class:`~privlearn._design_matrix.RowView` instead of the new
+    array:
     the projection's factors and the intercept are applied by the core as it reads each row,
     with the same bits (issue 32, item 2: no copy of X); ``norms``: the rows' ``(scale,
     root)`` when already computed (:func:`_check_finite_rows`). On a back-end's
@@ -152,37 +153,12 @@ def _training_rows(
             # and > 0 for every finite row (a row of 1e308's is projected, not zeroed).
             shrink = np.ones(X.shape[0])
             shrink[big] = (bound / scale[big]) / root[big]
-    if sp.issparse(X):
-        if shrink is None and scaling is None:
-            return X
-        data = X.data if shrink is None else X.data * np.repeat(shrink, np.diff(X.indptr))
-        if scaling is None:
-            out = sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
-            return as_design_matrix(out)
-        n, d = X.shape
-        counts = np.diff(X.indptr) + 1
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(counts, out=indptr[1:])
-        last = indptr[1:] - 1  # position of each row's intercept entry
-        keep = np.ones(indptr[-1], dtype=bool)
-        keep[last] = False
-        new_data = np.empty(indptr[-1])
-        new_indices = np.empty(indptr[-1], dtype=np.int64)
-        new_data[keep], new_indices[keep] = data, X.indices
-        new_data[last], new_indices[last] = scaling, d
-        return as_design_matrix(sp.csr_matrix((new_data, new_indices, indptr), shape=(n, d + 1)))
-    if view and (shrink is not None or scaling is not None):
-        return RowView(X, shrink, scaling)
-    if scaling is None:
-        if shrink is None:
-            return X
-        return np.ascontiguousarray(X * shrink[:, None])
-    out = np.empty((X.shape[0], X.shape[1] + 1))
-    out[:, :-1] = X
-    out[:, -1] = scaling
-    if shrink is not None:
-        out[:, :-1] *= shrink[:, None]
-    return out
+    if shrink is None and scaling is None:
+        return X
+    out = RowView(X, shrink, scaling)  # the trainer reads the rows in place, or their matrix
+    if view:
+        return out
+    return as_design_matrix(out.materialize()) if sp.issparse(X) else out.materialize()
 
 
 # ---- fit data and labels ------------------------------------------------------------------------

@@ -8,6 +8,7 @@ privacy", Algorithm 1 (mechanism ``"gaussian"``). The numpy twin is
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -91,8 +92,11 @@ def sgd_train(
     """
     X, y, w0, spec = prepare_sgd(X, y, w0, key=key, **{**SGD_DEFAULTS, **kw})
     args, extra = spec.core_args(as_threads(n_threads))
+    # prepare_sgd has checked a CSR X (indices in range, values finite): the core need not
+    # check it again (an O(nnz) pass)
+    csr = functools.partial(_core.sgd_train_csr, check_structure=False)
     w, path, path_steps, steps = dense_or_csr(
-        X, _core.sgd_train_dense, _core.sgd_train_csr, y, w0, *args, view=True, **extra
+        X, _core.sgd_train_dense, csr, y, w0, *args, view=True, **extra
     )
     return SGDRun(
         coef=np.asarray(w),
