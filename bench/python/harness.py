@@ -769,7 +769,10 @@ class CoreShim:
     build does what it always did (e.g. ``check_structure=False``: it checks the CSR X itself).
     """
 
-    NEW_KEYWORDS: dict[str, tuple[str, ...]] = {"scd_train_csr": ("check_structure",)}
+    NEW_KEYWORDS: dict[str, tuple[str, ...]] = {
+        "scd_train_csr": ("check_structure",),
+        "sgd_train_csr": ("check_structure",),
+    }
 
     def __init__(self, core: Any):
         self._core = core
