@@ -240,17 +240,17 @@ void clipped_units(const Rows& X, const VecRef& y, const VectorXd& w, const std:
     }
     for (Index r = r0; r < r1; ++r) {
       const Index i = at(r);
-      double dot = 0.0;
-      ScaledNorm norm;
+      double dot = 0.0, sq = 0.0;
       if constexpr (kDense) {
         dot = dots[r - r0];
-        norm = make_scaled_norm(
-            squares[r - r0], [&] { return R.max_abs(i); },
-            [&](double m) { return R.scaled_squares(i, m); });
+        sq = squares[r - r0];
       } else {
-        dot = R.dot_fixed(i, w);
-        norm = R.scaled_norm(i);
+        // both sums in one pass over the row (dot_sq: the bits of dot_fixed and of
+        // scaled_norm's plain sum of squares, their two chains of adds interleaved)
+        dot = R.dot_sq(i, w, sq);
       }
+      const ScaledNorm norm = make_scaled_norm(
+          sq, [&] { return R.max_abs(i); }, [&](double m) { return R.scaled_squares(i, m); });
       const double c = clip_coefficient(loss_derivative(p.loss, dot, label[r - r0]), norm,
                                         p.clip);  // losses.hpp
       coef[r - r0] = c * scale.to_units;

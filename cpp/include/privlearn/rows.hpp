@@ -449,27 +449,30 @@ struct CsrRows {
     sq = q;
     return s;
   }
+  // max_k |x_ik| and sum_k (x_ik / m)^2 (stored order, the intercept last): the two
+  // fallbacks of make_scaled_norm, as DenseRows's.
+  double max_abs(Index i) const {
+    const double f = scale(i);
+    double m = has_intercept ? std::fabs(intercept) : 0.0;  // fmax: the order does not matter
+    for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k)
+      m = std::fmax(m, std::fabs(data[k] * f));
+    return m;
+  }
+  double scaled_squares(Index i, double m) const {
+    const double f = scale(i);
+    double t = 0.0;
+    for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k)
+      t += ((data[k] * f) / m) * ((data[k] * f) / m);
+    if (has_intercept) t += (intercept / m) * (intercept / m);
+    return t;
+  }
   ScaledNorm scaled_norm(Index i) const {
     const double f = scale(i);
-    const double c = has_intercept ? intercept : 0.0;  // a zero adds nothing to any sum below
     double s = 0.0;
     for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) s += (data[k] * f) * (data[k] * f);
-    if (has_intercept) s += c * c;
+    if (has_intercept) s += intercept * intercept;
     return make_scaled_norm(
-        s,
-        [&] {
-          double m = 0.0;
-          for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k)
-            m = std::fmax(m, std::fabs(data[k] * f));
-          return std::fmax(m, std::fabs(c));
-        },
-        [&](double m) {
-          double t = 0.0;
-          for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k)
-            t += ((data[k] * f) / m) * ((data[k] * f) / m);
-          if (has_intercept) t += (c / m) * (c / m);
-          return t;
-        });
+        s, [&] { return max_abs(i); }, [&](double m) { return scaled_squares(i, m); });
   }
   double norm(Index i) const { return scaled_norm(i).value(); }
   // Structural checks (before any parallel region).
