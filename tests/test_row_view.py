@@ -387,3 +387,31 @@ def test_csr_fit_uses_view_with_same_bits(make, monkeypatch) -> None:
         assert p.size > 1 and np.array_equal(p, q)
     for old, new in zip(before, _arrays(X)):
         assert np.array_equal(old, new)
+
+
+def test_csr_row_squares_match_numpy_and_feed_the_norms() -> None:
+    """A CSR fit's row norms from one pass of the core (``csr_row_squares``: stored order, the
+    bits of numpy's ``np.bincount`` of the squared values), the rare rows outside the plain
+    range still rescaled in numpy; the extents are checked, the indices are not read."""
+    from privlearn._design_matrix import scaled_row_norms
+
+    X, _ = _csr_data(50, 7, seed=6)
+    X.data[X.indptr[3] : X.indptr[4]] *= 1e200  # a row whose squares overflow
+    X.data[X.indptr[5] : X.indptr[6]] *= 1e-200  # a row whose squares underflow
+    counts = np.diff(X.indptr)
+    with np.errstate(over="ignore", under="ignore"):
+        squared = X.data * X.data
+    expected = np.bincount(np.repeat(np.arange(50), counts), squared, minlength=50)
+    for index in (np.int32, np.int64):
+        sq = _core.csr_row_squares(X.data, X.indices.astype(index), X.indptr.astype(index), 7)
+        assert np.array_equal(sq, expected)
+    via_core = scaled_row_norms(X, squares=_core.csr_row_squares(X.data, X.indices, X.indptr, 7))
+    for a, b in zip(via_core, scaled_row_norms(X)):
+        assert np.array_equal(a, b)
+    assert via_core[0][3] > 1.0 and via_core[0][5] > 0.0  # rescaled rows: finite norms
+    bad = X.indptr.copy()
+    bad[10], bad[11] = bad[11], bad[10]
+    with pytest.raises(ValueError, match="CSR indptr is not non-decreasing"):
+        _core.csr_row_squares(X.data, X.indices, bad, 7)
+    with pytest.raises(ValueError, match="CSR indptr is inconsistent"):
+        _core.csr_row_squares(X.data[:-1], X.indices[:-1], X.indptr, 7)

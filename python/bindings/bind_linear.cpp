@@ -233,6 +233,24 @@ void bind_linear(py::module_& m) {
       "or infinite, else the plain sum of squares of each row (four partial sums, the order of "
       "the core's dot_sq).");
   m.def(
+      "csr_row_squares",
+      [](CsrData data, const py::array& indices, const py::array& indptr, Index n_cols) {
+        const CsrArrays csr(std::move(data), indices, indptr, n_cols);
+        const CsrRows& rows = csr.rows();
+        py::array_t<double> sq(static_cast<py::ssize_t>(rows.rows()));
+        double* out = sq.mutable_data();
+        {
+          py::gil_scoped_release release;
+          rows.validate_extents(csr.nnz());  // the values are read within their rows only
+          rows.row_squares(out);
+        }
+        return sq;
+      },
+      py::arg("data"), py::arg("indices"), py::arg("indptr"), py::arg("n_cols"),
+      "The plain sum of squares of each row of a CSR matrix (rows.hpp, CsrRows::row_squares: "
+      "stored order, the bits of np.bincount of the squared values): one pass over the values, "
+      "after an O(rows) check of indptr (the indices are not read).");
+  m.def(
       "scd_train_dense",
       [](const MatRef& X, const VecRef& y, const std::string& loss, const std::string& variant,
          bool poisson, double lam, Index batch_size, Index epochs, Index steps, double clip,

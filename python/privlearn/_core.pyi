@@ -334,6 +334,9 @@ def softmax_apply_units(
 
 # ---- linear/sgd.hpp ----
 def finite_row_squares(X: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]: ...
+def csr_row_squares(
+    data: npt.NDArray[np.float64], indices: CsrIndex, indptr: CsrIndex, n_cols: int
+) -> npt.NDArray[np.float64]: ...
 def row_kernels_add_units(
     X: npt.NDArray[np.float64],
     m: int,

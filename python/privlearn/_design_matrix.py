@@ -75,9 +75,10 @@ def scaled_row_norms(
         infinite entry makes its row's plain sum of squares non-finite, and only such rows
         (also those of finite entries whose squares overflow) are read again, exactly.
     squares : ndarray of shape (n,), optional
-        The plain sums of squares of the rows of a dense ``X``, already computed (the core's
-        ``finite_row_squares``, in the order of its ``dot_sq``); computed here
-        (``np.einsum``) otherwise.
+        The plain sums of squares of the rows, already computed: of a dense ``X`` the core's
+        ``finite_row_squares`` (in the order of its ``dot_sq``), of a CSR ``X`` its
+        ``csr_row_squares`` (stored order); computed here (``np.einsum``, ``np.bincount``)
+        otherwise.
 
     Returns
     -------
@@ -85,20 +86,29 @@ def scaled_row_norms(
     """
     if sp.issparse(X):
         check_sparse_structure(X)
-        X = sp.csr_matrix(X)
+        if type(X) is not sp.csr_matrix:  # (a new wrapper would recompute the canonical flag)
+            X = sp.csr_matrix(X)
         if not X.has_canonical_format:  # duplicates must be summed first (on a copy)
             X = X.copy()
             X.sum_duplicates()
         data = np.asarray(X.data, dtype=np.float64)
         n = X.shape[0]
         counts = np.diff(X.indptr)
-        row_of = np.repeat(np.arange(n), counts)
-        with np.errstate(over="ignore", under="ignore"):
-            sq = np.bincount(row_of, weights=data * data, minlength=n)
+        row_of = None
+        if squares is not None:
+            sq = np.asarray(squares, dtype=np.float64)
+        else:
+            row_of = np.repeat(np.arange(n), counts)
+            with np.errstate(over="ignore", under="ignore"):
+                sq = np.bincount(row_of, weights=data * data, minlength=n)
         bad = ~((sq >= _PLAIN_SQUARES_MIN) & (sq <= _DBL_MAX))
+        if not bad.any():  # every row in the plain range (as for a dense X below)
+            return np.ones(n), np.sqrt(sq)
         mx = np.zeros(n)
         scaled_sq = np.zeros(n)
         if bad.any():
+            if row_of is None:
+                row_of = np.repeat(np.arange(n), counts)
             np.maximum.at(mx, row_of, np.abs(data))
             denom = mx[row_of]
             with np.errstate(under="ignore", invalid="ignore", divide="ignore"):

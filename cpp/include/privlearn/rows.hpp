@@ -475,12 +475,29 @@ struct CsrRows {
         s, [&] { return max_abs(i); }, [&](double m) { return scaled_squares(i, m); });
   }
   double norm(Index i) const { return scaled_norm(i).value(); }
-  // Structural checks (before any parallel region).
-  void validate(std::int64_t nnz) const {
+  // The plain sum of squares of every row into sq[0..rows): the sum of dot_sq and scaled_norm
+  // (stored order, the intercept last), as numpy's np.bincount of the squared values gives it
+  // (privlearn._design_matrix.scaled_row_norms): the fit's row norms in one pass over the
+  // values, without numpy's temporaries of one row index and one square per stored value.
+  void row_squares(double* sq) const {
+    for (Index i = 0; i < n_rows; ++i) {
+      const double f = scale(i);
+      double q = 0.0;
+      for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) q += (data[k] * f) * (data[k] * f);
+      if (has_intercept) q += intercept * intercept;
+      sq[i] = q;
+    }
+  }
+  // Structural checks (before any parallel region): the rows' extents lie inside the nnz
+  // stored values (O(rows)); validate adds the column indices and the values (O(nnz)).
+  void validate_extents(std::int64_t nnz) const {
     checks::require(n_rows >= 0 && n_cols >= 0, "CSR matrix has a negative shape");
     checks::require(indptr[0] == 0 && indptr[n_rows] == nnz, "CSR indptr is inconsistent");
     for (Index i = 0; i < n_rows; ++i)
       if (indptr[i] > indptr[i + 1]) checks::fail("CSR indptr is not non-decreasing");
+  }
+  void validate(std::int64_t nnz) const {
+    validate_extents(nnz);
     // Messages are built only on failure: this loop runs over every stored value.
     for (std::int64_t k = 0; k < nnz; ++k) {
       if (indices[k] < 0 || indices[k] >= n_cols)

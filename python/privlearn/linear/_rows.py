@@ -57,8 +57,15 @@ def _check_finite_rows(X: Any, norms: bool) -> tuple[np.ndarray, np.ndarray] | N
     """The finiteness check of a dense ``X`` whose check :func:`_check_fit_data` left to the
     fit (``check_finite=False``), in one read of ``X`` (issue 32, item 2): fused with the row
     norms when the fit needs them (``norms``: returns their ``(scale, root)``,
-    :func:`~privlearn._design_matrix.scaled_row_norms`), else the plain check. A sparse or
+    :func:`~privlearn._design_matrix.scaled_row_norms`), else the plain check. A CSR ``X``
+    (checked by :func:`_check_fit_data`) gets its row norms from one pass of the core over its
+    values when the fit needs them (numpy's would make two temporaries of its size); a
     distributed ``X`` is checked elsewhere (None)."""
+    if sp.issparse(X):
+        if not norms:
+            return None
+        sq = _core.csr_row_squares(X.data, X.indices, X.indptr, X.shape[1])
+        return scaled_row_norms(X, squares=sq)
     if not isinstance(X, np.ndarray):
         return None
     if norms:
