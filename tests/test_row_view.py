@@ -28,13 +28,14 @@ def _data(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def _views(X: np.ndarray) -> list[RowView]:
+def _views(X: np.ndarray | sp.csr_matrix) -> list[RowView]:
     n = X.shape[0]
     shrink = np.where(np.arange(n) % 3 == 0, 0.7071067811865476, 1.0)
     return [
         RowView(X, None, 0.5),
         RowView(X, shrink, None),
         RowView(X, shrink, 1.0 / np.sqrt(2.0)),
+        RowView(X, None, 0.0),  # an intercept of 0 (CSR: an explicit stored zero in each row)
     ]
 
 
@@ -241,17 +242,6 @@ def _csr_data(n: int, d: int, seed: int = 0, index=np.int32) -> tuple[sp.csr_mat
     return X, y
 
 
-def _csr_views(X: sp.csr_matrix) -> list[RowView]:
-    n = X.shape[0]
-    shrink = np.where(np.arange(n) % 3 == 0, 0.7071067811865476, 1.0)
-    return [
-        RowView(X, None, 0.5),
-        RowView(X, shrink, None),
-        RowView(X, shrink, 1.0 / np.sqrt(2.0)),
-        RowView(X, None, 0.0),  # an intercept of 0: an explicit stored zero in the matrix
-    ]
-
-
 def _arrays(X: sp.csr_matrix) -> list[np.ndarray]:
     return [X.data.copy(), X.indices.copy(), X.indptr.copy()]
 
@@ -269,7 +259,7 @@ def _arrays(X: sp.csr_matrix) -> list[np.ndarray]:
 def test_sgd_csr_view_bits(index, d: int, kw: dict) -> None:
     X, y = _csr_data(90, d, index=index)
     before = _arrays(X)
-    for v in _csr_views(X):
+    for v in _views(X):
         M = v.materialize()
         assert sp.issparse(M) and M.shape == v.shape and M.has_canonical_format
         a = sgd_train(v, y, key=KEY, epochs=2, learning_rate="constant", eta0=0.5, **kw)
@@ -284,12 +274,12 @@ def test_sgd_csr_view_bits(index, d: int, kw: dict) -> None:
 @pytest.mark.parametrize("variant", ["dual", "seq"])
 def test_scd_csr_view_bits(index, variant: str) -> None:
     X, y = _csr_data(120, 6, seed=1, index=index)
-    for v in _csr_views(X):
+    for v in _views(X):
         kw = dict(key=KEY, variant=variant, batch_size=10, epochs=2, clip=1.0, noise_std=0.3)
         a = scd_train(v, y, **kw)
         b = scd_train(v.materialize(), y, **kw)
         assert np.array_equal(a.v, b.v) and np.array_equal(a.dual_coef, b.dual_coef)
-    v = _csr_views(X)[2]  # the primal variant reads X by columns: the view is materialised
+    v = _views(X)[2]  # the primal variant reads X by columns: the view is materialised
     p = scd_train(v, y, key=KEY, variant="primal", batch_size=2, epochs=1, clip=1.0)
     q = scd_train(v.materialize(), y, key=KEY, variant="primal", batch_size=2, epochs=1, clip=1.0)
     assert np.array_equal(p.coef, q.coef)
@@ -297,7 +287,7 @@ def test_scd_csr_view_bits(index, variant: str) -> None:
 
 def test_csr_view_materializes_as_dense_view() -> None:
     X, _ = _csr_data(40, 5, seed=3)
-    for v in _csr_views(X):
+    for v in _views(X):
         dense = RowView(X.toarray(), v.row_scale, v.intercept)
         assert np.array_equal(v.materialize().toarray(), dense.materialize())
         assert np.array_equal(v[7:19].toarray(), dense[7:19])  # the diagnostics' blocks
@@ -337,6 +327,8 @@ def test_core_takes_scipy_index_dtypes_and_refuses_others() -> None:
     huge[3] += 2**32  # would wrap to the same column through int32
     with pytest.raises(ValueError, match="CSR column index out of range at position 3"):
         run(huge, X.indptr)
+    with pytest.raises(ValueError, match="must be 1-D arrays"):
+        run(X.indices.reshape(1, -1), X.indptr)
     with pytest.raises(ValueError, match="number of columns must lie in"):
         run(X.indices, X.indptr, n_cols=2**31)
     with pytest.raises(ValueError, match="row_scale must hold finite factors > 0"):

@@ -76,6 +76,8 @@ class CsrArrays {
     } else {
       throw py::type_error("CSR indptr must be an int32 or int64 array, got " + kind_of(indptr));
     }
+    if (data_.ndim() != 1 || indices.ndim() != 1 || indptr.ndim() != 1)
+      throw std::invalid_argument("CSR data, indices and indptr must be 1-D arrays");
     if (n_ptr < 1) throw std::invalid_argument("CSR indptr is empty");
     if (static_cast<std::size_t>(data_.size()) != n_idx)
       throw std::invalid_argument("CSR data and indices differ in length");
