@@ -310,3 +310,34 @@ def test_core_shim_drops_keywords_an_older_build_lacks(harness) -> None:  # type
     assert old.other == 3
     new = harness.CoreShim(New())
     assert new.scd_train_csr(1, check_structure=False) == ((1,), {"check_structure": False})
+
+
+def test_core_shim_materialises_a_csr_view_for_an_older_build(harness) -> None:  # type: ignore[no-untyped-def]
+    """An older build without CSR views gets the matrix the view stands for (what its fits
+    made), not the view's keywords dropped; a build with views gets the view itself."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    from privlearn._design_matrix import RowView
+
+    class Old:
+        def sgd_train_csr(self, *args, **kw):  # type: ignore[no-untyped-def]
+            """Private mini-batch SGD on CSR rows."""
+            return args, kw
+
+    class New:
+        def sgd_train_csr(self, *args, **kw):  # type: ignore[no-untyped-def]
+            """... check_structure ... the view (row_scale[i] * X[i], intercept) ..."""
+            return args, kw
+
+    X = sp.csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]]))
+    scale = np.array([0.5, 1.0])
+    args = (X.data, X.indices, X.indptr, 3, "y")
+    (data, indices, indptr, n_cols, y), kw = harness.CoreShim(Old()).sgd_train_csr(
+        *args, check_structure=False, row_scale=scale, intercept=0.25
+    )
+    M = RowView(X, scale, 0.25).materialize()
+    assert kw == {} and n_cols == 4 and y == "y"
+    assert np.array_equal(sp.csr_matrix((data, indices, indptr), (2, 4)).toarray(), M.toarray())
+    got = harness.CoreShim(New()).sgd_train_csr(*args, row_scale=scale, intercept=0.25)
+    assert got[1]["intercept"] == 0.25 and got[0][3] == 3

@@ -767,25 +767,42 @@ class CoreShim:
     build's; a keyword that the current Python passes and the older build does not know
     (:attr:`NEW_KEYWORDS`, looked up in the function's docstring) is dropped, so the older
     build does what it always did (e.g. ``check_structure=False``: it checks the CSR X itself).
+    A CSR kernel of a build without views (:attr:`CSR_VIEWS`: no ``row_scale`` in its
+    docstring) given a view's ``row_scale`` / ``intercept`` gets the materialised matrix
+    instead (:meth:`~privlearn._design_matrix.RowView.materialize`, made in the call, as the
+    older fits made it), never a silently dropped keyword.
     """
 
     NEW_KEYWORDS: dict[str, tuple[str, ...]] = {
         "scd_train_csr": ("check_structure",),
         "sgd_train_csr": ("check_structure",),
     }
+    CSR_VIEWS = ("scd_train_csr", "sgd_train_csr")
 
     def __init__(self, core: Any):
         self._core = core
 
     def __getattr__(self, name: str) -> Any:
         f = getattr(self._core, name)
-        drop = [k for k in self.NEW_KEYWORDS.get(name, ()) if k not in (f.__doc__ or "")]
-        if not drop:
+        doc = f.__doc__ or ""
+        drop = [k for k in self.NEW_KEYWORDS.get(name, ()) if k not in doc]
+        views = name in self.CSR_VIEWS and "row_scale" not in doc
+        if not drop and not views:
             return f
 
         def call(*args: Any, **kw: Any) -> Any:
             for k in drop:
                 kw.pop(k, None)
+            scale, intercept = kw.pop("row_scale", None), kw.pop("intercept", None)
+            if views and (scale is not None or intercept is not None):
+                import scipy.sparse as sp
+
+                from privlearn._design_matrix import RowView
+
+                data, indices, indptr, n_cols, *rest = args
+                X = sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, n_cols))
+                M = RowView(X, scale, intercept).materialize()
+                args = (M.data, M.indices, M.indptr, M.shape[1], *rest)
             return f(*args, **kw)
 
         return call
