@@ -337,7 +337,7 @@ def test_core_shim_materialises_a_csr_view_for_an_older_build(harness) -> None: 
         *args, check_structure=False, row_scale=scale, intercept=0.25
     )
     M = RowView(X, scale, 0.25).materialize()
-    assert kw == {} and n_cols == 4 and y == "y"
+    assert kw == {} and n_cols == 4 and y == "y" and indices.dtype == indptr.dtype == np.int64
     assert np.array_equal(sp.csr_matrix((data, indices, indptr), (2, 4)).toarray(), M.toarray())
     got = harness.CoreShim(New()).sgd_train_csr(*args, row_scale=scale, intercept=0.25)
     assert got[1]["intercept"] == 0.25 and got[0][3] == 3

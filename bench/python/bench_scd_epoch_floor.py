@@ -118,12 +118,14 @@ def contenders_for(
         if "check_structure" in (csr.__doc__ or ""):
             csr = functools.partial(csr, check_structure=False)
 
-        # a build without CSR views (before stop 39) gets the matrix its fits made, made here
-        # once (outside the kernel's timing, as its fits made it before the call)
+        # a build without CSR views (before stop 39) gets the matrix its fits made (int64
+        # indices), made here once (outside the kernel's timing, as its fits made it before
+        # the call)
         Xb = Xk
         if prefix and isinstance(Xk, RowView) and sp.issparse(Xk.X):
             if "row_scale" not in (core.scd_train_csr.__doc__ or ""):
                 Xb = Xk.materialize()
+                Xb.indices, Xb.indptr = Xb.indices.astype(np.int64), Xb.indptr.astype(np.int64)
 
         def kernel(core: Any = core, csr: Any = csr, Xb: Any = Xb) -> None:
             dense_or_csr(Xb, core.scd_train_dense, csr, yk, *args, view=True, **extra)

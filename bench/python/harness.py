@@ -769,8 +769,8 @@ class CoreShim:
     build does what it always did (e.g. ``check_structure=False``: it checks the CSR X itself).
     A CSR kernel of a build without views (:attr:`CSR_VIEWS`: no ``row_scale`` in its
     docstring) given a view's ``row_scale`` / ``intercept`` gets the materialised matrix
-    instead (:meth:`~privlearn._design_matrix.RowView.materialize`, made in the call, as the
-    older fits made it), never a silently dropped keyword.
+    instead (:meth:`~privlearn._design_matrix.RowView.materialize`, with int64 indices, made
+    in the call, as the older fits made it), never a silently dropped keyword.
     """
 
     NEW_KEYWORDS: dict[str, tuple[str, ...]] = {
@@ -795,6 +795,7 @@ class CoreShim:
                 kw.pop(k, None)
             scale, intercept = kw.pop("row_scale", None), kw.pop("intercept", None)
             if views and (scale is not None or intercept is not None):
+                import numpy as np
                 import scipy.sparse as sp
 
                 from privlearn._design_matrix import RowView
@@ -802,7 +803,9 @@ class CoreShim:
                 data, indices, indptr, n_cols, *rest = args
                 X = sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, n_cols))
                 M = RowView(X, scale, intercept).materialize()
-                args = (M.data, M.indices, M.indptr, M.shape[1], *rest)
+                # int64 index arrays, as the older fits' as_design_matrix made them
+                ix, ptr = M.indices.astype(np.int64), M.indptr.astype(np.int64)
+                args = (M.data, ix, ptr, M.shape[1], *rest)
             return f(*args, **kw)
 
         return call
