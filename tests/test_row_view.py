@@ -39,6 +39,22 @@ def _views(X: np.ndarray | sp.csr_matrix) -> list[RowView]:
     ]
 
 
+def _csr_data(n: int, d: int, seed: int = 0, index=np.int32) -> tuple[sp.csr_matrix, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.4, format="csr", random_state=seed, data_rvs=rng.standard_normal)
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    scale = rng.uniform(0.2, 1.3, size=n) / np.where(norms > 0, norms, 1.0)
+    X = sp.csr_matrix(sp.diags(scale) @ X)  # some rows outside the unit ball, some empty
+    X.sort_indices()
+    X.indices, X.indptr = X.indices.astype(index), X.indptr.astype(index)
+    y = np.where(np.arange(n) % 3 == 0, 1.0, -1.0)
+    return X, y
+
+
+def _arrays(X: sp.csr_matrix) -> list[np.ndarray]:
+    return [X.data.copy(), X.indices.copy(), X.indptr.copy()]
+
+
 # d + 1 columns a multiple of 4 (the intercept closes the last block of four) and not
 @pytest.mark.parametrize("d", [1, 3, 4, 7, 10])
 @pytest.mark.parametrize(
@@ -118,10 +134,12 @@ def test_core_refuses_bad_views() -> None:
         lambda: DPSCDClassifier(epochs=2, verbose=0, seed=3, classes=[0, 1]),
     ],
 )
-def test_fit_uses_view_with_same_bits(make, monkeypatch) -> None:
-    """A default fit trains on a view (no copy of X) and gets the coefficients (and SGD's
-    objective path) that the materialised rows give."""
-    X, y = _data(400, 6, seed=2)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_fit_uses_view_with_same_bits(make, sparse: bool, monkeypatch) -> None:
+    """A default fit trains on a view (no copy of X; for scipy's CSR, no copy of its int32
+    indices either) and gets the coefficients (and SGD's objective path) that the
+    materialised rows give."""
+    X, y = _csr_data(300, 7, seed=2) if sparse else _data(400, 6, seed=2)
     X = X / 1.3  # rows in the unit ball (Song et al. and DP-SCD project onto a smaller one)
     y01 = (y > 0).astype(int)
     seen = []
@@ -133,19 +151,22 @@ def test_fit_uses_view_with_same_bits(make, monkeypatch) -> None:
             k["view"] = False
         out = original(*a, **k)
         seen.append(type(out).__name__)
+        if sparse and isinstance(out, RowView):
+            assert np.shares_memory(out.X.indices, X.indices)
         return out
 
     monkeypatch.setattr("privlearn.linear._base._training_rows", spy)
-    before = X.copy()
+    before = _arrays(X) if sparse else [X.copy()]
     a = make().fit(X, y01)
     materialise[0] = True
     b = make().fit(X, y01)
-    assert seen == ["RowView", "ndarray"]
+    assert seen == ["RowView", "csr_matrix" if sparse else "ndarray"]
     assert np.array_equal(a.coef_, b.coef_) and a.intercept_ == b.intercept_
     if a.diagnostics:
         p, q = a.diagnostics_.objective_path, b.diagnostics_.objective_path
         assert p.size > 1 and np.array_equal(p, q)
-    assert np.array_equal(X, before)
+    for old, new in zip(before, _arrays(X) if sparse else [X]):
+        assert np.array_equal(old, new)  # the caller's arrays are never written to
 
 
 def test_fit_reads_labels_once_and_refuses_nan_in_one_pass(monkeypatch) -> None:
@@ -230,22 +251,6 @@ def test_finite_row_squares(d: int) -> None:
 
 
 # ---- CSR rows: the same view (CsrRows in rows.hpp), scipy's int32 indices without a copy ----
-def _csr_data(n: int, d: int, seed: int = 0, index=np.int32) -> tuple[sp.csr_matrix, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    X = sp.random(n, d, density=0.4, format="csr", random_state=seed, data_rvs=rng.standard_normal)
-    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-    scale = rng.uniform(0.2, 1.3, size=n) / np.where(norms > 0, norms, 1.0)
-    X = sp.csr_matrix(sp.diags(scale) @ X)  # some rows outside the unit ball, some empty
-    X.sort_indices()
-    X.indices, X.indptr = X.indices.astype(index), X.indptr.astype(index)
-    y = np.where(np.arange(n) % 3 == 0, 1.0, -1.0)
-    return X, y
-
-
-def _arrays(X: sp.csr_matrix) -> list[np.ndarray]:
-    return [X.data.copy(), X.indices.copy(), X.indptr.copy()]
-
-
 @pytest.mark.parametrize("index", [np.int32, np.int64])
 @pytest.mark.parametrize("d", [1, 4, 9])
 @pytest.mark.parametrize(
@@ -338,47 +343,6 @@ def test_core_takes_scipy_index_dtypes_and_refuses_others() -> None:
     scd_args = ("hinge", "primal", True, 1e-3, 2, 1, 0, 1.0, 0.0, KEY, 1, 2, 0, 1)
     with pytest.raises(ValueError, match="primal variant reads X by columns"):
         _core.scd_train_csr(X.data, X.indices, X.indptr, 4, y, *scd_args, intercept=1.0)
-
-
-@pytest.mark.parametrize(
-    "make",
-    [
-        lambda: DPSGDClassifier(epochs=2, verbose=0, seed=3, classes=[0, 1]),
-        lambda: DPSGDClassifier(epochs=2, verbose=0, seed=3, classes=[0, 1], diagnostics=True),
-        lambda: DPSCDClassifier(epochs=2, verbose=0, seed=3, classes=[0, 1]),
-    ],
-)
-def test_csr_fit_uses_view_with_same_bits(make, monkeypatch) -> None:
-    """A default fit on scipy's CSR trains on a view (no copy of the matrix, no int64 copy of
-    its indices) and gets the coefficients that the materialised rows give."""
-    X, y = _csr_data(300, 7, seed=2)
-    X = sp.csr_matrix(X / 1.3)  # rows in the unit ball
-    y01 = (y > 0).astype(int)
-    seen = []
-    original = rows_module._training_rows
-    materialise = [False]
-
-    def spy(*a, **k):
-        if materialise[0]:
-            k["view"] = False
-        out = original(*a, **k)
-        seen.append(type(out).__name__)
-        if isinstance(out, RowView):
-            assert out.X.indices is X.indices or np.shares_memory(out.X.indices, X.indices)
-        return out
-
-    monkeypatch.setattr("privlearn.linear._base._training_rows", spy)
-    before = _arrays(X)
-    a = make().fit(X, y01)
-    materialise[0] = True
-    b = make().fit(X, y01)
-    assert seen == ["RowView", "csr_matrix"]
-    assert np.array_equal(a.coef_, b.coef_) and a.intercept_ == b.intercept_
-    if a.diagnostics:
-        p, q = a.diagnostics_.objective_path, b.diagnostics_.objective_path
-        assert p.size > 1 and np.array_equal(p, q)
-    for old, new in zip(before, _arrays(X)):
-        assert np.array_equal(old, new)
 
 
 def test_csr_row_squares_match_numpy_and_feed_the_norms() -> None:
