@@ -371,3 +371,9 @@ def test_csr_row_squares_match_numpy_and_feed_the_norms() -> None:
         _core.csr_row_squares(X.data, X.indices, bad, 7)
     with pytest.raises(ValueError, match="CSR indptr is inconsistent"):
         _core.csr_row_squares(X.data[:-1], X.indices[:-1], X.indptr, 7)
+
+
+def test_csr_view_materialize_never_shares_values() -> None:
+    X, _ = _csr_data(20, 4, seed=7)
+    M = RowView(X, None, None).materialize()
+    assert np.array_equal(M.toarray(), X.toarray()) and not np.shares_memory(M.data, X.data)

@@ -104,16 +104,14 @@ def scaled_row_norms(
         bad = ~((sq >= _PLAIN_SQUARES_MIN) & (sq <= _DBL_MAX))
         if not bad.any():  # every row in the plain range (as for a dense X below)
             return np.ones(n), np.sqrt(sq)
+        if row_of is None:
+            row_of = np.repeat(np.arange(n), counts)
         mx = np.zeros(n)
-        scaled_sq = np.zeros(n)
-        if bad.any():
-            if row_of is None:
-                row_of = np.repeat(np.arange(n), counts)
-            np.maximum.at(mx, row_of, np.abs(data))
-            denom = mx[row_of]
-            with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
-                r = np.where(denom > 0, data / np.where(denom > 0, denom, 1.0), 0.0)
-                scaled_sq = np.bincount(row_of, weights=r * r, minlength=n)
+        np.maximum.at(mx, row_of, np.abs(data))
+        denom = mx[row_of]
+        with np.errstate(under="ignore", invalid="ignore", divide="ignore"):
+            r = np.where(denom > 0, data / np.where(denom > 0, denom, 1.0), 0.0)
+            scaled_sq = np.bincount(row_of, weights=r * r, minlength=n)
         return _fix_scaled(sq, mx, scaled_sq)
     X = np.asarray(X, dtype=np.float64)
     if X.ndim == 1:
@@ -263,6 +261,7 @@ class RowView:
         X, s = self.X, self.row_scale
         data = X.data if s is None else X.data * np.repeat(s, np.diff(X.indptr))
         if self.intercept is None:  # new values, X's index arrays (never written)
+            data = data.copy() if s is None else data
             return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
         n, d = X.shape
         # scipy's index dtype for the new shape and entries (int32 below 2^31, as scipy's

@@ -138,9 +138,8 @@ def _training_rows(
     ``scaling`` (when not None). At most one new array is made, and none when nothing changes;
     the caller's ``X`` is never written to. With ``view=True`` (a trainer that takes one) a
     dense or CSR ``X`` gives a :class:`~privlearn._design_matrix.RowView` instead of the new
-    array:
-    the projection's factors and the intercept are applied by the core as it reads each row,
-    with the same bits (issue 32, item 2: no copy of X); ``norms``: the rows' ``(scale,
+    array: the projection's factors and the intercept are applied by the core as it reads each
+    row, with the same bits (issue 32, item 2: no copy of X); ``norms``: the rows' ``(scale,
     root)`` when already computed (:func:`_check_finite_rows`). On a back-end's
     :class:`~privlearn.backends.DistributedRows` the same map runs on every block of rows
     (lazily): each row gets the same bits for any split."""
