@@ -377,3 +377,40 @@ def test_csr_view_materialize_never_shares_values() -> None:
     X, _ = _csr_data(20, 4, seed=7)
     M = RowView(X, None, None).materialize()
     assert np.array_equal(M.toarray(), X.toarray()) and not np.shares_memory(M.data, X.data)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("diagnostics", [False, True])
+def test_multiclass_fit_uses_csr_view_with_same_bits(sparse: bool, diagnostics: bool, monkeypatch):
+    """The softmax trainer reads a view of CSR rows in place (no copy of the matrix for the
+    intercept column) and materialises a dense one; either way the coefficients (and the
+    objective path) are those of the materialised rows."""
+    X, _ = _csr_data(300, 6, seed=8) if sparse else _data(300, 6, seed=8)
+    X = X / 1.3
+    y = np.arange(300) % 3
+    seen = []
+    original = rows_module._training_rows
+    materialise = [False]
+
+    def spy(*a, **k):
+        if materialise[0]:
+            k["view"] = False
+        out = original(*a, **k)
+        seen.append(type(out).__name__)
+        return out
+
+    monkeypatch.setattr("privlearn.linear._base._training_rows", spy)
+
+    def make() -> DPSGDClassifier:
+        return DPSGDClassifier(
+            epochs=2, verbose=0, seed=5, classes=[0, 1, 2], diagnostics=diagnostics
+        )
+
+    a = make().fit(X, y)
+    materialise[0] = True
+    b = make().fit(X, y)
+    assert seen == ["RowView", "csr_matrix" if sparse else "ndarray"]
+    assert np.array_equal(a.coef_, b.coef_) and np.array_equal(a.intercept_, b.intercept_)
+    if diagnostics:
+        p, q = a.diagnostics_.objective_path, b.diagnostics_.objective_path
+        assert p.size > 1 and np.array_equal(p, q)

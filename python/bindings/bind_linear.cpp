@@ -618,23 +618,33 @@ void bind_linear(py::module_& m) {
          const std::string& schedule, double lam, Index batch_size, Index epochs, Index steps,
          double eta0, double clip, double sigma, double radius, const py::bytes& key,
          std::uint64_t batch_stream, std::uint64_t noise_stream, Index record_every,
-         int n_threads, double rate) {
+         int n_threads, double rate, bool check_structure,
+         const std::optional<RowScale>& row_scale, const std::optional<double>& intercept) {
         const auto p = softmax_params(sampling, schedule, lam, batch_size, epochs, steps, eta0,
                                       clip, sigma, radius, key, batch_stream, noise_stream,
                                       record_every, n_threads, rate);
         const CsrArrays csr(std::move(data), indices, indptr, n_cols);
-        const CsrRows& rows = csr.rows();
+        const CsrRows rows = csr_rows(csr, row_scale, intercept);
+        const std::int64_t nnz = csr.nnz();
         linear::SoftmaxResult r;
         {
           py::gil_scoped_release release;
-          rows.validate(csr.nnz());
+          if (check_structure)
+            rows.validate(nnz);
+          else  // the O(1) part: the rows' extents lie inside data / indices
+            checks::require(rows.indptr[0] == 0 && rows.indptr[rows.n_rows] == nnz,
+                            "CSR indptr is inconsistent");
           r = linear::softmax_sgd_train(rows, y, W0, p);
         }
         return softmax_to_py(std::move(r));
       },
       py::arg("data"), py::arg("indices"), py::arg("indptr"), py::arg("n_cols"), py::arg("y"),
-      py::arg("W0"), PRIVLEARN_SOFTMAX_ARGS,
-      "Softmax regression by Gaussian DP-SGD on CSR rows (scipy.sparse.csr_matrix arrays).");
+      py::arg("W0"), PRIVLEARN_SOFTMAX_ARGS, py::arg("check_structure") = true,
+      PRIVLEARN_CSR_VIEW_ARGS,
+      "Softmax regression by Gaussian DP-SGD on CSR rows (scipy.sparse.csr_matrix arrays, int32 "
+      "or int64 indices), or on the view (row_scale[i] * X[i], intercept) of them (no copy). "
+      "check_structure=False skips the O(nnz) check of the indices and values, only for a "
+      "matrix the caller has checked (as_design_matrix).");
 }
 
 }  // namespace privlearn::bindings

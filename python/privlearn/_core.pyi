@@ -448,6 +448,9 @@ def softmax_sgd_train_csr(
     record_every: int,
     n_threads: int,
     rate: float = 0.0,
+    check_structure: bool = True,
+    row_scale: npt.NDArray[np.float64] | None = None,
+    intercept: float | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], int]: ...
 
 # ---- linear/scd.hpp ----

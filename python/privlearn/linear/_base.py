@@ -406,13 +406,17 @@ class PrivateLinearModel(LinearModelBase):
         name = self._trainer_name(setup)
         kwargs = self._trainer_kwargs(setup, plan)
         # the core's SGD and dual DP-SCD trainers read a view of the rows (projection factors,
-        # intercept column) in place of a copy of X (issue 32, item 2); SGD's diagnostics read
-        # it block by block (materialised per block); DP-SCD's (objectives computed by the
+        # intercept column) in place of a copy of X (issue 32, item 2), and the softmax trainer
+        # a view of CSR rows (a dense one it materialises); the diagnostics of SGD and softmax
+        # read it block by block (materialised per block); DP-SCD's (objectives computed by the
         # core) and the other trainers get the rows themselves
         view = (
             backend == "core"
             and not distributed
-            and (name == "sgd_train" or (name == "scd_train" and not diagnostics))
+            and (
+                name in ("sgd_train", "softmax_sgd_train")
+                or (name == "scd_train" and not diagnostics)
+            )
             and kwargs.get("variant") != "primal"
         )
         X = _training_rows(X, rows.bound if clip_rows else None, scaling, view=view, norms=norms)
