@@ -466,27 +466,25 @@ struct CsrRows {
     if (has_intercept) t += (intercept / m) * (intercept / m);
     return t;
   }
-  ScaledNorm scaled_norm(Index i) const {
+  // The plain sum of squares of row i: the sum of dot_sq (stored order, the intercept last),
+  // as numpy's np.bincount of the squared values gives it
+  // (privlearn._design_matrix.scaled_row_norms).
+  double squares(Index i) const {
     const double f = scale(i);
     double s = 0.0;
     for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) s += (data[k] * f) * (data[k] * f);
     if (has_intercept) s += intercept * intercept;
+    return s;
+  }
+  ScaledNorm scaled_norm(Index i) const {
     return make_scaled_norm(
-        s, [&] { return max_abs(i); }, [&](double m) { return scaled_squares(i, m); });
+        squares(i), [&] { return max_abs(i); }, [&](double m) { return scaled_squares(i, m); });
   }
   double norm(Index i) const { return scaled_norm(i).value(); }
-  // The plain sum of squares of every row into sq[0..rows): the sum of dot_sq and scaled_norm
-  // (stored order, the intercept last), as numpy's np.bincount of the squared values gives it
-  // (privlearn._design_matrix.scaled_row_norms): the fit's row norms in one pass over the
-  // values, without numpy's temporaries of one row index and one square per stored value.
+  // squares(i) of every row into sq[0..rows): the fit's row norms in one pass over the values,
+  // without numpy's temporaries of one row index and one square per stored value.
   void row_squares(double* sq) const {
-    for (Index i = 0; i < n_rows; ++i) {
-      const double f = scale(i);
-      double q = 0.0;
-      for (std::int64_t k = indptr[i]; k < indptr[i + 1]; ++k) q += (data[k] * f) * (data[k] * f);
-      if (has_intercept) q += intercept * intercept;
-      sq[i] = q;
-    }
+    for (Index i = 0; i < n_rows; ++i) sq[i] = squares(i);
   }
   // Structural checks (before any parallel region): the rows' extents lie inside the nnz
   // stored values (O(rows)); validate adds the column indices and the values (O(nnz)).
