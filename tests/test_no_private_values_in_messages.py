@@ -159,3 +159,52 @@ def test_tabular_values_the_schema_does_not_know(caplog: pytest.LogCaptureFixtur
     y_bad[2] = SECRET_LABEL
     est = PrivateTabularClassifier(schema, epsilon=1.0, seed=0)
     _assert_clean(_texts(lambda: est.fit(frame, y_bad), caplog), (str(SECRET_LABEL),))
+
+
+def test_quadgrad_label_outside_minus_one_plus_one(caplog: pytest.LogCaptureFixture) -> None:
+    """The quadratic-gradient trainer's label check, in Python and in the core, names the
+    precondition, never the offending label."""
+    from privlearn import _core
+    from privlearn.linear import quadgrad_train
+
+    X = _rows()
+    y = np.where(_labels() == 1, 1.0, -1.0)
+    y[6] = SECRET_LABEL
+    _assert_clean(_texts(lambda: quadgrad_train(X, y, max_iter=2), caplog), (str(SECRET_LABEL),))
+    zeros = np.zeros(X.shape[1])
+    args = ("nag", True, 2, "constant", 0.1, 1.0, 0.0, 1e-8, 0.01, 0.9, 0.999, 1e-8, zeros, 1)
+    texts = _texts(lambda: _core.quadgrad_train_dense(X, y, zeros, *args), caplog)
+    assert any("only -1 and +1" in t for t in texts), texts
+    _assert_clean(texts, (str(SECRET_LABEL),))
+
+
+@pytest.mark.parametrize("planted", [np.inf, -np.inf, np.nan])
+def test_non_finite_private_values_are_not_quoted(
+    planted: float, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A non-finite private value is refused without saying which kind it is (NaN, +inf or -inf:
+    the sign of an overflow is itself information): the core's label and target checks, the
+    exponential mechanism's scores (computed from the rows) and the quantiles' column data."""
+    from privlearn import _core
+    from privlearn.linear import scd_train, sgd_train
+    from privlearn.mechanisms import exponential
+    from privlearn.preprocessing import dp_quantiles
+
+    spellings = ("nan", "inf")
+    X = _rows()
+    y = np.where(_labels() == 1, 1.0, -1.0)
+    y[3] = planted
+    key = bytes(32)
+    calls = [
+        lambda: sgd_train(X, y, key=key, loss="squared_error", epochs=1, batch_size=8),
+        lambda: scd_train(X, y, key=key, loss="squared", epochs=1),
+        lambda: exponential(np.array([0.0, planted, 1.0]), 1.0, 1.0, seed=0),
+        lambda: dp_quantiles(np.where(np.arange(40) == 9, planted, 0.5), 0.5, 1.0, (0.0, 1.0)),
+    ]
+    assert _core is not None
+    for call in calls:
+        texts = _texts(call, caplog)
+        assert texts, "the non-finite value was not refused"
+        for text in texts:
+            words = text.lower().replace("infinite", "").replace("nan or", "").split()
+            assert not any(w.strip("(),.;:'") in spellings for w in words), text

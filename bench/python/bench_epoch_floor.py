@@ -28,6 +28,9 @@ linear model.
 - ``estimator_epoch_csr`` and ``fixed_csr``: the same two fits (declared) on the a9a-like CSR
   set, against ``floor_csr``: the fixed cost of a sparse fit (its checks, the intercept column:
   a view since stop 39, no copy of the matrix or of its indices).
+- ``core_marginal_epoch_noise_free`` (and ``_csr``): the same core epoch with sigma = 0 (no
+  lattice draws); ``noise / floor`` is the epoch's exact noise as a multiple of the floor (the
+  paired epoch minus the paired noise-free epoch): the split of item 1's gap.
 - ``discrete_gaussian``: ns per exact lattice draw (variance 2^60: noise multiplier 1 at the
   2^-30 lattice) vs a Box-Muller normal.
 
@@ -105,7 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     Xs64 = Xs.copy()
     Xs64.indices, Xs64.indptr = Xs.indices.astype(np.int64), Xs.indptr.astype(np.int64)
 
-    def core_run(core: Any, name: str, csr: bool = False, epochs: int = 1) -> None:
+    def core_run(
+        core: Any, name: str, csr: bool = False, epochs: int = 1, sigma: float = 1.0
+    ) -> None:
         if csr and core is not _core:  # its binding, without this tree's keywords
             call = SGD_DEFAULTS | {k: v for k, v in kw.items() if k != "n_threads"}
             call["epochs"] = epochs
@@ -119,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         _sgd._core = core
         try:
             Xr, yr = (Xs, sparse.y) if csr else (Xc, ypm)
-            coefs[name] = sgd_train(Xr, yr, **(kw | {"epochs": epochs})).coef
+            coefs[name] = sgd_train(Xr, yr, **(kw | {"epochs": epochs, "sigma": sigma})).coef
         finally:
             _sgd._core = _core
 
@@ -142,11 +147,19 @@ def main(argv: list[str] | None = None) -> int:
     for pre, core in cores.items():
         tasks[f"{pre}core_epoch"] = lambda c=core, k=f"{pre}core_epoch": core_run(c, k)
     tasks["core_epochs2"] = lambda: core_run(_core, "core_epochs2", epochs=2)
+    # the same epochs without noise (sigma 0: no lattice draws): the epoch's split into its
+    # noise and the rest (sampling, row visits, clipping, fixed-point sums)
+    tasks["core_epoch_noise_free"] = lambda: core_run(_core, "nf1", sigma=0.0)
+    tasks["core_epochs2_noise_free"] = lambda: core_run(_core, "nf2", epochs=2, sigma=0.0)
     tasks["floor_csr"] = lambda: sparse.X.T @ (sparse.X @ ws)
     for pre, core in cores.items():
         k = f"{pre}core_epoch_csr"
         tasks[k] = lambda c=core, k=k: core_run(c, k, csr=True)
     tasks["core_epochs2_csr"] = lambda: core_run(_core, "core_epochs2_csr", csr=True, epochs=2)
+    tasks["core_epoch_csr_noise_free"] = lambda: core_run(_core, "nfc1", csr=True, sigma=0.0)
+    tasks["core_epochs2_csr_noise_free"] = lambda: core_run(
+        _core, "nfc2", csr=True, epochs=2, sigma=0.0
+    )
     tasks |= {
         "fit1_declared": lambda: fit(1, True, True),
         "fit2_declared": lambda: fit(2, True, True),
@@ -211,7 +224,22 @@ def main(argv: list[str] | None = None) -> int:
         "core_marginal_epoch_csr / floor_csr, paired": per_round(
             "core_epochs2_csr", "core_epoch_csr", "floor_csr"
         ),
+        # the epoch without its noise, and the noise's share (epoch - noise-free epoch)
+        "core_marginal_epoch_noise_free / floor, paired": per_round(
+            "core_epochs2_noise_free", "core_epoch_noise_free", "floor"
+        ),
+        "core_marginal_epoch_csr_noise_free / floor_csr, paired": per_round(
+            "core_epochs2_csr_noise_free", "core_epoch_csr_noise_free", "floor_csr"
+        ),
     }
+    ratios["noise / floor"] = (
+        ratios["core_marginal_epoch / floor, paired"]
+        - ratios["core_marginal_epoch_noise_free / floor, paired"]
+    )
+    ratios["noise_csr / floor_csr"] = (
+        ratios["core_marginal_epoch_csr / floor_csr, paired"]
+        - ratios["core_marginal_epoch_csr_noise_free / floor_csr, paired"]
+    )
     if "baseline_core_epoch" in med:
         ratios |= {
             "baseline_core_epoch / floor": r(med["baseline_core_epoch"], fl),

@@ -103,8 +103,8 @@ CellSums clipped_cluster_sums(const MatRef& X, const std::int64_t* labels, Index
       throw std::invalid_argument("clipped_cluster_sums: the centre must be finite");
   for (Index i = 0; i < n; ++i)
     if (labels[i] < -1 || labels[i] >= n_cells)
-      throw std::invalid_argument("clipped_cluster_sums: label " + std::to_string(labels[i]) +
-                                  " of row " + std::to_string(i) + " outside [-1, n_cells)");
+      throw std::invalid_argument("clipped_cluster_sums: the label of row " + std::to_string(i) +
+                                  " is outside [-1, n_cells)");  // never the label itself
   CellSums out;
   out.n_cells = n_cells;
   out.dim = d;

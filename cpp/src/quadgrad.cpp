@@ -207,8 +207,8 @@ void validate_labels(Index n, const VecRef& y) {
   checks::require(y.size() == n, "y must have one entry per row of X");
   for (Index i = 0; i < n; ++i)
     if (!(y[i] == 1.0 || y[i] == -1.0))
-      checks::fail("y must contain only -1 and +1, got " + std::to_string(y[i]) + " at row " +
-                   std::to_string(i));
+      checks::fail("y must contain only -1 and +1; row " + std::to_string(i) +  // never the value
+                   " holds another value");
 }
 
 void validate_params(Index n, Index d, const QuadgradParams& p) {

@@ -258,8 +258,7 @@ void validate(const Rows& X, const VecRef& y, const ScdParams& p) {
     finite &= std::isfinite(y[i]);
     labels &= (y[i] == 1.0) | (y[i] == -1.0);
   }
-  if (!finite)
-    for (Index i = 0; i < n; ++i) checks::finite(y[i], "y");  // names the first one
+  if (!finite) checks::fail("y contains NaN or infinite values");  // never the value
   if (p.loss != Loss::squared && !labels) checks::fail("labels must be -1 or +1 for this loss");
   validate_params(n, m, p);
 }
@@ -548,10 +547,7 @@ ScdResult scd_train(const Rows& X, const VecRef& y, const ScdParams& p) {
   };
   auto check_rows = [&]() {
     const Index j = bad_row.load();
-    if (j >= 0)
-      checks::fail("row " + std::to_string(j) +
-                   " of X contains NaN or infinite values or has a squared norm beyond DBL_MAX "
-                   "(DP-SCD assumes ||x_j|| <= 1: scale the rows), or v overflowed");
+    if (j >= 0) bad_row_error(j);
   };
 
   auto record = [&](Index done, const VectorXd& theta, const VectorXd* alpha) {

@@ -51,7 +51,7 @@ void validate(Index n, Index d, const VecRef& y, const VecRef& w0, const SgdPara
   checks::require(n >= 1, "X must have at least one row");
   checks::require(y.size() == n, "y must have one entry per row of X");
   checks::require(w0.size() == d, "w0 must have one entry per column of X");
-  for (Index i = 0; i < n; ++i) checks::finite(y[i], "y");
+  checks::all_finite_values(y.data(), n, "y");
   for (Index j = 0; j < d; ++j) checks::finite(w0[j], "w0");
   check_sgd_schedule(n, p);  // sgd.hpp
   if (p.mechanism == Mechanism::l2_laplace) {

@@ -27,6 +27,15 @@ inline void finite(double value, const char* name) {
   if (!std::isfinite(value)) fail(std::string(name) + " must be finite, got " + std::to_string(value));
 }
 
+// Every entry of v[0 .. n) finite, in one branch-free pass; fails with "<name> contains NaN or
+// infinite values", quoting neither a value nor which kind (v holds private values: labels,
+// targets; issue 30, item 5).
+inline void all_finite_values(const double* v, Index n, const char* name) {
+  bool ok = true;
+  for (Index i = 0; i < n; ++i) ok &= std::isfinite(v[i]);
+  if (!ok) fail(std::string(name) + " contains NaN or infinite values");
+}
+
 inline void positive(double value, const char* name) {
   if (!(value > 0.0) || !std::isfinite(value))
     fail(std::string(name) + " must be a finite number > 0, got " + std::to_string(value));

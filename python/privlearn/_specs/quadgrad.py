@@ -140,10 +140,10 @@ def check_labels(y: Any, n: int) -> np.ndarray:
         raise ValueError(f"y must be numeric with values in {{-1, +1}}, got dtype {y.dtype}")
     y = y.astype(np.float64)
     bad = ~((y == 1.0) | (y == -1.0))
-    if bad.any():
+    if bad.any():  # the offending label is a private value: never quoted (issue 30, item 5)
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"y must contain only -1 and +1 (map the classes first), got {y[i]!r} at row {i}"
+            f"y must contain only -1 and +1 (map the classes first); row {i} holds another value"
         )
     return y
 

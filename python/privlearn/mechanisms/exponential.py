@@ -55,7 +55,8 @@ def _as_scores(scores: Any) -> np.ndarray:
     arr = arr.astype(np.float64)
     if not np.isfinite(arr).all():
         bad = int(np.flatnonzero(~np.isfinite(arr))[0])
-        raise ValueError(f"scores must be finite; scores[{bad}] is {arr[bad]}")
+        # the score is computed from the private rows: its index (a public candidate) only
+        raise ValueError(f"scores must be finite; scores[{bad}] is NaN or infinite")
     return arr
 
 
@@ -73,7 +74,7 @@ def _as_remainder(remainder: Any) -> Remainder | None:
     if not (math.isfinite(log_count) and log_count >= 0.0):
         raise ValueError(f"log_remainder_count must be finite and >= 0 (R >= 1), got {log_count}")
     if not math.isfinite(score):
-        raise ValueError(f"remainder_score must be finite, got {score}")
+        raise ValueError("remainder_score must be finite (it is NaN or infinite)")  # a score
     return Remainder(log_count, score)
 
 

@@ -227,7 +227,7 @@ def _check_column_data(x: Any) -> tuple[np.ndarray, bool]:
     finite = np.isfinite(arr)
     if not finite.all():
         i, j = (int(v) for v in np.argwhere(~finite)[0])
-        raise ValueError(f"x must be finite (no NaN or inf); x[{i}, {j}] is {arr[i, j]}")
+        raise ValueError(f"x must be finite; x[{i}, {j}] is NaN or infinite")
     return arr, one_d
 
 
