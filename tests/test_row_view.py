@@ -399,3 +399,31 @@ def test_multiclass_fit_uses_csr_view_with_same_bits(sparse: bool, diagnostics: 
         )
 
     _fit_on_view_and_rows(make, X / 1.3, np.arange(300) % 3, monkeypatch)
+
+
+def test_csr_fit_checks_the_stored_structure_once(monkeypatch) -> None:
+    """A CSR fit runs the O(nnz) structure check once: ``_check_fit_data`` checks the matrix
+    before scikit-learn indexes it, and ``as_design_matrix`` does not repeat it on the very
+    matrix scikit-learn hands back (issue 32, item 2); a malformed matrix is still refused."""
+    import privlearn._checks as _checks
+    from privlearn import _design_matrix
+
+    calls: list[int] = []
+    real = _checks.check_sparse_structure
+
+    def counting(X, name="X"):  # type: ignore[no-untyped-def]
+        if sp.issparse(X):
+            calls.append(X.nnz)
+        real(X, name)
+
+    monkeypatch.setattr(rows_module, "check_sparse_structure", counting)
+    monkeypatch.setattr(_design_matrix, "check_sparse_structure", counting)
+    rng = np.random.default_rng(3)
+    X = sp.random(200, 6, density=0.4, format="csr", random_state=4) * 0.3
+    y = rng.integers(0, 2, 200)
+    DPSGDClassifier(epsilon=1.0, n_samples=200, classes=[0, 1], epochs=1, seed=0).fit(X, y)
+    assert len(calls) == 1
+    bad = X.copy()
+    bad.indices[3] = 99  # a column beyond the shape
+    with pytest.raises(ValueError, match="index"):
+        DPSGDClassifier(epsilon=1.0, n_samples=200, classes=[0, 1], epochs=1, seed=0).fit(bad, y)

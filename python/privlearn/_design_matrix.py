@@ -304,7 +304,7 @@ def _core_ready_csr(X: Any) -> bool:
 
 
 def as_design_matrix(
-    X: Any, name: str = "X", *, check_finite: bool = True
+    X: Any, name: str = "X", *, check_finite: bool = True, structure_checked: bool = False
 ) -> np.ndarray | sp.csr_matrix:
     """C-contiguous float64 ndarray or canonical CSR (scipy's int32 or int64 indices), all
     values finite.
@@ -319,10 +319,13 @@ def as_design_matrix(
     do so after this check, on the validated matrix. ``check_finite=False`` leaves the
     finiteness of a dense ``X`` to the caller (who must check it before use: the fit's one
     pass over X, fused with the row norms where it needs them; a sparse ``X`` is checked here).
+    ``structure_checked=True``: the caller ran ``check_sparse_structure`` on this very matrix
+    object just before (the fit's checks), so its O(nnz) pass is not repeated.
     """
     if isinstance(X, RowView):  # made from a checked X (see RowView)
         return X
-    check_sparse_structure(X, name)  # before anything indexes with the stored indices
+    if not structure_checked:
+        check_sparse_structure(X, name)  # before anything indexes with the stored indices
     if np.iscomplexobj(X.data if sp.issparse(X) else X):
         raise TypeError(f"{name} must hold real numbers, got a complex array")
     if sp.issparse(X):

@@ -186,6 +186,7 @@ def _check_fit_data(
         rows = dist.as_rows(X)
         return rows, dist.as_target(y, rows, numeric=y_numeric)
     check_sparse_structure(X)  # before scikit-learn converts (and indexes) a malformed matrix
+    checked = X
     # X's finiteness is checked once, by as_design_matrix (one read, no temporary): scikit-learn's
     # own pass over X would be a second full read of the data (issue 32, item 2)
     X, y = check_X_y(
@@ -197,7 +198,8 @@ def _check_fit_data(
         estimator=estimator,
         ensure_all_finite=False,
     )
-    return as_design_matrix(X, check_finite=check_finite), y
+    # the structure check is not repeated when scikit-learn handed back the matrix it ran on
+    return as_design_matrix(X, check_finite=check_finite, structure_checked=X is checked), y
 
 
 def _binary_labels(
