@@ -423,6 +423,9 @@ def test_csr_fit_checks_the_stored_structure_once(monkeypatch) -> None:
     y = rng.integers(0, 2, 200)
     DPSGDClassifier(epsilon=1.0, n_samples=200, classes=[0, 1], epochs=1, seed=0).fit(X, y)
     assert len(calls) == 1
+    calls.clear()  # DP-SCD needs the row norms: the core's squares, without a second check
+    DPSCDClassifier(epsilon=1.0, n_samples=200, classes=[0, 1], epochs=1, seed=0).fit(X, y)
+    assert len(calls) == 1
     bad = X.copy()
     bad.indices[3] = 99  # a column beyond the shape
     with pytest.raises(ValueError, match="index"):

@@ -56,7 +56,11 @@ def _fix_scaled(
 
 
 def scaled_row_norms(
-    X: Any, *, check_finite: bool = False, squares: np.ndarray | None = None
+    X: Any,
+    *,
+    check_finite: bool = False,
+    squares: np.ndarray | None = None,
+    structure_checked: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Row norms as ``scale * root`` without overflow or underflow of the squares.
 
@@ -79,13 +83,17 @@ def scaled_row_norms(
         ``finite_row_squares`` (in the order of its ``dot_sq``), of a CSR ``X`` its
         ``csr_row_squares`` (stored order); computed here (``np.einsum``, ``np.bincount``)
         otherwise.
+    structure_checked : bool
+        The caller checked a sparse ``X``'s stored structure already (a fit's matrix from
+        :func:`as_design_matrix`): its O(nnz) check is not repeated.
 
     Returns
     -------
     scale, root : ndarray of shape (n,)
     """
     if sp.issparse(X):
-        check_sparse_structure(X)
+        if not structure_checked:
+            check_sparse_structure(X)
         if type(X) is not sp.csr_matrix:  # (a new wrapper would recompute the canonical flag)
             X = sp.csr_matrix(X)
         if not X.has_canonical_format:  # duplicates must be summed first (on a copy)

@@ -65,7 +65,7 @@ def _check_finite_rows(X: Any, norms: bool) -> tuple[np.ndarray, np.ndarray] | N
         if not norms:
             return None
         sq = _core.csr_row_squares(X.data, X.indices, X.indptr, X.shape[1])
-        return scaled_row_norms(X, squares=sq)
+        return scaled_row_norms(X, squares=sq, structure_checked=True)
     if not isinstance(X, np.ndarray):
         return None
     if norms:
