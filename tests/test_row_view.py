@@ -387,11 +387,20 @@ def test_csr_view_materialize_never_shares_values() -> None:
 
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("diagnostics", [False, True])
-def test_multiclass_fit_uses_csr_view_with_same_bits(sparse: bool, diagnostics: bool, monkeypatch):
-    """The softmax trainer reads a view of CSR rows in place (no copy of the matrix for the
-    intercept column) and materialises a dense one; either way the coefficients (and the
-    objective path) are those of the materialised rows."""
+def test_multiclass_fit_uses_view_with_same_bits(sparse: bool, diagnostics: bool, monkeypatch):
+    """The softmax trainer reads a view of dense or CSR rows in place (no copy of X for the
+    intercept column: the core's dot products take dot_fixed's order on the view and on the
+    materialised matrix alike); the coefficients (and the objective path) are those of the
+    materialised rows. Without diagnostics the view is never materialised."""
     X, _ = _csr_data(300, 6, seed=8) if sparse else _data(300, 6, seed=8)
+    made: list[int] = []
+    materialize = RowView.materialize
+
+    def counting(self):  # type: ignore[no-untyped-def]
+        made.append(1)
+        return materialize(self)
+
+    monkeypatch.setattr(RowView, "materialize", counting)
 
     def make() -> DPSGDClassifier:
         return DPSGDClassifier(
@@ -399,6 +408,8 @@ def test_multiclass_fit_uses_csr_view_with_same_bits(sparse: bool, diagnostics: 
         )
 
     _fit_on_view_and_rows(make, X / 1.3, np.arange(300) % 3, monkeypatch)
+    if not diagnostics:  # (the diagnostics read the rows block by block, materialised)
+        assert made == [1]  # only the second fit's, which asks for the materialised rows
 
 
 def test_csr_fit_checks_the_stored_structure_once(monkeypatch) -> None:

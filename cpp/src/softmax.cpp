@@ -58,7 +58,9 @@ void row_coefficients(const Rows& X, Index i, const std::vector<VectorXd>& cols,
   double m = -kInf;
   bool nan = false;
   for (Index k = 0; k < K; ++k) {
-    a[k] = X.dot(i, cols[static_cast<std::size_t>(k)]);
+    // the fixed order of dot_fixed (rows.hpp): the same bits on a view of the rows as on the
+    // materialised matrix, and the numpy twin's order (Eigen's dot order depends on alignment)
+    a[k] = X.dot_fixed(i, cols[static_cast<std::size_t>(k)]);
     if (std::isnan(a[k])) nan = true;
     m = std::fmax(m, a[k]);
   }

@@ -595,21 +595,26 @@ void bind_linear(py::module_& m) {
          const std::string& sampling, const std::string& schedule, double lam, Index batch_size,
          Index epochs, Index steps, double eta0, double clip, double sigma, double radius,
          const py::bytes& key, std::uint64_t batch_stream, std::uint64_t noise_stream,
-         Index record_every, int n_threads, double rate) {
+         Index record_every, int n_threads, double rate, const std::optional<RowScale>& row_scale,
+         const std::optional<double>& intercept, bool check_finite) {
         const auto p = softmax_params(sampling, schedule, lam, batch_size, epochs, steps, eta0,
                                       clip, sigma, radius, key, batch_stream, noise_stream,
                                       record_every, n_threads, rate);
+        const DenseRows rows = dense_rows(X, row_scale, intercept);
         linear::SoftmaxResult r;
         {
           py::gil_scoped_release release;
-          checks::all_finite(X, "X");
-          r = linear::softmax_sgd_train(DenseRows(X), y, W0, p);
+          if (check_finite) checks::all_finite(X, "X");
+          r = linear::softmax_sgd_train(rows, y, W0, p);
         }
         return softmax_to_py(std::move(r));
       },
       py::arg("X").noconvert(), py::arg("y"), py::arg("W0"), PRIVLEARN_SOFTMAX_ARGS,
+      PRIVLEARN_VIEW_ARGS,
       "Softmax (multinomial logistic) regression by Gaussian DP-SGD on dense rows "
-      "(privlearn/linear/softmax.hpp). y: int64 labels in [0, K); W0: (d, K). Returns (W, path, "
+      "(privlearn/linear/softmax.hpp), or on the view (row_scale[i] * X[i], intercept) of them "
+      "(no copy of X). y: int64 labels in [0, K); W0: (d, K). check_finite=False skips the "
+      "finiteness pass over X (only for an X the caller has checked). Returns (W, path, "
       "path_steps, steps).");
   m.def(
       "softmax_sgd_train_csr",

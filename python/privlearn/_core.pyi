@@ -424,6 +424,9 @@ def softmax_sgd_train_dense(
     record_every: int,
     n_threads: int,
     rate: float = 0.0,
+    row_scale: npt.NDArray[np.float64] | None = None,
+    intercept: float | None = None,
+    check_finite: bool = True,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], list[int], int]: ...
 def softmax_sgd_train_csr(
     data: npt.NDArray[np.float64],

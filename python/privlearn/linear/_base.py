@@ -406,8 +406,8 @@ class PrivateLinearModel(LinearModelBase):
         name = self._trainer_name(setup)
         kwargs = self._trainer_kwargs(setup, plan)
         # the core's SGD and dual DP-SCD trainers read a view of the rows (projection factors,
-        # intercept column) in place of a copy of X (issue 32, item 2), and the softmax trainer
-        # a view of CSR rows (a dense one it materialises); the diagnostics of SGD and softmax
+        # intercept column) in place of a copy of X (issue 32, item 2), the softmax trainer too
+        # (dense or CSR rows); the diagnostics of SGD and softmax
         # read it block by block (materialised per block); DP-SCD's (objectives computed by the
         # core) and the other trainers get the rows themselves
         view = (

@@ -25,22 +25,21 @@ def dense_or_csr(
     csr: Callable[..., Any],
     *args: Any,
     view: bool = False,
-    csr_view: bool = False,
     **kw: Any,
 ) -> Any:
     """``csr(X.data, X.indices, X.indptr, n_cols, *args, **kw)`` for a canonical CSR ``X``,
     else ``dense(X, *args, **kw)`` for a C-contiguous float64 ndarray.
 
     ``view=True`` for the kernels that take a view of the rows (``sgd_train_dense`` / ``_csr``,
-    ``scd_train_dense`` / ``_csr``: keywords ``row_scale``, ``intercept``) and, dense, skip
-    their own finiteness pass on request (``check_finite``): a
-    :class:`~privlearn._design_matrix.RowView` is then passed as its ``X`` (or its CSR arrays)
-    and the view's keywords, and every dense ``X`` with ``check_finite=False`` (it was checked
-    by :func:`~privlearn._design_matrix.as_design_matrix`: one pass over ``X``, issue 32 item
-    2). ``csr_view=True``: only a view of CSR rows is passed as such (``softmax_sgd_train_csr``;
-    its dense kernel takes none). Otherwise a RowView is materialised first."""
+    ``scd_train_dense`` / ``_csr``, ``softmax_sgd_train_dense`` / ``_csr``: keywords
+    ``row_scale``, ``intercept``) and, dense, skip their own finiteness pass on request
+    (``check_finite``): a :class:`~privlearn._design_matrix.RowView` is then passed as its
+    ``X`` (or its CSR arrays) and the view's keywords, and every dense ``X`` with
+    ``check_finite=False`` (it was checked by
+    :func:`~privlearn._design_matrix.as_design_matrix`: one pass over ``X``, issue 32 item 2).
+    Otherwise a RowView is materialised first."""
     if isinstance(X, RowView):
-        if view or (csr_view and sp.issparse(X.X)):
+        if view:
             kw = dict(kw, row_scale=X.row_scale, intercept=X.intercept)
             X = X.X
         else:

@@ -96,11 +96,11 @@ def softmax_sgd_train(
         X, y, W0, key=key, n_classes=n_classes, **{**SOFTMAX_DEFAULTS, **kw}
     )
     args, extra = spec.core_args(as_threads(n_threads))
-    # prepare_softmax has checked a CSR X (indices in range, values finite): the core need not
-    # check it again; a CSR view is read in place (a dense one is materialised here)
+    # prepare_softmax has checked X (a CSR X's indices in range, every value finite): the core
+    # need not check it again; a view of dense or CSR rows is read in place (no copy of X)
     csr = functools.partial(_core.softmax_sgd_train_csr, check_structure=False)
     W, path, path_steps, steps = dense_or_csr(
-        X, _core.softmax_sgd_train_dense, csr, y, W0, *args, csr_view=True, **extra
+        X, _core.softmax_sgd_train_dense, csr, y, W0, *args, view=True, **extra
     )
     d, k = X.shape[1], spec.n_classes
     return SoftmaxRun(
