@@ -354,3 +354,59 @@ def test_private_search_plans_with_the_declared_classes():
     _no_leak_warning(lambda: search.fit(X, y))
     assert search.classes_.tolist() == ["hi", "lo", "mid"]
     assert search.best_estimator_.privacy_.tasks == 3
+
+
+_TARGETS = {
+    "int": np.array([0, 1, 2, 1]),
+    "uint8": np.array([3, 3, 7], dtype=np.uint8),
+    "bool": np.array([True, False, True]),
+    "float-integral": np.array([0.0, 1.0, -4.0, 2.0]),
+    "float-big-integral": np.array([0.0, 2.0**60]),
+    "float-at-2^53": np.array([1.0, 2.0**53]),
+    "float-fraction": np.array([0.0, 0.5, 1.0]),
+    "float-nan": np.array([0.0, np.nan]),
+    "float-inf": np.array([1.0, np.inf]),
+    "float-negative-zero": np.array([-0.0, 1.0]),
+    "float32": np.array([1.0, 2.0], dtype=np.float32),
+    "empty": np.array([], dtype=np.int64),
+    "strings": np.array(["a", "b"]),
+    "objects": np.array([1, "a"], dtype=object),
+    "column": np.array([[0], [1]]),
+    "indicator": np.array([[0, 1], [1, 0]]),
+    "list": [0, 1, 1],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_TARGETS))
+def test_check_classification_target_agrees_with_scikit_learn(name: str, monkeypatch) -> None:
+    """privlearn's target-type check accepts and refuses exactly what scikit-learn's
+    check_classification_targets does (same exception type and message), and never calls it on
+    the inputs it decides itself (non-empty 1-D integers, booleans, small integral floats)."""
+    from sklearn.utils.multiclass import check_classification_targets
+
+    import privlearn._labels as labels
+
+    y = _TARGETS[name]
+
+    def outcome(check):  # type: ignore[no-untyped-def]
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                check(y)
+        except Exception as exc:  # scikit-learn's refusal, to be reproduced exactly
+            return type(exc), str(exc)
+        return None
+
+    expected = outcome(check_classification_targets)
+    calls: list[int] = []
+
+    def counting(v):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return check_classification_targets(v)
+
+    monkeypatch.setattr(labels, "check_classification_targets", counting)
+    assert outcome(labels.check_classification_target) == expected
+    decided_here = name in {
+        "int", "uint8", "bool", "float-integral", "float-negative-zero", "float32"
+    }  # fmt: skip
+    assert (not calls) == decided_here

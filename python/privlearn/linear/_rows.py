@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_X_y
 
 from privlearn import _core
@@ -28,7 +27,7 @@ from privlearn._design_matrix import (
     row_norms,
     scaled_row_norms,
 )
-from privlearn._labels import label_codes
+from privlearn._labels import check_classification_target, label_codes
 from privlearn.backends import DistributedBackend, DistributedRows, backend_for, backend_for_array
 
 try:  # scikit-learn >= 1.2 (the name is private, but it is what validate_data calls)
@@ -212,7 +211,7 @@ def _binary_labels(
     every label of ``y`` must belong to it (a label outside raises ValueError naming it) and a
     declared class may be absent from ``y``. Without it the two classes are read from ``y``."""
     if classes is not None:
-        check_classification_targets(y)
+        check_classification_target(y)
         return _declared_binary(y, classes)
     classes = _distinct_labels(y)
     return _binary_from(y, classes)
@@ -240,9 +239,9 @@ def _distinct_labels(y: np.ndarray) -> np.ndarray:
         found = _unique_small_ints(y)
         if found is None:
             found = np.unique(y)
-        check_classification_targets(found)
+        check_classification_target(found)
         return found
-    check_classification_targets(y)
+    check_classification_target(y)
     return np.unique(y)
 
 
@@ -317,7 +316,7 @@ def _class_tasks(
     if dist is not None:
         if classes is None:
             found = dist.distinct(y)
-            check_classification_targets(found)
+            check_classification_target(found)
         else:
             _check_distributed_labels(dist, y, classes)
             found = classes
@@ -334,7 +333,7 @@ def _class_tasks(
             return found, [dist.map_values(y, _one_vs_rest(found[1]))]
         return found, [dist.map_values(y, _one_vs_rest(c)) for c in found]
     if classes is not None:
-        check_classification_targets(y)
+        check_classification_target(y)
         if classes.size == 2 or not multiclass:
             classes, y_internal = _declared_binary(y, classes)
             return classes, [y_internal]
