@@ -398,7 +398,9 @@ def test_lattice_calibration_cached_per_public_schedule(monkeypatch):
 
 def test_fit_reads_X_for_finiteness_once(monkeypatch):
     """Issue 32, item 2: scikit-learn's finiteness pass over X is skipped (as_design_matrix
-    checks it, in one read); a non-finite X is still refused with a ValueError naming X."""
+    checks it, in one read), and its check_X_y is not called at all on input it would hand back
+    unchanged (a C-contiguous float64 X, a numeric y); a non-finite X is still refused with a
+    ValueError naming X, on either path."""
     import numpy as np
     import pytest
 
@@ -417,10 +419,13 @@ def test_fit_reads_X_for_finiteness_once(monkeypatch):
     y = (X[:, 0] > 0).astype(int)
     kw = dict(n_samples=200, classes=[0, 1], delta=1e-5, epochs=1, verbose=0, seed=0)
     DPSGDClassifier(**kw).fit(X, y)
+    assert seen == []
+    DPSGDClassifier(**kw).fit(np.asfortranarray(X), y)  # converted: scikit-learn's checks
     assert seen == [False]
     X[5, 1] = np.nan
-    with pytest.raises(ValueError, match="X contains NaN or infinite"):
-        DPSGDClassifier(**kw).fit(X, y)
+    for data in (X, np.asfortranarray(X)):
+        with pytest.raises(ValueError, match="X contains NaN or infinite"):
+            DPSGDClassifier(**kw).fit(data, y)
 
 
 def test_dpscd_calibration_cached_per_public_schedule(monkeypatch):

@@ -441,3 +441,37 @@ def test_csr_fit_checks_the_stored_structure_once(monkeypatch) -> None:
     bad.indices[3] = 99  # a column beyond the shape
     with pytest.raises(ValueError, match="index"):
         DPSGDClassifier(epsilon=1.0, n_samples=200, classes=[0, 1], epochs=1, seed=0).fit(bad, y)
+
+
+def test_plain_fit_data_is_what_check_x_y_returns_unchanged() -> None:
+    """The fit's shortcut around scikit-learn's check_X_y is taken only for input it would hand
+    back as is (same values, dtype and shape), and never for input it changes or refuses."""
+    from sklearn.utils.validation import check_X_y
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6, 3))
+    ys = {
+        "int": np.arange(6) % 2,
+        "bool": np.arange(6) % 2 == 0,
+        "float": rng.normal(size=6),
+        "float32": rng.normal(size=6).astype(np.float32),
+    }
+    for name, y in ys.items():
+        assert rows_module._plain_fit_data(X, y), name
+        Xc, yc = check_X_y(X, y, accept_sparse="csr", dtype=np.float64, ensure_all_finite=False)
+        assert Xc is X or np.shares_memory(Xc, X), name
+        assert yc.dtype == y.dtype and np.array_equal(yc, y), name
+    refused_or_changed = [
+        (X.astype(np.float32), ys["int"]),  # converted
+        (np.asfortranarray(X), ys["int"]),  # reordered by as_design_matrix
+        (X, ys["int"][:5]),  # inconsistent lengths
+        (X, ys["int"].reshape(-1, 1)),  # a column vector (warned and raveled)
+        (X, np.where(np.arange(6) == 2, np.nan, 1.0)),  # y not finite: its error
+        (X, np.array(["a", "b"] * 3)),  # labels to encode
+        (X[:0], ys["int"][:0]),  # empty: its error
+        (X.tolist(), ys["int"]),  # a list
+        (sp.csr_matrix(X), ys["int"]),  # sparse
+        (X[:, :1].reshape(6), ys["int"]),  # 1-D X: its error
+    ]
+    for Xb, yb in refused_or_changed:
+        assert not rows_module._plain_fit_data(Xb, yb)
