@@ -186,6 +186,7 @@ def test_non_finite_private_values_are_not_quoted(
     the sign of an overflow is itself information): the core's label and target checks, the
     exponential mechanism's scores (computed from the rows) and the quantiles' column data."""
     from privlearn import _core
+    from privlearn._specs.sgd import SGD_DEFAULTS, prepare_sgd
     from privlearn.linear import scd_train, sgd_train
     from privlearn.mechanisms import exponential
     from privlearn.preprocessing import dp_quantiles
@@ -193,18 +194,25 @@ def test_non_finite_private_values_are_not_quoted(
     spellings = ("nan", "inf")
     X = _rows()
     y = np.where(_labels() == 1, 1.0, -1.0)
-    y[3] = planted
     key = bytes(32)
+    sgd_kw = dict(SGD_DEFAULTS, key=key, loss="squared", epochs=1, batch_size=8)
+    X_, _, w0, spec = prepare_sgd(X, y, None, **sgd_kw)
+    args, extra = spec.core_args(1)
+    y[3] = planted
+
+    def core_sgd() -> None:  # the core's own check, below the Python one
+        _core.sgd_train_dense(X_, y, w0, *args, **extra)
+
     calls = [
-        lambda: sgd_train(X, y, key=key, loss="squared_error", epochs=1, batch_size=8),
+        lambda: sgd_train(X, y, key=key, loss="squared", epochs=1, batch_size=8),
+        core_sgd,
         lambda: scd_train(X, y, key=key, loss="squared", epochs=1),
         lambda: exponential(np.array([0.0, planted, 1.0]), 1.0, 1.0, seed=0),
         lambda: dp_quantiles(np.where(np.arange(40) == 9, planted, 0.5), 0.5, 1.0, (0.0, 1.0)),
     ]
-    assert _core is not None
     for call in calls:
         texts = _texts(call, caplog)
-        assert texts, "the non-finite value was not refused"
+        assert any("NaN or infinite" in t for t in texts), texts  # refused for that value
         for text in texts:
             words = text.lower().replace("infinite", "").replace("nan or", "").split()
             assert not any(w.strip("(),.;:'") in spellings for w in words), text

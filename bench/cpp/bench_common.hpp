@@ -1,8 +1,9 @@
 // Helpers shared by the benchmark binaries in bench/cpp: command-line parsing that ends in the
-// binary's usage message, wall-clock timing and medians, and line-buffered JSON output.
+// binary's usage message, wall-clock and thread CPU timing and medians, and line-buffered JSON
+// output.
 //
-// Header-only and dependency-free (std::chrono only). Not a .cpp file, so CMake's one executable
-// per bench/cpp/*.cpp does not pick it up.
+// Header-only and dependency-free (std::chrono and POSIX clock_gettime only). Not a .cpp file,
+// so CMake's one executable per bench/cpp/*.cpp does not pick it up.
 
 #pragma once
 
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -135,6 +137,13 @@ void parse_args(const Cli& cli, int argc, char** argv, CommonOptions& common, Ha
 }
 
 // ---- timing ------------------------------------------------------------------------------
+
+// This thread's CPU time in seconds (robust to a busy machine where wall time is not).
+inline double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -11,8 +11,6 @@
 // Usage: bench_lattice_calls [--n 300000] [--per-call 100] [--reps 11] [--seed 1]
 // Dependency-free; built when CMake option PRIVLEARN_BUILD_BENCH=ON.
 
-#include <time.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -40,12 +38,6 @@ constexpr const char* kUsage =
     "  --per-call  draws per add_lattice_noise call in lattice_calls (default 100)\n"
     "  --reps      repetitions, interleaved; median and min reported (default 11)\n"
     "  --seed      integer seed of the key (default 1)\n";
-
-double thread_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
 
 }  // namespace
 
@@ -84,9 +76,9 @@ int main(int argc, char** argv) {
   for (auto& [name, fn] : kernels) fn();  // warm-up
   for (int r = 0; r < o.reps; ++r) {
     for (std::size_t i = 0; i < kernels.size(); ++i) {
-      const double t0 = thread_cpu_s();
+      const double t0 = pb::thread_cpu_s();
       kernels[i].second();
-      times[i].push_back(thread_cpu_s() - t0);
+      times[i].push_back(pb::thread_cpu_s() - t0);
     }
   }
   double ns_calls = 0.0, ns_one = 0.0;

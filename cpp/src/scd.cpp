@@ -258,7 +258,7 @@ void validate(const Rows& X, const VecRef& y, const ScdParams& p) {
     finite &= std::isfinite(y[i]);
     labels &= (y[i] == 1.0) | (y[i] == -1.0);
   }
-  if (!finite) checks::fail("y contains NaN or infinite values");  // never the value
+  if (!finite) checks::all_finite_values(y.data(), n, "y");  // its message, never the value
   if (p.loss != Loss::squared && !labels) checks::fail("labels must be -1 or +1 for this loss");
   validate_params(n, m, p);
 }
